@@ -1,0 +1,248 @@
+//! Reading a Hugging Face config.json into an [`Architecture`].
+
+use serde_json::{Map, Value};
+
+use crate::error::EngineError;
+use crate::model::{Architecture, Mla, MlpKind, Moe, NormKind};
+
+/// The largest config.json accepted, in bytes; anything larger is refused before parsing.
+pub const MAX_CONFIG_BYTES: usize = 1 << 20;
+
+/// Families whose MLP has two matrices and whose norms are LayerNorms with biases everywhere.
+const GPT_STYLE: &[&str] = &["gpt2", "gpt_bigcode", "bert", "roberta", "falcon", "phi", "gpt_neox", "opt", "starcoder2", "gptj", "bloom"];
+/// Families whose config.json may omit tie_word_embeddings because they tie by default.
+const TIE_BY_DEFAULT: &[&str] = &["gpt2", "gpt_bigcode", "bert", "roberta", "falcon", "gemma", "gemma2", "gemma3", "gemma3_text", "opt", "bloom"];
+
+struct Fields<'a> {
+    text: &'a Map<String, Value>,
+    top: &'a Map<String, Value>,
+}
+
+impl Fields<'_> {
+    fn get(&self, names: &[&str]) -> Option<&Value> {
+        names.iter().find_map(|n| self.text.get(*n).filter(|v| !v.is_null()).or_else(|| self.top.get(*n).filter(|v| !v.is_null())))
+    }
+
+    fn uint(&self, names: &[&str]) -> Result<Option<u64>, EngineError> {
+        match self.get(names) {
+            None => Ok(None),
+            Some(v) => {
+                let n = v.as_u64().or_else(|| v.as_f64().filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f < 1e18).map(|f| f as u64));
+                match n {
+                    Some(n) => Ok(Some(n)),
+                    None => Err(EngineError::BadField { field: names[0].into(), why: format!("should be a whole number, not {v}") }),
+                }
+            }
+        }
+    }
+
+    fn required(&self, names: &[&str]) -> Result<u64, EngineError> {
+        self.uint(names)?.ok_or_else(|| EngineError::MissingField(names[0].into()))
+    }
+
+    fn boolean(&self, names: &[&str]) -> Option<bool> {
+        self.get(names).and_then(Value::as_bool)
+    }
+
+    fn float(&self, names: &[&str]) -> Option<f64> {
+        self.get(names).and_then(Value::as_f64)
+    }
+
+    fn string(&self, names: &[&str]) -> Option<&str> {
+        self.get(names).and_then(Value::as_str)
+    }
+}
+
+/// Parses config.json text. Unknown fields are ignored; a missing required one is named.
+pub fn parse_config(text: &str) -> Result<Architecture, EngineError> {
+    if text.len() > MAX_CONFIG_BYTES {
+        return Err(EngineError::BadConfig(format!("it is {} KiB; the limit is {} KiB", text.len() / 1024, MAX_CONFIG_BYTES / 1024)));
+    }
+    let value: Value = serde_json::from_str(text).map_err(|e| EngineError::BadConfig(format!("not valid JSON ({e})")))?;
+    from_value(&value)
+}
+
+/// Reads an already-parsed config.json value.
+pub fn from_value(value: &Value) -> Result<Architecture, EngineError> {
+    let top = value.as_object().ok_or_else(|| EngineError::BadConfig("the top level is not a JSON object".into()))?;
+    let text = top.get("text_config").and_then(Value::as_object).unwrap_or(top);
+    let f = Fields { text, top };
+    let model_type = f.string(&["model_type"]).unwrap_or("").to_ascii_lowercase();
+    let gpt_style = GPT_STYLE.contains(&model_type.as_str());
+
+    let hidden = f.required(&["hidden_size", "n_embd", "d_model", "dim"])?;
+    let layers = f.required(&["num_hidden_layers", "n_layer", "num_layers", "n_layers"])?;
+    let heads = f.required(&["num_attention_heads", "n_head", "num_heads", "n_heads"])?;
+    let vocab = f.required(&["vocab_size", "padded_vocab_size"])?;
+    if heads == 0 {
+        return Err(EngineError::BadField { field: "num_attention_heads".into(), why: "is 0".into() });
+    }
+    let multi_query = f.boolean(&["multi_query"]).unwrap_or(false);
+    let kv_heads = match f.uint(&["num_key_value_heads", "num_kv_heads", "n_head_kv", "multi_query_group_num"])? {
+        Some(n) => n,
+        None if multi_query => 1,
+        None => heads,
+    };
+    let head_dim = f.uint(&["head_dim", "kv_channels"])?.unwrap_or(hidden / heads);
+    let intermediate = match f.uint(&["intermediate_size", "n_inner", "ffn_dim", "ffn_hidden_size", "ffn_embed_dim"])? {
+        Some(n) => n,
+        None => 4 * hidden,
+    };
+    let tied = f.boolean(&["tie_word_embeddings"]).unwrap_or_else(|| TIE_BY_DEFAULT.contains(&model_type.as_str()));
+    let max_context = f.uint(&["max_position_embeddings", "n_positions", "n_ctx", "seq_length", "max_sequence_length"])?.unwrap_or(4_096);
+
+    let mut a = Architecture::llama(vocab, hidden, intermediate, layers, heads, kv_heads, tied);
+    a.head_dim = head_dim;
+    a.max_context = max_context;
+    if gpt_style {
+        a.mlp = MlpKind::Plain;
+        a.norm = NormKind::Layer;
+        let bias = f.boolean(&["bias", "use_bias"]).unwrap_or(true);
+        a.qkv_bias = bias;
+        a.out_bias = bias;
+        a.mlp_bias = bias;
+    }
+    match model_type.as_str() {
+        "gpt2" | "gpt_bigcode" | "bert" | "roberta" | "opt" => a.positions = max_context,
+        "falcon" => {
+            let new_arch = f.boolean(&["new_decoder_architecture"]).unwrap_or(false);
+            let parallel = f.boolean(&["parallel_attn"]).unwrap_or(true);
+            a.norms_per_layer = if new_arch { 2 } else if parallel { 1 } else { 2 };
+            if !new_arch && multi_query {
+                a.kv_heads = 1;
+            }
+        }
+        "phi" => {
+            a.norms_per_layer = 1;
+            a.head_bias = true;
+        }
+        "gemma2" | "gemma3" | "gemma3_text" => a.norms_per_layer = 4,
+        _ => {}
+    }
+    if matches!(model_type.as_str(), "gemma3" | "gemma3_text" | "qwen3" | "qwen3_moe" | "olmo2") {
+        a.qk_norm = true;
+    }
+    if matches!(model_type.as_str(), "qwen2" | "qwen2_moe" | "qwen2_vl" | "qwen2_5_vl") {
+        a.qkv_bias = true;
+    }
+    if let Some(b) = f.boolean(&["attention_bias"]) {
+        if !gpt_style {
+            a.qkv_bias = b;
+            a.out_bias = b;
+        }
+    }
+    if let Some(b) = f.boolean(&["mlp_bias"]) {
+        a.mlp_bias = b;
+    }
+    if model_type == "gpt_oss" {
+        a.attn_sinks = true;
+    }
+    let dropout = f.float(&["attention_probs_dropout_prob", "attn_pdrop", "attention_dropout"]).unwrap_or(0.0)
+        + f.float(&["hidden_dropout_prob", "resid_pdrop", "hidden_dropout"]).unwrap_or(0.0);
+    a.dropout = dropout > 0.0;
+
+    // Mixture of experts
+    if let Some(experts) = f.uint(&["num_local_experts", "n_routed_experts", "num_experts"])?.filter(|&e| e > 1) {
+        let top_k = f.uint(&["num_experts_per_tok", "num_experts_per_token", "experts_per_token", "moe_topk"])?.unwrap_or(2);
+        let expert_ffn = f.uint(&["moe_intermediate_size", "expert_intermediate_size"])?.unwrap_or(intermediate);
+        let shared_ffn = match f.uint(&["shared_expert_intermediate_size"])? {
+            Some(s) => s,
+            None => f.uint(&["n_shared_experts", "num_shared_experts"])?.unwrap_or(0) * expert_ffn,
+        };
+        let mut dense_layers = f.uint(&["first_k_dense_replace"])?.unwrap_or(0);
+        if let Some(only) = f.get(&["mlp_only_layers"]).and_then(Value::as_array) {
+            dense_layers += only.len() as u64;
+        }
+        let gpt_oss = model_type == "gpt_oss";
+        a.moe = Some(Moe {
+            experts,
+            top_k,
+            expert_ffn,
+            shared_ffn,
+            dense_layers,
+            expert_bias: gpt_oss,
+            router_bias: gpt_oss,
+            shared_gate: model_type == "qwen2_moe",
+        });
+    }
+
+    // Multi-head latent attention
+    if let Some(kv_lora_rank) = f.uint(&["kv_lora_rank"])? {
+        let rope_dim = f.required(&["qk_rope_head_dim"])?;
+        let nope_dim = f.required(&["qk_nope_head_dim"])?;
+        a.mla = Some(Mla {
+            q_lora_rank: f.uint(&["q_lora_rank"])?.unwrap_or(0),
+            kv_lora_rank,
+            rope_dim,
+            nope_dim,
+            v_head_dim: f.uint(&["v_head_dim"])?.unwrap_or(nope_dim),
+        });
+        a.head_dim = nope_dim + rope_dim;
+        a.kv_heads = heads;
+    }
+
+    // Sliding windows: every layer, the layers `layer_types` names, or a pattern
+    let window = f.uint(&["sliding_window"])?.filter(|&w| w > 0);
+    let use_window = f.boolean(&["use_sliding_window"]).unwrap_or(true);
+    if let (Some(w), true) = (window, use_window) {
+        let sliding = if let Some(types) = f.get(&["layer_types"]).and_then(Value::as_array) {
+            types.iter().filter(|t| t.as_str().is_some_and(|s| s.contains("sliding"))).count() as u64
+        } else if let Some(p) = f.uint(&["sliding_window_pattern"])?.filter(|&p| p > 0) {
+            // every p-th layer is global
+            layers - layers / p
+        } else if model_type == "gemma2" {
+            layers / 2
+        } else if let Some(m) = f.uint(&["max_window_layers"])?.filter(|_| model_type.starts_with("qwen")) {
+            layers.saturating_sub(m)
+        } else {
+            layers
+        };
+        if sliding > 0 && w < max_context {
+            a.sliding_window = Some(w);
+            a.sliding_layers = sliding.min(layers);
+        }
+    }
+    a.validate()?;
+    Ok(a)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_llama_config_json_reads_into_the_exact_parameter_count() {
+        let cfg = r#"{"model_type":"llama","vocab_size":32000,"hidden_size":4096,"intermediate_size":11008,
+            "num_hidden_layers":32,"num_attention_heads":32,"num_key_value_heads":32,"tie_word_embeddings":false,
+            "max_position_embeddings":4096,"torch_dtype":"float16","some_unknown_field":[1,2,3]}"#;
+        let a = parse_config(cfg).unwrap();
+        assert_eq!(a.params().total(), 6_738_415_616);
+    }
+
+    #[test]
+    fn a_missing_hidden_size_is_named_in_the_error() {
+        let err = parse_config(r#"{"num_hidden_layers":2,"num_attention_heads":2,"vocab_size":10}"#).unwrap_err();
+        assert_eq!(err, EngineError::MissingField("hidden_size".into()));
+        assert!(err.to_string().contains("hidden_size"));
+    }
+
+    #[test]
+    fn text_config_of_a_multimodal_model_is_read() {
+        let cfg = r#"{"model_type":"llava","text_config":{"vocab_size":32000,"hidden_size":4096,"intermediate_size":11008,
+            "num_hidden_layers":32,"num_attention_heads":32,"tie_word_embeddings":false}}"#;
+        assert_eq!(parse_config(cfg).unwrap().params().total(), 6_738_415_616);
+    }
+
+    #[test]
+    fn malformed_json_is_a_bad_config_error_not_a_panic() {
+        assert!(matches!(parse_config("{\"hidden_size\": 4096,"), Err(EngineError::BadConfig(_))));
+        assert!(matches!(parse_config("[1,2]"), Err(EngineError::BadConfig(_))));
+        assert!(matches!(parse_config(r#"{"hidden_size":"big","num_hidden_layers":2,"num_attention_heads":2,"vocab_size":10}"#), Err(EngineError::BadField { .. })));
+    }
+
+    #[test]
+    fn a_config_over_one_megabyte_is_refused_before_parsing() {
+        let big = format!("{{\"pad\":\"{}\"}}", "x".repeat(MAX_CONFIG_BYTES));
+        assert!(matches!(parse_config(&big), Err(EngineError::BadConfig(m)) if m.contains("limit")));
+    }
+}

@@ -1,0 +1,78 @@
+//! The GPU catalog: the memory each card really shows (nvidia-smi / rocm-smi total, MiB).
+
+use crate::named_enum;
+use crate::units::MIB;
+
+named_enum! {
+    /// A GPU model, with the capacity the driver reports.
+    pub enum Gpu {
+        T4 => ("t4", "Tesla T4 16GB"),
+        Rtx4080 => ("rtx4080", "RTX 4080 16GB"),
+        A10 => ("a10", "A10 / A10G 24GB"),
+        L4 => ("l4", "L4 24GB"),
+        Rtx4090 => ("rtx4090", "RTX 4090 24GB"),
+        Rtx3090 => ("rtx3090", "RTX 3090 24GB"),
+        Rtx5090 => ("rtx5090", "RTX 5090 32GB"),
+        V100_32 => ("v100-32", "V100 32GB"),
+        A100_40 => ("a100-40", "A100 40GB"),
+        L40S => ("l40s", "L40S 48GB"),
+        RtxA6000 => ("a6000", "RTX A6000 48GB"),
+        H100 => ("h100", "H100 80GB"),
+        A100_80 => ("a100-80", "A100 80GB"),
+        H100Nvl => ("h100-nvl", "H100 NVL 94GB"),
+        H200 => ("h200", "H200 141GB"),
+        B200 => ("b200", "B200 180GB"),
+        Mi300x => ("mi300x", "MI300X 192GB"),
+    }
+}
+
+impl Gpu {
+    /// Total memory as the driver reports it, in MiB.
+    pub fn mib(self) -> u64 {
+        match self {
+            Gpu::T4 => 15_360,
+            Gpu::Rtx4080 => 16_376,
+            Gpu::V100_32 => 32_768,
+            Gpu::L4 => 23_034,
+            Gpu::A10 => 23_028,
+            Gpu::Rtx3090 => 24_576,
+            Gpu::Rtx4090 => 24_564,
+            Gpu::Rtx5090 => 32_607,
+            Gpu::A100_40 => 40_960,
+            Gpu::L40S => 46_068,
+            Gpu::RtxA6000 => 49_140,
+            Gpu::A100_80 => 81_920,
+            Gpu::H100 => 81_559,
+            Gpu::H100Nvl => 95_830,
+            Gpu::H200 => 143_771,
+            Gpu::B200 => 183_359,
+            Gpu::Mi300x => 196_592,
+        }
+    }
+
+    /// Total memory in bytes.
+    pub fn bytes(self) -> u64 {
+        self.mib() * MIB
+    }
+}
+
+/// Capacity lines drawn on the chart, in GiB.
+pub const CAPACITY_LINES_GIB: [u64; 9] = [16, 24, 32, 40, 48, 80, 94, 141, 192];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::units::GIB;
+
+    #[test]
+    fn an_80_gb_a100_is_80_gib_and_a_4090_shows_24564_mib() {
+        assert_eq!(Gpu::A100_80.bytes(), 80 * GIB);
+        assert_eq!(Gpu::Rtx4090.mib(), 24_564);
+    }
+
+    #[test]
+    fn the_catalog_is_ordered_by_capacity() {
+        let caps: Vec<u64> = Gpu::ALL.iter().map(|g| g.mib()).collect();
+        assert!(caps.windows(2).all(|w| w[0] <= w[1]), "{caps:?}");
+    }
+}

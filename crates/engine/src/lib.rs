@@ -1,0 +1,27 @@
+//! vram-budget's engine: how much GPU memory an LLM job needs, component by component.
+//!
+//! Pure: plain data in, plain data out, no I/O. The page compiles it to WebAssembly and the CLI
+//! links it natively.
+
+pub mod named;
+
+pub mod config;
+pub mod dtype;
+pub mod error;
+pub mod fit;
+pub mod gpus;
+pub mod link;
+pub mod memory;
+pub mod model;
+pub mod presets;
+pub mod scenario;
+pub mod units;
+
+pub use dtype::{KvDtype, WeightFormat};
+pub use error::EngineError;
+pub use fit::{solve, verdicts, Solved, Verdict};
+pub use gpus::Gpu;
+pub use memory::{estimate, estimate_with, Breakdown, Component, Line, Phase};
+pub use model::Architecture;
+pub use scenario::{Attention, Checkpointing, Job, LoraTargets, Loss, ModelChoice, Offload, Optimizer, Scenario, Zero};
+pub use units::Unit;

@@ -1,0 +1,445 @@
+//! Share links: every setting in a short, readable, versioned query string.
+//!
+//! Only settings that differ from the defaults are written, so links stay short and stay valid when
+//! new settings arrive (missing keys take defaults). Unknown keys and bad values are reported and
+//! replaced by defaults; nothing in a link is ever executed or shown as markup.
+
+use crate::dtype::{KvDtype, WeightFormat};
+use crate::error::EngineError;
+use crate::gpus::Gpu;
+use crate::model::{Architecture, Mla, MlpKind, Moe, NormKind};
+use crate::presets;
+use crate::scenario::{Attention, Checkpointing, Job, LoraTargets, Loss, ModelChoice, Offload, Optimizer, Scenario, Zero, RANGES};
+use crate::units::Unit;
+
+/// The link format's version.
+pub const VERSION: u64 = 1;
+/// Links longer than this are refused rather than parsed.
+pub const MAX_LINK_CHARS: usize = 4_096;
+
+/// What a link holds besides the scenario: page settings.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PageSettings {
+    /// "en" or "zh" when the link names a language.
+    pub lang: Option<&'static str>,
+}
+
+/// A decoded link: the scenario, page settings, and what was ignored.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Decoded {
+    pub scenario: Scenario,
+    pub page: PageSettings,
+    /// One sentence per ignored key or value.
+    pub notices: Vec<String>,
+}
+
+/// Writes the query string (without '?') for a scenario and page settings.
+pub fn encode(s: &Scenario, page: &PageSettings) -> String {
+    let d = Scenario::default();
+    let mut out: Vec<(String, String)> = vec![("v".into(), VERSION.to_string())];
+    let mut put = |k: &str, v: String| out.push((k.to_string(), v));
+    match &s.model {
+        ModelChoice::Preset(id) => put("m", id.to_string()),
+        ModelChoice::Params(n) => put("p", n.to_string()),
+        ModelChoice::Custom { name, arch } => {
+            put("mn", name.clone());
+            put("cfg", encode_arch(arch));
+        }
+    }
+    macro_rules! named {
+        ($k:literal, $f:ident) => {
+            if s.$f != d.$f {
+                put($k, s.$f.key().to_string());
+            }
+        };
+    }
+    named!("j", job);
+    named!("w", weights);
+    named!("kv", kv_dtype);
+    named!("o", optimizer);
+    named!("gc", checkpointing);
+    named!("at", attention);
+    named!("ls", loss);
+    named!("z", zero);
+    named!("off", offload);
+    named!("gpu", gpu);
+    named!("unit", unit);
+    if s.master_weights != d.master_weights {
+        put("mw", u8::from(s.master_weights).to_string());
+    }
+    if s.lora_targets != d.lora_targets {
+        put("t", s.lora_targets.key());
+    }
+    for ((_, key, _, _), (v, dv)) in RANGES.iter().zip(s.numbers().iter().zip(d.numbers())) {
+        if *v != dv {
+            put(key, v.to_string());
+        }
+    }
+    if let Some(l) = page.lang {
+        put("lang", l.to_string());
+    }
+    out.iter().map(|(k, v)| format!("{k}={}", percent_encode(v))).collect::<Vec<_>>().join("&")
+}
+
+/// Reads a link: a whole URL, a query string with or without '?', or a fragment.
+pub fn decode(link: &str) -> Decoded {
+    let mut notices = Vec::new();
+    let mut s = Scenario::default();
+    let mut page = PageSettings::default();
+    if link.chars().count() > MAX_LINK_CHARS {
+        notices.push(format!("the link is longer than {MAX_LINK_CHARS} characters and was not read; defaults are shown"));
+        return Decoded { scenario: s, page, notices };
+    }
+    let query = match link.find('?') {
+        Some(i) => &link[i + 1..],
+        None => link.trim_start_matches('#'),
+    };
+    let query = query.split('#').next().unwrap_or("");
+    let pairs: Vec<(String, String)> = query
+        .split('&')
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let (k, v) = p.split_once('=').unwrap_or((p, ""));
+            (percent_decode(k), percent_decode(v))
+        })
+        .collect();
+    let mut name: Option<String> = None;
+    let mut cfg: Option<String> = None;
+    for (k, v) in &pairs {
+        let shown: String = v.chars().take(40).collect();
+        let bad = |notices: &mut Vec<String>, what: &str| notices.push(format!("ignored {k}={shown:?}: {what}"));
+        macro_rules! named {
+            ($t:ty, $f:ident) => {
+                match <$t>::from_key(v) {
+                    Some(x) => s.$f = x,
+                    None => bad(&mut notices, "not a known value"),
+                }
+            };
+        }
+        match k.as_str() {
+            "v" => {
+                if v.parse::<u64>().ok() != Some(VERSION) {
+                    bad(&mut notices, "this page reads version 1 links; settings were read as version 1");
+                }
+            }
+            "m" => match presets::find(v) {
+                Some(p) => s.model = ModelChoice::Preset(p.id),
+                None => bad(&mut notices, "no such preset model"),
+            },
+            "p" => match parse_count(v).and_then(|n| Architecture::from_param_count(n).map(|_| n).ok()) {
+                Some(n) => s.model = ModelChoice::Params(n),
+                None => bad(&mut notices, "not a parameter count between 1M and 10T"),
+            },
+            "mn" => name = Some(v.chars().take(80).collect()),
+            "cfg" => cfg = Some(v.clone()),
+            "j" => named!(Job, job),
+            "w" => named!(WeightFormat, weights),
+            "kv" => named!(KvDtype, kv_dtype),
+            "o" => named!(Optimizer, optimizer),
+            "gc" => named!(Checkpointing, checkpointing),
+            "at" => named!(Attention, attention),
+            "ls" => named!(Loss, loss),
+            "z" => named!(Zero, zero),
+            "off" => named!(Offload, offload),
+            "gpu" => named!(Gpu, gpu),
+            "unit" => named!(Unit, unit),
+            "mw" => match v.as_str() {
+                "1" => s.master_weights = true,
+                "0" => s.master_weights = false,
+                _ => bad(&mut notices, "should be 0 or 1"),
+            },
+            "t" => match LoraTargets::parse(v) {
+                Ok(t) if t != LoraTargets::empty() => s.lora_targets = t,
+                _ => bad(&mut notices, "not a list of LoRA targets"),
+            },
+            "lang" => match v.as_str() {
+                "en" => page.lang = Some("en"),
+                "zh" => page.lang = Some("zh"),
+                _ => bad(&mut notices, "the page speaks en and zh"),
+            },
+            key => match RANGES.iter().find(|(_, rk, _, _)| *rk == key) {
+                Some((label, _, min, max)) => match v.parse::<u64>() {
+                    Ok(n) if (*min..=*max).contains(&n) => {
+                        s.set_number(key, n);
+                    }
+                    _ => bad(&mut notices, &format!("{label} must be a whole number from {min} to {max}")),
+                },
+                None => {
+                    let shown_key: String = key.chars().take(40).collect();
+                    notices.push(format!("ignored unknown setting {shown_key:?}"));
+                }
+            },
+        }
+    }
+    if let Some(text) = cfg {
+        match decode_arch(&text) {
+            Ok(arch) => s.model = ModelChoice::Custom { name: name.unwrap_or_else(|| "custom model".into()), arch: Box::new(arch) },
+            Err(e) => notices.push(format!("ignored the custom architecture: {e}")),
+        }
+    }
+    repair(&mut s, &mut notices);
+    Decoded { scenario: s, page, notices }
+}
+
+/// Resets settings that cannot go together, saying which.
+fn repair(s: &mut Scenario, notices: &mut Vec<String>) {
+    for _ in 0..4 {
+        match s.validate() {
+            Ok(()) => return,
+            Err(e) => {
+                notices.push(format!("{e}; that setting was reset"));
+                let d = Scenario::default();
+                if s.gpus % s.tp != 0 {
+                    s.tp = 1;
+                } else if s.weights.is_quantized() && matches!(s.job, Job::Full | Job::Lora) {
+                    s.weights = d.weights;
+                } else {
+                    *s = Scenario { model: s.model.clone(), ..d };
+                }
+            }
+        }
+    }
+}
+
+fn parse_count(v: &str) -> Option<u64> {
+    let v = v.trim();
+    let (num, mult) = match v.chars().last()? {
+        'k' | 'K' => (&v[..v.len() - 1], 1e3),
+        'm' | 'M' => (&v[..v.len() - 1], 1e6),
+        'b' | 'B' => (&v[..v.len() - 1], 1e9),
+        't' | 'T' => (&v[..v.len() - 1], 1e12),
+        _ => (v, 1.0),
+    };
+    let x: f64 = num.parse().ok()?;
+    let n = x * mult;
+    (n.is_finite() && n >= 1.0 && n <= 1e15).then_some(n.round() as u64)
+}
+
+/// Reads a parameter count such as "7B", "1.5b", "124M" or "6738415616".
+pub fn parse_param_count(v: &str) -> Result<u64, EngineError> {
+    parse_count(v).ok_or_else(|| EngineError::BadField { field: "parameter count".into(), why: format!("should look like 7B or 1.5B, not {:?}", v.chars().take(40).collect::<String>()) })
+}
+
+const ARCH_KEYS: &[&str] = &[
+    "V", "h", "f", "L", "H", "kv", "hd", "tie", "plain", "ln", "npl", "qb", "ob", "mb", "qkn", "sink", "hb", "pos", "ctx", "drop", "x", "E", "k", "ef", "sf", "dl",
+    "eb", "rb", "sg", "qr", "kvr", "rd", "nd", "vd", "sw", "swl",
+];
+
+/// Writes an architecture as `V128256_h4096_...`: letters name a field, digits give its value.
+pub fn encode_arch(a: &Architecture) -> String {
+    let b = |x: bool| u64::from(x);
+    let mut parts = vec![
+        ("V", a.vocab),
+        ("h", a.hidden),
+        ("f", a.intermediate),
+        ("L", a.layers),
+        ("H", a.heads),
+        ("kv", a.kv_heads),
+        ("hd", a.head_dim),
+        ("tie", b(a.tied)),
+        ("ctx", a.max_context),
+    ];
+    let flags = [
+        ("plain", a.mlp == MlpKind::Plain),
+        ("ln", a.norm == NormKind::Layer),
+        ("qb", a.qkv_bias),
+        ("ob", a.out_bias),
+        ("mb", a.mlp_bias),
+        ("qkn", a.qk_norm),
+        ("sink", a.attn_sinks),
+        ("hb", a.head_bias),
+        ("drop", a.dropout),
+    ];
+    parts.extend(flags.iter().filter(|(_, on)| *on).map(|(k, _)| (*k, 1)));
+    if a.norms_per_layer != 2 {
+        parts.push(("npl", a.norms_per_layer));
+    }
+    for (k, v) in [("pos", a.positions), ("x", a.extra_params)] {
+        if v > 0 {
+            parts.push((k, v));
+        }
+    }
+    if let Some(m) = &a.moe {
+        parts.extend([("E", m.experts), ("k", m.top_k), ("ef", m.expert_ffn), ("sf", m.shared_ffn), ("dl", m.dense_layers)]);
+        parts.extend([("eb", m.expert_bias), ("rb", m.router_bias), ("sg", m.shared_gate)].iter().filter(|(_, on)| *on).map(|(k, _)| (*k, 1)));
+    }
+    if let Some(m) = &a.mla {
+        parts.extend([("qr", m.q_lora_rank), ("kvr", m.kv_lora_rank), ("rd", m.rope_dim), ("nd", m.nope_dim), ("vd", m.v_head_dim)]);
+    }
+    if let Some(w) = a.sliding_window {
+        parts.extend([("sw", w), ("swl", a.sliding_layers)]);
+    }
+    parts.iter().map(|(k, v)| format!("{k}{v}")).collect::<Vec<_>>().join("_")
+}
+
+/// Reads what [`encode_arch`] writes.
+pub fn decode_arch(text: &str) -> Result<Architecture, EngineError> {
+    let mut vals: std::collections::HashMap<&str, u64> = std::collections::HashMap::new();
+    for part in text.split('_').filter(|p| !p.is_empty()) {
+        let split = part.find(|c: char| c.is_ascii_digit()).unwrap_or(part.len());
+        let (k, v) = part.split_at(split);
+        let key = ARCH_KEYS.iter().find(|x| **x == k).ok_or_else(|| EngineError::Unknown { what: "architecture field".into(), value: k.chars().take(20).collect() })?;
+        let n: u64 = v.parse().map_err(|_| EngineError::BadField { field: k.to_string(), why: "should be a whole number".into() })?;
+        vals.insert(key, n);
+    }
+    let get = |k: &str| vals.get(k).copied();
+    let need = |k: &str, field: &str| get(k).ok_or_else(|| EngineError::MissingField(field.into()));
+    let heads = need("H", "num_attention_heads")?;
+    let hidden = need("h", "hidden_size")?;
+    let mut a = Architecture::llama(
+        need("V", "vocab_size")?,
+        hidden,
+        need("f", "intermediate_size")?,
+        need("L", "num_hidden_layers")?,
+        heads,
+        get("kv").unwrap_or(heads),
+        get("tie") == Some(1),
+    );
+    let flag = |k: &str| get(k) == Some(1);
+    a.head_dim = get("hd").unwrap_or(a.head_dim);
+    a.max_context = get("ctx").unwrap_or(a.max_context);
+    a.mlp = if flag("plain") { MlpKind::Plain } else { MlpKind::Gated };
+    a.norm = if flag("ln") { NormKind::Layer } else { NormKind::Rms };
+    a.qkv_bias = flag("qb");
+    a.out_bias = flag("ob");
+    a.mlp_bias = flag("mb");
+    a.qk_norm = flag("qkn");
+    a.attn_sinks = flag("sink");
+    a.head_bias = flag("hb");
+    a.dropout = flag("drop");
+    a.norms_per_layer = get("npl").unwrap_or(2).min(8);
+    a.positions = get("pos").unwrap_or(0).min(10_485_760);
+    a.extra_params = get("x").unwrap_or(0).min(10_000_000_000_000);
+    if let Some(e) = get("E") {
+        a.moe = Some(Moe {
+            experts: e,
+            top_k: get("k").unwrap_or(2),
+            expert_ffn: get("ef").unwrap_or(a.intermediate),
+            shared_ffn: get("sf").unwrap_or(0),
+            dense_layers: get("dl").unwrap_or(0),
+            expert_bias: flag("eb"),
+            router_bias: flag("rb"),
+            shared_gate: flag("sg"),
+        });
+    }
+    if let Some(kvr) = get("kvr") {
+        a.mla = Some(Mla {
+            q_lora_rank: get("qr").unwrap_or(0),
+            kv_lora_rank: kvr,
+            rope_dim: get("rd").unwrap_or(64),
+            nope_dim: get("nd").unwrap_or(128),
+            v_head_dim: get("vd").unwrap_or(128),
+        });
+    }
+    if let Some(w) = get("sw") {
+        a.sliding_window = Some(w);
+        a.sliding_layers = get("swl").unwrap_or(a.layers).min(a.layers);
+    }
+    a.validate()?;
+    Ok(a)
+}
+
+fn percent_encode(v: &str) -> String {
+    let mut out = String::with_capacity(v.len());
+    for b in v.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b',' => out.push(b as char),
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+fn percent_decode(v: &str) -> String {
+    let bytes = v.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < bytes.len() + 0 && i + 2 <= bytes.len() - 1 => {
+                let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).ok().and_then(|h| u8::from_str_radix(h, 16).ok());
+                match hex {
+                    Some(b) => {
+                        out.push(b);
+                        i += 2;
+                    }
+                    None => out.push(b'%'),
+                }
+            }
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_scenario_encodes_to_a_short_link() {
+        let q = encode(&Scenario::default(), &PageSettings::default());
+        assert_eq!(q, "v=1&m=llama-3.1-8b");
+    }
+
+    #[test]
+    fn a_link_round_trips_every_changed_setting() {
+        let mut s = Scenario::default();
+        s.job = Job::Full;
+        s.batch = 7;
+        s.zero = Zero::Z3;
+        s.gpus = 8;
+        s.gpu = Gpu::H100;
+        s.lora_targets = LoraTargets::parse("q,v").unwrap();
+        s.master_weights = false;
+        let page = PageSettings { lang: Some("zh") };
+        let d = decode(&format!("https://example.invalid/?{}", encode(&s, &page)));
+        assert_eq!(d.notices, Vec::<String>::new());
+        assert_eq!(d.scenario, s);
+        assert_eq!(d.page, page);
+    }
+
+    #[test]
+    fn a_custom_architecture_travels_in_the_link() {
+        let mut s = Scenario::default();
+        let arch = crate::config::parse_config(r#"{"model_type":"mixtral","vocab_size":32000,"hidden_size":4096,"intermediate_size":14336,"num_hidden_layers":32,"num_attention_heads":32,"num_key_value_heads":8,"num_local_experts":8,"num_experts_per_tok":2,"tie_word_embeddings":false,"sliding_window":4096,"max_position_embeddings":32768}"#).unwrap();
+        s.model = ModelChoice::Custom { name: "my <b>model</b>".into(), arch: Box::new(arch) };
+        let d = decode(&encode(&s, &PageSettings::default()));
+        assert!(d.notices.is_empty(), "{:?}", d.notices);
+        assert_eq!(d.scenario, s);
+    }
+
+    #[test]
+    fn unknown_keys_and_bad_values_are_reported_and_take_defaults() {
+        let d = decode("?v=1&b=abc&zzz=1&w=int3&s=0&gpu=h100");
+        assert_eq!(d.scenario.batch, Scenario::default().batch);
+        assert_eq!(d.scenario.weights, Scenario::default().weights);
+        assert_eq!(d.scenario.seq, Scenario::default().seq);
+        assert_eq!(d.scenario.gpu, Gpu::H100);
+        assert_eq!(d.notices.len(), 4, "{:?}", d.notices);
+    }
+
+    #[test]
+    fn a_link_with_conflicting_settings_is_repaired_with_a_notice() {
+        let d = decode("j=full&w=nf4");
+        assert_eq!(d.scenario.job, Job::Full);
+        assert_eq!(d.scenario.weights, WeightFormat::Bf16);
+        assert_eq!(d.notices.len(), 1);
+    }
+
+    #[test]
+    fn an_overlong_link_is_refused_not_parsed() {
+        let d = decode(&format!("b={}", "9".repeat(MAX_LINK_CHARS)));
+        assert_eq!(d.scenario, Scenario::default());
+        assert!(d.notices[0].contains("longer"));
+    }
+
+    #[test]
+    fn parameter_counts_read_with_suffixes() {
+        assert_eq!(parse_param_count("7B").unwrap(), 7_000_000_000);
+        assert_eq!(parse_param_count("1.5b").unwrap(), 1_500_000_000);
+        assert!(parse_param_count("lots").is_err());
+    }
+}

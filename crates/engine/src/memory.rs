@@ -1,0 +1,761 @@
+//! The budget: every memory component of a scenario, per GPU, with the formula behind each number.
+//!
+//! Peak = what persists + the largest transient alive at the same moment. Training has two candidate
+//! moments: the start of the backward pass (activations and the loss's logits are all alive) and the
+//! optimizer step (gradients and the optimizer's temporaries are). Inference has the prefill and the
+//! end of generation (the KV cache at full length).
+
+use crate::dtype::WeightFormat;
+use crate::error::EngineError;
+use crate::model::{Architecture, MlpKind, ParamCounts};
+use crate::named_enum;
+use crate::scenario::{Attention, Checkpointing, Job, Loss, Offload, Optimizer, Scenario, Zero};
+use crate::units::{div_ceil, prod, scale, thousands, Unit, MIB};
+
+named_enum! {
+    /// One kind of memory. The order is the chart's stacking order and never changes.
+    pub enum Component {
+        Weights => ("weights", "Weights"),
+        Adapter => ("adapter", "LoRA adapters"),
+        Master => ("master", "Master weights"),
+        Gradients => ("grads", "Gradients"),
+        Optimizer => ("optimizer", "Optimizer states"),
+        Activations => ("activations", "Activations"),
+        Logits => ("logits", "Logits and loss"),
+        KvCache => ("kv", "KV cache"),
+        Context => ("context", "CUDA context & workspaces"),
+        Reserve => ("reserve", "Allocator reserve"),
+    }
+}
+
+named_enum! {
+    /// When a line's memory is alive.
+    pub enum Phase {
+        Always => ("always", "always"),
+        Compute => ("compute", "forward / backward (prefill)"),
+        Step => ("step", "optimizer step (decode)"),
+    }
+}
+
+/// One line of the budget: a component's bytes per GPU, when they are alive, and the arithmetic.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Line {
+    pub component: Component,
+    pub phase: Phase,
+    pub bytes: u64,
+    /// The formula with this scenario's numbers substituted (empty when not asked for).
+    pub formula: String,
+}
+
+/// How a vLLM-style server fills the selected GPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ServingFit {
+    /// gpu_memory_utilization x capacity: what the server reserves up front.
+    pub budget: u64,
+    /// What is left for KV blocks after weights, activations and non-torch memory.
+    pub kv_pool: u64,
+    pub kv_bytes_per_token: u64,
+    pub blocks: u64,
+    pub tokens: u64,
+    /// Requests of the average length that fit at once.
+    pub max_concurrency: u64,
+    /// Whether one request of max_model_len fits in the pool (vLLM refuses to start otherwise).
+    pub max_len_fits: bool,
+}
+
+/// The whole budget of one scenario, per GPU.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Breakdown {
+    pub lines: Vec<Line>,
+    /// The moment of the peak.
+    pub peak_phase: Phase,
+    /// Live tensor bytes at the peak (what torch.cuda.max_memory_allocated reports).
+    pub tensors: u64,
+    /// Everything on the device at the peak: tensors + context + reserve (what nvidia-smi shows).
+    pub total: u64,
+    /// Host memory that offloading uses, per GPU.
+    pub cpu: u64,
+    pub params: ParamCounts,
+    pub active_params: u64,
+    pub trainable: u64,
+    /// KV-cache bytes of one token (all layers, one rank).
+    pub kv_bytes_per_token: u64,
+    pub serving: Option<ServingFit>,
+}
+
+impl Breakdown {
+    /// Whether a line is alive at the peak.
+    pub fn at_peak(&self, line: &Line) -> bool {
+        line.phase == Phase::Always || line.phase == self.peak_phase
+    }
+
+    /// Bytes of a component at the peak.
+    pub fn bytes(&self, c: Component) -> u64 {
+        self.lines.iter().filter(|l| l.component == c && self.at_peak(l)).map(|l| l.bytes).sum()
+    }
+
+    /// Bytes of a component when it is largest, whether or not that is the peak.
+    pub fn largest(&self, c: Component) -> u64 {
+        [Phase::Compute, Phase::Step]
+            .iter()
+            .map(|p| self.lines.iter().filter(|l| l.component == c && (l.phase == Phase::Always || l.phase == *p)).map(|l| l.bytes).sum())
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+/// Estimates the scenario, formulas included.
+pub fn estimate(s: &Scenario) -> Result<Breakdown, EngineError> {
+    let arch = s.model.architecture()?;
+    estimate_with(s, &arch, true)
+}
+
+/// Estimates the scenario for a known architecture; `explain` false skips the formula text (for solvers).
+pub fn estimate_with(s: &Scenario, arch: &Architecture, explain: bool) -> Result<Breakdown, EngineError> {
+    s.validate()?;
+    arch.validate()?;
+    Ok(Budget::new(s, arch, explain).run())
+}
+
+struct Budget<'a> {
+    s: &'a Scenario,
+    a: &'a Architecture,
+    explain: bool,
+    unit: Unit,
+    lines: Vec<Line>,
+    cpu: u64,
+    fmt: WeightFormat,
+    /// Bytes of one activation element.
+    c: u64,
+    tp: u64,
+    dp: u64,
+    params: ParamCounts,
+    trainable: u64,
+}
+
+impl<'a> Budget<'a> {
+    fn new(s: &'a Scenario, a: &'a Architecture, explain: bool) -> Budget<'a> {
+        let fmt = s.effective_weights();
+        let c = if fmt == WeightFormat::Fp32 && !s.master_weights { 4 } else { 2 };
+        let params = a.params();
+        let trainable = match s.job {
+            Job::Full => params.total() - params.extra,
+            Job::Lora | Job::Qlora => lora_params(a, s),
+            Job::Inference | Job::Serving => 0,
+        };
+        Budget {
+            s,
+            a,
+            explain,
+            unit: s.unit,
+            lines: Vec::with_capacity(16),
+            cpu: 0,
+            fmt,
+            c,
+            tp: s.tp,
+            dp: s.gpus / s.tp,
+            params,
+            trainable,
+        }
+    }
+
+    fn g(&self, bytes: u64) -> String {
+        self.unit.format(bytes)
+    }
+
+    fn push(&mut self, component: Component, phase: Phase, bytes: u64, formula: impl FnOnce(&Self) -> String) {
+        let formula = if self.explain { formula(self) } else { String::new() };
+        self.lines.push(Line { component, phase, bytes, formula });
+    }
+
+    fn zero(&self) -> Zero {
+        if self.s.job.is_training() {
+            self.s.zero
+        } else {
+            Zero::Z0
+        }
+    }
+
+    /// Divisor of model states under ZeRO for a given stage threshold.
+    fn shard(&self, from_stage: u8) -> u64 {
+        if self.zero().stage() >= from_stage {
+            self.dp
+        } else {
+            1
+        }
+    }
+
+    fn run(mut self) -> Breakdown {
+        self.weights();
+        if self.s.job.is_training() {
+            self.training_states();
+            self.training_activations();
+        } else {
+            self.inference();
+        }
+        let context = self.s.context_mib * MIB;
+        self.push(Component::Context, Phase::Always, context, |b| {
+            format!("{} MiB (CUDA context, cuBLAS/NCCL workspaces; edit under advanced) = {}", b.s.context_mib, b.g(context))
+        });
+
+        let sum = |lines: &[Line], p: Phase| -> u64 { lines.iter().filter(|l| l.phase == p).map(|l| l.bytes).fold(0u64, u64::saturating_add) };
+        let always_tensors = sum(&self.lines, Phase::Always) - context;
+        let compute = sum(&self.lines, Phase::Compute);
+        let step = sum(&self.lines, Phase::Step);
+        let peak_phase = if step > compute { Phase::Step } else { Phase::Compute };
+        let tensors = always_tensors.saturating_add(compute.max(step));
+        let reserve = scale(tensors, self.s.reserve_pct, 100);
+        self.push(Component::Reserve, Phase::Always, reserve, |b| {
+            format!("{}% × {} live tensors at the peak = {}", b.s.reserve_pct, b.g(tensors), b.g(reserve))
+        });
+        let total = tensors.saturating_add(context).saturating_add(reserve);
+        let serving = (self.s.job == Job::Serving).then(|| self.serving_fit(total));
+        let kv_bytes_per_token = self.kv_bytes(1, 1);
+        Breakdown {
+            lines: self.lines,
+            peak_phase,
+            tensors,
+            total,
+            cpu: self.cpu,
+            params: self.params,
+            active_params: self.a.active_params(),
+            trainable: self.trainable,
+            kv_bytes_per_token,
+            serving,
+        }
+    }
+
+    // ---- weights -------------------------------------------------------------------------------
+
+    /// Bytes of all model weights in their stored format, on one tensor-parallel rank.
+    fn weight_bytes(&self) -> (u64, String) {
+        let p = &self.params;
+        let fmt = self.fmt;
+        let small_bytes = if fmt == WeightFormat::Fp32 { 4 } else { 2 };
+        let emb = fmt.embedding_bits().bytes(p.embedding + p.head);
+        let lin = fmt.bits().bytes(p.linear);
+        let small = (p.small + p.extra) * small_bytes;
+        let all = div_ceil(emb + lin + small, self.tp);
+        let text = if self.explain {
+            let mut t = if fmt.is_quantized() {
+                format!(
+                    "{} linear × {:.3} bits + {} embedding/head × {:.3} bits + {} norms/biases × {} B",
+                    thousands(p.linear),
+                    fmt.bits().as_f64(),
+                    thousands(p.embedding + p.head),
+                    fmt.embedding_bits().as_f64(),
+                    thousands(p.small + p.extra),
+                    small_bytes
+                )
+            } else {
+                format!("{} params × {} B ({})", thousands(p.total()), fmt.bits().num / 8, fmt.key())
+            };
+            if self.tp > 1 {
+                t.push_str(&format!(" ÷ {} (tensor parallel)", self.tp));
+            }
+            t
+        } else {
+            String::new()
+        };
+        (all, text)
+    }
+
+    fn weights(&mut self) {
+        let (all, text) = self.weight_bytes();
+        let z3 = self.zero() == Zero::Z3;
+        let offload_params = z3 && self.s.offload == Offload::All;
+        let per_gpu = if z3 { div_ceil(all, self.dp) } else { all };
+        if offload_params {
+            self.cpu += per_gpu;
+        }
+        let gpu_bytes = if offload_params { 0 } else { per_gpu };
+        self.push(Component::Weights, Phase::Always, gpu_bytes, |b| {
+            let mut f = text.clone();
+            if z3 {
+                f.push_str(&format!(" ÷ {} GPUs (ZeRO-3 shards weights)", b.dp));
+            }
+            if offload_params {
+                f.push_str(&format!(" → {} in CPU memory, 0 on the GPU", b.g(per_gpu)));
+            } else {
+                f.push_str(&format!(" = {}", b.g(gpu_bytes)));
+            }
+            f
+        });
+        if z3 && self.dp > 1 {
+            // ZeRO-3/FSDP gathers a layer at a time and prefetches the next one
+            let layer = self.fmt.bits().bytes(self.a.largest_layer_params());
+            let gathered = 2 * div_ceil(layer, self.tp);
+            self.push(Component::Weights, Phase::Compute, gathered, |b| {
+                format!(
+                    "2 × {} params of the largest layer × {:.3} bits (ZeRO-3 gathers one layer and prefetches the next) = {}",
+                    thousands(b.a.largest_layer_params()),
+                    b.fmt.bits().as_f64(),
+                    b.g(gathered)
+                )
+            });
+        }
+    }
+
+    // ---- training ------------------------------------------------------------------------------
+
+    /// Bytes of one trainable element as stored (adapters follow the master-weights switch).
+    fn trainable_bytes(&self) -> u64 {
+        match self.s.job {
+            Job::Full => self.fmt.bits().num / 8,
+            _ if self.s.master_weights => 4,
+            _ => self.c,
+        }
+    }
+
+    /// Bytes of one optimizer-state element: fp32 when the optimizer updates fp32 values.
+    fn state_elem_bytes(&self) -> u64 {
+        match self.s.optimizer {
+            Optimizer::AdamW8bit => 1,
+            Optimizer::AdamWBf16 => 2,
+            _ if self.s.master_weights || self.trainable_bytes() == 4 => 4,
+            _ => 2,
+        }
+    }
+
+    fn training_states(&mut self) {
+        let n = self.trainable;
+        let tb = self.trainable_bytes();
+        if self.s.job.is_peft() {
+            let bytes = div_ceil(prod(&[n, tb]), self.shard(3));
+            self.push(Component::Adapter, Phase::Always, bytes, |b| {
+                format!(
+                    "{} trainable = r {} × (d_in + d_out) over {} per layer × {} B = {}",
+                    thousands(n),
+                    b.s.lora_rank,
+                    b.s.lora_targets.key(),
+                    tb,
+                    b.g(bytes)
+                )
+            });
+        }
+
+        // master weights (mixed precision)
+        if self.s.job == Job::Full && self.s.master_weights {
+            if self.fmt == WeightFormat::Fp32 {
+                let copies = div_ceil(prod(&[n, 2]), self.shard(3) * self.tp);
+                self.push(Component::Master, Phase::Compute, copies, |b| {
+                    format!(
+                        "fp32 weights are the master copy; autocast keeps 16-bit copies for backward: {} × 2 B = {}",
+                        thousands(n),
+                        b.g(copies)
+                    )
+                });
+            } else {
+                let master = div_ceil(prod(&[n, 4]), self.shard(1) * self.tp);
+                let on_cpu = self.s.offload != Offload::None;
+                if on_cpu {
+                    self.cpu += master;
+                }
+                let gpu = if on_cpu { 0 } else { master };
+                self.push(Component::Master, Phase::Always, gpu, |b| {
+                    let mut f = format!("{} × 4 B (fp32 copy the optimizer updates)", thousands(n));
+                    shard_text(b, &mut f, 1);
+                    f.push_str(&if on_cpu { format!(" → offloaded to CPU ({})", b.g(master)) } else { format!(" = {}", b.g(gpu)) });
+                    f
+                });
+            }
+        }
+
+        // gradients: one buffer, whatever the accumulation steps
+        let gb = tb;
+        let grads = div_ceil(prod(&[n, gb]), self.shard(2) * self.tp);
+        let persist = self.s.grad_accum > 1 || self.s.gpus > 1;
+        let phase = if persist { Phase::Always } else { Phase::Step };
+        self.push(Component::Gradients, phase, grads, |b| {
+            let mut f = format!("{} trainable × {} B", thousands(n), gb);
+            shard_text(b, &mut f, 2);
+            f.push_str(&format!(" = {}", b.g(grads)));
+            if b.s.grad_accum > 1 {
+                f.push_str(&format!(
+                    "; accumulating {} micro-batches adds into the same buffer, so it is not ×{}",
+                    b.s.grad_accum, b.s.grad_accum
+                ));
+            } else if !persist {
+                f.push_str("; freed after each step (zero_grad(set_to_none)), so alive at the step, not at the start of backward");
+            }
+            f
+        });
+
+        // optimizer states
+        let se = self.state_elem_bytes();
+        let (states, what) = optimizer_states(self.a, self.s, n, se);
+        let opt = div_ceil(states, self.shard(1) * self.tp);
+        let on_cpu = self.s.offload != Offload::None;
+        if on_cpu {
+            self.cpu += opt;
+        }
+        let gpu = if on_cpu { 0 } else { opt };
+        self.push(Component::Optimizer, Phase::Always, gpu, |b| {
+            let mut f = what.clone();
+            shard_text(b, &mut f, 1);
+            f.push_str(&if on_cpu { format!(" → offloaded to CPU ({})", b.g(opt)) } else { format!(" = {}", b.g(gpu)) });
+            f
+        });
+        // foreach AdamW/Lion/SGD-momentum allocate one state-sized temporary during the step
+        let temp_states = match self.s.optimizer {
+            Optimizer::AdamW | Optimizer::AdamWBf16 | Optimizer::Lion | Optimizer::SgdMomentum => 1,
+            _ => 0,
+        };
+        if temp_states > 0 && !on_cpu {
+            let temp = div_ceil(prod(&[n, se]), self.shard(1) * self.tp);
+            self.push(Component::Optimizer, Phase::Step, temp, |b| {
+                format!("{} × {} B: the step's temporary (multi-tensor update) = {}", thousands(n), se, b.g(temp))
+            });
+        }
+    }
+
+    fn training_activations(&mut self) {
+        let s = self.s;
+        let a = self.a;
+        let c = self.c;
+        let tokens = prod(&[s.batch, s.seq]);
+        let layer = layer_activation_bytes(a, s, c, self.tp);
+        let per_layer_per_token = layer.total();
+        let scores = layer.scores_per_token;
+        let layers = a.layers;
+        let final_norm = (4 + 2 * c) * a.hidden;
+        let (bytes, how) = match s.checkpointing {
+            Checkpointing::None => {
+                let b = prod(&[tokens, layers, per_layer_per_token]);
+                (b, format!("{} tokens × {} layers × {} B per token and layer", thousands(tokens), layers, thousands(per_layer_per_token)))
+            }
+            Checkpointing::Selective => {
+                let kept = per_layer_per_token - scores;
+                let recompute = prod(&[tokens, scores]);
+                let b = prod(&[tokens, layers, kept]).saturating_add(recompute);
+                (b, format!(
+                    "{} tokens × {} layers × {} B (attention core recomputed{})",
+                    thousands(tokens),
+                    layers,
+                    thousands(kept),
+                    if scores > 0 { ", its scores alive for one layer" } else { "" }
+                ))
+            }
+            Checkpointing::Full => {
+                let kept = prod(&[tokens, layers, c * a.hidden]);
+                let one = prod(&[tokens, per_layer_per_token]);
+                (kept.saturating_add(one), format!(
+                    "{} tokens × {} layers × {} B (layer inputs kept) + one layer recomputed in backward: {} tokens × {} B",
+                    thousands(tokens),
+                    layers,
+                    c * a.hidden,
+                    thousands(tokens),
+                    thousands(per_layer_per_token)
+                ))
+            }
+        };
+        let bytes = bytes.saturating_add(prod(&[tokens, final_norm]));
+        self.push(Component::Activations, Phase::Compute, bytes, |b| {
+            let mut f = how.clone();
+            f.push_str(&format!(" + final norm {} B per token", final_norm));
+            if scores > 0 && s.checkpointing != Checkpointing::Full {
+                f.push_str(&format!("; eager attention stores {} B per token for the seq × seq scores", thousands(scores)));
+            }
+            f.push_str(&format!(" = {}", b.g(bytes)));
+            f
+        });
+        self.logits(tokens);
+    }
+
+    fn logits(&mut self, tokens: u64) {
+        let v = div_ceil(self.a.vocab, self.tp);
+        let h = self.a.hidden;
+        let (bytes, f) = match self.s.loss {
+            Loss::Full => (
+                prod(&[tokens, v, 12]),
+                format!("{} tokens × {} vocab × 12 B (fp32 log-probs 4 + their gradient 4 + the upcast's gradient 4)", thousands(tokens), thousands(v)),
+            ),
+            Loss::Chunked => {
+                let chunk = div_ceil(tokens, 8);
+                (
+                    prod(&[tokens, v, 4]).saturating_add(prod(&[chunk, v, 8])),
+                    format!(
+                        "{} tokens × {} vocab × 4 B (log-probs kept for backward) + one chunk of {} tokens × 8 B (upcast + gradient)",
+                        thousands(tokens),
+                        thousands(v),
+                        thousands(chunk)
+                    ),
+                )
+            }
+            Loss::Fused => {
+                let chunk = div_ceil(prod(&[tokens, h]), v.max(1)).max(1);
+                (
+                    prod(&[tokens, h, 2 * self.c]).saturating_add(prod(&[chunk, v, 8])),
+                    format!(
+                        "no full logits: {} tokens × {} hidden × {} B (hidden and its gradient) + a chunk of {} tokens × {} vocab × 8 B",
+                        thousands(tokens),
+                        h,
+                        2 * self.c,
+                        thousands(chunk),
+                        thousands(v)
+                    ),
+                )
+            }
+            Loss::NoLmHead => (0, "no language-model head: the classifier's outputs are negligible".into()),
+        };
+        self.push(Component::Logits, Phase::Compute, bytes, |b| format!("{f} = {}", b.g(bytes)));
+    }
+
+    // ---- inference and serving -----------------------------------------------------------------
+
+    /// KV-cache bytes of one token over all layers for `ctx` tokens of context, on one rank.
+    fn kv_bytes(&self, seqs: u64, ctx: u64) -> u64 {
+        kv_cache_bytes(self.a, self.s.kv_dtype.bits(), self.tp, seqs, ctx)
+    }
+
+    fn inference(&mut self) {
+        let s = self.s;
+        let a = self.a;
+        if s.job == Job::Serving {
+            let tokens = s.batched_tokens;
+            let act = prefill_activation_bytes(a, s, self.c, self.tp, 1, tokens);
+            // vLLM samples one token per sequence: logits of up to 256 sequences in fp32
+            let logits = prod(&[s.concurrency.min(256), div_ceil(a.vocab, self.tp), 4 + self.c]);
+            self.push(Component::Activations, Phase::Compute, act, |b| {
+                format!("peak of one forward over {} batched tokens (profiled like vLLM's max_num_batched_tokens) = {}", thousands(tokens), b.g(act))
+            });
+            self.push(Component::Logits, Phase::Compute, logits, |b| {
+                format!("{} sequences × {} vocab × {} B (last-token logits for sampling) = {}", s.concurrency.min(256), thousands(a.vocab), 4 + b.c, b.g(logits))
+            });
+            let block_tokens = div_ceil(s.avg_tokens, s.block_size) * s.block_size;
+            let kv = self.kv_bytes(s.concurrency, block_tokens);
+            self.push(Component::KvCache, Phase::Always, kv, |b| {
+                format!(
+                    "{} requests × {} tokens (average, rounded up to blocks of {}) × {} B per token = {}",
+                    s.concurrency,
+                    thousands(block_tokens),
+                    s.block_size,
+                    thousands(b.kv_bytes(1, 1)),
+                    b.g(kv)
+                )
+            });
+            return;
+        }
+        let prompt = s.seq;
+        let full = s.seq + s.gen;
+        let act = prefill_activation_bytes(a, s, self.c, self.tp, s.batch, prompt);
+        let logits = prod(&[s.batch, div_ceil(a.vocab, self.tp), 4 + self.c]);
+        let kv_prompt = self.kv_bytes(s.batch, prompt);
+        let kv_full = self.kv_bytes(s.batch, full);
+        // prefill: the prompt's cache + the forward's transient; decode: the cache at full length
+        self.push(Component::KvCache, Phase::Compute, kv_prompt, |b| {
+            format!("{} sequences × {} prompt tokens × {} B per token, at the prefill = {}", s.batch, thousands(prompt), thousands(b.kv_bytes(1, 1)), b.g(kv_prompt))
+        });
+        self.push(Component::KvCache, Phase::Step, kv_full, |b| {
+            let per_token = b.kv_bytes(1, 1);
+            let mut f = format!("{} sequences × {} tokens (prompt + generated) × {} B per token", s.batch, thousands(full), thousands(per_token));
+            if let Some(w) = a.sliding_window {
+                f.push_str(&format!(" ({} of {} layers keep only the last {} tokens)", a.sliding_layers, a.layers, thousands(w)));
+            }
+            f.push_str(&format!(" = {}", b.g(kv_full)));
+            f
+        });
+        self.push(Component::Activations, Phase::Compute, act, |b| {
+            let mut f = format!("largest transient of one layer over the prompt: {} tokens", thousands(s.batch * prompt));
+            if s.attention == Attention::Eager {
+                f.push_str(" incl. the eager seq × seq scores");
+            }
+            f.push_str(&format!(" = {}", b.g(act)));
+            f
+        });
+        self.push(Component::Logits, Phase::Compute, logits, |b| {
+            format!("{} sequences × {} vocab × {} B (last-token logits, fp32 for sampling) = {}", s.batch, thousands(a.vocab), 4 + b.c, b.g(logits))
+        });
+    }
+
+    fn serving_fit(&self, needed: u64) -> ServingFit {
+        let s = self.s;
+        let budget = scale(s.gpu.bytes(), s.gpu_util_pct, 100);
+        let kv_line: u64 = self.lines.iter().filter(|l| l.component == Component::KvCache).map(|l| l.bytes).sum();
+        let reserve: u64 = self.lines.iter().filter(|l| l.component == Component::Reserve).map(|l| l.bytes).sum();
+        let fixed = needed - kv_line - reserve;
+        let kv_pool = budget.saturating_sub(fixed);
+        let per_token = self.kv_bytes(1, 1).max(1);
+        let blocks = kv_pool / prod(&[per_token, s.block_size]).max(1);
+        let tokens = blocks * s.block_size;
+        let avg = div_ceil(s.avg_tokens, s.block_size) * s.block_size;
+        ServingFit {
+            budget,
+            kv_pool,
+            kv_bytes_per_token: per_token,
+            blocks,
+            tokens,
+            max_concurrency: tokens / avg.max(1),
+            max_len_fits: tokens >= s.max_model_len,
+        }
+    }
+}
+
+fn shard_text(b: &Budget, f: &mut String, stage: u8) {
+    if b.zero().stage() >= stage && b.dp > 1 {
+        f.push_str(&format!(" ÷ {} GPUs (ZeRO-{})", b.dp, b.zero().stage()));
+    }
+    if b.tp > 1 {
+        f.push_str(&format!(" ÷ {} (tensor parallel)", b.tp));
+    }
+}
+
+/// Trainable LoRA parameters: r × (d_in + d_out) for each targeted matrix of each layer (each expert).
+pub fn lora_params(a: &Architecture, s: &Scenario) -> u64 {
+    let r = s.lora_rank;
+    let t = s.lora_targets;
+    let sum = |ms: &[(&str, u64, u64)]| -> u64 { ms.iter().filter(|(n, _, _)| t.contains(n)).map(|(_, i, o)| r * (i + o)).sum() };
+    let mut n = a.layers * sum(&a.attention_matrices());
+    n += a.dense_layers() * sum(&a.mlp_matrices(a.intermediate));
+    if let Some(m) = &a.moe {
+        let per_layer = m.experts * sum(&a.mlp_matrices(m.expert_ffn)) + if m.shared_ffn > 0 { sum(&a.mlp_matrices(m.shared_ffn)) } else { 0 };
+        n += a.moe_layers() * per_layer;
+    }
+    if t.contains("embed") {
+        n += r * (a.vocab + a.hidden);
+    }
+    if t.contains("head") {
+        n += r * (a.hidden + a.vocab);
+    }
+    n
+}
+
+/// Optimizer-state bytes for `n` trainable parameters, and the formula.
+fn optimizer_states(a: &Architecture, s: &Scenario, n: u64, se: u64) -> (u64, String) {
+    let t = thousands(n);
+    match s.optimizer {
+        Optimizer::AdamW | Optimizer::AdamWBf16 => (prod(&[n, 2, se]), format!("{t} trainable × 2 moments × {se} B")),
+        Optimizer::AdamW8bit => {
+            let b = prod(&[n, 2]) + div_ceil(n, 2048) * 2 * 4;
+            (b, format!("{t} trainable × 2 moments × 1 B + an fp32 scale per 2048-value block"))
+        }
+        Optimizer::Lion | Optimizer::SgdMomentum => (prod(&[n, se]), format!("{t} trainable × 1 momentum × {se} B")),
+        Optimizer::Sgd => (0, "plain SGD keeps no state".into()),
+        Optimizer::Adafactor => {
+            // factored second moment: a row and a column vector per matrix
+            let per_layer: u64 = if s.job == Job::Full {
+                a.attention_matrices().iter().chain(a.mlp_matrices(a.intermediate).iter()).map(|(_, i, o)| i + o).sum()
+            } else {
+                0
+            };
+            let factored = if s.job == Job::Full { prod(&[a.layers, per_layer, 4]) + (a.vocab + a.hidden) * 4 } else { prod(&[n, 4]) / 8 };
+            (factored, format!("Adafactor keeps a row and a column of the second moment per matrix: {} values × 4 B", thousands(factored / 4)))
+        }
+    }
+}
+
+/// Per-token activation bytes of one decoder layer kept for backward, split as the layer computes them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LayerActivations {
+    pub norms: u64,
+    pub attention: u64,
+    pub mlp: u64,
+    pub lora: u64,
+    /// Eager attention's seq x seq scores, per token of the sequence.
+    pub scores_per_token: u64,
+}
+
+impl LayerActivations {
+    pub fn total(&self) -> u64 {
+        self.norms + self.attention + self.mlp + self.lora + self.scores_per_token
+    }
+}
+
+/// What one decoder layer saves for backward per token (bytes), with `c`-byte activations.
+///
+/// RMSNorm: fp32 upcast (4h) + normalised input (c·h, when its weight trains) + output (c·h);
+/// attention: q, k, v after RoPE + the kernel's output + the o_proj input copy;
+/// gated MLP: gate, up, act(gate), act·up (4f); plain MLP: 2f; MoE: top_k experts' share.
+pub fn layer_activation_bytes(a: &Architecture, s: &Scenario, c: u64, tp: u64) -> LayerActivations {
+    let h = a.hidden;
+    let norm_trains = s.job == Job::Full;
+    let norms = a.norms_per_layer.max(2) * (4 + c + if norm_trains { c } else { 0 }) * h;
+    let mut attention = c * (a.q_dim() + 2 * a.kv_dim() + 2 * a.attn_out_dim()) + 4 * a.heads;
+    let mut scores = 0;
+    if s.attention == Attention::Eager {
+        // fp32 softmax output + the c-byte probabilities for the matmul with V, per head and key
+        scores = prod(&[a.heads, s.seq, 4 + c]);
+        if a.dropout {
+            scores = scores.saturating_add(prod(&[a.heads, s.seq, 1 + c]));
+        }
+    }
+    let ffn = |f: u64| match a.mlp {
+        MlpKind::Gated => 4 * f * c,
+        MlpKind::Plain => 2 * f * c,
+    };
+    let mut mlp = match &a.moe {
+        None => ffn(a.intermediate),
+        Some(m) => {
+            let moe_part = m.top_k * (ffn(m.expert_ffn) + c * h) + 4 * m.experts + if m.shared_ffn > 0 { ffn(m.shared_ffn) } else { 0 };
+            // average over dense and MoE layers
+            (a.dense_layers() * ffn(a.intermediate) + a.moe_layers() * moe_part) / a.layers.max(1)
+        }
+    };
+    if a.dropout {
+        attention += h;
+        mlp += h;
+    }
+    let mut lora = 0;
+    if s.job.is_peft() {
+        let ab = if s.master_weights { 4 } else { c };
+        let t = s.lora_targets;
+        let mut per = |ms: &[(&str, u64, u64)], times: u64| {
+            for (n, i, _) in ms {
+                if t.contains(n) {
+                    // lora_A keeps its input cast to the adapter dtype; lora_B keeps A's r outputs
+                    let cast = if ab != c { ab * i } else { 0 };
+                    lora += times * (cast + ab * s.lora_rank);
+                }
+            }
+        };
+        per(&a.attention_matrices(), 1);
+        match &a.moe {
+            None => per(&a.mlp_matrices(a.intermediate), 1),
+            Some(m) => per(&a.mlp_matrices(m.expert_ffn), m.top_k),
+        }
+    }
+    LayerActivations {
+        norms,
+        attention: div_ceil(attention, tp),
+        mlp: div_ceil(mlp, tp),
+        lora,
+        scores_per_token: div_ceil(scores, tp),
+    }
+}
+
+/// The largest transient of an inference forward over `seqs` × `len` tokens: one layer's
+/// intermediates (no autograd keeps anything), eager scores when the kernel materialises them.
+pub fn prefill_activation_bytes(a: &Architecture, s: &Scenario, c: u64, tp: u64, seqs: u64, len: u64) -> u64 {
+    let tokens = prod(&[seqs, len]);
+    let h = a.hidden;
+    let ffn = |f: u64| match a.mlp {
+        MlpKind::Gated => 3 * f,
+        MlpKind::Plain => 2 * f,
+    };
+    let mlp = match &a.moe {
+        None => ffn(a.intermediate),
+        Some(m) => (m.top_k * ffn(m.expert_ffn) + if m.shared_ffn > 0 { ffn(m.shared_ffn) } else { 0 }).max(ffn(a.intermediate)),
+    };
+    let attn = a.q_dim() + 2 * a.kv_dim() + a.attn_out_dim();
+    let per_token = c * (div_ceil(mlp.max(attn), tp) + 4 * h);
+    let mut bytes = prod(&[tokens, per_token]);
+    if s.attention == Attention::Eager {
+        bytes = bytes.saturating_add(prod(&[seqs, div_ceil(a.heads, tp), len, len, 4 + c]));
+    }
+    bytes
+}
+
+/// KV-cache bytes for `seqs` sequences of `ctx` tokens: 2 (K and V) × KV heads per rank × head_dim
+/// × bits/8 per layer and token; MLA caches one latent (kv_lora_rank + rope dim); sliding-window
+/// layers keep at most `window` tokens.
+pub fn kv_cache_bytes(a: &Architecture, bits: u64, tp: u64, seqs: u64, ctx: u64) -> u64 {
+    let per_layer_token_bits = match &a.mla {
+        Some(m) => (m.kv_lora_rank + m.rope_dim) * bits,
+        None => 2 * div_ceil(a.kv_heads, tp) * a.head_dim * bits,
+    };
+    let full_layers = a.full_attention_layers();
+    let sliding_layers = a.layers - full_layers;
+    let window = a.sliding_window.unwrap_or(ctx).min(ctx);
+    let token_layers = prod(&[full_layers, ctx]).saturating_add(prod(&[sliding_layers, window]));
+    div_ceil(prod(&[seqs, token_layers, per_layer_token_bits]), 8)
+}

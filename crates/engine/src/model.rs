@@ -1,0 +1,450 @@
+//! Model architectures and their exact parameter counts.
+
+use crate::error::EngineError;
+use crate::named_enum;
+use crate::units::prod;
+
+named_enum! {
+    /// Feed-forward block: gated (gate, up, down: SwiGLU/GeGLU) or plain (up, down: GELU).
+    pub enum MlpKind {
+        Gated => ("gated", "gated (3 matrices)"),
+        Plain => ("plain", "plain (2 matrices)"),
+    }
+}
+
+named_enum! {
+    /// Normalisation layers: RMSNorm has a weight; LayerNorm a weight and a bias.
+    pub enum NormKind {
+        Rms => ("rms", "RMSNorm"),
+        Layer => ("layer", "LayerNorm"),
+    }
+}
+
+/// Mixture of experts: every expert is resident, each token is routed to `top_k` of them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Moe {
+    pub experts: u64,
+    pub top_k: u64,
+    /// Intermediate size of one routed expert.
+    pub expert_ffn: u64,
+    /// Total intermediate size of the always-on shared expert(s); 0 when there are none.
+    pub shared_ffn: u64,
+    /// The first layers that stay dense (DeepSeek's first_k_dense_replace).
+    pub dense_layers: u64,
+    /// Experts with biases (gpt-oss).
+    pub expert_bias: bool,
+    /// Router with a bias (gpt-oss).
+    pub router_bias: bool,
+    /// A sigmoid gate on the shared expert (Qwen2-MoE).
+    pub shared_gate: bool,
+}
+
+/// Multi-head latent attention (DeepSeek-V2/V3): the cache holds one latent per token and layer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mla {
+    /// Query compression rank; 0 when queries are projected directly.
+    pub q_lora_rank: u64,
+    pub kv_lora_rank: u64,
+    pub rope_dim: u64,
+    pub nope_dim: u64,
+    pub v_head_dim: u64,
+}
+
+/// A decoder-only transformer's shape, as a config.json describes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Architecture {
+    pub vocab: u64,
+    pub hidden: u64,
+    pub intermediate: u64,
+    pub layers: u64,
+    pub heads: u64,
+    pub kv_heads: u64,
+    pub head_dim: u64,
+    pub tied: bool,
+    pub mlp: MlpKind,
+    pub norm: NormKind,
+    /// Norm layers in each decoder layer (2 for Llama, 4 for Gemma 2/3, 1 for parallel blocks).
+    pub norms_per_layer: u64,
+    pub qkv_bias: bool,
+    pub out_bias: bool,
+    pub mlp_bias: bool,
+    /// Per-head RMSNorm on q and k (Qwen3, Gemma 3).
+    pub qk_norm: bool,
+    /// Learned attention sinks, one per head (gpt-oss).
+    pub attn_sinks: bool,
+    /// A bias on the output head (Phi-1.5/2).
+    pub head_bias: bool,
+    /// Learned absolute position embeddings (GPT-2, BERT); 0 for RoPE models.
+    pub positions: u64,
+    pub moe: Option<Moe>,
+    pub mla: Option<Mla>,
+    /// Sliding-window size, when some layers use one.
+    pub sliding_window: Option<u64>,
+    /// How many layers use the sliding window (the rest attend to everything).
+    pub sliding_layers: u64,
+    /// Longest context the model was trained for (max_position_embeddings).
+    pub max_context: u64,
+    /// Dropout in training (attention probabilities and hidden states), as in BERT.
+    pub dropout: bool,
+    /// Parameters outside the language model (a vision tower, a pooler): counted, kept 16-bit, frozen.
+    pub extra_params: u64,
+}
+
+/// A model's parameters, split the way memory treats them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ParamCounts {
+    /// Token (and position) embeddings.
+    pub embedding: u64,
+    /// The output head, when it is not tied to the embeddings.
+    pub head: u64,
+    /// Weight matrices of all decoder layers (attention, MLP, experts, routers): what quantization shrinks.
+    pub linear: u64,
+    /// Norms, biases, sinks: small tensors that stay 16-bit.
+    pub small: u64,
+    /// Parameters outside the language model.
+    pub extra: u64,
+}
+
+impl ParamCounts {
+    pub fn total(&self) -> u64 {
+        self.embedding + self.head + self.linear + self.small + self.extra
+    }
+}
+
+impl Architecture {
+    /// A plain Llama-style dense model: gated MLP, RMSNorm, no biases, RoPE.
+    #[allow(clippy::too_many_arguments)]
+    pub fn llama(vocab: u64, hidden: u64, intermediate: u64, layers: u64, heads: u64, kv_heads: u64, tied: bool) -> Architecture {
+        Architecture {
+            vocab,
+            hidden,
+            intermediate,
+            layers,
+            heads,
+            kv_heads,
+            head_dim: if heads == 0 { 0 } else { hidden / heads },
+            tied,
+            mlp: MlpKind::Gated,
+            norm: NormKind::Rms,
+            norms_per_layer: 2,
+            qkv_bias: false,
+            out_bias: false,
+            mlp_bias: false,
+            qk_norm: false,
+            attn_sinks: false,
+            head_bias: false,
+            positions: 0,
+            moe: None,
+            mla: None,
+            sliding_window: None,
+            sliding_layers: 0,
+            max_context: 131_072,
+            dropout: false,
+            extra_params: 0,
+        }
+    }
+
+    /// A plausible dense shape for a bare parameter count, as the seeds reason (params ~ 12 h^2 L):
+    /// Llama-like proportions, h = 128 * round(sqrt(P / (12 * L)) / 128), a 32k vocabulary.
+    pub fn from_param_count(params: u64) -> Result<Architecture, EngineError> {
+        if !(1_000_000..=10_000_000_000_000).contains(&params) {
+            return Err(EngineError::OutOfRange {
+                setting: "parameter count".into(),
+                value: crate::units::short_count(params),
+                min: 1_000_000,
+                max: 10_000_000_000_000,
+            });
+        }
+        let vocab = 32_000u64;
+        let p = params as f64;
+        // depth grows slowly with size: 32 layers at 7B, 80 at 70B
+        let layers = ((p / 7e9).powf(0.4) * 32.0).round().clamp(4.0, 160.0) as u64;
+        let mut best: Option<(u64, Architecture)> = None;
+        for h_units in 1..=1024u64 {
+            let hidden = h_units * 128;
+            let heads = (hidden / 128).max(1);
+            let ffn = ((hidden * 8 / 3).div_ceil(256)) * 256;
+            let a = Architecture::llama(vocab, hidden, ffn, layers, heads, heads, false);
+            let n = a.params().total();
+            let err = n.abs_diff(params);
+            if best.as_ref().is_none_or(|(e, _)| err < *e) {
+                best = Some((err, a));
+            }
+            if n > params {
+                break;
+            }
+        }
+        let (_, mut a) = best.expect("at least one width is tried");
+        a.max_context = 131_072;
+        Ok(a)
+    }
+
+    /// Layers that use a dense MLP (all of them, unless the model is MoE).
+    pub fn dense_layers(&self) -> u64 {
+        match &self.moe {
+            Some(m) => m.dense_layers.min(self.layers),
+            None => self.layers,
+        }
+    }
+
+    /// Layers with routed experts.
+    pub fn moe_layers(&self) -> u64 {
+        self.layers - self.dense_layers()
+    }
+
+    /// Width of all query heads together.
+    pub fn q_dim(&self) -> u64 {
+        match &self.mla {
+            Some(m) => self.heads * (m.nope_dim + m.rope_dim),
+            None => self.heads * self.head_dim,
+        }
+    }
+
+    /// Width of the keys (or values) of all KV heads together, as attention computes them.
+    pub fn kv_dim(&self) -> u64 {
+        match &self.mla {
+            Some(m) => self.heads * (m.nope_dim + m.rope_dim),
+            None => self.kv_heads * self.head_dim,
+        }
+    }
+
+    /// Width of the attention output before o_proj.
+    pub fn attn_out_dim(&self) -> u64 {
+        match &self.mla {
+            Some(m) => self.heads * m.v_head_dim,
+            None => self.heads * self.head_dim,
+        }
+    }
+
+    /// The weight matrices of one layer's attention, as (name, in, out).
+    pub fn attention_matrices(&self) -> Vec<(&'static str, u64, u64)> {
+        let h = self.hidden;
+        match &self.mla {
+            Some(m) => {
+                let qk = m.nope_dim + m.rope_dim;
+                let mut v = Vec::with_capacity(5);
+                if m.q_lora_rank > 0 {
+                    v.push(("q", h, m.q_lora_rank));
+                    v.push(("q", m.q_lora_rank, self.heads * qk));
+                } else {
+                    v.push(("q", h, self.heads * qk));
+                }
+                v.push(("k", h, m.kv_lora_rank + m.rope_dim));
+                v.push(("v", m.kv_lora_rank, self.heads * (m.nope_dim + m.v_head_dim)));
+                v.push(("o", self.heads * m.v_head_dim, h));
+                v
+            }
+            None => vec![
+                ("q", h, self.heads * self.head_dim),
+                ("k", h, self.kv_heads * self.head_dim),
+                ("v", h, self.kv_heads * self.head_dim),
+                ("o", self.heads * self.head_dim, h),
+            ],
+        }
+    }
+
+    /// The weight matrices of one dense MLP of intermediate size `ffn`, as (name, in, out).
+    pub fn mlp_matrices(&self, ffn: u64) -> Vec<(&'static str, u64, u64)> {
+        let h = self.hidden;
+        match self.mlp {
+            MlpKind::Gated => vec![("gate", h, ffn), ("up", h, ffn), ("down", ffn, h)],
+            MlpKind::Plain => vec![("up", h, ffn), ("down", ffn, h)],
+        }
+    }
+
+    fn matrices_params(ms: &[(&'static str, u64, u64)]) -> u64 {
+        ms.iter().map(|(_, i, o)| i * o).sum()
+    }
+
+    fn attention_small_params(&self) -> u64 {
+        let mut n = 0;
+        if self.qkv_bias {
+            n += self.q_dim() + 2 * self.kv_heads * self.head_dim;
+        }
+        if self.out_bias {
+            n += self.hidden;
+        }
+        if self.qk_norm {
+            n += 2 * self.head_dim;
+        }
+        if self.attn_sinks {
+            n += self.heads;
+        }
+        if let Some(m) = &self.mla {
+            // the RMSNorms on the compressed q and kv
+            n += m.q_lora_rank + m.kv_lora_rank;
+        }
+        n
+    }
+
+    fn mlp_bias_params(&self, ffn: u64) -> u64 {
+        match self.mlp {
+            MlpKind::Gated => 2 * ffn + self.hidden,
+            MlpKind::Plain => ffn + self.hidden,
+        }
+    }
+
+    fn norm_params(&self) -> u64 {
+        match self.norm {
+            NormKind::Rms => self.hidden,
+            NormKind::Layer => 2 * self.hidden,
+        }
+    }
+
+    /// Linear and small parameters of one MoE layer's feed-forward part: (linear, small).
+    fn moe_ffn_params(&self, m: &Moe) -> (u64, u64) {
+        let expert = Self::matrices_params(&self.mlp_matrices(m.expert_ffn));
+        let mut linear = m.experts * expert + m.experts * self.hidden; // experts + router
+        let mut small = 0;
+        if m.expert_bias {
+            small += m.experts * self.mlp_bias_params(m.expert_ffn);
+        }
+        if m.router_bias {
+            small += m.experts;
+        }
+        if m.shared_ffn > 0 {
+            linear += Self::matrices_params(&self.mlp_matrices(m.shared_ffn));
+            if m.shared_gate {
+                linear += self.hidden;
+            }
+        }
+        (linear, small)
+    }
+
+    /// Parameters of one layer (its largest kind, for MoE): what ZeRO-3 gathers at a time.
+    pub fn largest_layer_params(&self) -> u64 {
+        let attn = Self::matrices_params(&self.attention_matrices());
+        let dense = Self::matrices_params(&self.mlp_matrices(self.intermediate));
+        let moe = self.moe.as_ref().map(|m| self.moe_ffn_params(m).0).unwrap_or(0);
+        attn + dense.max(moe) + self.norms_per_layer * self.norm_params()
+    }
+
+    /// Exact parameter counts, the way transformers counts `model.parameters()`.
+    pub fn params(&self) -> ParamCounts {
+        let h = self.hidden;
+        let embedding = prod(&[self.vocab, h]) + prod(&[self.positions, h]);
+        let head = if self.tied { 0 } else { prod(&[self.vocab, h]) } + if self.head_bias { self.vocab } else { 0 };
+        let attn = Self::matrices_params(&self.attention_matrices());
+        let dense_ffn = Self::matrices_params(&self.mlp_matrices(self.intermediate));
+        let mut linear = self.layers * attn + self.dense_layers() * dense_ffn;
+        let mut small = self.layers * (self.attention_small_params() + self.norms_per_layer * self.norm_params()) + self.norm_params();
+        if self.mlp_bias {
+            small += self.dense_layers() * self.mlp_bias_params(self.intermediate);
+        }
+        if let Some(m) = &self.moe {
+            let (l, s) = self.moe_ffn_params(m);
+            linear += self.moe_layers() * l;
+            small += self.moe_layers() * s;
+        }
+        ParamCounts { embedding, head, linear, small, extra: self.extra_params }
+    }
+
+    /// Parameters one token touches: all but the experts it is not routed to.
+    pub fn active_params(&self) -> u64 {
+        let total = self.params().total();
+        match &self.moe {
+            Some(m) => {
+                let expert = Self::matrices_params(&self.mlp_matrices(m.expert_ffn));
+                let idle = m.experts.saturating_sub(m.top_k) * expert * self.moe_layers();
+                total - idle
+            }
+            None => total,
+        }
+    }
+
+    /// Layers that keep every token in their KV cache (the rest keep a sliding window).
+    pub fn full_attention_layers(&self) -> u64 {
+        match self.sliding_window {
+            Some(_) => self.layers - self.sliding_layers.min(self.layers),
+            None => self.layers,
+        }
+    }
+
+    /// Checks that the shape holds together, with a sentence for the user when it does not.
+    pub fn validate(&self) -> Result<(), EngineError> {
+        let ranges: [(&str, u64, u64, u64); 7] = [
+            ("vocab_size", self.vocab, 1, 4_000_000),
+            ("hidden_size", self.hidden, 1, 131_072),
+            ("intermediate_size", self.intermediate, 1, 1_048_576),
+            ("num_hidden_layers", self.layers, 1, 1_024),
+            ("num_attention_heads", self.heads, 1, 4_096),
+            ("num_key_value_heads", self.kv_heads, 1, 4_096),
+            ("head_dim", self.head_dim, 1, 4_096),
+        ];
+        for (name, value, min, max) in ranges {
+            if !(min..=max).contains(&value) {
+                return Err(EngineError::OutOfRange { setting: name.into(), value: value.to_string(), min, max });
+            }
+        }
+        if self.mla.is_none() && self.heads % self.kv_heads != 0 {
+            return Err(EngineError::BadShape(format!(
+                "{} attention heads cannot be shared evenly by {} KV heads",
+                self.heads, self.kv_heads
+            )));
+        }
+        if let Some(m) = &self.moe {
+            if m.experts == 0 || m.experts > 4_096 {
+                return Err(EngineError::OutOfRange { setting: "experts".into(), value: m.experts.to_string(), min: 1, max: 4_096 });
+            }
+            if m.top_k == 0 || m.top_k > m.experts {
+                return Err(EngineError::BadShape(format!("{} experts per token out of {} experts", m.top_k, m.experts)));
+            }
+            if m.expert_ffn == 0 || m.expert_ffn > 1_048_576 {
+                return Err(EngineError::OutOfRange {
+                    setting: "moe_intermediate_size".into(),
+                    value: m.expert_ffn.to_string(),
+                    min: 1,
+                    max: 1_048_576,
+                });
+            }
+        }
+        if let Some(w) = self.sliding_window {
+            if w == 0 {
+                return Err(EngineError::BadShape("a sliding window of 0 tokens".into()));
+            }
+        }
+        if self.params().total() > 20_000_000_000_000 {
+            return Err(EngineError::BadShape("more than 20 trillion parameters".into()));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn llama_2_7b_has_6_738_415_616_parameters() {
+        let a = Architecture::llama(32_000, 4_096, 11_008, 32, 32, 32, false);
+        assert_eq!(a.params().total(), 6_738_415_616);
+    }
+
+    #[test]
+    fn llama_3_1_8b_has_8_030_261_248_parameters() {
+        let a = Architecture::llama(128_256, 4_096, 14_336, 32, 32, 8, false);
+        assert_eq!(a.params().total(), 8_030_261_248);
+    }
+
+    #[test]
+    fn tied_embeddings_are_counted_once() {
+        let untied = Architecture::llama(128_256, 3_072, 8_192, 28, 24, 8, false);
+        let tied = Architecture { tied: true, ..untied.clone() };
+        assert_eq!(untied.params().total() - tied.params().total(), 128_256 * 3_072);
+        assert_eq!(tied.params().total(), 3_212_749_824);
+    }
+
+    #[test]
+    fn a_bare_7b_gets_a_dense_shape_near_7b() {
+        let a = Architecture::from_param_count(7_000_000_000).unwrap();
+        let n = a.params().total() as f64;
+        assert!((n / 7e9 - 1.0).abs() < 0.05, "{n}");
+        assert_eq!(a.layers, 32);
+    }
+
+    #[test]
+    fn kv_heads_that_do_not_divide_the_heads_are_an_error() {
+        let a = Architecture::llama(32_000, 4_096, 11_008, 32, 32, 5, false);
+        assert!(matches!(a.validate(), Err(EngineError::BadShape(_))));
+    }
+}

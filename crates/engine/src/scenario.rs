@@ -1,0 +1,373 @@
+//! A scenario: the model, the job, the numbers and the hardware. Everything the page and the CLI set.
+
+use crate::config;
+use crate::dtype::{KvDtype, WeightFormat};
+use crate::error::EngineError;
+use crate::gpus::Gpu;
+use crate::model::Architecture;
+use crate::named_enum;
+use crate::presets;
+use crate::units::Unit;
+
+named_enum! {
+    /// What the GPU is asked to do.
+    pub enum Job {
+        Inference => ("infer", "Inference"),
+        Serving => ("serve", "Serving (vLLM)"),
+        Full => ("full", "Full fine-tune"),
+        Lora => ("lora", "LoRA"),
+        Qlora => ("qlora", "QLoRA"),
+    }
+}
+
+impl Job {
+    pub fn is_training(self) -> bool {
+        matches!(self, Job::Full | Job::Lora | Job::Qlora)
+    }
+
+    pub fn is_peft(self) -> bool {
+        matches!(self, Job::Lora | Job::Qlora)
+    }
+}
+
+named_enum! {
+    /// The optimizer and where its states live.
+    pub enum Optimizer {
+        AdamW => ("adamw", "AdamW"),
+        AdamWBf16 => ("adamw_bf16", "AdamW, bf16 states"),
+        AdamW8bit => ("adamw_8bit", "AdamW 8-bit"),
+        Adafactor => ("adafactor", "Adafactor"),
+        Lion => ("lion", "Lion"),
+        SgdMomentum => ("sgd_momentum", "SGD + momentum"),
+        Sgd => ("sgd", "SGD"),
+    }
+}
+
+named_enum! {
+    /// Gradient (activation) checkpointing.
+    pub enum Checkpointing {
+        None => ("none", "off"),
+        Selective => ("selective", "selective (attention)"),
+        Full => ("full", "every layer"),
+    }
+}
+
+named_enum! {
+    /// The attention kernel: fused kernels never store the seq x seq score matrix.
+    pub enum Attention {
+        Flash => ("flash", "SDPA / FlashAttention"),
+        Eager => ("eager", "eager (materialised scores)"),
+    }
+}
+
+named_enum! {
+    /// How the loss is computed over the vocabulary.
+    pub enum Loss {
+        Full => ("full", "full logits, fp32 upcast"),
+        Chunked => ("chunked", "chunked cross-entropy"),
+        Fused => ("fused", "fused linear + CE (no logits)"),
+        NoLmHead => ("none", "no LM head (classifier)"),
+    }
+}
+
+named_enum! {
+    /// ZeRO stage (FSDP: 1-2 = SHARD_GRAD_OP, 3 = FULL_SHARD).
+    pub enum Zero {
+        Z0 => ("0", "ZeRO 0 / DDP"),
+        Z1 => ("1", "ZeRO 1: optimizer states"),
+        Z2 => ("2", "ZeRO 2: + gradients"),
+        Z3 => ("3", "ZeRO 3 / FSDP: + weights"),
+    }
+}
+
+impl Zero {
+    pub fn stage(self) -> u8 {
+        self.index() as u8
+    }
+}
+
+named_enum! {
+    /// What ZeRO-Offload moves to CPU memory.
+    pub enum Offload {
+        None => ("none", "nothing"),
+        Optimizer => ("opt", "optimizer states"),
+        All => ("all", "optimizer states + weights"),
+    }
+}
+
+/// LoRA target modules as a small set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LoraTargets(u16);
+
+impl LoraTargets {
+    /// Every module LoRA can target, with its key.
+    pub const NAMES: [&'static str; 9] = ["q", "k", "v", "o", "gate", "up", "down", "embed", "head"];
+
+    pub fn empty() -> LoraTargets {
+        LoraTargets(0)
+    }
+
+    pub fn all_linear() -> LoraTargets {
+        LoraTargets::parse("q,k,v,o,gate,up,down").expect("static names")
+    }
+
+    pub fn contains(self, name: &str) -> bool {
+        Self::NAMES.iter().position(|n| *n == name).is_some_and(|i| self.0 & (1 << i) != 0)
+    }
+
+    pub fn with(self, name: &str, on: bool) -> LoraTargets {
+        match Self::NAMES.iter().position(|n| *n == name) {
+            Some(i) if on => LoraTargets(self.0 | (1 << i)),
+            Some(i) => LoraTargets(self.0 & !(1 << i)),
+            None => self,
+        }
+    }
+
+    /// Reads "q,v" or "all".
+    pub fn parse(text: &str) -> Result<LoraTargets, EngineError> {
+        if text == "all" {
+            return Ok(LoraTargets::all_linear());
+        }
+        let mut t = LoraTargets::empty();
+        for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            if !Self::NAMES.contains(&part) {
+                return Err(EngineError::Unknown { what: "LoRA target".into(), value: part.chars().take(40).collect() });
+            }
+            t = t.with(part, true);
+        }
+        Ok(t)
+    }
+
+    pub fn names(self) -> Vec<&'static str> {
+        Self::NAMES.iter().copied().filter(|n| self.contains(n)).collect()
+    }
+
+    pub fn key(self) -> String {
+        self.names().join(",")
+    }
+}
+
+/// Which model: a preset, a pasted config.json, or a bare parameter count.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ModelChoice {
+    Preset(&'static str),
+    Custom { name: String, arch: Box<Architecture> },
+    Params(u64),
+}
+
+impl ModelChoice {
+    /// The architecture behind the choice.
+    pub fn architecture(&self) -> Result<Architecture, EngineError> {
+        match self {
+            ModelChoice::Preset(id) => presets::find(id)
+                .map(|p| p.architecture())
+                .ok_or_else(|| EngineError::Unknown { what: "model".into(), value: id.to_string() }),
+            ModelChoice::Custom { arch, .. } => {
+                arch.validate()?;
+                Ok((**arch).clone())
+            }
+            ModelChoice::Params(n) => Architecture::from_param_count(*n),
+        }
+    }
+
+    /// The name shown for the model.
+    pub fn name(&self) -> String {
+        match self {
+            ModelChoice::Preset(id) => presets::find(id).map(|p| p.name.to_string()).unwrap_or_else(|| id.to_string()),
+            ModelChoice::Custom { name, .. } => name.clone(),
+            ModelChoice::Params(n) => format!("{} dense (approximate shape)", crate::units::short_count(*n)),
+        }
+    }
+
+    /// A custom architecture from config.json text.
+    pub fn from_config(name: &str, text: &str) -> Result<ModelChoice, EngineError> {
+        let arch = config::parse_config(text)?;
+        Ok(ModelChoice::Custom { name: name.chars().take(80).collect(), arch: Box::new(arch) })
+    }
+}
+
+/// Every setting of a budget. Fields are plain so the page can bind them; `validate` checks ranges.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scenario {
+    pub model: ModelChoice,
+    pub job: Job,
+    pub weights: WeightFormat,
+    pub kv_dtype: KvDtype,
+    /// Micro-batch per GPU (training) or concurrent sequences (inference).
+    pub batch: u64,
+    /// Tokens per sequence (training) or prompt tokens (inference).
+    pub seq: u64,
+    /// Generated tokens (inference).
+    pub gen: u64,
+    pub grad_accum: u64,
+    pub lora_rank: u64,
+    pub lora_targets: LoraTargets,
+    pub optimizer: Optimizer,
+    /// fp32 master weights (mixed precision); for LoRA, adapters kept in fp32.
+    pub master_weights: bool,
+    pub checkpointing: Checkpointing,
+    pub attention: Attention,
+    pub loss: Loss,
+    pub gpus: u64,
+    pub zero: Zero,
+    pub offload: Offload,
+    pub tp: u64,
+    /// vLLM gpu_memory_utilization, in percent.
+    pub gpu_util_pct: u64,
+    pub block_size: u64,
+    pub max_model_len: u64,
+    /// Average tokens of a request (prompt + output), for serving.
+    pub avg_tokens: u64,
+    /// Concurrent requests to plan for (serving).
+    pub concurrency: u64,
+    /// Tokens of one prefill/profile batch (vLLM max_num_batched_tokens).
+    pub batched_tokens: u64,
+    /// CUDA context, cuBLAS/NCCL workspaces and other memory outside the allocator, in MiB.
+    pub context_mib: u64,
+    /// Caching-allocator reserve and fragmentation, in percent of the tensor peak.
+    pub reserve_pct: u64,
+    pub gpu: Gpu,
+    pub unit: Unit,
+}
+
+impl Default for Scenario {
+    fn default() -> Scenario {
+        Scenario {
+            model: ModelChoice::Preset("llama-3.1-8b"),
+            job: Job::Lora,
+            weights: WeightFormat::Bf16,
+            kv_dtype: KvDtype::Bf16,
+            batch: 4,
+            seq: 2_048,
+            gen: 512,
+            grad_accum: 1,
+            lora_rank: 16,
+            lora_targets: LoraTargets::all_linear(),
+            optimizer: Optimizer::AdamW,
+            master_weights: true,
+            checkpointing: Checkpointing::Full,
+            attention: Attention::Flash,
+            loss: Loss::Full,
+            gpus: 1,
+            zero: Zero::Z0,
+            offload: Offload::None,
+            tp: 1,
+            gpu_util_pct: 90,
+            block_size: 16,
+            max_model_len: 8_192,
+            avg_tokens: 1_024,
+            concurrency: 16,
+            batched_tokens: 8_192,
+            context_mib: 1_024,
+            reserve_pct: 5,
+            gpu: Gpu::Rtx4090,
+            unit: Unit::Gib,
+        }
+    }
+}
+
+/// The accepted range of every numeric setting: (name, link key, min, max).
+pub const RANGES: &[(&str, &str, u64, u64)] = &[
+    ("batch", "b", 1, 1 << 20),
+    ("sequence length", "s", 1, 10_485_760),
+    ("generated tokens", "g", 0, 10_485_760),
+    ("gradient accumulation steps", "ga", 1, 65_536),
+    ("LoRA rank", "r", 1, 65_536),
+    ("GPUs", "n", 1, 4_096),
+    ("tensor parallel degree", "tp", 1, 64),
+    ("GPU memory utilization", "u", 10, 100),
+    ("block size", "bs", 1, 1_024),
+    ("max model length", "ml", 1, 10_485_760),
+    ("average request tokens", "al", 1, 10_485_760),
+    ("concurrent requests", "c", 1, 1 << 20),
+    ("batched tokens", "bt", 1, 10_485_760),
+    ("CUDA context (MiB)", "ctx", 0, 65_536),
+    ("allocator reserve (%)", "rsv", 0, 100),
+];
+
+impl Scenario {
+    /// The numeric settings paired with their range entries.
+    pub fn numbers(&self) -> [u64; 15] {
+        [
+            self.batch,
+            self.seq,
+            self.gen,
+            self.grad_accum,
+            self.lora_rank,
+            self.gpus,
+            self.tp,
+            self.gpu_util_pct,
+            self.block_size,
+            self.max_model_len,
+            self.avg_tokens,
+            self.concurrency,
+            self.batched_tokens,
+            self.context_mib,
+            self.reserve_pct,
+        ]
+    }
+
+    /// Sets the numeric setting with link key `key`; false when the key is not numeric.
+    pub fn set_number(&mut self, key: &str, v: u64) -> bool {
+        let slot = match key {
+            "b" => &mut self.batch,
+            "s" => &mut self.seq,
+            "g" => &mut self.gen,
+            "ga" => &mut self.grad_accum,
+            "r" => &mut self.lora_rank,
+            "n" => &mut self.gpus,
+            "tp" => &mut self.tp,
+            "u" => &mut self.gpu_util_pct,
+            "bs" => &mut self.block_size,
+            "ml" => &mut self.max_model_len,
+            "al" => &mut self.avg_tokens,
+            "c" => &mut self.concurrency,
+            "bt" => &mut self.batched_tokens,
+            "ctx" => &mut self.context_mib,
+            "rsv" => &mut self.reserve_pct,
+            _ => return false,
+        };
+        *slot = v;
+        true
+    }
+
+    /// Checks every setting against its range and the combinations that cannot work.
+    pub fn validate(&self) -> Result<(), EngineError> {
+        for ((name, _, min, max), v) in RANGES.iter().zip(self.numbers()) {
+            if !(*min..=*max).contains(&v) {
+                return Err(EngineError::OutOfRange { setting: (*name).into(), value: v.to_string(), min: *min, max: *max });
+            }
+        }
+        if self.gpus % self.tp != 0 {
+            return Err(EngineError::Unsupported(format!(
+                "{} GPUs cannot be split into tensor-parallel groups of {}",
+                self.gpus, self.tp
+            )));
+        }
+        if self.job == Job::Full && self.weights.is_quantized() {
+            return Err(EngineError::Unsupported(format!(
+                "full fine-tuning updates every weight, so they cannot stay {}; choose fp32 or bf16, or QLoRA",
+                self.weights.label()
+            )));
+        }
+        if self.job == Job::Lora && self.weights.is_quantized() {
+            return Err(EngineError::Unsupported(format!(
+                "LoRA on a {} base is QLoRA; choose the QLoRA job",
+                self.weights.label()
+            )));
+        }
+        if self.job.is_peft() && self.lora_targets == LoraTargets::empty() {
+            return Err(EngineError::Unsupported("LoRA needs at least one target module".into()));
+        }
+        Ok(())
+    }
+
+    /// The quantization QLoRA uses when the chosen weights are not quantized.
+    pub fn effective_weights(&self) -> WeightFormat {
+        if self.job == Job::Qlora && !self.weights.is_quantized() {
+            WeightFormat::Nf4Dq
+        } else {
+            self.weights
+        }
+    }
+}
