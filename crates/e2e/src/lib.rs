@@ -1,1 +1,478 @@
+//! A small harness for end-to-end tests: a static file server on a free loopback port, a
+//! chromedriver process, and a WebDriver session in headless Chromium. Standard library and
+//! serde_json only; the browser is Debian's chromium, never a downloaded one.
 
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{Shutdown, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+/// The built site to test: $VRAM_E2E_DIST, or dist/ at the repository root.
+pub fn dist_dir() -> PathBuf {
+    match std::env::var_os("VRAM_E2E_DIST") {
+        Some(d) => PathBuf::from(d),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../dist"),
+    }
+}
+
+/// Serves a folder's files on 127.0.0.1 until dropped.
+pub struct StaticServer {
+    pub port: u16,
+    stop: Arc<AtomicBool>,
+}
+
+fn mime(path: &Path) -> &'static str {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("html") => "text/html; charset=utf-8",
+        Some("js") => "text/javascript",
+        Some("wasm") => "application/wasm",
+        Some("css") => "text/css",
+        Some("svg") => "image/svg+xml",
+        Some("json") => "application/json",
+        _ => "application/octet-stream",
+    }
+}
+
+impl StaticServer {
+    pub fn start(root: PathBuf) -> StaticServer {
+        assert!(
+            root.join("index.html").is_file(),
+            "no built page at {}: run the README's test command (it builds dist/ first)",
+            root.display()
+        );
+        let listener = TcpListener::bind("127.0.0.1:0").expect("a loopback port");
+        let port = listener.local_addr().expect("bound").port();
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        thread::spawn(move || {
+            for stream in listener.incoming() {
+                if flag.load(Ordering::SeqCst) {
+                    break;
+                }
+                let Ok(stream) = stream else { continue };
+                let root = root.clone();
+                thread::spawn(move || serve_one(stream, &root));
+            }
+        });
+        StaticServer { port, stop }
+    }
+
+    pub fn url(&self, path_and_query: &str) -> String {
+        format!("http://127.0.0.1:{}{}", self.port, path_and_query)
+    }
+}
+
+fn serve_one(mut stream: TcpStream, root: &Path) {
+    let mut reader = BufReader::new(stream.try_clone().expect("clone"));
+    let mut request = String::new();
+    if reader.read_line(&mut request).is_err() {
+        return;
+    }
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).map(|n| n == 0).unwrap_or(true) || line == "\r\n" {
+            break;
+        }
+    }
+    let path = request.split_whitespace().nth(1).unwrap_or("/");
+    let path = path.split(['?', '#']).next().unwrap_or("/");
+    let rel = path.trim_start_matches('/');
+    let file = if rel.is_empty() || rel.contains("..") {
+        root.join("index.html")
+    } else {
+        root.join(rel)
+    };
+    let (status, body, kind) = match std::fs::read(&file) {
+        Ok(b) => ("200 OK", b, mime(&file)),
+        Err(_) => ("404 Not Found", b"not found".to_vec(), "text/plain"),
+    };
+    let head = format!("HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n", body.len());
+    let _ = stream.write_all(head.as_bytes());
+    let _ = stream.write_all(&body);
+    let _ = stream.shutdown(Shutdown::Both);
+}
+
+impl Drop for StaticServer {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        let _ = TcpStream::connect(("127.0.0.1", self.port));
+    }
+}
+
+/// A chromedriver process on a free port, killed when dropped.
+pub struct Driver {
+    pub port: u16,
+    child: Child,
+}
+
+impl Driver {
+    pub fn start() -> Driver {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let child = Command::new("chromedriver")
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("chromedriver on PATH (the README's test command installs chromium-driver)");
+        let d = Driver { port, child };
+        let t0 = Instant::now();
+        while t0.elapsed() < Duration::from_secs(20) {
+            if let Ok((200, body)) = http(port, "GET", "/status", None) {
+                if body["value"]["ready"].as_bool() == Some(true) {
+                    return d;
+                }
+            }
+            thread::sleep(Duration::from_millis(100));
+        }
+        panic!("chromedriver did not become ready on port {port}");
+    }
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One HTTP/1.1 request to chromedriver: (status, JSON body).
+fn http(
+    port: u16,
+    method: &str,
+    path: &str,
+    body: Option<&Value>,
+) -> std::io::Result<(u16, Value)> {
+    let mut s = TcpStream::connect(("127.0.0.1", port))?;
+    s.set_read_timeout(Some(Duration::from_secs(120)))?;
+    let payload = body.map(|b| b.to_string()).unwrap_or_default();
+    let req = format!(
+        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{payload}",
+        payload.len()
+    );
+    s.write_all(req.as_bytes())?;
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw)?;
+    let text = String::from_utf8_lossy(&raw);
+    let status = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    let body = text.split_once("\r\n\r\n").map(|(_, b)| b).unwrap_or("");
+    // chromedriver answers with Content-Length; a chunked body would start with a hex size line
+    let json = serde_json::from_str(body)
+        .or_else(|_| serde_json::from_str(dechunk(body).as_str()))
+        .unwrap_or(Value::Null);
+    Ok((status, json))
+}
+
+fn dechunk(body: &str) -> String {
+    let mut out = String::new();
+    let mut rest = body;
+    while let Some((size, tail)) = rest.split_once("\r\n") {
+        let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+        if n == 0 || tail.len() < n {
+            break;
+        }
+        out.push_str(&tail[..n]);
+        rest = tail[n..].trim_start_matches("\r\n");
+    }
+    out
+}
+
+/// A WebDriver session in headless Chromium with a fresh profile.
+pub struct Session {
+    port: u16,
+    id: String,
+    _profile: TempDir,
+}
+
+struct TempDir(PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+impl Session {
+    /// A new browser window of `width` × `height` CSS pixels.
+    pub fn new(driver: &Driver, width: u32, height: u32) -> Session {
+        let profile = std::env::temp_dir().join(format!(
+            "vram-e2e-{}-{}",
+            std::process::id(),
+            Instant::now().elapsed().as_nanos() ^ rand_seed()
+        ));
+        std::fs::create_dir_all(&profile).expect("temp profile");
+        let binary = ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
+            .into_iter()
+            .find(|p| Path::new(p).exists())
+            .unwrap_or("chromium");
+        let caps = json!({"capabilities": {"alwaysMatch": {
+            "browserName": "chrome",
+            "goog:loggingPrefs": {"browser": "ALL"},
+            "goog:chromeOptions": {
+                "binary": binary,
+                "args": ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+                         "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage", "--disable-quic",
+                         format!("--user-data-dir={}", profile.display()), format!("--window-size={width},{height}")]
+            }
+        }}});
+        let (status, v) =
+            http(driver.port, "POST", "/session", Some(&caps)).expect("chromedriver answers");
+        let id = v["value"]["sessionId"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no session ({status}): {v}"))
+            .to_string();
+        Session {
+            port: driver.port,
+            id,
+            _profile: TempDir(profile),
+        }
+    }
+
+    fn cmd(&self, method: &str, path: &str, body: Option<Value>) -> Value {
+        let full = format!("/session/{}{}", self.id, path);
+        let (status, v) =
+            http(self.port, method, &full, body.as_ref()).expect("chromedriver answers");
+        if status != 200 {
+            panic!(
+                "WebDriver {method} {path} failed ({status}): {}",
+                v["value"]
+            );
+        }
+        v["value"].clone()
+    }
+
+    pub fn goto(&self, url: &str) {
+        self.cmd("POST", "/url", Some(json!({ "url": url })));
+    }
+
+    pub fn url(&self) -> String {
+        self.cmd("GET", "/url", None)
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    }
+
+    /// Runs JavaScript in the page and returns its result.
+    pub fn js(&self, script: &str, args: Vec<Value>) -> Value {
+        self.cmd(
+            "POST",
+            "/execute/sync",
+            Some(json!({ "script": script, "args": args })),
+        )
+    }
+
+    /// Runs asynchronous JavaScript: the script calls `arguments[arguments.length - 1](result)`.
+    pub fn js_async(&self, script: &str, args: Vec<Value>) -> Value {
+        self.cmd(
+            "POST",
+            "/execute/async",
+            Some(json!({ "script": script, "args": args })),
+        )
+    }
+
+    /// Waits until `css` matches an element; panics after `secs`.
+    pub fn wait_for(&self, css: &str, secs: u64) {
+        let t0 = Instant::now();
+        while t0.elapsed() < Duration::from_secs(secs) {
+            if self.exists(css) {
+                return;
+            }
+            thread::sleep(Duration::from_millis(50));
+        }
+        let banner = self.text_of("#panic-banner");
+        panic!(
+            "{css} did not appear within {secs} s (panic banner: {banner:?}; console: {:?})",
+            self.console_errors()
+        );
+    }
+
+    /// Waits until `f` holds, re-checking every 50 ms.
+    pub fn wait_until(&self, what: &str, secs: u64, f: impl Fn(&Session) -> bool) {
+        let t0 = Instant::now();
+        while t0.elapsed() < Duration::from_secs(secs) {
+            if f(self) {
+                return;
+            }
+            thread::sleep(Duration::from_millis(50));
+        }
+        panic!("timed out waiting for {what}");
+    }
+
+    pub fn exists(&self, css: &str) -> bool {
+        self.js(
+            "return document.querySelector(arguments[0]) !== null",
+            vec![json!(css)],
+        )
+        .as_bool()
+        .unwrap_or(false)
+    }
+
+    pub fn count(&self, css: &str) -> u64 {
+        self.js(
+            "return document.querySelectorAll(arguments[0]).length",
+            vec![json!(css)],
+        )
+        .as_u64()
+        .unwrap_or(0)
+    }
+
+    /// The visible text of the first element matching `css` ("" when none).
+    pub fn text_of(&self, css: &str) -> String {
+        self.js(
+            "const e = document.querySelector(arguments[0]); return e ? e.textContent : ''",
+            vec![json!(css)],
+        )
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+    }
+
+    /// The `value` property of an input or select.
+    pub fn value_of(&self, css: &str) -> String {
+        self.js(
+            "const e = document.querySelector(arguments[0]); return e ? String(e.value) : ''",
+            vec![json!(css)],
+        )
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+    }
+
+    /// Sets an input's value and fires `event` ("input" for sliders, "change" for boxes and selects), as a user's edit does.
+    pub fn set(&self, css: &str, value: &str, event: &str) {
+        let ok = self.js(
+            "const e = document.querySelector(arguments[0]); if (!e) return false; e.value = arguments[1]; e.dispatchEvent(new Event(arguments[2], {bubbles: true})); return true;",
+            vec![json!(css), json!(value), json!(event)],
+        );
+        assert_eq!(ok, json!(true), "no element {css}");
+    }
+
+    /// Clicks the element matching `css` through WebDriver (a real click at its position).
+    pub fn click(&self, css: &str) {
+        let el = self.cmd(
+            "POST",
+            "/element",
+            Some(json!({"using": "css selector", "value": css})),
+        );
+        let id = el
+            .as_object()
+            .and_then(|o| o.values().next())
+            .and_then(Value::as_str)
+            .expect("element id")
+            .to_string();
+        self.cmd("POST", &format!("/element/{id}/click"), Some(json!({})));
+    }
+
+    /// Types into the element matching `css` through WebDriver key events.
+    pub fn type_into(&self, css: &str, text: &str) {
+        let el = self.cmd(
+            "POST",
+            "/element",
+            Some(json!({"using": "css selector", "value": css})),
+        );
+        let id = el
+            .as_object()
+            .and_then(|o| o.values().next())
+            .and_then(Value::as_str)
+            .expect("element id")
+            .to_string();
+        self.cmd(
+            "POST",
+            &format!("/element/{id}/value"),
+            Some(json!({ "text": text })),
+        );
+    }
+
+    /// Browser console entries at level SEVERE (errors, failed loads, CSP violations).
+    pub fn console_errors(&self) -> Vec<String> {
+        let full = format!("/session/{}/se/log", self.id);
+        let (status, v) = http(self.port, "POST", &full, Some(&json!({"type": "browser"})))
+            .unwrap_or((0, Value::Null));
+        let v = if status == 200 {
+            v
+        } else {
+            http(
+                self.port,
+                "POST",
+                &format!("/session/{}/log", self.id),
+                Some(&json!({"type": "browser"})),
+            )
+            .map(|r| r.1)
+            .unwrap_or(Value::Null)
+        };
+        v["value"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter(|e| e["level"] == "SEVERE")
+                    .map(|e| e["message"].as_str().unwrap_or_default().to_string())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// Fails the test when the console shows any error.
+    pub fn assert_no_console_errors(&self) {
+        let errors = self.console_errors();
+        assert!(errors.is_empty(), "console errors: {errors:#?}");
+    }
+}
+
+fn rand_seed() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0)
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let _ = http(self.port, "DELETE", &format!("/session/{}", self.id), None);
+    }
+}
+
+/// A server, a driver and a browser, started together for one test.
+pub struct Page {
+    pub server: StaticServer,
+    pub session: Session,
+    _driver: Driver,
+}
+
+impl Page {
+    /// Opens the built page at `path_and_query` (e.g. "/?v=1&b=8") and waits for the app to mount.
+    pub fn open(path_and_query: &str) -> Page {
+        Page::open_sized(path_and_query, 1280, 1000)
+    }
+
+    pub fn open_sized(path_and_query: &str, width: u32, height: u32) -> Page {
+        let server = StaticServer::start(dist_dir());
+        let driver = Driver::start();
+        let session = Session::new(&driver, width, height);
+        session.goto(&server.url(path_and_query));
+        session.wait_for("#total", 30);
+        Page {
+            server,
+            session,
+            _driver: driver,
+        }
+    }
+}
+
+impl std::ops::Deref for Page {
+    type Target = Session;
+    fn deref(&self) -> &Session {
+        &self.session
+    }
+}

@@ -1,43 +1,115 @@
 //! Reading a Hugging Face config.json into an [`Architecture`].
 
-use serde_json::{Map, Value};
+use crate::json::{self, Map, Value};
 
 use crate::error::EngineError;
 use crate::model::{Architecture, Mla, MlpKind, Moe, NormKind};
+use crate::units::prod;
 
 /// The largest config.json accepted, in bytes; anything larger is refused before parsing.
 pub const MAX_CONFIG_BYTES: usize = 1 << 20;
 
 /// Families whose MLP has two matrices and whose norms are LayerNorms with biases everywhere.
-const GPT_STYLE: &[&str] = &["gpt2", "gpt_bigcode", "bert", "roberta", "falcon", "phi", "gpt_neox", "opt", "starcoder2", "gptj", "bloom"];
+const GPT_STYLE: &[&str] = &[
+    "gpt2",
+    "gpt_bigcode",
+    "bert",
+    "roberta",
+    "falcon",
+    "phi",
+    "gpt_neox",
+    "opt",
+    "starcoder2",
+    "gptj",
+    "bloom",
+];
 /// Families whose config.json may omit tie_word_embeddings because they tie by default.
-const TIE_BY_DEFAULT: &[&str] = &["gpt2", "gpt_bigcode", "bert", "roberta", "falcon", "gemma", "gemma2", "gemma3", "gemma3_text", "opt", "bloom"];
+const TIE_BY_DEFAULT: &[&str] = &[
+    "gpt2",
+    "gpt_bigcode",
+    "bert",
+    "roberta",
+    "falcon",
+    "gemma",
+    "gemma2",
+    "gemma3",
+    "gemma3_text",
+    "opt",
+    "bloom",
+];
+
+/// Defaults transformers fills in for fields a family's config.json may leave out.
+fn defaults(model_type: &str) -> &'static [(&'static str, u64)] {
+    match model_type {
+        // Gemma3TextConfig: the multimodal checkpoints' text_config names little more than the widths
+        "gemma3" | "gemma3_text" => &[
+            ("vocab_size", 262_208),
+            ("hidden_size", 2_304),
+            ("intermediate_size", 9_216),
+            ("num_hidden_layers", 26),
+            ("num_attention_heads", 8),
+            ("num_key_value_heads", 4),
+            ("head_dim", 256),
+            ("max_position_embeddings", 131_072),
+            ("sliding_window", 4_096),
+            ("sliding_window_pattern", 6),
+        ],
+        // SiglipVisionConfig
+        "siglip_vision_model" => &[
+            ("hidden_size", 768),
+            ("intermediate_size", 3_072),
+            ("num_hidden_layers", 12),
+            ("image_size", 224),
+            ("patch_size", 16),
+            ("num_channels", 3),
+        ],
+        _ => &[],
+    }
+}
 
 struct Fields<'a> {
     text: &'a Map<String, Value>,
     top: &'a Map<String, Value>,
+    defaults: &'static [(&'static str, u64)],
 }
 
 impl Fields<'_> {
     fn get(&self, names: &[&str]) -> Option<&Value> {
-        names.iter().find_map(|n| self.text.get(*n).filter(|v| !v.is_null()).or_else(|| self.top.get(*n).filter(|v| !v.is_null())))
+        names.iter().find_map(|n| {
+            self.text
+                .get(n)
+                .filter(|v| !v.is_null())
+                .or_else(|| self.top.get(n).filter(|v| !v.is_null()))
+        })
     }
 
     fn uint(&self, names: &[&str]) -> Result<Option<u64>, EngineError> {
         match self.get(names) {
-            None => Ok(None),
+            None => Ok(self
+                .defaults
+                .iter()
+                .find(|(n, _)| names.contains(n))
+                .map(|&(_, v)| v)),
             Some(v) => {
-                let n = v.as_u64().or_else(|| v.as_f64().filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f < 1e18).map(|f| f as u64));
+                let n = v.as_u64().or_else(|| {
+                    v.as_f64()
+                        .filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f < 1e18)
+                        .map(|f| f as u64)
+                });
                 match n {
                     Some(n) => Ok(Some(n)),
-                    None => Err(EngineError::BadField { field: names[0].into(), why: format!("should be a whole number, not {v}") }),
+                    None => Err(EngineError::BadField {
+                        field: names[0].into(),
+                        why: format!("should be a whole number, not {v}"),
+                    }),
                 }
             }
         }
     }
 
     fn required(&self, names: &[&str]) -> Result<u64, EngineError> {
-        self.uint(names)?.ok_or_else(|| EngineError::MissingField(names[0].into()))
+        self.uint(names)?
+            .ok_or_else(|| EngineError::MissingField(names[0].into()))
     }
 
     fn boolean(&self, names: &[&str]) -> Option<bool> {
@@ -56,18 +128,33 @@ impl Fields<'_> {
 /// Parses config.json text. Unknown fields are ignored; a missing required one is named.
 pub fn parse_config(text: &str) -> Result<Architecture, EngineError> {
     if text.len() > MAX_CONFIG_BYTES {
-        return Err(EngineError::BadConfig(format!("it is {} KiB; the limit is {} KiB", text.len() / 1024, MAX_CONFIG_BYTES / 1024)));
+        return Err(EngineError::BadConfig(format!(
+            "it is {} KiB; the limit is {} KiB",
+            text.len() / 1024,
+            MAX_CONFIG_BYTES / 1024
+        )));
     }
-    let value: Value = serde_json::from_str(text).map_err(|e| EngineError::BadConfig(format!("not valid JSON ({e})")))?;
+    let value: Value =
+        json::parse(text).map_err(|e| EngineError::BadConfig(format!("not valid JSON ({e})")))?;
     from_value(&value)
 }
 
 /// Reads an already-parsed config.json value.
 pub fn from_value(value: &Value) -> Result<Architecture, EngineError> {
-    let top = value.as_object().ok_or_else(|| EngineError::BadConfig("the top level is not a JSON object".into()))?;
-    let text = top.get("text_config").and_then(Value::as_object).unwrap_or(top);
-    let f = Fields { text, top };
+    let top = value
+        .as_object()
+        .ok_or_else(|| EngineError::BadConfig("the top level is not a JSON object".into()))?;
+    let text = top
+        .get("text_config")
+        .and_then(Value::as_object)
+        .unwrap_or(top);
+    let mut f = Fields {
+        text,
+        top,
+        defaults: &[],
+    };
     let model_type = f.string(&["model_type"]).unwrap_or("").to_ascii_lowercase();
+    f.defaults = defaults(&model_type);
     let gpt_style = GPT_STYLE.contains(&model_type.as_str());
 
     let hidden = f.required(&["hidden_size", "n_embd", "d_model", "dim"])?;
@@ -75,21 +162,48 @@ pub fn from_value(value: &Value) -> Result<Architecture, EngineError> {
     let heads = f.required(&["num_attention_heads", "n_head", "num_heads", "n_heads"])?;
     let vocab = f.required(&["vocab_size", "padded_vocab_size"])?;
     if heads == 0 {
-        return Err(EngineError::BadField { field: "num_attention_heads".into(), why: "is 0".into() });
+        return Err(EngineError::BadField {
+            field: "num_attention_heads".into(),
+            why: "is 0".into(),
+        });
     }
     let multi_query = f.boolean(&["multi_query"]).unwrap_or(false);
-    let kv_heads = match f.uint(&["num_key_value_heads", "num_kv_heads", "n_head_kv", "multi_query_group_num"])? {
+    let kv_heads = match f.uint(&[
+        "num_key_value_heads",
+        "num_kv_heads",
+        "n_head_kv",
+        "multi_query_group_num",
+    ])? {
         Some(n) => n,
         None if multi_query => 1,
         None => heads,
     };
-    let head_dim = f.uint(&["head_dim", "kv_channels"])?.unwrap_or(hidden / heads);
-    let intermediate = match f.uint(&["intermediate_size", "n_inner", "ffn_dim", "ffn_hidden_size", "ffn_embed_dim"])? {
+    let head_dim = f
+        .uint(&["head_dim", "kv_channels"])?
+        .unwrap_or(hidden / heads);
+    let intermediate = match f.uint(&[
+        "intermediate_size",
+        "n_inner",
+        "ffn_dim",
+        "ffn_hidden_size",
+        "ffn_embed_dim",
+    ])? {
         Some(n) => n,
-        None => 4 * hidden,
+        None => hidden.saturating_mul(4),
     };
-    let tied = f.boolean(&["tie_word_embeddings"]).unwrap_or_else(|| TIE_BY_DEFAULT.contains(&model_type.as_str()));
-    let max_context = f.uint(&["max_position_embeddings", "n_positions", "n_ctx", "seq_length", "max_sequence_length"])?.unwrap_or(4_096);
+    let tied = f
+        .boolean(&["tie_word_embeddings"])
+        .unwrap_or_else(|| TIE_BY_DEFAULT.contains(&model_type.as_str()));
+    let max_context = f
+        .uint(&[
+            "max_position_embeddings",
+            "n_positions",
+            "n_ctx",
+            "seq_length",
+            "max_sequence_length",
+        ])?
+        .unwrap_or(4_096);
+    let max_context = within("max_position_embeddings", max_context, 1, 1 << 28)?;
 
     let mut a = Architecture::llama(vocab, hidden, intermediate, layers, heads, kv_heads, tied);
     a.head_dim = head_dim;
@@ -107,7 +221,13 @@ pub fn from_value(value: &Value) -> Result<Architecture, EngineError> {
         "falcon" => {
             let new_arch = f.boolean(&["new_decoder_architecture"]).unwrap_or(false);
             let parallel = f.boolean(&["parallel_attn"]).unwrap_or(true);
-            a.norms_per_layer = if new_arch { 2 } else if parallel { 1 } else { 2 };
+            a.norms_per_layer = if new_arch {
+                2
+            } else if parallel {
+                1
+            } else {
+                2
+            };
             if !new_arch && multi_query {
                 a.kv_heads = 1;
             }
@@ -119,10 +239,16 @@ pub fn from_value(value: &Value) -> Result<Architecture, EngineError> {
         "gemma2" | "gemma3" | "gemma3_text" => a.norms_per_layer = 4,
         _ => {}
     }
-    if matches!(model_type.as_str(), "gemma3" | "gemma3_text" | "qwen3" | "qwen3_moe" | "olmo2") {
+    if matches!(
+        model_type.as_str(),
+        "gemma3" | "gemma3_text" | "qwen3" | "qwen3_moe" | "olmo2"
+    ) {
         a.qk_norm = true;
     }
-    if matches!(model_type.as_str(), "qwen2" | "qwen2_moe" | "qwen2_vl" | "qwen2_5_vl") {
+    if matches!(
+        model_type.as_str(),
+        "qwen2" | "qwen2_moe" | "qwen2_vl" | "qwen2_5_vl"
+    ) {
         a.qkv_bias = true;
     }
     if let Some(b) = f.boolean(&["attention_bias"]) {
@@ -137,18 +263,50 @@ pub fn from_value(value: &Value) -> Result<Architecture, EngineError> {
     if model_type == "gpt_oss" {
         a.attn_sinks = true;
     }
-    let dropout = f.float(&["attention_probs_dropout_prob", "attn_pdrop", "attention_dropout"]).unwrap_or(0.0)
-        + f.float(&["hidden_dropout_prob", "resid_pdrop", "hidden_dropout"]).unwrap_or(0.0);
+    let dropout = f
+        .float(&[
+            "attention_probs_dropout_prob",
+            "attn_pdrop",
+            "attention_dropout",
+        ])
+        .unwrap_or(0.0)
+        + f.float(&["hidden_dropout_prob", "resid_pdrop", "hidden_dropout"])
+            .unwrap_or(0.0);
     a.dropout = dropout > 0.0;
+    if let Some(vision) = top.get("vision_config").and_then(Value::as_object) {
+        if top.get("model_type").and_then(Value::as_str) == Some("gemma3") {
+            a.extra_params = gemma3_vision_params(vision, hidden)?;
+        }
+    }
 
     // Mixture of experts
-    if let Some(experts) = f.uint(&["num_local_experts", "n_routed_experts", "num_experts"])?.filter(|&e| e > 1) {
-        let top_k = f.uint(&["num_experts_per_tok", "num_experts_per_token", "experts_per_token", "moe_topk"])?.unwrap_or(2);
-        let expert_ffn = f.uint(&["moe_intermediate_size", "expert_intermediate_size"])?.unwrap_or(intermediate);
+    if let Some(experts) = f
+        .uint(&["num_local_experts", "n_routed_experts", "num_experts"])?
+        .filter(|&e| e > 1)
+    {
+        let top_k = f
+            .uint(&[
+                "num_experts_per_tok",
+                "num_experts_per_token",
+                "experts_per_token",
+                "moe_topk",
+            ])?
+            .unwrap_or(2);
+        let expert_ffn = f
+            .uint(&["moe_intermediate_size", "expert_intermediate_size"])?
+            .unwrap_or(intermediate);
         let shared_ffn = match f.uint(&["shared_expert_intermediate_size"])? {
             Some(s) => s,
-            None => f.uint(&["n_shared_experts", "num_shared_experts"])?.unwrap_or(0) * expert_ffn,
+            None => within(
+                "n_shared_experts",
+                f.uint(&["n_shared_experts", "num_shared_experts"])?
+                    .unwrap_or(0),
+                0,
+                4_096,
+            )?
+            .saturating_mul(expert_ffn),
         };
+        let shared_ffn = within("shared_expert_intermediate_size", shared_ffn, 0, 1 << 24)?;
         let mut dense_layers = f.uint(&["first_k_dense_replace"])?.unwrap_or(0);
         if let Some(only) = f.get(&["mlp_only_layers"]).and_then(Value::as_array) {
             dense_layers += only.len() as u64;
@@ -168,14 +326,35 @@ pub fn from_value(value: &Value) -> Result<Architecture, EngineError> {
 
     // Multi-head latent attention
     if let Some(kv_lora_rank) = f.uint(&["kv_lora_rank"])? {
-        let rope_dim = f.required(&["qk_rope_head_dim"])?;
-        let nope_dim = f.required(&["qk_nope_head_dim"])?;
+        let kv_lora_rank = within("kv_lora_rank", kv_lora_rank, 1, 65_536)?;
+        let rope_dim = within(
+            "qk_rope_head_dim",
+            f.required(&["qk_rope_head_dim"])?,
+            0,
+            4_096,
+        )?;
+        let nope_dim = within(
+            "qk_nope_head_dim",
+            f.required(&["qk_nope_head_dim"])?,
+            0,
+            4_096,
+        )?;
         a.mla = Some(Mla {
-            q_lora_rank: f.uint(&["q_lora_rank"])?.unwrap_or(0),
+            q_lora_rank: within(
+                "q_lora_rank",
+                f.uint(&["q_lora_rank"])?.unwrap_or(0),
+                0,
+                65_536,
+            )?,
             kv_lora_rank,
             rope_dim,
             nope_dim,
-            v_head_dim: f.uint(&["v_head_dim"])?.unwrap_or(nope_dim),
+            v_head_dim: within(
+                "v_head_dim",
+                f.uint(&["v_head_dim"])?.unwrap_or(nope_dim),
+                0,
+                4_096,
+            )?,
         });
         a.head_dim = nope_dim + rope_dim;
         a.kv_heads = heads;
@@ -186,13 +365,19 @@ pub fn from_value(value: &Value) -> Result<Architecture, EngineError> {
     let use_window = f.boolean(&["use_sliding_window"]).unwrap_or(true);
     if let (Some(w), true) = (window, use_window) {
         let sliding = if let Some(types) = f.get(&["layer_types"]).and_then(Value::as_array) {
-            types.iter().filter(|t| t.as_str().is_some_and(|s| s.contains("sliding"))).count() as u64
+            types
+                .iter()
+                .filter(|t| t.as_str().is_some_and(|s| s.contains("sliding")))
+                .count() as u64
         } else if let Some(p) = f.uint(&["sliding_window_pattern"])?.filter(|&p| p > 0) {
             // every p-th layer is global
             layers - layers / p
         } else if model_type == "gemma2" {
             layers / 2
-        } else if let Some(m) = f.uint(&["max_window_layers"])?.filter(|_| model_type.starts_with("qwen")) {
+        } else if let Some(m) = f
+            .uint(&["max_window_layers"])?
+            .filter(|_| model_type.starts_with("qwen"))
+        {
             layers.saturating_sub(m)
         } else {
             layers
@@ -204,6 +389,62 @@ pub fn from_value(value: &Value) -> Result<Architecture, EngineError> {
     }
     a.validate()?;
     Ok(a)
+}
+
+/// `n`, or an error naming `setting` when it is outside `min..=max`.
+fn within(setting: &str, n: u64, min: u64, max: u64) -> Result<u64, EngineError> {
+    if (min..=max).contains(&n) {
+        Ok(n)
+    } else {
+        Err(EngineError::OutOfRange {
+            setting: setting.into(),
+            value: n.to_string(),
+            min,
+            max,
+        })
+    }
+}
+
+/// Gemma 3's SigLIP vision tower and its projector onto the text width, as transformers builds them.
+fn gemma3_vision_params(vision: &Map<String, Value>, text_hidden: u64) -> Result<u64, EngineError> {
+    let v = Fields {
+        text: vision,
+        top: vision,
+        defaults: defaults("siglip_vision_model"),
+    };
+    let field = |name: &str, max: u64| {
+        within(
+            &format!("vision_config.{name}"),
+            v.required(&[name])?,
+            1,
+            max,
+        )
+    };
+    let (h, ffn, layers) = (
+        field("hidden_size", 65_536)?,
+        field("intermediate_size", 262_144)?,
+        field("num_hidden_layers", 1_024)?,
+    );
+    let (image, patch, channels) = (
+        field("image_size", 65_536)?,
+        field("patch_size", 65_536)?,
+        field("num_channels", 64)?,
+    );
+    let linear = |i: u64, o: u64| i * o + o;
+    let mlp = linear(h, ffn) + linear(ffn, h);
+    let patches = (image / patch).pow(2);
+    let embeddings = channels * patch * patch * h + h + patches * h;
+    // q, k, v, out with biases, two LayerNorms, the MLP
+    let layer = 4 * linear(h, h) + 2 * 2 * h + mlp;
+    // probe, multi-head attention, LayerNorm, MLP
+    let head = if v.boolean(&["vision_use_head"]).unwrap_or(true) {
+        h + 3 * linear(h, h) + linear(h, h) + 2 * h + mlp
+    } else {
+        0
+    };
+    // mm_input_projection_weight and mm_soft_emb_norm
+    let projector = prod(&[h, text_hidden]).saturating_add(h);
+    Ok((embeddings + layers * layer + 2 * h + head).saturating_add(projector))
 }
 
 #[cfg(test)]
@@ -221,7 +462,9 @@ mod tests {
 
     #[test]
     fn a_missing_hidden_size_is_named_in_the_error() {
-        let err = parse_config(r#"{"num_hidden_layers":2,"num_attention_heads":2,"vocab_size":10}"#).unwrap_err();
+        let err =
+            parse_config(r#"{"num_hidden_layers":2,"num_attention_heads":2,"vocab_size":10}"#)
+                .unwrap_err();
         assert_eq!(err, EngineError::MissingField("hidden_size".into()));
         assert!(err.to_string().contains("hidden_size"));
     }
@@ -235,14 +478,109 @@ mod tests {
 
     #[test]
     fn malformed_json_is_a_bad_config_error_not_a_panic() {
-        assert!(matches!(parse_config("{\"hidden_size\": 4096,"), Err(EngineError::BadConfig(_))));
-        assert!(matches!(parse_config("[1,2]"), Err(EngineError::BadConfig(_))));
-        assert!(matches!(parse_config(r#"{"hidden_size":"big","num_hidden_layers":2,"num_attention_heads":2,"vocab_size":10}"#), Err(EngineError::BadField { .. })));
+        assert!(matches!(
+            parse_config("{\"hidden_size\": 4096,"),
+            Err(EngineError::BadConfig(_))
+        ));
+        assert!(matches!(
+            parse_config("[1,2]"),
+            Err(EngineError::BadConfig(_))
+        ));
+        assert!(matches!(
+            parse_config(
+                r#"{"hidden_size":"big","num_hidden_layers":2,"num_attention_heads":2,"vocab_size":10}"#
+            ),
+            Err(EngineError::BadField { .. })
+        ));
     }
 
     #[test]
     fn a_config_over_one_megabyte_is_refused_before_parsing() {
         let big = format!("{{\"pad\":\"{}\"}}", "x".repeat(MAX_CONFIG_BYTES));
-        assert!(matches!(parse_config(&big), Err(EngineError::BadConfig(m)) if m.contains("limit")));
+        assert!(
+            matches!(parse_config(&big), Err(EngineError::BadConfig(m)) if m.contains("limit"))
+        );
+    }
+
+    const SIGLIP_896: &str = r#""vision_config":{"hidden_size":1152,"image_size":896,"intermediate_size":4304,"model_type":"siglip_vision_model",
+        "num_attention_heads":16,"num_hidden_layers":27,"patch_size":14,"vision_use_head":false}"#;
+
+    #[test]
+    fn gemma_3_4b_as_published_gets_transformers_defaults_and_its_vision_tower() {
+        // google/gemma-3-4b-it: the text_config names only the widths; transformers counts 4,300,079,472
+        let cfg = format!(
+            r#"{{"model_type":"gemma3","text_config":{{"hidden_size":2560,"intermediate_size":10240,"model_type":"gemma3_text",
+            "num_hidden_layers":34,"rope_scaling":{{"factor":8.0,"rope_type":"linear"}},"sliding_window":1024}},{SIGLIP_896}}}"#
+        );
+        let a = parse_config(&cfg).unwrap();
+        assert_eq!(
+            (a.vocab, a.heads, a.kv_heads, a.head_dim),
+            (262_208, 8, 4, 256)
+        );
+        assert_eq!(a.params().extra, 419_816_304);
+        assert_eq!(a.params().total(), 4_300_079_472);
+        assert_eq!(
+            (a.sliding_window, a.full_attention_layers()),
+            (Some(1_024), 5)
+        );
+    }
+
+    #[test]
+    fn gemma_3_12b_as_published_takes_the_default_head_dim_not_hidden_over_heads() {
+        let cfg = format!(
+            r#"{{"model_type":"gemma3","text_config":{{"hidden_size":3840,"intermediate_size":15360,"model_type":"gemma3_text",
+            "num_attention_heads":16,"num_hidden_layers":48,"num_key_value_heads":8,"sliding_window":1024}},{SIGLIP_896}}}"#
+        );
+        let a = parse_config(&cfg).unwrap();
+        assert_eq!(a.head_dim, 256);
+        assert_eq!(a.params().total(), 12_187_325_040);
+    }
+
+    #[test]
+    fn a_siglip_tower_without_vision_use_head_counts_its_pooling_head() {
+        let cfg = r#"{"model_type":"gemma3","text_config":{"hidden_size":256,"intermediate_size":512,"model_type":"gemma3_text",
+            "num_hidden_layers":2,"vocab_size":1000},"vision_config":{"hidden_size":64,"intermediate_size":128,"num_hidden_layers":2,
+            "image_size":64,"patch_size":16,"num_attention_heads":4}}"#;
+        let a = parse_config(cfg).unwrap();
+        assert_eq!((a.params().extra, a.params().total()), (167_168, 4_358_656));
+    }
+
+    #[test]
+    fn an_absurd_vision_config_is_an_error_not_a_panic() {
+        let cfg = r#"{"model_type":"gemma3","text_config":{"hidden_size":256,"intermediate_size":512,"num_hidden_layers":2},
+            "vision_config":{"hidden_size":18446744073709551615,"patch_size":0}}"#;
+        assert!(matches!(
+            parse_config(cfg),
+            Err(EngineError::OutOfRange { .. })
+        ));
+        let huge_text = r#"{"model_type":"gemma3","text_config":{"hidden_size":4000000000000,"num_hidden_layers":2},"vision_config":{}}"#;
+        assert!(parse_config(huge_text).is_err());
+    }
+
+    #[test]
+    fn the_largest_whole_number_in_any_field_is_an_error_not_a_panic() {
+        let base = r#""hidden_size":64,"num_hidden_layers":2,"num_attention_heads":4,"vocab_size":100,"n_routed_experts":4,
+            "num_experts_per_tok":2,"moe_intermediate_size":32,"n_shared_experts":1,"kv_lora_rank":8,"q_lora_rank":8,
+            "qk_rope_head_dim":8,"qk_nope_head_dim":8,"v_head_dim":8"#;
+        let fields = [
+            "hidden_size",
+            "max_position_embeddings",
+            "n_shared_experts",
+            "shared_expert_intermediate_size",
+            "kv_lora_rank",
+            "q_lora_rank",
+            "qk_rope_head_dim",
+            "qk_nope_head_dim",
+            "v_head_dim",
+        ];
+        for model_type in ["deepseek_v3", "gpt2", "qwen2_moe"] {
+            for field in fields {
+                let cfg = format!(
+                    r#"{{"model_type":"{model_type}",{base},"{field}":{}}}"#,
+                    u64::MAX
+                );
+                assert!(parse_config(&cfg).is_err(), "{model_type} {field}");
+            }
+        }
     }
 }

@@ -84,9 +84,11 @@ impl WeightFormat {
             WeightFormat::Fp32 => Bits::new(32, 1),
             WeightFormat::GgufQ8_0 => self.bits(),
             // llama.cpp keeps embeddings and the output head at Q6_K in its k-quant mixes
-            WeightFormat::GgufQ6K | WeightFormat::GgufQ5KM | WeightFormat::GgufQ4KM | WeightFormat::GgufQ3KM | WeightFormat::GgufQ2K => {
-                WeightFormat::GgufQ6K.bits()
-            }
+            WeightFormat::GgufQ6K
+            | WeightFormat::GgufQ5KM
+            | WeightFormat::GgufQ4KM
+            | WeightFormat::GgufQ3KM
+            | WeightFormat::GgufQ2K => WeightFormat::GgufQ6K.bits(),
             _ => Bits::new(16, 1),
         }
     }
@@ -151,7 +153,10 @@ mod tests {
 
     #[test]
     fn formats_are_ordered_from_most_to_fewest_bits() {
-        let bits: Vec<f64> = WeightFormat::ALL.iter().map(|f| f.bits().as_f64()).collect();
+        let bits: Vec<f64> = WeightFormat::ALL
+            .iter()
+            .map(|f| f.bits().as_f64())
+            .collect();
         assert!(bits.windows(2).all(|w| w[0] >= w[1]), "{bits:?}");
     }
 

@@ -8,7 +8,12 @@ pub enum EngineError {
     /// A field holds something that is not a usable number.
     BadField { field: String, why: String },
     /// A setting is outside the range the engine accepts.
-    OutOfRange { setting: String, value: String, min: u64, max: u64 },
+    OutOfRange {
+        setting: String,
+        value: String,
+        min: u64,
+        max: u64,
+    },
     /// The model's shape does not hold together (heads that do not divide, ...).
     BadShape(String),
     /// The pasted text is not JSON, or too large.
@@ -22,9 +27,19 @@ pub enum EngineError {
 impl fmt::Display for EngineError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            EngineError::MissingField(field) => write!(f, "config.json has no \"{field}\", which the estimate needs"),
-            EngineError::BadField { field, why } => write!(f, "config.json field \"{field}\" {why}"),
-            EngineError::OutOfRange { setting, value, min, max } => {
+            EngineError::MissingField(field) => write!(
+                f,
+                "config.json has no \"{field}\", which the estimate needs"
+            ),
+            EngineError::BadField { field, why } => {
+                write!(f, "config.json field \"{field}\" {why}")
+            }
+            EngineError::OutOfRange {
+                setting,
+                value,
+                min,
+                max,
+            } => {
                 write!(f, "{setting} must be between {min} and {max}, not {value}")
             }
             EngineError::BadShape(why) => write!(f, "the model's shape does not add up: {why}"),

@@ -27,7 +27,9 @@ pub fn fits(s: &Scenario, b: &Breakdown, gpu: Gpu) -> bool {
         Job::Serving => {
             let budget = scale(gpu.bytes(), s.gpu_util_pct, 100);
             let fixed = b.total - b.bytes(Component::KvCache);
-            b.total <= budget && budget.saturating_sub(fixed) >= b.kv_bytes_per_token.saturating_mul(s.max_model_len)
+            b.total <= budget
+                && budget.saturating_sub(fixed)
+                    >= b.kv_bytes_per_token.saturating_mul(s.max_model_len)
         }
         _ => b.total <= gpu.bytes(),
     }
@@ -36,14 +38,14 @@ pub fn fits(s: &Scenario, b: &Breakdown, gpu: Gpu) -> bool {
 const GPU_COUNTS: [u64; 13] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096];
 
 /// How the job is spread over `n` GPUs when asking how many it needs: inference and serving
-/// split the model with tensor parallelism (up to 8 per node, then more nodes would pipeline,
-/// which is outside this estimate); training shards with ZeRO-3 when no stage was chosen.
-fn spread(s: &Scenario, n: u64) -> Option<Scenario> {
+/// split the model with tensor parallelism (up to 64 ranks); training shards with ZeRO-3 when no
+/// stage was chosen.
+pub fn spread(s: &Scenario, n: u64) -> Option<Scenario> {
     let mut t = s.clone();
     t.gpus = n;
     if s.job.is_training() {
         t.tp = s.tp.min(n);
-        if n % t.tp != 0 {
+        if !n.is_multiple_of(t.tp) {
             return None;
         }
         if s.zero == Zero::Z0 && n > 1 {
@@ -128,7 +130,11 @@ fn largest(lo: u64, hi: u64, ok: impl Fn(u64) -> bool) -> Option<u64> {
 /// Solves for the selected GPU: max batch, max sequence, max concurrency, best weight format.
 pub fn solve(s: &Scenario, arch: &Architecture) -> Solved {
     let gpu = s.gpu;
-    let fits_with = |t: &Scenario| estimate_with(t, arch, false).map(|b| fits(t, &b, gpu)).unwrap_or(false);
+    let fits_with = |t: &Scenario| {
+        estimate_with(t, arch, false)
+            .map(|b| fits(t, &b, gpu))
+            .unwrap_or(false)
+    };
     let max_batch = largest(1, 1 << 20, |x| {
         let mut t = s.clone();
         t.batch = x;
@@ -140,7 +146,11 @@ pub fn solve(s: &Scenario, arch: &Architecture) -> Solved {
         fits_with(&t)
     });
     let max_concurrency = match s.job {
-        Job::Serving => estimate_with(s, arch, false).ok().and_then(|b| b.serving).map(|f| f.max_concurrency).filter(|_| fits_with(s)),
+        Job::Serving => estimate_with(s, arch, false)
+            .ok()
+            .and_then(|b| b.serving)
+            .map(|f| f.max_concurrency)
+            .filter(|_| fits_with(s)),
         Job::Inference => max_batch,
         _ => None,
     };
@@ -154,5 +164,10 @@ pub fn solve(s: &Scenario, arch: &Architecture) -> Solved {
             _ => fits_with(&t),
         }
     });
-    Solved { max_batch, max_seq, max_concurrency, best_format }
+    Solved {
+        max_batch,
+        max_seq,
+        max_concurrency,
+        best_format,
+    }
 }

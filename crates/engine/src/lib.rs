@@ -10,6 +10,7 @@ pub mod dtype;
 pub mod error;
 pub mod fit;
 pub mod gpus;
+pub mod json;
 pub mod link;
 pub mod memory;
 pub mod model;
@@ -23,5 +24,8 @@ pub use fit::{solve, verdicts, Solved, Verdict};
 pub use gpus::Gpu;
 pub use memory::{estimate, estimate_with, Breakdown, Component, Line, Phase};
 pub use model::Architecture;
-pub use scenario::{Attention, Checkpointing, Job, LoraTargets, Loss, ModelChoice, Offload, Optimizer, Scenario, Zero};
+pub use scenario::{
+    Attention, Checkpointing, Job, LoraTargets, Loss, ModelChoice, Offload, Optimizer, Scenario,
+    Zero,
+};
 pub use units::Unit;

@@ -9,7 +9,10 @@ use crate::error::EngineError;
 use crate::gpus::Gpu;
 use crate::model::{Architecture, Mla, MlpKind, Moe, NormKind};
 use crate::presets;
-use crate::scenario::{Attention, Checkpointing, Job, LoraTargets, Loss, ModelChoice, Offload, Optimizer, Scenario, Zero, RANGES};
+use crate::scenario::{
+    Attention, Checkpointing, Job, LoraTargets, Loss, ModelChoice, Offload, Optimizer, Scenario,
+    Zero, RANGES,
+};
 use crate::units::Unit;
 
 /// The link format's version.
@@ -67,6 +70,9 @@ pub fn encode(s: &Scenario, page: &PageSettings) -> String {
     if s.master_weights != d.master_weights {
         put("mw", u8::from(s.master_weights).to_string());
     }
+    if s.lora_dropout != d.lora_dropout {
+        put("ld", u8::from(s.lora_dropout).to_string());
+    }
     if s.lora_targets != d.lora_targets {
         put("t", s.lora_targets.key());
     }
@@ -78,7 +84,10 @@ pub fn encode(s: &Scenario, page: &PageSettings) -> String {
     if let Some(l) = page.lang {
         put("lang", l.to_string());
     }
-    out.iter().map(|(k, v)| format!("{k}={}", percent_encode(v))).collect::<Vec<_>>().join("&")
+    out.iter()
+        .map(|(k, v)| format!("{k}={}", percent_encode(v)))
+        .collect::<Vec<_>>()
+        .join("&")
 }
 
 /// Reads a link: a whole URL, a query string with or without '?', or a fragment.
@@ -88,7 +97,11 @@ pub fn decode(link: &str) -> Decoded {
     let mut page = PageSettings::default();
     if link.chars().count() > MAX_LINK_CHARS {
         notices.push(format!("the link is longer than {MAX_LINK_CHARS} characters and was not read; defaults are shown"));
-        return Decoded { scenario: s, page, notices };
+        return Decoded {
+            scenario: s,
+            page,
+            notices,
+        };
     }
     let query = match link.find('?') {
         Some(i) => &link[i + 1..],
@@ -107,7 +120,9 @@ pub fn decode(link: &str) -> Decoded {
     let mut cfg: Option<String> = None;
     for (k, v) in &pairs {
         let shown: String = v.chars().take(40).collect();
-        let bad = |notices: &mut Vec<String>, what: &str| notices.push(format!("ignored {k}={shown:?}: {what}"));
+        let bad = |notices: &mut Vec<String>, what: &str| {
+            notices.push(format!("ignored {k}={shown:?}: {what}"))
+        };
         macro_rules! named {
             ($t:ty, $f:ident) => {
                 match <$t>::from_key(v) {
@@ -119,14 +134,19 @@ pub fn decode(link: &str) -> Decoded {
         match k.as_str() {
             "v" => {
                 if v.parse::<u64>().ok() != Some(VERSION) {
-                    bad(&mut notices, "this page reads version 1 links; settings were read as version 1");
+                    bad(
+                        &mut notices,
+                        "this page reads version 1 links; settings were read as version 1",
+                    );
                 }
             }
             "m" => match presets::find(v) {
                 Some(p) => s.model = ModelChoice::Preset(p.id),
                 None => bad(&mut notices, "no such preset model"),
             },
-            "p" => match parse_count(v).and_then(|n| Architecture::from_param_count(n).map(|_| n).ok()) {
+            "p" => match parse_count(v)
+                .and_then(|n| Architecture::from_param_count(n).map(|_| n).ok())
+            {
                 Some(n) => s.model = ModelChoice::Params(n),
                 None => bad(&mut notices, "not a parameter count between 1M and 10T"),
             },
@@ -148,6 +168,11 @@ pub fn decode(link: &str) -> Decoded {
                 "0" => s.master_weights = false,
                 _ => bad(&mut notices, "should be 0 or 1"),
             },
+            "ld" => match v.as_str() {
+                "1" => s.lora_dropout = true,
+                "0" => s.lora_dropout = false,
+                _ => bad(&mut notices, "should be 0 or 1"),
+            },
             "t" => match LoraTargets::parse(v) {
                 Ok(t) if t != LoraTargets::empty() => s.lora_targets = t,
                 _ => bad(&mut notices, "not a list of LoRA targets"),
@@ -162,7 +187,10 @@ pub fn decode(link: &str) -> Decoded {
                     Ok(n) if (*min..=*max).contains(&n) => {
                         s.set_number(key, n);
                     }
-                    _ => bad(&mut notices, &format!("{label} must be a whole number from {min} to {max}")),
+                    _ => bad(
+                        &mut notices,
+                        &format!("{label} must be a whole number from {min} to {max}"),
+                    ),
                 },
                 None => {
                     let shown_key: String = key.chars().take(40).collect();
@@ -173,12 +201,21 @@ pub fn decode(link: &str) -> Decoded {
     }
     if let Some(text) = cfg {
         match decode_arch(&text) {
-            Ok(arch) => s.model = ModelChoice::Custom { name: name.unwrap_or_else(|| "custom model".into()), arch: Box::new(arch) },
+            Ok(arch) => {
+                s.model = ModelChoice::Custom {
+                    name: name.unwrap_or_else(|| "custom model".into()),
+                    arch: Box::new(arch),
+                }
+            }
             Err(e) => notices.push(format!("ignored the custom architecture: {e}")),
         }
     }
     repair(&mut s, &mut notices);
-    Decoded { scenario: s, page, notices }
+    Decoded {
+        scenario: s,
+        page,
+        notices,
+    }
 }
 
 /// Resets settings that cannot go together, saying which.
@@ -189,12 +226,15 @@ fn repair(s: &mut Scenario, notices: &mut Vec<String>) {
             Err(e) => {
                 notices.push(format!("{e}; that setting was reset"));
                 let d = Scenario::default();
-                if s.gpus % s.tp != 0 {
+                if !s.gpus.is_multiple_of(s.tp) {
                     s.tp = 1;
                 } else if s.weights.is_quantized() && matches!(s.job, Job::Full | Job::Lora) {
                     s.weights = d.weights;
                 } else {
-                    *s = Scenario { model: s.model.clone(), ..d };
+                    *s = Scenario {
+                        model: s.model.clone(),
+                        ..d
+                    };
                 }
             }
         }
@@ -212,17 +252,24 @@ fn parse_count(v: &str) -> Option<u64> {
     };
     let x: f64 = num.parse().ok()?;
     let n = x * mult;
-    (n.is_finite() && n >= 1.0 && n <= 1e15).then_some(n.round() as u64)
+    (n.is_finite() && (1.0..=1e15).contains(&n)).then_some(n.round() as u64)
 }
 
 /// Reads a parameter count such as "7B", "1.5b", "124M" or "6738415616".
 pub fn parse_param_count(v: &str) -> Result<u64, EngineError> {
-    parse_count(v).ok_or_else(|| EngineError::BadField { field: "parameter count".into(), why: format!("should look like 7B or 1.5B, not {:?}", v.chars().take(40).collect::<String>()) })
+    parse_count(v).ok_or_else(|| EngineError::BadField {
+        field: "parameter count".into(),
+        why: format!(
+            "should look like 7B or 1.5B, not {:?}",
+            v.chars().take(40).collect::<String>()
+        ),
+    })
 }
 
 const ARCH_KEYS: &[&str] = &[
-    "V", "h", "f", "L", "H", "kv", "hd", "tie", "plain", "ln", "npl", "qb", "ob", "mb", "qkn", "sink", "hb", "pos", "ctx", "drop", "x", "E", "k", "ef", "sf", "dl",
-    "eb", "rb", "sg", "qr", "kvr", "rd", "nd", "vd", "sw", "swl",
+    "V", "h", "f", "L", "H", "kv", "hd", "tie", "plain", "ln", "npl", "qb", "ob", "mb", "qkn",
+    "sink", "hb", "pos", "ctx", "drop", "x", "E", "k", "ef", "sf", "dl", "eb", "rb", "sg", "qr",
+    "kvr", "rd", "nd", "vd", "sw", "swl",
 ];
 
 /// Writes an architecture as `V128256_h4096_...`: letters name a field, digits give its value.
@@ -260,26 +307,62 @@ pub fn encode_arch(a: &Architecture) -> String {
         }
     }
     if let Some(m) = &a.moe {
-        parts.extend([("E", m.experts), ("k", m.top_k), ("ef", m.expert_ffn), ("sf", m.shared_ffn), ("dl", m.dense_layers)]);
-        parts.extend([("eb", m.expert_bias), ("rb", m.router_bias), ("sg", m.shared_gate)].iter().filter(|(_, on)| *on).map(|(k, _)| (*k, 1)));
+        parts.extend([
+            ("E", m.experts),
+            ("k", m.top_k),
+            ("ef", m.expert_ffn),
+            ("sf", m.shared_ffn),
+            ("dl", m.dense_layers),
+        ]);
+        parts.extend(
+            [
+                ("eb", m.expert_bias),
+                ("rb", m.router_bias),
+                ("sg", m.shared_gate),
+            ]
+            .iter()
+            .filter(|(_, on)| *on)
+            .map(|(k, _)| (*k, 1)),
+        );
     }
     if let Some(m) = &a.mla {
-        parts.extend([("qr", m.q_lora_rank), ("kvr", m.kv_lora_rank), ("rd", m.rope_dim), ("nd", m.nope_dim), ("vd", m.v_head_dim)]);
+        parts.extend([
+            ("qr", m.q_lora_rank),
+            ("kvr", m.kv_lora_rank),
+            ("rd", m.rope_dim),
+            ("nd", m.nope_dim),
+            ("vd", m.v_head_dim),
+        ]);
     }
     if let Some(w) = a.sliding_window {
         parts.extend([("sw", w), ("swl", a.sliding_layers)]);
     }
-    parts.iter().map(|(k, v)| format!("{k}{v}")).collect::<Vec<_>>().join("_")
+    parts
+        .iter()
+        .map(|(k, v)| format!("{k}{v}"))
+        .collect::<Vec<_>>()
+        .join("_")
 }
 
 /// Reads what [`encode_arch`] writes.
 pub fn decode_arch(text: &str) -> Result<Architecture, EngineError> {
     let mut vals: std::collections::HashMap<&str, u64> = std::collections::HashMap::new();
     for part in text.split('_').filter(|p| !p.is_empty()) {
-        let split = part.find(|c: char| c.is_ascii_digit()).unwrap_or(part.len());
+        let split = part
+            .find(|c: char| c.is_ascii_digit())
+            .unwrap_or(part.len());
         let (k, v) = part.split_at(split);
-        let key = ARCH_KEYS.iter().find(|x| **x == k).ok_or_else(|| EngineError::Unknown { what: "architecture field".into(), value: k.chars().take(20).collect() })?;
-        let n: u64 = v.parse().map_err(|_| EngineError::BadField { field: k.to_string(), why: "should be a whole number".into() })?;
+        let key = ARCH_KEYS
+            .iter()
+            .find(|x| **x == k)
+            .ok_or_else(|| EngineError::Unknown {
+                what: "architecture field".into(),
+                value: k.chars().take(20).collect(),
+            })?;
+        let n: u64 = v.parse().map_err(|_| EngineError::BadField {
+            field: k.to_string(),
+            why: "should be a whole number".into(),
+        })?;
         vals.insert(key, n);
     }
     let get = |k: &str| vals.get(k).copied();
@@ -298,8 +381,16 @@ pub fn decode_arch(text: &str) -> Result<Architecture, EngineError> {
     let flag = |k: &str| get(k) == Some(1);
     a.head_dim = get("hd").unwrap_or(a.head_dim);
     a.max_context = get("ctx").unwrap_or(a.max_context);
-    a.mlp = if flag("plain") { MlpKind::Plain } else { MlpKind::Gated };
-    a.norm = if flag("ln") { NormKind::Layer } else { NormKind::Rms };
+    a.mlp = if flag("plain") {
+        MlpKind::Plain
+    } else {
+        MlpKind::Gated
+    };
+    a.norm = if flag("ln") {
+        NormKind::Layer
+    } else {
+        NormKind::Rms
+    };
     a.qkv_bias = flag("qb");
     a.out_bias = flag("ob");
     a.mlp_bias = flag("mb");
@@ -343,7 +434,9 @@ fn percent_encode(v: &str) -> String {
     let mut out = String::with_capacity(v.len());
     for b in v.bytes() {
         match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b',' => out.push(b as char),
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b',' => {
+                out.push(b as char)
+            }
             _ => out.push_str(&format!("%{b:02X}")),
         }
     }
@@ -357,8 +450,10 @@ fn percent_decode(v: &str) -> String {
     while i < bytes.len() {
         match bytes[i] {
             b'+' => out.push(b' '),
-            b'%' if i + 2 < bytes.len() + 0 && i + 2 <= bytes.len() - 1 => {
-                let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).ok().and_then(|h| u8::from_str_radix(h, 16).ok());
+            b'%' if i + 2 < bytes.len() => {
+                let hex = std::str::from_utf8(&bytes[i + 1..i + 3])
+                    .ok()
+                    .and_then(|h| u8::from_str_radix(h, 16).ok());
                 match hex {
                     Some(b) => {
                         out.push(b);
@@ -386,14 +481,17 @@ mod tests {
 
     #[test]
     fn a_link_round_trips_every_changed_setting() {
-        let mut s = Scenario::default();
-        s.job = Job::Full;
-        s.batch = 7;
-        s.zero = Zero::Z3;
-        s.gpus = 8;
-        s.gpu = Gpu::H100;
-        s.lora_targets = LoraTargets::parse("q,v").unwrap();
-        s.master_weights = false;
+        let s = Scenario {
+            job: Job::Full,
+            batch: 7,
+            zero: Zero::Z3,
+            gpus: 8,
+            gpu: Gpu::H100,
+            lora_targets: LoraTargets::parse("q,v").unwrap(),
+            master_weights: false,
+            lora_dropout: true,
+            ..Scenario::default()
+        };
         let page = PageSettings { lang: Some("zh") };
         let d = decode(&format!("https://example.invalid/?{}", encode(&s, &page)));
         assert_eq!(d.notices, Vec::<String>::new());
@@ -405,7 +503,10 @@ mod tests {
     fn a_custom_architecture_travels_in_the_link() {
         let mut s = Scenario::default();
         let arch = crate::config::parse_config(r#"{"model_type":"mixtral","vocab_size":32000,"hidden_size":4096,"intermediate_size":14336,"num_hidden_layers":32,"num_attention_heads":32,"num_key_value_heads":8,"num_local_experts":8,"num_experts_per_tok":2,"tie_word_embeddings":false,"sliding_window":4096,"max_position_embeddings":32768}"#).unwrap();
-        s.model = ModelChoice::Custom { name: "my <b>model</b>".into(), arch: Box::new(arch) };
+        s.model = ModelChoice::Custom {
+            name: "my <b>model</b>".into(),
+            arch: Box::new(arch),
+        };
         let d = decode(&encode(&s, &PageSettings::default()));
         assert!(d.notices.is_empty(), "{:?}", d.notices);
         assert_eq!(d.scenario, s);

@@ -91,14 +91,24 @@ impl Breakdown {
 
     /// Bytes of a component at the peak.
     pub fn bytes(&self, c: Component) -> u64 {
-        self.lines.iter().filter(|l| l.component == c && self.at_peak(l)).map(|l| l.bytes).sum()
+        self.lines
+            .iter()
+            .filter(|l| l.component == c && self.at_peak(l))
+            .map(|l| l.bytes)
+            .sum()
     }
 
     /// Bytes of a component when it is largest, whether or not that is the peak.
     pub fn largest(&self, c: Component) -> u64 {
         [Phase::Compute, Phase::Step]
             .iter()
-            .map(|p| self.lines.iter().filter(|l| l.component == c && (l.phase == Phase::Always || l.phase == *p)).map(|l| l.bytes).sum())
+            .map(|p| {
+                self.lines
+                    .iter()
+                    .filter(|l| l.component == c && (l.phase == Phase::Always || l.phase == *p))
+                    .map(|l| l.bytes)
+                    .sum()
+            })
             .max()
             .unwrap_or(0)
     }
@@ -111,7 +121,11 @@ pub fn estimate(s: &Scenario) -> Result<Breakdown, EngineError> {
 }
 
 /// Estimates the scenario for a known architecture; `explain` false skips the formula text (for solvers).
-pub fn estimate_with(s: &Scenario, arch: &Architecture, explain: bool) -> Result<Breakdown, EngineError> {
+pub fn estimate_with(
+    s: &Scenario,
+    arch: &Architecture,
+    explain: bool,
+) -> Result<Breakdown, EngineError> {
     s.validate()?;
     arch.validate()?;
     Ok(Budget::new(s, arch, explain).run())
@@ -136,7 +150,11 @@ struct Budget<'a> {
 impl<'a> Budget<'a> {
     fn new(s: &'a Scenario, a: &'a Architecture, explain: bool) -> Budget<'a> {
         let fmt = s.effective_weights();
-        let c = if fmt == WeightFormat::Fp32 && !s.master_weights { 4 } else { 2 };
+        let c = if fmt == WeightFormat::Fp32 && !s.master_weights {
+            4
+        } else {
+            2
+        };
         let params = a.params();
         let trainable = match s.job {
             Job::Full => params.total() - params.extra,
@@ -163,9 +181,24 @@ impl<'a> Budget<'a> {
         self.unit.format(bytes)
     }
 
-    fn push(&mut self, component: Component, phase: Phase, bytes: u64, formula: impl FnOnce(&Self) -> String) {
-        let formula = if self.explain { formula(self) } else { String::new() };
-        self.lines.push(Line { component, phase, bytes, formula });
+    fn push(
+        &mut self,
+        component: Component,
+        phase: Phase,
+        bytes: u64,
+        formula: impl FnOnce(&Self) -> String,
+    ) {
+        let formula = if self.explain {
+            formula(self)
+        } else {
+            String::new()
+        };
+        self.lines.push(Line {
+            component,
+            phase,
+            bytes,
+            formula,
+        });
     }
 
     fn zero(&self) -> Zero {
@@ -195,18 +228,37 @@ impl<'a> Budget<'a> {
         }
         let context = self.s.context_mib * MIB;
         self.push(Component::Context, Phase::Always, context, |b| {
-            format!("{} MiB (CUDA context, cuBLAS/NCCL workspaces; edit under advanced) = {}", b.s.context_mib, b.g(context))
+            format!(
+                "{} MiB (CUDA context, cuBLAS/NCCL workspaces; edit under advanced) = {}",
+                b.s.context_mib,
+                b.g(context)
+            )
         });
 
-        let sum = |lines: &[Line], p: Phase| -> u64 { lines.iter().filter(|l| l.phase == p).map(|l| l.bytes).fold(0u64, u64::saturating_add) };
+        let sum = |lines: &[Line], p: Phase| -> u64 {
+            lines
+                .iter()
+                .filter(|l| l.phase == p)
+                .map(|l| l.bytes)
+                .fold(0u64, u64::saturating_add)
+        };
         let always_tensors = sum(&self.lines, Phase::Always) - context;
         let compute = sum(&self.lines, Phase::Compute);
         let step = sum(&self.lines, Phase::Step);
-        let peak_phase = if step > compute { Phase::Step } else { Phase::Compute };
+        let peak_phase = if step > compute {
+            Phase::Step
+        } else {
+            Phase::Compute
+        };
         let tensors = always_tensors.saturating_add(compute.max(step));
         let reserve = scale(tensors, self.s.reserve_pct, 100);
         self.push(Component::Reserve, Phase::Always, reserve, |b| {
-            format!("{}% × {} live tensors at the peak = {}", b.s.reserve_pct, b.g(tensors), b.g(reserve))
+            format!(
+                "{}% × {} live tensors at the peak = {}",
+                b.s.reserve_pct,
+                b.g(tensors),
+                b.g(reserve)
+            )
         });
         let total = tensors.saturating_add(context).saturating_add(reserve);
         let serving = (self.s.job == Job::Serving).then(|| self.serving_fit(total));
@@ -248,7 +300,12 @@ impl<'a> Budget<'a> {
                     small_bytes
                 )
             } else {
-                format!("{} params × {} B ({})", thousands(p.total()), fmt.bits().num / 8, fmt.key())
+                format!(
+                    "{} params × {} B ({})",
+                    thousands(p.total()),
+                    fmt.bits().num / 8,
+                    fmt.key()
+                )
             };
             if self.tp > 1 {
                 t.push_str(&format!(" ÷ {} (tensor parallel)", self.tp));
@@ -355,21 +412,34 @@ impl<'a> Budget<'a> {
                 self.push(Component::Master, Phase::Always, gpu, |b| {
                     let mut f = format!("{} × 4 B (fp32 copy the optimizer updates)", thousands(n));
                     shard_text(b, &mut f, 1);
-                    f.push_str(&if on_cpu { format!(" → offloaded to CPU ({})", b.g(master)) } else { format!(" = {}", b.g(gpu)) });
+                    f.push_str(&if on_cpu {
+                        format!(" → offloaded to CPU ({})", b.g(master))
+                    } else {
+                        format!(" = {}", b.g(gpu))
+                    });
                     f
                 });
             }
         }
 
-        // gradients: one buffer, whatever the accumulation steps
+        // gradients: one buffer, whatever the accumulation steps; offloading streams them to the host
         let gb = tb;
         let grads = div_ceil(prod(&[n, gb]), self.shard(2) * self.tp);
+        let grads_on_cpu = self.s.offload != Offload::None;
+        if grads_on_cpu {
+            self.cpu += grads;
+        }
+        let gpu_grads = if grads_on_cpu { 0 } else { grads };
         let persist = self.s.grad_accum > 1 || self.s.gpus > 1;
         let phase = if persist { Phase::Always } else { Phase::Step };
-        self.push(Component::Gradients, phase, grads, |b| {
+        self.push(Component::Gradients, phase, gpu_grads, |b| {
             let mut f = format!("{} trainable × {} B", thousands(n), gb);
             shard_text(b, &mut f, 2);
-            f.push_str(&format!(" = {}", b.g(grads)));
+            if grads_on_cpu {
+                f.push_str(&format!(" → streamed to CPU memory with the offloaded optimizer ({})", b.g(grads)));
+            } else {
+                f.push_str(&format!(" = {}", b.g(grads)));
+            }
             if b.s.grad_accum > 1 {
                 f.push_str(&format!(
                     "; accumulating {} micro-batches adds into the same buffer, so it is not ×{}",
@@ -393,7 +463,11 @@ impl<'a> Budget<'a> {
         self.push(Component::Optimizer, Phase::Always, gpu, |b| {
             let mut f = what.clone();
             shard_text(b, &mut f, 1);
-            f.push_str(&if on_cpu { format!(" → offloaded to CPU ({})", b.g(opt)) } else { format!(" = {}", b.g(gpu)) });
+            f.push_str(&if on_cpu {
+                format!(" → offloaded to CPU ({})", b.g(opt))
+            } else {
+                format!(" = {}", b.g(gpu))
+            });
             f
         });
         // foreach AdamW/Lion/SGD-momentum allocate one state-sized temporary during the step
@@ -404,7 +478,12 @@ impl<'a> Budget<'a> {
         if temp_states > 0 && !on_cpu {
             let temp = div_ceil(prod(&[n, se]), self.shard(1) * self.tp);
             self.push(Component::Optimizer, Phase::Step, temp, |b| {
-                format!("{} × {} B: the step's temporary (multi-tensor update) = {}", thousands(n), se, b.g(temp))
+                format!(
+                    "{} × {} B: the step's temporary (multi-tensor update) = {}",
+                    thousands(n),
+                    se,
+                    b.g(temp)
+                )
             });
         }
     }
@@ -422,19 +501,34 @@ impl<'a> Budget<'a> {
         let (bytes, how) = match s.checkpointing {
             Checkpointing::None => {
                 let b = prod(&[tokens, layers, per_layer_per_token]);
-                (b, format!("{} tokens × {} layers × {} B per token and layer", thousands(tokens), layers, thousands(per_layer_per_token)))
+                (
+                    b,
+                    format!(
+                        "{} tokens × {} layers × {} B per token and layer",
+                        thousands(tokens),
+                        layers,
+                        thousands(per_layer_per_token)
+                    ),
+                )
             }
             Checkpointing::Selective => {
                 let kept = per_layer_per_token - scores;
                 let recompute = prod(&[tokens, scores]);
                 let b = prod(&[tokens, layers, kept]).saturating_add(recompute);
-                (b, format!(
-                    "{} tokens × {} layers × {} B (attention core recomputed{})",
-                    thousands(tokens),
-                    layers,
-                    thousands(kept),
-                    if scores > 0 { ", its scores alive for one layer" } else { "" }
-                ))
+                (
+                    b,
+                    format!(
+                        "{} tokens × {} layers × {} B (attention core recomputed{})",
+                        thousands(tokens),
+                        layers,
+                        thousands(kept),
+                        if scores > 0 {
+                            ", its scores alive for one layer"
+                        } else {
+                            ""
+                        }
+                    ),
+                )
             }
             Checkpointing::Full => {
                 let kept = prod(&[tokens, layers, c * a.hidden]);
@@ -454,7 +548,10 @@ impl<'a> Budget<'a> {
             let mut f = how.clone();
             f.push_str(&format!(" + final norm {} B per token", final_norm));
             if scores > 0 && s.checkpointing != Checkpointing::Full {
-                f.push_str(&format!("; eager attention stores {} B per token for the seq × seq scores", thousands(scores)));
+                f.push_str(&format!(
+                    "; eager attention stores {} B per token for the seq × seq scores",
+                    thousands(scores)
+                ));
             }
             f.push_str(&format!(" = {}", b.g(bytes)));
             f
@@ -469,6 +566,15 @@ impl<'a> Budget<'a> {
             Loss::Full => (
                 prod(&[tokens, v, 12]),
                 format!("{} tokens × {} vocab × 12 B (fp32 log-probs 4 + their gradient 4 + the upcast's gradient 4)", thousands(tokens), thousands(v)),
+            ),
+            Loss::Full16 => (
+                prod(&[tokens, v, 3 * self.c]),
+                format!(
+                    "{} tokens × {} vocab × {} B (16-bit logits, their shifted copy and log-probs; no fp32 upcast)",
+                    thousands(tokens),
+                    thousands(v),
+                    3 * self.c
+                ),
             ),
             Loss::Chunked => {
                 let chunk = div_ceil(tokens, 8);
@@ -498,7 +604,9 @@ impl<'a> Budget<'a> {
             }
             Loss::NoLmHead => (0, "no language-model head: the classifier's outputs are negligible".into()),
         };
-        self.push(Component::Logits, Phase::Compute, bytes, |b| format!("{f} = {}", b.g(bytes)));
+        self.push(Component::Logits, Phase::Compute, bytes, |b| {
+            format!("{f} = {}", b.g(bytes))
+        });
     }
 
     // ---- inference and serving -----------------------------------------------------------------
@@ -515,12 +623,22 @@ impl<'a> Budget<'a> {
             let tokens = s.batched_tokens;
             let act = prefill_activation_bytes(a, s, self.c, self.tp, 1, tokens);
             // vLLM samples one token per sequence: logits of up to 256 sequences in fp32
-            let logits = prod(&[s.concurrency.min(256), div_ceil(a.vocab, self.tp), 4 + self.c]);
+            let logits = prod(&[
+                s.concurrency.min(256),
+                div_ceil(a.vocab, self.tp),
+                4 + self.c,
+            ]);
             self.push(Component::Activations, Phase::Compute, act, |b| {
                 format!("peak of one forward over {} batched tokens (profiled like vLLM's max_num_batched_tokens) = {}", thousands(tokens), b.g(act))
             });
             self.push(Component::Logits, Phase::Compute, logits, |b| {
-                format!("{} sequences × {} vocab × {} B (last-token logits for sampling) = {}", s.concurrency.min(256), thousands(a.vocab), 4 + b.c, b.g(logits))
+                format!(
+                    "{} sequences × {} vocab × {} B (last-token logits for sampling) = {}",
+                    s.concurrency.min(256),
+                    thousands(a.vocab),
+                    4 + b.c,
+                    b.g(logits)
+                )
             });
             let block_tokens = div_ceil(s.avg_tokens, s.block_size) * s.block_size;
             let kv = self.kv_bytes(s.concurrency, block_tokens);
@@ -544,19 +662,38 @@ impl<'a> Budget<'a> {
         let kv_full = self.kv_bytes(s.batch, full);
         // prefill: the prompt's cache + the forward's transient; decode: the cache at full length
         self.push(Component::KvCache, Phase::Compute, kv_prompt, |b| {
-            format!("{} sequences × {} prompt tokens × {} B per token, at the prefill = {}", s.batch, thousands(prompt), thousands(b.kv_bytes(1, 1)), b.g(kv_prompt))
+            format!(
+                "{} sequences × {} prompt tokens × {} B per token, at the prefill = {}",
+                s.batch,
+                thousands(prompt),
+                thousands(b.kv_bytes(1, 1)),
+                b.g(kv_prompt)
+            )
         });
         self.push(Component::KvCache, Phase::Step, kv_full, |b| {
             let per_token = b.kv_bytes(1, 1);
-            let mut f = format!("{} sequences × {} tokens (prompt + generated) × {} B per token", s.batch, thousands(full), thousands(per_token));
+            let mut f = format!(
+                "{} sequences × {} tokens (prompt + generated) × {} B per token",
+                s.batch,
+                thousands(full),
+                thousands(per_token)
+            );
             if let Some(w) = a.sliding_window {
-                f.push_str(&format!(" ({} of {} layers keep only the last {} tokens)", a.sliding_layers, a.layers, thousands(w)));
+                f.push_str(&format!(
+                    " ({} of {} layers keep only the last {} tokens)",
+                    a.sliding_layers,
+                    a.layers,
+                    thousands(w)
+                ));
             }
             f.push_str(&format!(" = {}", b.g(kv_full)));
             f
         });
         self.push(Component::Activations, Phase::Compute, act, |b| {
-            let mut f = format!("largest transient of one layer over the prompt: {} tokens", thousands(s.batch * prompt));
+            let mut f = format!(
+                "largest transient of one layer over the prompt: {} tokens",
+                thousands(s.batch * prompt)
+            );
             if s.attention == Attention::Eager {
                 f.push_str(" incl. the eager seq × seq scores");
             }
@@ -564,15 +701,31 @@ impl<'a> Budget<'a> {
             f
         });
         self.push(Component::Logits, Phase::Compute, logits, |b| {
-            format!("{} sequences × {} vocab × {} B (last-token logits, fp32 for sampling) = {}", s.batch, thousands(a.vocab), 4 + b.c, b.g(logits))
+            format!(
+                "{} sequences × {} vocab × {} B (last-token logits, fp32 for sampling) = {}",
+                s.batch,
+                thousands(a.vocab),
+                4 + b.c,
+                b.g(logits)
+            )
         });
     }
 
     fn serving_fit(&self, needed: u64) -> ServingFit {
         let s = self.s;
         let budget = scale(s.gpu.bytes(), s.gpu_util_pct, 100);
-        let kv_line: u64 = self.lines.iter().filter(|l| l.component == Component::KvCache).map(|l| l.bytes).sum();
-        let reserve: u64 = self.lines.iter().filter(|l| l.component == Component::Reserve).map(|l| l.bytes).sum();
+        let kv_line: u64 = self
+            .lines
+            .iter()
+            .filter(|l| l.component == Component::KvCache)
+            .map(|l| l.bytes)
+            .sum();
+        let reserve: u64 = self
+            .lines
+            .iter()
+            .filter(|l| l.component == Component::Reserve)
+            .map(|l| l.bytes)
+            .sum();
         let fixed = needed - kv_line - reserve;
         let kv_pool = budget.saturating_sub(fixed);
         let per_token = self.kv_bytes(1, 1).max(1);
@@ -604,11 +757,21 @@ fn shard_text(b: &Budget, f: &mut String, stage: u8) {
 pub fn lora_params(a: &Architecture, s: &Scenario) -> u64 {
     let r = s.lora_rank;
     let t = s.lora_targets;
-    let sum = |ms: &[(&str, u64, u64)]| -> u64 { ms.iter().filter(|(n, _, _)| t.contains(n)).map(|(_, i, o)| r * (i + o)).sum() };
+    let sum = |ms: &[(&str, u64, u64)]| -> u64 {
+        ms.iter()
+            .filter(|(n, _, _)| t.contains(n))
+            .map(|(_, i, o)| r * (i + o))
+            .sum()
+    };
     let mut n = a.layers * sum(&a.attention_matrices());
     n += a.dense_layers() * sum(&a.mlp_matrices(a.intermediate));
     if let Some(m) = &a.moe {
-        let per_layer = m.experts * sum(&a.mlp_matrices(m.expert_ffn)) + if m.shared_ffn > 0 { sum(&a.mlp_matrices(m.shared_ffn)) } else { 0 };
+        let per_layer = m.experts * sum(&a.mlp_matrices(m.expert_ffn))
+            + if m.shared_ffn > 0 {
+                sum(&a.mlp_matrices(m.shared_ffn))
+            } else {
+                0
+            };
         n += a.moe_layers() * per_layer;
     }
     if t.contains("embed") {
@@ -624,21 +787,38 @@ pub fn lora_params(a: &Architecture, s: &Scenario) -> u64 {
 fn optimizer_states(a: &Architecture, s: &Scenario, n: u64, se: u64) -> (u64, String) {
     let t = thousands(n);
     match s.optimizer {
-        Optimizer::AdamW | Optimizer::AdamWBf16 => (prod(&[n, 2, se]), format!("{t} trainable × 2 moments × {se} B")),
+        Optimizer::AdamW | Optimizer::AdamWBf16 => (
+            prod(&[n, 2, se]),
+            format!("{t} trainable × 2 moments × {se} B"),
+        ),
         Optimizer::AdamW8bit => {
             let b = prod(&[n, 2]) + div_ceil(n, 2048) * 2 * 4;
-            (b, format!("{t} trainable × 2 moments × 1 B + an fp32 scale per 2048-value block"))
+            (
+                b,
+                format!("{t} trainable × 2 moments × 1 B + an fp32 scale per 2048-value block"),
+            )
         }
-        Optimizer::Lion | Optimizer::SgdMomentum => (prod(&[n, se]), format!("{t} trainable × 1 momentum × {se} B")),
+        Optimizer::Lion | Optimizer::SgdMomentum => (
+            prod(&[n, se]),
+            format!("{t} trainable × 1 momentum × {se} B"),
+        ),
         Optimizer::Sgd => (0, "plain SGD keeps no state".into()),
         Optimizer::Adafactor => {
             // factored second moment: a row and a column vector per matrix
             let per_layer: u64 = if s.job == Job::Full {
-                a.attention_matrices().iter().chain(a.mlp_matrices(a.intermediate).iter()).map(|(_, i, o)| i + o).sum()
+                a.attention_matrices()
+                    .iter()
+                    .chain(a.mlp_matrices(a.intermediate).iter())
+                    .map(|(_, i, o)| i + o)
+                    .sum()
             } else {
                 0
             };
-            let factored = if s.job == Job::Full { prod(&[a.layers, per_layer, 4]) + (a.vocab + a.hidden) * 4 } else { prod(&[n, 4]) / 8 };
+            let factored = if s.job == Job::Full {
+                prod(&[a.layers, per_layer, 4]) + (a.vocab + a.hidden) * 4
+            } else {
+                prod(&[n, 4]) / 8
+            };
             (factored, format!("Adafactor keeps a row and a column of the second moment per matrix: {} values × 4 B", thousands(factored / 4)))
         }
     }
@@ -647,9 +827,15 @@ fn optimizer_states(a: &Architecture, s: &Scenario, n: u64, se: u64) -> (u64, St
 /// Per-token activation bytes of one decoder layer kept for backward, split as the layer computes them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct LayerActivations {
+    /// Inside the norms: the fp32 upcast, and the normalised input when the norm's weight trains.
     pub norms: u64,
+    /// What attention itself keeps: q, k, v after RoPE, the kernel's output and log-sum-exp.
     pub attention: u64,
+    /// What the MLP's nonlinearity keeps: gate and up outputs and act(gate) (gated), or the GELU input.
     pub mlp: u64,
+    /// Inputs of the linear layers that keep them: trainable weights, or bitsandbytes 4-bit matmuls.
+    pub linear_inputs: u64,
+    /// LoRA: each adapter's input cast to the adapter dtype, and its r-wide middle.
     pub lora: u64,
     /// Eager attention's seq x seq scores, per token of the sequence.
     pub scores_per_token: u64,
@@ -657,20 +843,35 @@ pub struct LayerActivations {
 
 impl LayerActivations {
     pub fn total(&self) -> u64 {
-        self.norms + self.attention + self.mlp + self.lora + self.scores_per_token
+        self.norms
+            + self.attention
+            + self.mlp
+            + self.linear_inputs
+            + self.lora
+            + self.scores_per_token
     }
 }
 
 /// What one decoder layer saves for backward per token (bytes), with `c`-byte activations.
 ///
-/// RMSNorm: fp32 upcast (4h) + normalised input (c·h, when its weight trains) + output (c·h);
-/// attention: q, k, v after RoPE + the kernel's output + the o_proj input copy;
-/// gated MLP: gate, up, act(gate), act·up (4f); plain MLP: 2f; MoE: top_k experts' share.
+/// A linear layer keeps its input only to compute its weight's gradient, so frozen layers keep
+/// nothing (bitsandbytes' 4-bit matmul is the exception: it keeps its input anyway). Norms keep
+/// their fp32 upcast; attention keeps q, k, v and its output; the MLP keeps what its
+/// nonlinearity needs. MoE layers do this for the top_k experts each token is routed to.
 pub fn layer_activation_bytes(a: &Architecture, s: &Scenario, c: u64, tp: u64) -> LayerActivations {
     let h = a.hidden;
-    let norm_trains = s.job == Job::Full;
-    let norms = a.norms_per_layer.max(2) * (4 + c + if norm_trains { c } else { 0 }) * h;
-    let mut attention = c * (a.q_dim() + 2 * a.kv_dim() + 2 * a.attn_out_dim()) + 4 * a.heads;
+    let full = s.job == Job::Full;
+    // bitsandbytes' MatMul4Bit saves its input even though the weight is frozen
+    let linears_keep_inputs = full
+        || (s.job == Job::Qlora
+            && matches!(
+                s.effective_weights(),
+                WeightFormat::Nf4 | WeightFormat::Nf4Dq
+            ));
+    let norms = a.norms_per_layer.max(2) * (4 + if full { c } else { 0 }) * h;
+    let out = a.attn_out_dim();
+    let attention =
+        c * (a.q_dim() + 2 * a.kv_dim() + out) + 4 * a.heads + if a.dropout { h } else { 0 };
     let mut scores = 0;
     if s.attention == Attention::Eager {
         // fp32 softmax output + the c-byte probabilities for the matmul with V, per head and key
@@ -679,45 +880,69 @@ pub fn layer_activation_bytes(a: &Architecture, s: &Scenario, c: u64, tp: u64) -
             scores = scores.saturating_add(prod(&[a.heads, s.seq, 1 + c]));
         }
     }
-    let ffn = |f: u64| match a.mlp {
-        MlpKind::Gated => 4 * f * c,
-        MlpKind::Plain => 2 * f * c,
+    // (per-token MLP core, intermediate width, token multiplicity) for dense and routed parts
+    let core = |f: u64| match a.mlp {
+        MlpKind::Gated => 3 * f * c,
+        MlpKind::Plain => f * c,
     };
+    let (ffn, routed) = match &a.moe {
+        None => (a.intermediate, 1),
+        Some(m) => (m.expert_ffn, m.top_k),
+    };
+    let mlp_dense = core(a.intermediate);
     let mut mlp = match &a.moe {
-        None => ffn(a.intermediate),
+        None => mlp_dense,
         Some(m) => {
-            let moe_part = m.top_k * (ffn(m.expert_ffn) + c * h) + 4 * m.experts + if m.shared_ffn > 0 { ffn(m.shared_ffn) } else { 0 };
-            // average over dense and MoE layers
-            (a.dense_layers() * ffn(a.intermediate) + a.moe_layers() * moe_part) / a.layers.max(1)
+            let moe_part = m.top_k * core(m.expert_ffn)
+                + 4 * m.experts
+                + if m.shared_ffn > 0 {
+                    core(m.shared_ffn)
+                } else {
+                    0
+                };
+            (a.dense_layers() * mlp_dense + a.moe_layers() * moe_part) / a.layers.max(1)
         }
     };
     if a.dropout {
-        attention += h;
         mlp += h;
     }
+    // input groups of the linear layers: (modules sharing one input, input width, tokens per token)
+    let groups: [(&[&str], u64, u64); 4] = [
+        (&["q", "k", "v"], h, 1),
+        (&["o"], out, 1),
+        (&["gate", "up"], h, routed),
+        (&["down"], ffn, routed),
+    ];
+    let adapter_bytes = if s.master_weights { 4 } else { c };
+    let mut linear_inputs = 0;
     let mut lora = 0;
-    if s.job.is_peft() {
-        let ab = if s.master_weights { 4 } else { c };
-        let t = s.lora_targets;
-        let mut per = |ms: &[(&str, u64, u64)], times: u64| {
-            for (n, i, _) in ms {
-                if t.contains(n) {
-                    // lora_A keeps its input cast to the adapter dtype; lora_B keeps A's r outputs
-                    let cast = if ab != c { ab * i } else { 0 };
-                    lora += times * (cast + ab * s.lora_rank);
-                }
-            }
-        };
-        per(&a.attention_matrices(), 1);
-        match &a.moe {
-            None => per(&a.mlp_matrices(a.intermediate), 1),
-            Some(m) => per(&a.mlp_matrices(m.expert_ffn), m.top_k),
+    for (modules, width, times) in groups {
+        let targeted: Vec<&&str> = modules
+            .iter()
+            .filter(|m| s.job.is_peft() && s.lora_targets.contains(m))
+            .collect();
+        let shares_input = !targeted.is_empty() && adapter_bytes == c && !s.lora_dropout;
+        if linears_keep_inputs || shares_input {
+            linear_inputs += times * c * width;
+        }
+        for _ in &targeted {
+            // PEFT casts the input to the adapter's dtype (a copy lora_A keeps); dropout makes each
+            // adapter its own copy plus a 1-byte mask; lora_B keeps A's r outputs
+            let input = if s.lora_dropout {
+                (adapter_bytes + 1) * width
+            } else if adapter_bytes != c {
+                adapter_bytes * width
+            } else {
+                0
+            };
+            lora += times * (input + adapter_bytes * s.lora_rank);
         }
     }
     LayerActivations {
         norms,
         attention: div_ceil(attention, tp),
         mlp: div_ceil(mlp, tp),
+        linear_inputs: div_ceil(linear_inputs, tp),
         lora,
         scores_per_token: div_ceil(scores, tp),
     }
@@ -725,7 +950,14 @@ pub fn layer_activation_bytes(a: &Architecture, s: &Scenario, c: u64, tp: u64) -
 
 /// The largest transient of an inference forward over `seqs` × `len` tokens: one layer's
 /// intermediates (no autograd keeps anything), eager scores when the kernel materialises them.
-pub fn prefill_activation_bytes(a: &Architecture, s: &Scenario, c: u64, tp: u64, seqs: u64, len: u64) -> u64 {
+pub fn prefill_activation_bytes(
+    a: &Architecture,
+    s: &Scenario,
+    c: u64,
+    tp: u64,
+    seqs: u64,
+    len: u64,
+) -> u64 {
     let tokens = prod(&[seqs, len]);
     let h = a.hidden;
     let ffn = |f: u64| match a.mlp {
@@ -734,13 +966,19 @@ pub fn prefill_activation_bytes(a: &Architecture, s: &Scenario, c: u64, tp: u64,
     };
     let mlp = match &a.moe {
         None => ffn(a.intermediate),
-        Some(m) => (m.top_k * ffn(m.expert_ffn) + if m.shared_ffn > 0 { ffn(m.shared_ffn) } else { 0 }).max(ffn(a.intermediate)),
+        Some(m) => (m.top_k * ffn(m.expert_ffn)
+            + if m.shared_ffn > 0 {
+                ffn(m.shared_ffn)
+            } else {
+                0
+            })
+        .max(ffn(a.intermediate)),
     };
     let attn = a.q_dim() + 2 * a.kv_dim() + a.attn_out_dim();
     let per_token = c * (div_ceil(mlp.max(attn), tp) + 4 * h);
     let mut bytes = prod(&[tokens, per_token]);
     if s.attention == Attention::Eager {
-        bytes = bytes.saturating_add(prod(&[seqs, div_ceil(a.heads, tp), len, len, 4 + c]));
+        bytes = bytes.saturating_add(prod(&[seqs, div_ceil(a.heads, tp), len, len, 4 + 3 * c]));
     }
     bytes
 }

@@ -114,7 +114,15 @@ impl ParamCounts {
 impl Architecture {
     /// A plain Llama-style dense model: gated MLP, RMSNorm, no biases, RoPE.
     #[allow(clippy::too_many_arguments)]
-    pub fn llama(vocab: u64, hidden: u64, intermediate: u64, layers: u64, heads: u64, kv_heads: u64, tied: bool) -> Architecture {
+    pub fn llama(
+        vocab: u64,
+        hidden: u64,
+        intermediate: u64,
+        layers: u64,
+        heads: u64,
+        kv_heads: u64,
+        tied: bool,
+    ) -> Architecture {
         Architecture {
             vocab,
             hidden,
@@ -122,7 +130,7 @@ impl Architecture {
             layers,
             heads,
             kv_heads,
-            head_dim: if heads == 0 { 0 } else { hidden / heads },
+            head_dim: hidden.checked_div(heads).unwrap_or(0),
             tied,
             mlp: MlpKind::Gated,
             norm: NormKind::Rms,
@@ -230,7 +238,11 @@ impl Architecture {
                     v.push(("q", h, self.heads * qk));
                 }
                 v.push(("k", h, m.kv_lora_rank + m.rope_dim));
-                v.push(("v", m.kv_lora_rank, self.heads * (m.nope_dim + m.v_head_dim)));
+                v.push((
+                    "v",
+                    m.kv_lora_rank,
+                    self.heads * (m.nope_dim + m.v_head_dim),
+                ));
                 v.push(("o", self.heads * m.v_head_dim, h));
                 v
             }
@@ -315,7 +327,11 @@ impl Architecture {
     pub fn largest_layer_params(&self) -> u64 {
         let attn = Self::matrices_params(&self.attention_matrices());
         let dense = Self::matrices_params(&self.mlp_matrices(self.intermediate));
-        let moe = self.moe.as_ref().map(|m| self.moe_ffn_params(m).0).unwrap_or(0);
+        let moe = self
+            .moe
+            .as_ref()
+            .map(|m| self.moe_ffn_params(m).0)
+            .unwrap_or(0);
         attn + dense.max(moe) + self.norms_per_layer * self.norm_params()
     }
 
@@ -323,11 +339,14 @@ impl Architecture {
     pub fn params(&self) -> ParamCounts {
         let h = self.hidden;
         let embedding = prod(&[self.vocab, h]) + prod(&[self.positions, h]);
-        let head = if self.tied { 0 } else { prod(&[self.vocab, h]) } + if self.head_bias { self.vocab } else { 0 };
+        let head = if self.tied { 0 } else { prod(&[self.vocab, h]) }
+            + if self.head_bias { self.vocab } else { 0 };
         let attn = Self::matrices_params(&self.attention_matrices());
         let dense_ffn = Self::matrices_params(&self.mlp_matrices(self.intermediate));
         let mut linear = self.layers * attn + self.dense_layers() * dense_ffn;
-        let mut small = self.layers * (self.attention_small_params() + self.norms_per_layer * self.norm_params()) + self.norm_params();
+        let mut small = self.layers
+            * (self.attention_small_params() + self.norms_per_layer * self.norm_params())
+            + self.norm_params();
         if self.mlp_bias {
             small += self.dense_layers() * self.mlp_bias_params(self.intermediate);
         }
@@ -336,7 +355,13 @@ impl Architecture {
             linear += self.moe_layers() * l;
             small += self.moe_layers() * s;
         }
-        ParamCounts { embedding, head, linear, small, extra: self.extra_params }
+        ParamCounts {
+            embedding,
+            head,
+            linear,
+            small,
+            extra: self.extra_params,
+        }
     }
 
     /// Parameters one token touches: all but the experts it is not routed to.
@@ -373,10 +398,15 @@ impl Architecture {
         ];
         for (name, value, min, max) in ranges {
             if !(min..=max).contains(&value) {
-                return Err(EngineError::OutOfRange { setting: name.into(), value: value.to_string(), min, max });
+                return Err(EngineError::OutOfRange {
+                    setting: name.into(),
+                    value: value.to_string(),
+                    min,
+                    max,
+                });
             }
         }
-        if self.mla.is_none() && self.heads % self.kv_heads != 0 {
+        if self.mla.is_none() && !self.heads.is_multiple_of(self.kv_heads) {
             return Err(EngineError::BadShape(format!(
                 "{} attention heads cannot be shared evenly by {} KV heads",
                 self.heads, self.kv_heads
@@ -384,10 +414,18 @@ impl Architecture {
         }
         if let Some(m) = &self.moe {
             if m.experts == 0 || m.experts > 4_096 {
-                return Err(EngineError::OutOfRange { setting: "experts".into(), value: m.experts.to_string(), min: 1, max: 4_096 });
+                return Err(EngineError::OutOfRange {
+                    setting: "experts".into(),
+                    value: m.experts.to_string(),
+                    min: 1,
+                    max: 4_096,
+                });
             }
             if m.top_k == 0 || m.top_k > m.experts {
-                return Err(EngineError::BadShape(format!("{} experts per token out of {} experts", m.top_k, m.experts)));
+                return Err(EngineError::BadShape(format!(
+                    "{} experts per token out of {} experts",
+                    m.top_k, m.experts
+                )));
             }
             if m.expert_ffn == 0 || m.expert_ffn > 1_048_576 {
                 return Err(EngineError::OutOfRange {
@@ -404,7 +442,9 @@ impl Architecture {
             }
         }
         if self.params().total() > 20_000_000_000_000 {
-            return Err(EngineError::BadShape("more than 20 trillion parameters".into()));
+            return Err(EngineError::BadShape(
+                "more than 20 trillion parameters".into(),
+            ));
         }
         Ok(())
     }
@@ -429,8 +469,14 @@ mod tests {
     #[test]
     fn tied_embeddings_are_counted_once() {
         let untied = Architecture::llama(128_256, 3_072, 8_192, 28, 24, 8, false);
-        let tied = Architecture { tied: true, ..untied.clone() };
-        assert_eq!(untied.params().total() - tied.params().total(), 128_256 * 3_072);
+        let tied = Architecture {
+            tied: true,
+            ..untied.clone()
+        };
+        assert_eq!(
+            untied.params().total() - tied.params().total(),
+            128_256 * 3_072
+        );
         assert_eq!(tied.params().total(), 3_212_749_824);
     }
 

@@ -12,6 +12,8 @@ pub struct Preset {
     pub id: &'static str,
     /// Display name (the Hugging Face repository).
     pub name: &'static str,
+    /// The model family, for grouping in lists ("Llama 3", "Qwen3", ...).
+    pub family: &'static str,
     /// The fields of its config.json that the engine reads.
     pub config: &'static str,
 }
@@ -19,7 +21,10 @@ pub struct Preset {
 impl Preset {
     /// The preset's architecture, parsed once.
     pub fn architecture(&self) -> Architecture {
-        let idx = PRESETS.iter().position(|p| p.id == self.id).expect("preset from the list");
+        let idx = PRESETS
+            .iter()
+            .position(|p| p.id == self.id)
+            .expect("preset from the list");
         parsed()[idx].clone()
     }
 }
@@ -29,7 +34,10 @@ fn parsed() -> &'static Vec<Architecture> {
     CELL.get_or_init(|| {
         PRESETS
             .iter()
-            .map(|p| config::parse_config(p.config).unwrap_or_else(|e| panic!("preset {} does not parse: {e}", p.id)))
+            .map(|p| {
+                config::parse_config(p.config)
+                    .unwrap_or_else(|e| panic!("preset {} does not parse: {e}", p.id))
+            })
             .collect()
     })
 }
@@ -46,19 +54,255 @@ pub fn all() -> &'static [Preset] {
 
 const PRESETS: &[Preset] = &[
     Preset {
-        id: "llama-3.1-8b",
-        name: "meta-llama/Llama-3.1-8B",
-        config: r#"{"model_type":"llama","vocab_size":128256,"hidden_size":4096,"intermediate_size":14336,"num_hidden_layers":32,"num_attention_heads":32,"num_key_value_heads":8,"head_dim":128,"tie_word_embeddings":false,"max_position_embeddings":131072}"#,
-    },
-    Preset {
         id: "llama-2-7b",
         name: "meta-llama/Llama-2-7b-hf",
+        family: "Llama 2",
         config: r#"{"model_type":"llama","vocab_size":32000,"hidden_size":4096,"intermediate_size":11008,"num_hidden_layers":32,"num_attention_heads":32,"num_key_value_heads":32,"tie_word_embeddings":false,"max_position_embeddings":4096}"#,
+    },
+    Preset {
+        id: "llama-2-13b",
+        name: "meta-llama/Llama-2-13b-hf",
+        family: "Llama 2",
+        config: r#"{"model_type":"llama","vocab_size":32000,"hidden_size":5120,"intermediate_size":13824,"num_hidden_layers":40,"num_attention_heads":40,"num_key_value_heads":40,"tie_word_embeddings":false,"max_position_embeddings":4096}"#,
+    },
+    Preset {
+        id: "llama-2-70b",
+        name: "meta-llama/Llama-2-70b-hf",
+        family: "Llama 2",
+        config: r#"{"model_type":"llama","vocab_size":32000,"hidden_size":8192,"intermediate_size":28672,"num_hidden_layers":80,"num_attention_heads":64,"num_key_value_heads":8,"tie_word_embeddings":false,"max_position_embeddings":4096}"#,
+    },
+    Preset {
+        id: "llama-3.2-1b",
+        name: "meta-llama/Llama-3.2-1B",
+        family: "Llama 3",
+        config: r#"{"model_type":"llama","vocab_size":128256,"hidden_size":2048,"intermediate_size":8192,"num_hidden_layers":16,"num_attention_heads":32,"num_key_value_heads":8,"head_dim":64,"tie_word_embeddings":true,"max_position_embeddings":131072}"#,
     },
     Preset {
         id: "llama-3.2-3b",
         name: "meta-llama/Llama-3.2-3B",
+        family: "Llama 3",
         config: r#"{"model_type":"llama","vocab_size":128256,"hidden_size":3072,"intermediate_size":8192,"num_hidden_layers":28,"num_attention_heads":24,"num_key_value_heads":8,"head_dim":128,"tie_word_embeddings":true,"max_position_embeddings":131072}"#,
+    },
+    Preset {
+        id: "llama-3.1-8b",
+        name: "meta-llama/Llama-3.1-8B",
+        family: "Llama 3",
+        config: r#"{"model_type":"llama","vocab_size":128256,"hidden_size":4096,"intermediate_size":14336,"num_hidden_layers":32,"num_attention_heads":32,"num_key_value_heads":8,"head_dim":128,"tie_word_embeddings":false,"max_position_embeddings":131072}"#,
+    },
+    Preset {
+        id: "llama-3.1-70b",
+        name: "meta-llama/Llama-3.1-70B",
+        family: "Llama 3",
+        config: r#"{"model_type":"llama","vocab_size":128256,"hidden_size":8192,"intermediate_size":28672,"num_hidden_layers":80,"num_attention_heads":64,"num_key_value_heads":8,"head_dim":128,"tie_word_embeddings":false,"max_position_embeddings":131072}"#,
+    },
+    Preset {
+        id: "llama-3.3-70b",
+        name: "meta-llama/Llama-3.3-70B-Instruct",
+        family: "Llama 3",
+        config: r#"{"model_type":"llama","vocab_size":128256,"hidden_size":8192,"intermediate_size":28672,"num_hidden_layers":80,"num_attention_heads":64,"num_key_value_heads":8,"head_dim":128,"tie_word_embeddings":false,"max_position_embeddings":131072}"#,
+    },
+    Preset {
+        id: "llama-3.1-405b",
+        name: "meta-llama/Llama-3.1-405B",
+        family: "Llama 3",
+        config: r#"{"model_type":"llama","vocab_size":128256,"hidden_size":16384,"intermediate_size":53248,"num_hidden_layers":126,"num_attention_heads":128,"num_key_value_heads":8,"head_dim":128,"tie_word_embeddings":false,"max_position_embeddings":131072}"#,
+    },
+    Preset {
+        id: "mistral-7b",
+        name: "mistralai/Mistral-7B-v0.3",
+        family: "Mistral",
+        config: r#"{"model_type":"mistral","vocab_size":32768,"hidden_size":4096,"intermediate_size":14336,"num_hidden_layers":32,"num_attention_heads":32,"num_key_value_heads":8,"sliding_window":null,"tie_word_embeddings":false,"max_position_embeddings":32768}"#,
+    },
+    Preset {
+        id: "mixtral-8x7b",
+        name: "mistralai/Mixtral-8x7B-v0.1",
+        family: "Mistral",
+        config: r#"{"model_type":"mixtral","vocab_size":32000,"hidden_size":4096,"intermediate_size":14336,"num_hidden_layers":32,"num_attention_heads":32,"num_key_value_heads":8,"num_local_experts":8,"num_experts_per_tok":2,"sliding_window":null,"tie_word_embeddings":false,"max_position_embeddings":32768}"#,
+    },
+    Preset {
+        id: "mixtral-8x22b",
+        name: "mistralai/Mixtral-8x22B-v0.1",
+        family: "Mistral",
+        config: r#"{"model_type":"mixtral","vocab_size":32000,"hidden_size":6144,"intermediate_size":16384,"num_hidden_layers":56,"num_attention_heads":48,"num_key_value_heads":8,"num_local_experts":8,"num_experts_per_tok":2,"sliding_window":null,"tie_word_embeddings":false,"max_position_embeddings":65536}"#,
+    },
+    Preset {
+        id: "qwen2.5-0.5b",
+        name: "Qwen/Qwen2.5-0.5B",
+        family: "Qwen2.5",
+        config: r#"{"model_type":"qwen2","vocab_size":151936,"hidden_size":896,"intermediate_size":4864,"num_hidden_layers":24,"num_attention_heads":14,"num_key_value_heads":2,"tie_word_embeddings":true,"max_position_embeddings":32768,"use_sliding_window":false}"#,
+    },
+    Preset {
+        id: "qwen2.5-1.5b",
+        name: "Qwen/Qwen2.5-1.5B",
+        family: "Qwen2.5",
+        config: r#"{"model_type":"qwen2","vocab_size":151936,"hidden_size":1536,"intermediate_size":8960,"num_hidden_layers":28,"num_attention_heads":12,"num_key_value_heads":2,"tie_word_embeddings":true,"max_position_embeddings":131072,"use_sliding_window":false}"#,
+    },
+    Preset {
+        id: "qwen2.5-3b",
+        name: "Qwen/Qwen2.5-3B",
+        family: "Qwen2.5",
+        config: r#"{"model_type":"qwen2","vocab_size":151936,"hidden_size":2048,"intermediate_size":11008,"num_hidden_layers":36,"num_attention_heads":16,"num_key_value_heads":2,"tie_word_embeddings":true,"max_position_embeddings":32768,"use_sliding_window":false}"#,
+    },
+    Preset {
+        id: "qwen2.5-7b",
+        name: "Qwen/Qwen2.5-7B",
+        family: "Qwen2.5",
+        config: r#"{"model_type":"qwen2","vocab_size":152064,"hidden_size":3584,"intermediate_size":18944,"num_hidden_layers":28,"num_attention_heads":28,"num_key_value_heads":4,"tie_word_embeddings":false,"max_position_embeddings":131072,"use_sliding_window":false}"#,
+    },
+    Preset {
+        id: "qwen2.5-14b",
+        name: "Qwen/Qwen2.5-14B",
+        family: "Qwen2.5",
+        config: r#"{"model_type":"qwen2","vocab_size":152064,"hidden_size":5120,"intermediate_size":13824,"num_hidden_layers":48,"num_attention_heads":40,"num_key_value_heads":8,"tie_word_embeddings":false,"max_position_embeddings":131072,"use_sliding_window":false}"#,
+    },
+    Preset {
+        id: "qwen2.5-32b",
+        name: "Qwen/Qwen2.5-32B",
+        family: "Qwen2.5",
+        config: r#"{"model_type":"qwen2","vocab_size":152064,"hidden_size":5120,"intermediate_size":27648,"num_hidden_layers":64,"num_attention_heads":40,"num_key_value_heads":8,"tie_word_embeddings":false,"max_position_embeddings":131072,"use_sliding_window":false}"#,
+    },
+    Preset {
+        id: "qwen2.5-72b",
+        name: "Qwen/Qwen2.5-72B",
+        family: "Qwen2.5",
+        config: r#"{"model_type":"qwen2","vocab_size":152064,"hidden_size":8192,"intermediate_size":29568,"num_hidden_layers":80,"num_attention_heads":64,"num_key_value_heads":8,"tie_word_embeddings":false,"max_position_embeddings":131072,"use_sliding_window":false}"#,
+    },
+    Preset {
+        id: "qwen3-0.6b",
+        name: "Qwen/Qwen3-0.6B",
+        family: "Qwen3",
+        config: r#"{"model_type":"qwen3","vocab_size":151936,"hidden_size":1024,"intermediate_size":3072,"num_hidden_layers":28,"num_attention_heads":16,"num_key_value_heads":8,"head_dim":128,"attention_bias":false,"tie_word_embeddings":true,"max_position_embeddings":40960,"sliding_window":null,"use_sliding_window":false}"#,
+    },
+    Preset {
+        id: "qwen3-1.7b",
+        name: "Qwen/Qwen3-1.7B",
+        family: "Qwen3",
+        config: r#"{"model_type":"qwen3","vocab_size":151936,"hidden_size":2048,"intermediate_size":6144,"num_hidden_layers":28,"num_attention_heads":16,"num_key_value_heads":8,"head_dim":128,"attention_bias":false,"tie_word_embeddings":true,"max_position_embeddings":40960,"sliding_window":null,"use_sliding_window":false}"#,
+    },
+    Preset {
+        id: "qwen3-4b",
+        name: "Qwen/Qwen3-4B",
+        family: "Qwen3",
+        config: r#"{"model_type":"qwen3","vocab_size":151936,"hidden_size":2560,"intermediate_size":9728,"num_hidden_layers":36,"num_attention_heads":32,"num_key_value_heads":8,"head_dim":128,"attention_bias":false,"tie_word_embeddings":true,"max_position_embeddings":40960,"sliding_window":null,"use_sliding_window":false}"#,
+    },
+    Preset {
+        id: "qwen3-8b",
+        name: "Qwen/Qwen3-8B",
+        family: "Qwen3",
+        config: r#"{"model_type":"qwen3","vocab_size":151936,"hidden_size":4096,"intermediate_size":12288,"num_hidden_layers":36,"num_attention_heads":32,"num_key_value_heads":8,"head_dim":128,"attention_bias":false,"tie_word_embeddings":false,"max_position_embeddings":40960,"sliding_window":null,"use_sliding_window":false}"#,
+    },
+    Preset {
+        id: "qwen3-14b",
+        name: "Qwen/Qwen3-14B",
+        family: "Qwen3",
+        config: r#"{"model_type":"qwen3","vocab_size":151936,"hidden_size":5120,"intermediate_size":17408,"num_hidden_layers":40,"num_attention_heads":40,"num_key_value_heads":8,"head_dim":128,"attention_bias":false,"tie_word_embeddings":false,"max_position_embeddings":40960,"sliding_window":null,"use_sliding_window":false}"#,
+    },
+    Preset {
+        id: "qwen3-32b",
+        name: "Qwen/Qwen3-32B",
+        family: "Qwen3",
+        config: r#"{"model_type":"qwen3","vocab_size":151936,"hidden_size":5120,"intermediate_size":25600,"num_hidden_layers":64,"num_attention_heads":64,"num_key_value_heads":8,"head_dim":128,"attention_bias":false,"tie_word_embeddings":false,"max_position_embeddings":40960,"sliding_window":null,"use_sliding_window":false}"#,
+    },
+    Preset {
+        id: "qwen3-30b-a3b",
+        name: "Qwen/Qwen3-30B-A3B",
+        family: "Qwen3",
+        config: r#"{"model_type":"qwen3_moe","vocab_size":151936,"hidden_size":2048,"intermediate_size":6144,"moe_intermediate_size":768,"num_hidden_layers":48,"num_attention_heads":32,"num_key_value_heads":4,"head_dim":128,"attention_bias":false,"num_experts":128,"num_experts_per_tok":8,"decoder_sparse_step":1,"mlp_only_layers":[],"norm_topk_prob":true,"tie_word_embeddings":false,"max_position_embeddings":40960,"sliding_window":null,"use_sliding_window":false}"#,
+    },
+    Preset {
+        id: "qwen3-235b-a22b",
+        name: "Qwen/Qwen3-235B-A22B",
+        family: "Qwen3",
+        config: r#"{"model_type":"qwen3_moe","vocab_size":151936,"hidden_size":4096,"intermediate_size":12288,"moe_intermediate_size":1536,"num_hidden_layers":94,"num_attention_heads":64,"num_key_value_heads":4,"head_dim":128,"attention_bias":false,"num_experts":128,"num_experts_per_tok":8,"decoder_sparse_step":1,"mlp_only_layers":[],"norm_topk_prob":true,"tie_word_embeddings":false,"max_position_embeddings":40960,"sliding_window":null,"use_sliding_window":false}"#,
+    },
+    // transformers builds neither DeepSeek's multi-token-prediction layer (num_nextn_predict_layers)
+    // nor counts the router's e_score_correction_bias (a buffer): 671.0B, not the ~685B on disk.
+    Preset {
+        id: "deepseek-v3",
+        name: "deepseek-ai/DeepSeek-V3",
+        family: "DeepSeek",
+        config: r#"{"model_type":"deepseek_v3","vocab_size":129280,"hidden_size":7168,"intermediate_size":18432,"moe_intermediate_size":2048,"num_hidden_layers":61,"num_attention_heads":128,"num_key_value_heads":128,"n_routed_experts":256,"n_shared_experts":1,"num_experts_per_tok":8,"first_k_dense_replace":3,"moe_layer_freq":1,"n_group":8,"topk_group":4,"q_lora_rank":1536,"kv_lora_rank":512,"qk_rope_head_dim":64,"qk_nope_head_dim":128,"v_head_dim":128,"num_nextn_predict_layers":1,"attention_bias":false,"tie_word_embeddings":false,"max_position_embeddings":163840}"#,
+    },
+    Preset {
+        id: "deepseek-r1",
+        name: "deepseek-ai/DeepSeek-R1",
+        family: "DeepSeek",
+        config: r#"{"model_type":"deepseek_v3","vocab_size":129280,"hidden_size":7168,"intermediate_size":18432,"moe_intermediate_size":2048,"num_hidden_layers":61,"num_attention_heads":128,"num_key_value_heads":128,"n_routed_experts":256,"n_shared_experts":1,"num_experts_per_tok":8,"first_k_dense_replace":3,"moe_layer_freq":1,"n_group":8,"topk_group":4,"q_lora_rank":1536,"kv_lora_rank":512,"qk_rope_head_dim":64,"qk_nope_head_dim":128,"v_head_dim":128,"num_nextn_predict_layers":1,"attention_bias":false,"tie_word_embeddings":false,"max_position_embeddings":163840}"#,
+    },
+    Preset {
+        id: "gemma-2-2b",
+        name: "google/gemma-2-2b",
+        family: "Gemma",
+        config: r#"{"model_type":"gemma2","vocab_size":256000,"hidden_size":2304,"intermediate_size":9216,"num_hidden_layers":26,"num_attention_heads":8,"num_key_value_heads":4,"head_dim":256,"max_position_embeddings":8192,"sliding_window":4096}"#,
+    },
+    Preset {
+        id: "gemma-2-9b",
+        name: "google/gemma-2-9b",
+        family: "Gemma",
+        config: r#"{"model_type":"gemma2","vocab_size":256000,"hidden_size":3584,"intermediate_size":14336,"num_hidden_layers":42,"num_attention_heads":16,"num_key_value_heads":8,"head_dim":256,"max_position_embeddings":8192,"sliding_window":4096}"#,
+    },
+    Preset {
+        id: "gemma-2-27b",
+        name: "google/gemma-2-27b",
+        family: "Gemma",
+        config: r#"{"model_type":"gemma2","vocab_size":256000,"hidden_size":4608,"intermediate_size":36864,"num_hidden_layers":46,"num_attention_heads":32,"num_key_value_heads":16,"head_dim":128,"max_position_embeddings":8192,"sliding_window":4096}"#,
+    },
+    Preset {
+        id: "gemma-3-1b",
+        name: "google/gemma-3-1b-pt",
+        family: "Gemma",
+        config: r#"{"model_type":"gemma3_text","vocab_size":262144,"hidden_size":1152,"intermediate_size":6912,"num_hidden_layers":26,"num_attention_heads":4,"num_key_value_heads":1,"head_dim":256,"max_position_embeddings":32768,"sliding_window":512,"sliding_window_pattern":6}"#,
+    },
+    // Gemma 3 4B, 12B and 27B are multimodal: these presets hold the language model (the text_config,
+    // with the fields transformers would default spelled out); a pasted config.json with its
+    // vision_config also counts the SigLIP tower and projector (about 0.42B more).
+    Preset {
+        id: "gemma-3-4b",
+        name: "google/gemma-3-4b-pt",
+        family: "Gemma",
+        config: r#"{"model_type":"gemma3","text_config":{"model_type":"gemma3_text","vocab_size":262208,"hidden_size":2560,"intermediate_size":10240,"num_hidden_layers":34,"num_attention_heads":8,"num_key_value_heads":4,"head_dim":256,"max_position_embeddings":131072,"sliding_window":1024,"sliding_window_pattern":6}}"#,
+    },
+    Preset {
+        id: "gemma-3-12b",
+        name: "google/gemma-3-12b-pt",
+        family: "Gemma",
+        config: r#"{"model_type":"gemma3","text_config":{"model_type":"gemma3_text","vocab_size":262208,"hidden_size":3840,"intermediate_size":15360,"num_hidden_layers":48,"num_attention_heads":16,"num_key_value_heads":8,"head_dim":256,"max_position_embeddings":131072,"sliding_window":1024,"sliding_window_pattern":6}}"#,
+    },
+    Preset {
+        id: "gemma-3-27b",
+        name: "google/gemma-3-27b-pt",
+        family: "Gemma",
+        config: r#"{"model_type":"gemma3","text_config":{"model_type":"gemma3_text","vocab_size":262208,"hidden_size":5376,"intermediate_size":21504,"num_hidden_layers":62,"num_attention_heads":32,"num_key_value_heads":16,"head_dim":128,"max_position_embeddings":131072,"sliding_window":1024,"sliding_window_pattern":6}}"#,
+    },
+    Preset {
+        id: "phi-3-mini",
+        name: "microsoft/Phi-3-mini-4k-instruct",
+        family: "Phi",
+        config: r#"{"model_type":"phi3","vocab_size":32064,"hidden_size":3072,"intermediate_size":8192,"num_hidden_layers":32,"num_attention_heads":32,"num_key_value_heads":32,"tie_word_embeddings":false,"max_position_embeddings":4096,"sliding_window":2047}"#,
+    },
+    Preset {
+        id: "phi-4",
+        name: "microsoft/phi-4",
+        family: "Phi",
+        config: r#"{"model_type":"phi3","vocab_size":100352,"hidden_size":5120,"intermediate_size":17920,"num_hidden_layers":40,"num_attention_heads":40,"num_key_value_heads":10,"tie_word_embeddings":false,"max_position_embeddings":16384,"sliding_window":null}"#,
+    },
+    Preset {
+        id: "gpt-oss-20b",
+        name: "openai/gpt-oss-20b",
+        family: "gpt-oss",
+        config: r#"{"model_type":"gpt_oss","vocab_size":201088,"hidden_size":2880,"intermediate_size":2880,"num_hidden_layers":24,"num_attention_heads":64,"num_key_value_heads":8,"head_dim":64,"attention_bias":true,"num_local_experts":32,"num_experts_per_tok":4,"experts_per_token":4,"tie_word_embeddings":false,"max_position_embeddings":131072,"sliding_window":128,"layer_types":["sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention"]}"#,
+    },
+    Preset {
+        id: "gpt-oss-120b",
+        name: "openai/gpt-oss-120b",
+        family: "gpt-oss",
+        config: r#"{"model_type":"gpt_oss","vocab_size":201088,"hidden_size":2880,"intermediate_size":2880,"num_hidden_layers":36,"num_attention_heads":64,"num_key_value_heads":8,"head_dim":64,"attention_bias":true,"num_local_experts":128,"num_experts_per_tok":4,"experts_per_token":4,"tie_word_embeddings":false,"max_position_embeddings":131072,"sliding_window":128,"layer_types":["sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention"]}"#,
+    },
+    Preset {
+        id: "gpt-2",
+        name: "openai-community/gpt2",
+        family: "GPT-2",
+        config: r#"{"model_type":"gpt2","vocab_size":50257,"n_embd":768,"n_layer":12,"n_head":12,"n_positions":1024,"n_ctx":1024,"attn_pdrop":0.1,"resid_pdrop":0.1,"embd_pdrop":0.1}"#,
     },
 ];
 
@@ -66,11 +310,175 @@ const PRESETS: &[Preset] = &[
 mod tests {
     use super::*;
 
+    #[track_caller]
+    fn total(id: &str) -> u64 {
+        find(id)
+            .unwrap_or_else(|| panic!("no preset {id}"))
+            .architecture()
+            .params()
+            .total()
+    }
+
     #[test]
     fn every_preset_parses_and_has_a_unique_id() {
         for p in all() {
             p.architecture().validate().unwrap();
             assert_eq!(all().iter().filter(|q| q.id == p.id).count(), 1, "{}", p.id);
         }
+    }
+
+    #[test]
+    fn ids_that_links_and_defaults_use_are_still_there() {
+        for id in ["llama-3.1-8b", "llama-2-7b", "llama-3.2-3b"] {
+            assert!(find(id).is_some(), "{id}");
+        }
+        assert_eq!(find("LLAMA-3.1-8B").map(|p| p.id), Some("llama-3.1-8b"));
+    }
+
+    #[test]
+    fn presets_of_one_family_stand_together() {
+        let mut seen: Vec<&str> = Vec::new();
+        for p in all() {
+            if seen.last() != Some(&p.family) {
+                assert!(
+                    !seen.contains(&p.family),
+                    "{} is apart from the rest of {}",
+                    p.id,
+                    p.family
+                );
+                seen.push(p.family);
+            }
+        }
+    }
+
+    /// `model.parameters()` summed over the model transformers 5.24 builds on the meta device from
+    /// the same config fields (scripts/param_counts.py --rust prints these rows). Gemma 3 counts its
+    /// language model only; DeepSeek's multi-token-prediction layer is not part of the model.
+    #[test]
+    fn every_preset_matches_the_parameter_count_transformers_reports() {
+        let expected: &[(&str, u64)] = &[
+            ("llama-2-7b", 6_738_415_616),
+            ("llama-2-13b", 13_015_864_320),
+            ("llama-2-70b", 68_976_648_192),
+            ("llama-3.2-1b", 1_235_814_400),
+            ("llama-3.2-3b", 3_212_749_824),
+            ("llama-3.1-8b", 8_030_261_248),
+            ("llama-3.1-70b", 70_553_706_496),
+            ("llama-3.3-70b", 70_553_706_496),
+            ("llama-3.1-405b", 405_853_388_800),
+            ("mistral-7b", 7_248_023_552),
+            ("mixtral-8x7b", 46_702_792_704),
+            ("mixtral-8x22b", 140_620_634_112),
+            ("qwen2.5-0.5b", 494_032_768),
+            ("qwen2.5-1.5b", 1_543_714_304),
+            ("qwen2.5-3b", 3_085_938_688),
+            ("qwen2.5-7b", 7_615_616_512),
+            ("qwen2.5-14b", 14_770_033_664),
+            ("qwen2.5-32b", 32_763_876_352),
+            ("qwen2.5-72b", 72_706_203_648),
+            ("qwen3-0.6b", 596_049_920),
+            ("qwen3-1.7b", 1_720_574_976),
+            ("qwen3-4b", 4_022_468_096),
+            ("qwen3-8b", 8_190_735_360),
+            ("qwen3-14b", 14_768_307_200),
+            ("qwen3-32b", 32_762_123_264),
+            ("qwen3-30b-a3b", 30_532_122_624),
+            ("qwen3-235b-a22b", 235_093_634_560),
+            ("deepseek-v3", 671_026_404_352),
+            ("deepseek-r1", 671_026_404_352),
+            ("gemma-2-2b", 2_614_341_888),
+            ("gemma-2-9b", 9_241_705_984),
+            ("gemma-2-27b", 27_227_128_320),
+            ("gemma-3-1b", 999_885_952),
+            ("gemma-3-4b", 3_880_263_168),
+            ("gemma-3-12b", 11_766_034_176),
+            ("gemma-3-27b", 27_009_346_304),
+            ("phi-3-mini", 3_821_079_552),
+            ("phi-4", 14_659_507_200),
+            ("gpt-oss-20b", 20_914_757_184),
+            ("gpt-oss-120b", 116_829_156_672),
+            ("gpt-2", 124_439_808),
+        ];
+        assert_eq!(expected.len(), all().len(), "one row per preset");
+        let wrong: Vec<String> = expected
+            .iter()
+            .filter(|(id, n)| total(id) != *n)
+            .map(|(id, n)| format!("{id}: engine {} vs transformers {n}", total(id)))
+            .collect();
+        assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    }
+
+    #[test]
+    fn llama_2_7b_has_its_published_6_738_415_616_parameters() {
+        assert_eq!(total("llama-2-7b"), 6_738_415_616);
+    }
+
+    #[test]
+    fn llama_3_1_8b_has_its_published_8_030_261_248_parameters() {
+        assert_eq!(total("llama-3.1-8b"), 8_030_261_248);
+    }
+
+    #[test]
+    fn llama_3_1_405b_has_its_published_405_853_388_800_parameters() {
+        assert_eq!(total("llama-3.1-405b"), 405_853_388_800);
+    }
+
+    #[test]
+    fn mistral_7b_v0_1_has_its_published_7_241_732_096_parameters() {
+        // v0.1 has a 32,000-token vocabulary; the v0.3 preset's 32,768 adds 2 x 768 x 4,096
+        let v01 = r#"{"model_type":"mistral","vocab_size":32000,"hidden_size":4096,"intermediate_size":14336,
+            "num_hidden_layers":32,"num_attention_heads":32,"num_key_value_heads":8,"sliding_window":4096,
+            "tie_word_embeddings":false,"max_position_embeddings":32768}"#;
+        assert_eq!(
+            config::parse_config(v01).unwrap().params().total(),
+            7_241_732_096
+        );
+        assert_eq!(total("mistral-7b"), 7_241_732_096 + 2 * 768 * 4_096);
+    }
+
+    #[test]
+    fn mixtral_8x7b_has_46_702_792_704_parameters_of_which_12_879_925_248_are_active() {
+        let a = find("mixtral-8x7b").unwrap().architecture();
+        assert_eq!(a.params().total(), 46_702_792_704);
+        assert_eq!(a.active_params(), 12_879_925_248);
+    }
+
+    #[test]
+    fn qwen2_5_7b_has_its_published_7_615_616_512_parameters() {
+        assert_eq!(total("qwen2.5-7b"), 7_615_616_512);
+    }
+
+    #[test]
+    fn qwen3_8b_has_its_published_8_190_735_360_parameters() {
+        assert_eq!(total("qwen3-8b"), 8_190_735_360);
+    }
+
+    #[test]
+    fn gemma_2_9b_has_its_published_9_241_705_984_parameters() {
+        assert_eq!(total("gemma-2-9b"), 9_241_705_984);
+    }
+
+    #[test]
+    fn phi_3_mini_has_its_published_3_821_079_552_parameters() {
+        assert_eq!(total("phi-3-mini"), 3_821_079_552);
+    }
+
+    #[test]
+    fn gpt_2_has_its_published_124_439_808_parameters() {
+        assert_eq!(total("gpt-2"), 124_439_808);
+    }
+
+    #[test]
+    fn deepseek_v3_has_671_billion_parameters_and_37_billion_active() {
+        let a = find("deepseek-v3").unwrap().architecture();
+        assert_eq!(a.params().total(), 671_026_404_352);
+        let active = a.active_params() as f64 / 1e9;
+        assert!((36.5..38.0).contains(&active), "{active}");
+    }
+
+    #[test]
+    fn gpt_oss_has_its_published_20_9_and_116_8_billion_parameters() {
+        assert_eq!(total("gpt-oss-20b"), 20_914_757_184);
+        assert_eq!(total("gpt-oss-120b"), 116_829_156_672);
     }
 }

@@ -64,6 +64,7 @@ named_enum! {
     /// How the loss is computed over the vocabulary.
     pub enum Loss {
         Full => ("full", "full logits, fp32 upcast"),
+        Full16 => ("full16", "full logits, 16-bit loss (no upcast)"),
         Chunked => ("chunked", "chunked cross-entropy"),
         Fused => ("fused", "fused linear + CE (no logits)"),
         NoLmHead => ("none", "no LM head (classifier)"),
@@ -101,7 +102,8 @@ pub struct LoraTargets(u16);
 
 impl LoraTargets {
     /// Every module LoRA can target, with its key.
-    pub const NAMES: [&'static str; 9] = ["q", "k", "v", "o", "gate", "up", "down", "embed", "head"];
+    pub const NAMES: [&'static str; 9] =
+        ["q", "k", "v", "o", "gate", "up", "down", "embed", "head"];
 
     pub fn empty() -> LoraTargets {
         LoraTargets(0)
@@ -112,7 +114,10 @@ impl LoraTargets {
     }
 
     pub fn contains(self, name: &str) -> bool {
-        Self::NAMES.iter().position(|n| *n == name).is_some_and(|i| self.0 & (1 << i) != 0)
+        Self::NAMES
+            .iter()
+            .position(|n| *n == name)
+            .is_some_and(|i| self.0 & (1 << i) != 0)
     }
 
     pub fn with(self, name: &str, on: bool) -> LoraTargets {
@@ -131,7 +136,10 @@ impl LoraTargets {
         let mut t = LoraTargets::empty();
         for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             if !Self::NAMES.contains(&part) {
-                return Err(EngineError::Unknown { what: "LoRA target".into(), value: part.chars().take(40).collect() });
+                return Err(EngineError::Unknown {
+                    what: "LoRA target".into(),
+                    value: part.chars().take(40).collect(),
+                });
             }
             t = t.with(part, true);
         }
@@ -139,7 +147,11 @@ impl LoraTargets {
     }
 
     pub fn names(self) -> Vec<&'static str> {
-        Self::NAMES.iter().copied().filter(|n| self.contains(n)).collect()
+        Self::NAMES
+            .iter()
+            .copied()
+            .filter(|n| self.contains(n))
+            .collect()
     }
 
     pub fn key(self) -> String {
@@ -151,7 +163,10 @@ impl LoraTargets {
 #[derive(Clone, Debug, PartialEq)]
 pub enum ModelChoice {
     Preset(&'static str),
-    Custom { name: String, arch: Box<Architecture> },
+    Custom {
+        name: String,
+        arch: Box<Architecture>,
+    },
     Params(u64),
 }
 
@@ -159,9 +174,14 @@ impl ModelChoice {
     /// The architecture behind the choice.
     pub fn architecture(&self) -> Result<Architecture, EngineError> {
         match self {
-            ModelChoice::Preset(id) => presets::find(id)
-                .map(|p| p.architecture())
-                .ok_or_else(|| EngineError::Unknown { what: "model".into(), value: id.to_string() }),
+            ModelChoice::Preset(id) => {
+                presets::find(id)
+                    .map(|p| p.architecture())
+                    .ok_or_else(|| EngineError::Unknown {
+                        what: "model".into(),
+                        value: id.to_string(),
+                    })
+            }
             ModelChoice::Custom { arch, .. } => {
                 arch.validate()?;
                 Ok((**arch).clone())
@@ -173,16 +193,24 @@ impl ModelChoice {
     /// The name shown for the model.
     pub fn name(&self) -> String {
         match self {
-            ModelChoice::Preset(id) => presets::find(id).map(|p| p.name.to_string()).unwrap_or_else(|| id.to_string()),
+            ModelChoice::Preset(id) => presets::find(id)
+                .map(|p| p.name.to_string())
+                .unwrap_or_else(|| id.to_string()),
             ModelChoice::Custom { name, .. } => name.clone(),
-            ModelChoice::Params(n) => format!("{} dense (approximate shape)", crate::units::short_count(*n)),
+            ModelChoice::Params(n) => format!(
+                "{} dense (approximate shape)",
+                crate::units::short_count(*n)
+            ),
         }
     }
 
     /// A custom architecture from config.json text.
     pub fn from_config(name: &str, text: &str) -> Result<ModelChoice, EngineError> {
         let arch = config::parse_config(text)?;
-        Ok(ModelChoice::Custom { name: name.chars().take(80).collect(), arch: Box::new(arch) })
+        Ok(ModelChoice::Custom {
+            name: name.chars().take(80).collect(),
+            arch: Box::new(arch),
+        })
     }
 }
 
@@ -202,6 +230,8 @@ pub struct Scenario {
     pub grad_accum: u64,
     pub lora_rank: u64,
     pub lora_targets: LoraTargets,
+    /// Dropout on the adapters' input (PEFT lora_dropout > 0): each adapter keeps its own copy and a mask.
+    pub lora_dropout: bool,
     pub optimizer: Optimizer,
     /// fp32 master weights (mixed precision); for LoRA, adapters kept in fp32.
     pub master_weights: bool,
@@ -243,11 +273,12 @@ impl Default for Scenario {
             grad_accum: 1,
             lora_rank: 16,
             lora_targets: LoraTargets::all_linear(),
+            lora_dropout: false,
             optimizer: Optimizer::AdamW,
             master_weights: true,
             checkpointing: Checkpointing::Full,
             attention: Attention::Flash,
-            loss: Loss::Full,
+            loss: Loss::Fused,
             gpus: 1,
             zero: Zero::Z0,
             offload: Offload::None,
@@ -335,10 +366,15 @@ impl Scenario {
     pub fn validate(&self) -> Result<(), EngineError> {
         for ((name, _, min, max), v) in RANGES.iter().zip(self.numbers()) {
             if !(*min..=*max).contains(&v) {
-                return Err(EngineError::OutOfRange { setting: (*name).into(), value: v.to_string(), min: *min, max: *max });
+                return Err(EngineError::OutOfRange {
+                    setting: (*name).into(),
+                    value: v.to_string(),
+                    min: *min,
+                    max: *max,
+                });
             }
         }
-        if self.gpus % self.tp != 0 {
+        if !self.gpus.is_multiple_of(self.tp) {
             return Err(EngineError::Unsupported(format!(
                 "{} GPUs cannot be split into tensor-parallel groups of {}",
                 self.gpus, self.tp
@@ -357,7 +393,9 @@ impl Scenario {
             )));
         }
         if self.job.is_peft() && self.lora_targets == LoraTargets::empty() {
-            return Err(EngineError::Unsupported("LoRA needs at least one target module".into()));
+            return Err(EngineError::Unsupported(
+                "LoRA needs at least one target module".into(),
+            ));
         }
         Ok(())
     }

@@ -1,0 +1,275 @@
+//! The built page in headless Chromium, as a user would use it.
+
+use e2e::Page;
+use serde_json::json;
+
+fn gib(text: &str) -> f64 {
+    text.split_whitespace()
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("not a size: {text:?}"))
+}
+
+/// Waits until the total differs from `before` and returns the new one.
+fn total_changes_from(page: &Page, before: &str) -> String {
+    page.wait_until("the total to change", 10, |s| s.text_of("#total") != before);
+    page.text_of("#total")
+}
+
+#[test]
+fn the_default_page_opens_on_an_example_with_a_chart_a_segment_per_component_and_a_total() {
+    let page = Page::open("/");
+    let total = page.text_of("#total");
+    assert!(gib(&total) > 5.0 && gib(&total) < 80.0, "{total}");
+    assert!(page.text_of("#model-name").contains("Llama-3.1-8B"));
+    // one bar per GPU count, one segment per non-zero component of the 1-GPU bar
+    assert!(page.count("#chart svg") == 1);
+    let segments = page.count("#chart g.seg[data-gpus='1']");
+    let explained = page.count("#explanations details");
+    assert!(segments >= 6, "{segments} segments");
+    assert!(
+        explained >= segments,
+        "{explained} explanations for {segments} segments"
+    );
+    assert_eq!(page.count("#legend li"), 10);
+    // the total is labelled on the bar and matches the headline (to one decimal)
+    let label = page.text_of("#chart .bar-total.current");
+    assert!(
+        (label.parse::<f64>().unwrap() - gib(&total)).abs() < 0.051,
+        "{label} vs {total}"
+    );
+    // segments add up to the total
+    let sum: f64 = page
+        .js(
+            "return [...document.querySelectorAll('#chart g.seg[data-gpus=\"1\"] title')].map(t => parseFloat(t.textContent.split(': ')[1])).reduce((a, b) => a + b, 0)",
+            vec![],
+        )
+        .as_f64()
+        .unwrap();
+    assert!(
+        (sum - gib(&total)).abs() < 0.05,
+        "segments {sum} vs total {total}"
+    );
+    assert_eq!(page.count("#fit-table tbody tr"), 17);
+    assert!(page.text_of("#verdict").contains("RTX 4090"));
+    page.assert_no_console_errors();
+}
+
+#[test]
+fn dragging_the_batch_slider_changes_the_total_the_chart_and_the_url() {
+    let page = Page::open("/");
+    let before = page.text_of("#total");
+    let svg_before = page.js("return document.querySelector('#chart').innerHTML", vec![]);
+    page.set("#batch", "700", "input");
+    let after = total_changes_from(&page, &before);
+    assert!(gib(&after) > gib(&before), "{before} -> {after}");
+    assert_ne!(
+        page.js("return document.querySelector('#chart').innerHTML", vec![]),
+        svg_before
+    );
+    assert_ne!(page.value_of("#batch-num"), "4");
+    page.wait_until("the URL to carry the batch", 5, |s| s.url().contains("b="));
+    page.assert_no_console_errors();
+}
+
+#[test]
+fn every_kind_of_control_moves_the_budget() {
+    let page = Page::open("/");
+    // a number box
+    let t0 = page.text_of("#total");
+    page.set("#seq-num", "8192", "change");
+    let t1 = total_changes_from(&page, &t0);
+    assert!(gib(&t1) > gib(&t0));
+    // a segmented control: full fine-tuning needs far more than LoRA
+    page.click("#job-full");
+    let t2 = total_changes_from(&page, &t1);
+    assert!(gib(&t2) > gib(&t1) * 2.0, "{t1} -> {t2}");
+    assert!(page.text_of("#explanations").contains("Optimizer"));
+    // a stepped slider through the weight formats (full fine-tuning allows fp32 and bf16)
+    page.set("#weights", "0", "input");
+    let t3 = total_changes_from(&page, &t2);
+    assert!(gib(&t3) > gib(&t2));
+    assert!(page.text_of("#weights-value").contains("fp32"));
+    // a select
+    page.set("#optimizer-select, #optimizer", "sgd", "change");
+    let t4 = total_changes_from(&page, &t3);
+    assert!(gib(&t4) < gib(&t3));
+    // a stepped ZeRO slider with more GPUs shards the states
+    page.set("#gpus-num", "8", "change");
+    page.set("#zero", "3", "input");
+    let t5 = total_changes_from(&page, &t4);
+    assert!(gib(&t5) < gib(&t4));
+    assert!(page.text_of("#zero-value").contains("3"));
+    // a checkbox
+    page.click("#job-lora");
+    let t6 = page.text_of("#total");
+    page.click("#target-embed");
+    let t7 = total_changes_from(&page, &t6);
+    assert!(gib(&t7) > gib(&t6));
+    // the GPU select changes the verdict line
+    page.set("#gpu", "h200", "change");
+    page.wait_until("the verdict to name the H200", 5, |s| {
+        s.text_of("#fit-line").contains("H200")
+    });
+    // inference shows the KV cache
+    page.click("#job-infer");
+    page.wait_for("#explain-kv", 5);
+    page.assert_no_console_errors();
+}
+
+#[test]
+fn a_copied_link_reopens_exactly_the_same_budget() {
+    let page = Page::open("/");
+    page.click("#job-qlora");
+    page.set("#lora-rank", "500", "input");
+    page.set("#gpu", "l4", "change");
+    page.set("#seq-num", "4096", "change");
+    page.click("#unit-gb");
+    page.wait_until("GB units", 5, |s| s.text_of("#total").ends_with("GB"));
+    let link = page.value_of("#share-url");
+    let total = page.text_of("#total");
+    let verdict = page.text_of("#fit-line");
+    assert!(
+        link.contains("j=qlora") && link.contains("gpu=l4") && link.contains("unit=gb"),
+        "{link}"
+    );
+    assert!(
+        !link.contains("b=4"),
+        "defaults stay out of the link: {link}"
+    );
+    let query = &link[link.find("/?").expect("a query")..];
+    let again = Page::open(query);
+    assert_eq!(again.text_of("#total"), total);
+    assert_eq!(again.text_of("#fit-line"), verdict);
+    assert_eq!(
+        again.value_of("#lora-rank-num"),
+        page.value_of("#lora-rank-num")
+    );
+    assert_eq!(again.count("#link-notice"), 0);
+    again.assert_no_console_errors();
+}
+
+#[test]
+fn a_hostile_link_opens_with_defaults_a_notice_and_no_script_running() {
+    let evil = "/?v=1&b=abc&zzz=%3Cscript%3Ewindow.pwned%3D1%3C%2Fscript%3E&gpu=%3Cimg%20src%3Dx%20onerror%3Dwindow.pwned%3D1%3E\
+                &mn=%3Cimg%20src%3Dx%20onerror%3Dwindow.pwned%3D1%3E%3C%2Ftext%3E%3Cscript%3Ewindow.pwned%3D1%3C%2Fscript%3E\
+                &cfg=V32000_h4096_f11008_L32_H32_kv32_hd128_tie0&s=99999999999999999999";
+    let page = Page::open(evil);
+    assert_eq!(page.count("#link-notice"), 1);
+    let notice = page.text_of("#link-notice");
+    assert!(notice.contains("zzz") && notice.contains("b="), "{notice}");
+    // the custom model's hostile name is shown as text, not markup
+    assert!(page.text_of("#model-name").contains("<img src=x onerror="));
+    assert_eq!(page.count("img"), 0);
+    assert_eq!(page.count("script:not([type=module])"), 0);
+    assert_eq!(
+        page.js("return window.pwned === undefined", vec![]),
+        json!(true)
+    );
+    assert!(gib(&page.text_of("#total")) > 0.0);
+    page.assert_no_console_errors();
+}
+
+#[test]
+fn a_bad_config_json_shows_an_inline_error_and_keeps_the_previous_budget() {
+    let page = Page::open("/");
+    let before = page.text_of("#total");
+    page.click("#model-source-config");
+    page.wait_for("#config-text", 5);
+    page.set(
+        "#config-text",
+        "{\"hidden_size\": 4096, \"num_hidden_layers\": ",
+        "input",
+    );
+    page.click("#config-apply");
+    page.wait_until("the inline error", 5, |s| {
+        !s.text_of("#config-error").is_empty()
+    });
+    assert!(page.text_of("#config-error").contains("JSON"));
+    assert_eq!(page.text_of("#total"), before);
+    // a missing field is named
+    page.set(
+        "#config-text",
+        r#"{"num_hidden_layers": 2, "num_attention_heads": 2, "vocab_size": 100}"#,
+        "input",
+    );
+    page.click("#config-apply");
+    page.wait_until("the missing field named", 5, |s| {
+        s.text_of("#config-error").contains("hidden_size")
+    });
+    // a good one replaces the model, and its fields can be edited
+    let cfg = r#"{"model_type":"qwen2","vocab_size":151936,"hidden_size":3584,"intermediate_size":18944,"num_hidden_layers":28,"num_attention_heads":28,"num_key_value_heads":4,"tie_word_embeddings":false}"#;
+    page.set("#config-text", cfg, "input");
+    page.click("#config-apply");
+    page.wait_until("the new model", 5, |s| {
+        s.text_of("#param-count") == "7,615,616,512"
+    });
+    assert_eq!(page.text_of("#config-error"), "");
+    let t0 = page.text_of("#total");
+    page.set("#arch-layers", "56", "change");
+    total_changes_from(&page, &t0);
+    page.assert_no_console_errors();
+}
+
+#[test]
+fn the_language_toggle_switches_everything_to_chinese_and_the_link_keeps_it() {
+    let page = Page::open("/?v=1&lang=en");
+    assert!(page.text_of("#verdict").contains("Needs"));
+    page.click("#lang-toggle");
+    page.wait_until("Chinese text", 5, |s| {
+        s.text_of("#verdict").contains("需要")
+    });
+    assert!(page.text_of("#legend").contains("权重"));
+    assert!(page
+        .text_of("#explanations")
+        .contains("每一项是怎么算出来的"));
+    assert_eq!(
+        page.js("return document.documentElement.lang", vec![]),
+        json!("zh-CN")
+    );
+    page.wait_until("lang in the URL", 5, |s| s.url().contains("lang=zh"));
+    let again = Page::open(&format!("/?{}", page.url().split_once('?').unwrap().1));
+    assert!(again.text_of("#verdict").contains("需要"));
+    page.assert_no_console_errors();
+}
+
+#[test]
+fn on_a_phone_sized_screen_nothing_overflows_sideways() {
+    let page = Page::open_sized("/", 390, 844);
+    let overflow = page
+        .js(
+            "return document.documentElement.scrollWidth - window.innerWidth",
+            vec![],
+        )
+        .as_i64()
+        .unwrap();
+    assert!(overflow <= 0, "{overflow} px wider than the screen");
+    // the chart scales to the screen
+    let w = page
+        .js(
+            "return document.querySelector('#chart svg').getBoundingClientRect().width",
+            vec![],
+        )
+        .as_f64()
+        .unwrap();
+    assert!(w <= 390.0, "{w}");
+    page.assert_no_console_errors();
+}
+
+#[test]
+fn the_keyboard_reaches_every_control_and_chart_segments_explain_themselves_on_focus() {
+    let page = Page::open("/");
+    // every input has a label or an aria-label
+    let unlabelled = page.js(
+        "return [...document.querySelectorAll('input, select, textarea')].filter(e => !(e.labels && e.labels.length) && !e.getAttribute('aria-label')).map(e => e.id)",
+        vec![],
+    );
+    assert_eq!(unlabelled, json!([]));
+    let focusable = page.count("#chart g.seg[tabindex='0']");
+    assert!(focusable >= 6);
+    let shown = page.js(
+        "const g = document.querySelector('#chart g.seg'); g.focus(); return getComputedStyle(g.querySelector('.seg-label')).display",
+        vec![],
+    );
+    assert_eq!(shown, json!("inline"));
+}

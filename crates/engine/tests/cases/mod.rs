@@ -1,0 +1,1291 @@
+//! The measured validation cases, mapped to engine scenarios and compared like with like.
+//!
+//! Shared by `tests/validation.rs` and `examples/validate.rs` (which includes this file with
+//! `#[path]`). It reads `cases.jsonl` (the sources, with their words) and `normalized.jsonl`
+//! (the same cases as plain fields) from `../shared/validation` (relative to the repository
+//! root) or `$VRAM_VALIDATION_DIR`, builds one [`Scenario`] per case with a custom
+//! [`Architecture`], and compares the figure that was measured with the engine's figure of the
+//! same kind:
+//!
+//! - allocator peaks (`max_memory_allocated`, torchtune's active/peak) with the breakdown's `tensors`;
+//! - `max_memory_reserved` with `tensors` plus the allocator reserve;
+//! - nvidia-smi / pynvml / device-level figures with `total` (tensors + CUDA context + reserve);
+//! - vLLM's logged KV cache (GiB or GPU blocks) with the engine's serving fit;
+//! - a model-load peak with the weights (and adapters).
+//!
+//! The same settings hold for every case of a kind: scenario defaults for the CUDA context and
+//! the allocator reserve unless the case states them. No per-case factor.
+#![allow(dead_code)]
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use vram_engine::memory::lora_params;
+use vram_engine::model::{MlpKind, NormKind};
+use vram_engine::units::GIB;
+use vram_engine::{
+    estimate_with, Architecture, Attention, Breakdown, Checkpointing, Component, Gpu, Job,
+    LoraTargets, Loss, ModelChoice, Offload, Optimizer, Scenario, WeightFormat, Zero,
+};
+
+/// The target the report is held to: median and 90th-percentile absolute error, in percent.
+pub const TARGET_MEDIAN_PCT: f64 = 10.0;
+pub const TARGET_P90_PCT: f64 = 25.0;
+
+/// Where the validation files are: `$VRAM_VALIDATION_DIR`, else `../shared/validation` next to
+/// the repository root.
+pub fn validation_dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("VRAM_VALIDATION_DIR") {
+        return PathBuf::from(d);
+    }
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/validation")
+}
+
+/// The task groups the statistics are split by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Group {
+    Inference,
+    Serving,
+    Full,
+    Lora,
+    Qlora,
+}
+
+impl Group {
+    pub const ALL: [Group; 5] = [
+        Group::Inference,
+        Group::Serving,
+        Group::Full,
+        Group::Lora,
+        Group::Qlora,
+    ];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Group::Inference => "inference",
+            Group::Serving => "serving",
+            Group::Full => "full fine-tune",
+            Group::Lora => "LoRA",
+            Group::Qlora => "QLoRA",
+        }
+    }
+
+    fn of(job: Job) -> Group {
+        match job {
+            Job::Inference => Group::Inference,
+            Job::Serving => Group::Serving,
+            Job::Full => Group::Full,
+            Job::Lora => Group::Lora,
+            Job::Qlora => Group::Qlora,
+        }
+    }
+}
+
+/// What was measured, and therefore which engine figure it is compared with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Measure {
+    /// Live tensor bytes (max_memory_allocated, torchtune active/peak): the breakdown's `tensors`.
+    Tensors,
+    /// max_memory_reserved: `tensors` plus the allocator reserve.
+    Reserved,
+    /// nvidia-smi / pynvml / device monitor: `total`.
+    Device,
+    /// The allocator peak right after loading the model: weights and adapters.
+    Load,
+    /// vLLM's logged KV-cache size in GiB: the serving fit's KV pool.
+    VllmKvPool,
+    /// vLLM's logged number of GPU blocks: the serving fit's blocks.
+    VllmBlocks,
+}
+
+impl Measure {
+    pub fn label(self) -> &'static str {
+        match self {
+            Measure::Tensors => "allocated (tensors)",
+            Measure::Reserved => "reserved (tensors + reserve)",
+            Measure::Device => "device (total)",
+            Measure::Load => "allocated after load (weights)",
+            Measure::VllmKvPool => "vLLM KV cache (GiB)",
+            Measure::VllmBlocks => "vLLM GPU blocks",
+        }
+    }
+
+    pub fn unit(self) -> &'static str {
+        match self {
+            Measure::VllmBlocks => "blocks",
+            _ => "GiB",
+        }
+    }
+}
+
+/// One case mapped to a scenario.
+#[derive(Clone, Debug)]
+pub struct Mapped {
+    pub scenario: Scenario,
+    pub arch: Architecture,
+    pub group: Group,
+    pub measure: Measure,
+    /// The measured figure, in `measure.unit()`.
+    pub measured: f64,
+    /// The parameter count the source states.
+    pub stated_params: Option<u64>,
+    /// How the mapping read the case, where it had to choose.
+    pub notes: Vec<String>,
+}
+
+/// One compared case.
+#[derive(Clone, Debug)]
+pub struct Compared {
+    pub id: String,
+    pub task: String,
+    pub completeness: String,
+    pub group: Group,
+    pub measure: Measure,
+    pub measured: f64,
+    pub estimated: f64,
+    /// The engine's components at its peak, in GiB (and the serving fit where it applies).
+    pub components: String,
+    pub notes: Vec<String>,
+    pub stated_params: Option<u64>,
+    pub breakdown: Breakdown,
+    pub scenario: Scenario,
+}
+
+impl Compared {
+    /// Signed error of the estimate, in percent of the measurement.
+    pub fn error_pct(&self) -> f64 {
+        (self.estimated - self.measured) / self.measured * 100.0
+    }
+
+    /// Whether the case counts in the statistics (complete or mostly complete).
+    pub fn counted(&self) -> bool {
+        matches!(self.completeness.as_str(), "complete" | "mostly")
+    }
+}
+
+/// What became of one case.
+#[derive(Clone, Debug)]
+pub enum Outcome {
+    Compared(Box<Compared>),
+    /// The run used something the engine cannot express; `reference` is the engine's figure for the
+    /// same run without that feature, when the rest maps.
+    NotExpressible {
+        id: String,
+        task: String,
+        group: Option<Group>,
+        why: String,
+        reference: Option<Box<Compared>>,
+    },
+    /// The case cannot be compared at all (partial inputs, a figure that is not memory).
+    Skipped {
+        id: String,
+        task: String,
+        why: String,
+    },
+}
+
+impl Outcome {
+    pub fn id(&self) -> &str {
+        match self {
+            Outcome::Compared(c) => &c.id,
+            Outcome::NotExpressible { id, .. } | Outcome::Skipped { id, .. } => id,
+        }
+    }
+}
+
+/// Median and 90th percentile of absolute errors.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Stats {
+    pub n: usize,
+    pub median: f64,
+    pub p90: f64,
+    pub max: f64,
+}
+
+/// The `q` quantile (0..=1) of sorted values, linearly interpolated between ranks (numpy's default).
+pub fn quantile(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let pos = q * (sorted.len() - 1) as f64;
+    let lo = pos.floor() as usize;
+    let hi = pos.ceil() as usize;
+    sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo as f64)
+}
+
+pub fn stats<'a>(cases: impl Iterator<Item = &'a Compared>) -> Option<Stats> {
+    let mut errs: Vec<f64> = cases.map(|c| c.error_pct().abs()).collect();
+    if errs.is_empty() {
+        return None;
+    }
+    errs.sort_by(|a, b| a.total_cmp(b));
+    Some(Stats {
+        n: errs.len(),
+        median: quantile(&errs, 0.5),
+        p90: quantile(&errs, 0.9),
+        max: *errs.last().unwrap(),
+    })
+}
+
+/// Every case, mapped and compared.
+pub struct Report {
+    pub outcomes: Vec<Outcome>,
+}
+
+impl Report {
+    /// Reads both files from `dir` and evaluates every case.
+    pub fn load(dir: &Path) -> Result<Report, String> {
+        let cases = read_jsonl(&dir.join("cases.jsonl"))?;
+        let normalized = read_jsonl(&dir.join("normalized.jsonl"))?;
+        let by_id: HashMap<String, &Value> = normalized
+            .iter()
+            .map(|n| (str_of(n, "id").to_string(), n))
+            .collect();
+        let mut outcomes = Vec::with_capacity(cases.len());
+        for c in &cases {
+            let id = str_of(c, "id");
+            let n = by_id
+                .get(id)
+                .ok_or_else(|| format!("{id} is in cases.jsonl but not in normalized.jsonl"))?;
+            outcomes.push(evaluate(c, n));
+        }
+        outcomes.sort_by_key(order_key);
+        Ok(Report { outcomes })
+    }
+
+    pub fn compared(&self) -> impl Iterator<Item = &Compared> {
+        self.outcomes.iter().filter_map(|o| match o {
+            Outcome::Compared(c) => Some(&**c),
+            _ => None,
+        })
+    }
+
+    /// The compared cases that count in the statistics.
+    pub fn counted(&self) -> impl Iterator<Item = &Compared> {
+        self.compared().filter(|c| c.counted())
+    }
+
+    pub fn stats(&self, group: Option<Group>) -> Option<Stats> {
+        stats(
+            self.counted()
+                .filter(|c| group.is_none_or(|g| c.group == g)),
+        )
+    }
+
+    /// The counted cases, worst absolute error first.
+    pub fn worst(&self) -> Vec<&Compared> {
+        let mut v: Vec<&Compared> = self.counted().collect();
+        v.sort_by(|a, b| b.error_pct().abs().total_cmp(&a.error_pct().abs()));
+        v
+    }
+
+    /// A plain-text table for the terminal.
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "{:<14} {:<15} {:<9} {:<30} {:>10} {:>10} {:>8}  components at the engine's peak (GiB)",
+            "case", "task", "inputs", "measured as", "measured", "estimated", "error"
+        );
+        for c in self.compared() {
+            let _ = writeln!(
+                out,
+                "{:<14} {:<15} {:<9} {:<30} {:>10} {:>10} {:>7.1}%  {}",
+                c.id,
+                c.group.label(),
+                c.completeness,
+                c.measure.label(),
+                fmt_value(c.measured, c.measure),
+                fmt_value(c.estimated, c.measure),
+                c.error_pct(),
+                c.components
+            );
+        }
+        out.push('\n');
+        out.push_str(&self.summary_text());
+        out.push('\n');
+        for o in &self.outcomes {
+            match o {
+                Outcome::NotExpressible {
+                    id, why, reference, ..
+                } => {
+                    let r = reference
+                        .as_ref()
+                        .map(|r| {
+                            format!(
+                                " [without it: {} vs {} measured, {:+.1}%]",
+                                fmt_value(r.estimated, r.measure),
+                                fmt_value(r.measured, r.measure),
+                                r.error_pct()
+                            )
+                        })
+                        .unwrap_or_default();
+                    let _ = writeln!(out, "not expressible  {id:<14} {why}{r}");
+                }
+                Outcome::Skipped { id, why, .. } => {
+                    let _ = writeln!(out, "skipped          {id:<14} {why}");
+                }
+                Outcome::Compared(_) => {}
+            }
+        }
+        out
+    }
+
+    fn summary_text(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "{:<16} {:>3} {:>10} {:>10} {:>10}   (complete + mostly complete cases)",
+            "task", "n", "median", "p90", "max"
+        );
+        for g in Group::ALL.iter().map(|g| Some(*g)).chain([None]) {
+            let name = g.map(|g| g.label()).unwrap_or("overall");
+            match self.stats(g) {
+                Some(s) => {
+                    let _ = writeln!(
+                        out,
+                        "{:<16} {:>3} {:>9.1}% {:>9.1}% {:>9.1}%",
+                        name, s.n, s.median, s.p90, s.max
+                    );
+                }
+                None => {
+                    let _ = writeln!(out, "{name:<16}   0");
+                }
+            }
+        }
+        out
+    }
+
+    /// The accuracy report in Markdown. `extra` is appended (the CPU measurements).
+    pub fn markdown(&self, command: &str, extra: &str) -> String {
+        let mut out = String::new();
+        out.push_str("# Accuracy against measured GPU memory\n\n");
+        out.push_str("Generated by the validation program; do not edit by hand. To reproduce (from the repository root,\n");
+        out.push_str(
+            "with the validation set in `../shared/validation` or `$VRAM_VALIDATION_DIR`):\n\n",
+        );
+        let _ = writeln!(out, "```sh\n{command}\n```\n");
+        out.push_str("`cargo test -p vram-engine --test validation` runs the same comparison and holds the engine to the\n");
+        out.push_str("thresholds it meets today.\n\n");
+
+        out.push_str("## Summary\n\n");
+        let _ = writeln!(
+            out,
+            "Absolute error of the estimate against the measurement, over the cases whose inputs are complete or mostly\n\
+             complete and that the engine can express. Target: median within {TARGET_MEDIAN_PCT:.0} %, 90th percentile within {TARGET_P90_PCT:.0} %.\n\
+             Percentiles interpolate linearly between ranks.\n"
+        );
+        out.push_str(
+            "| task | cases | median | 90th percentile | worst | median ≤ 10 % | p90 ≤ 25 % |\n",
+        );
+        out.push_str("|---|---:|---:|---:|---:|:-:|:-:|\n");
+        for g in Group::ALL.iter().map(|g| Some(*g)).chain([None]) {
+            let name = g.map(|g| g.label()).unwrap_or("**overall**");
+            if let Some(s) = self.stats(g) {
+                let _ = writeln!(
+                    out,
+                    "| {name} | {} | {:.1} % | {:.1} % | {:.1} % | {} | {} |",
+                    s.n,
+                    s.median,
+                    s.p90,
+                    s.max,
+                    tick(s.median <= TARGET_MEDIAN_PCT),
+                    tick(s.p90 <= TARGET_P90_PCT)
+                );
+            } else {
+                let _ = writeln!(out, "| {name} | 0 | – | – | – | – | – |");
+            }
+        }
+        let n_ne = self
+            .outcomes
+            .iter()
+            .filter(|o| matches!(o, Outcome::NotExpressible { .. }))
+            .count();
+        let n_sk = self
+            .outcomes
+            .iter()
+            .filter(|o| matches!(o, Outcome::Skipped { .. }))
+            .count();
+        let n_partial = self.compared().filter(|c| !c.counted()).count();
+        let _ = writeln!(
+            out,
+            "\n{} cases in the set: {} compared ({} of them partial, shown but not counted), {} not expressible yet, {} skipped.\n",
+            self.outcomes.len(),
+            self.compared().count(),
+            n_partial,
+            n_ne,
+            n_sk
+        );
+
+        out.push_str("## How each case is compared\n\n");
+        out.push_str(
+            "- **allocated (tensors)**: `torch.cuda.max_memory_allocated`, torchtune's active/peak, litgpt's \"Memory used\" \
+             → the breakdown's live tensors at the peak (no CUDA context, no allocator cache).\n\
+             - **reserved**: `max_memory_reserved` (or PEFT's `memory_reserved()` after each step) → tensors × (1 + reserve %).\n\
+             - **device (total)**: nvidia-smi, pynvml, a GPU monitor, and sources that do not name their tool (Qwen's \
+             fine-tuning table) → tensors + CUDA context + reserve.\n\
+             - **vLLM**: the KV cache it reserved (GiB) or its `# GPU blocks` → the serving fit's KV pool: \
+             `gpu_memory_utilization` × the catalog capacity − weights − profile activations − sampler logits − context.\n\
+             - **allocated after load**: the peak right after loading the model → weights + adapters.\n\n\
+             Settings every case of a kind shares: CUDA context 1024 MiB and allocator reserve 5 % (scenario defaults) \
+             unless the source states them (the BERT runs state 1343 MiB of context); vLLM cases use block size 16, \
+             256 sequences in the sampler profile and `max_num_batched_tokens` = max(max_model_len, 2048). \
+             LoRA adapters are fp32 (`master_weights`) for PEFT (its default) and 16-bit for torchtune and litgpt \
+             (bf16-true); torch AdamW on pure-bf16 weights keeps bf16 states. torchao NF4 (torchtune QLoRA) is read as \
+             NF4 with double quantization (it quantizes the block scales to int8 the same way). \
+             Units: GB = 10⁹ B, GiB = 2³⁰ B; figures summed over GPUs are divided by the GPU count. \
+             A case is *not expressible* when the run used something that moves or removes a first-order component \
+             the engine cannot switch off; second-order differences (torch.compile, paged optimizer states of a LoRA-sized \
+             optimizer, fused-qkv LoRA) are compared and noted.\n\n",
+        );
+
+        out.push_str("## Case by case\n\n");
+        out.push_str("Components at the engine's peak, in GiB: `weights`, `adapter`, `master`, `grads`, `optimizer`, `activations`, \
+                      `logits`, `kv`, and `context` + `reserve` where the comparison includes them.\n\n");
+        out.push_str("| case | task | inputs | measured as | measured | estimated | error | components at the peak | notes |\n");
+        out.push_str("|---|---|---|---|---:|---:|---:|---|---|\n");
+        for c in self.compared() {
+            let _ = writeln!(
+                out,
+                "| {}{} | {} | {} | {} | {} | {} | {:+.1} % | {} | {} |",
+                c.id,
+                if c.counted() { "" } else { " ¹" },
+                c.group.label(),
+                c.completeness,
+                c.measure.label(),
+                fmt_value(c.measured, c.measure),
+                fmt_value(c.estimated, c.measure),
+                c.error_pct(),
+                c.components,
+                md_escape(&c.notes.join("; "))
+            );
+        }
+        out.push_str("\n¹ partial inputs: shown, not counted in the statistics.\n\n");
+
+        out.push_str("## Ten worst cases\n\n");
+        out.push_str("| case | task | measured as | measured | estimated | error | estimated − measured | components at the peak |\n");
+        out.push_str("|---|---|---|---:|---:|---:|---:|---|\n");
+        for c in self.worst().into_iter().take(10) {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {} | {:+.1} % | {}{} {} | {} |",
+                c.id,
+                c.group.label(),
+                c.measure.label(),
+                fmt_value(c.measured, c.measure),
+                fmt_value(c.estimated, c.measure),
+                c.error_pct(),
+                if c.estimated >= c.measured {
+                    "+"
+                } else {
+                    "−"
+                },
+                fmt_value((c.estimated - c.measured).abs(), c.measure),
+                c.measure.unit(),
+                c.components
+            );
+        }
+        out.push_str("\n## What the engine cannot express yet\n\n");
+        out.push_str("| case | task | why | engine without it |\n|---|---|---|---|\n");
+        for o in &self.outcomes {
+            if let Outcome::NotExpressible {
+                id,
+                task,
+                why,
+                reference,
+                ..
+            } = o
+            {
+                let r = reference
+                    .as_ref()
+                    .map(|r| {
+                        format!(
+                            "{} vs {} measured ({:+.1} %)",
+                            fmt_value(r.estimated, r.measure),
+                            fmt_value(r.measured, r.measure),
+                            r.error_pct()
+                        )
+                    })
+                    .unwrap_or_else(|| "–".into());
+                let _ = writeln!(
+                    out,
+                    "| {id} | {} | {} | {r} |",
+                    md_escape(task),
+                    md_escape(why)
+                );
+            }
+        }
+        out.push_str("\n## Skipped\n\n| case | task | why |\n|---|---|---|\n");
+        for o in &self.outcomes {
+            if let Outcome::Skipped { id, task, why } = o {
+                let _ = writeln!(out, "| {id} | {} | {} |", md_escape(task), md_escape(why));
+            }
+        }
+        if !extra.is_empty() {
+            out.push('\n');
+            out.push_str(extra);
+        }
+        out
+    }
+}
+
+fn tick(ok: bool) -> &'static str {
+    if ok {
+        "yes"
+    } else {
+        "**no**"
+    }
+}
+
+pub fn fmt_value(v: f64, m: Measure) -> String {
+    match m {
+        Measure::VllmBlocks => format!("{v:.0}"),
+        _ => format!("{v:.2}"),
+    }
+}
+
+fn md_escape(s: &str) -> String {
+    s.replace('|', "\\|")
+}
+
+fn order_key(o: &Outcome) -> (u8, Group, String) {
+    match o {
+        Outcome::Compared(c) => (0, c.group, c.id.clone()),
+        Outcome::NotExpressible { id, group, .. } => (1, group.unwrap_or(Group::Full), id.clone()),
+        Outcome::Skipped { id, .. } => (2, Group::Full, id.clone()),
+    }
+}
+
+pub fn read_jsonl(path: &Path) -> Result<Vec<Value>, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| {
+            serde_json::from_str(l).map_err(|e| format!("{}:{}: {e}", path.display(), i + 1))
+        })
+        .collect()
+}
+
+// ---- reading fields ------------------------------------------------------------------------------
+
+fn str_of<'a>(v: &'a Value, key: &str) -> &'a str {
+    v.get(key).and_then(Value::as_str).unwrap_or("")
+}
+
+fn lower(v: &Value, key: &str) -> String {
+    match v.get(key) {
+        Some(Value::String(s)) => s.to_ascii_lowercase(),
+        Some(Value::Null) | None => String::new(),
+        Some(other) => other.to_string().to_ascii_lowercase(),
+    }
+}
+
+fn uint(v: &Value, key: &str) -> Option<u64> {
+    v.get(key).and_then(|x| {
+        x.as_u64()
+            .or_else(|| x.as_f64().filter(|f| *f >= 0.0).map(|f| f.round() as u64))
+    })
+}
+
+fn float(v: &Value, key: &str) -> Option<f64> {
+    v.get(key).and_then(Value::as_f64)
+}
+
+fn flag(v: &Value, key: &str) -> bool {
+    v.get(key).and_then(Value::as_bool).unwrap_or(false)
+}
+
+/// The first whole number right after `after` in `text` (e.g. "gradient_accumulation 2").
+fn number_after(text: &str, after: &str) -> Option<u64> {
+    let i = text.find(after)? + after.len();
+    let digits: String = text[i..]
+        .trim_start_matches([' ', '~', '=', ':'])
+        .chars()
+        .take_while(|c| c.is_ascii_digit())
+        .collect();
+    digits.parse().ok()
+}
+
+/// The whole number right before `before` in `text` (e.g. "~1343 MiB CUDA context").
+fn number_before(text: &str, before: &str) -> Option<u64> {
+    let i = text.find(before)?;
+    let head = text[..i].trim_end();
+    let digits: String = head
+        .chars()
+        .rev()
+        .take_while(|c| c.is_ascii_digit())
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    digits.parse().ok()
+}
+
+// ---- the mapping ---------------------------------------------------------------------------------
+
+/// Model families whose shape differs from Llama's in ways the parameter count and memory see.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Family {
+    Llama,
+    /// Qwen (1): fused c_attn with a bias, c_proj for both attention output and MLP down, w1/w2 up.
+    Qwen1,
+    /// Qwen2/2.5: q, k, v with biases.
+    Qwen2,
+    Bert,
+    GptBigCode,
+    Phi,
+    Falcon,
+    GptNeox,
+    Bloom,
+    T5,
+}
+
+fn family(c: &Value, n: &Value) -> Family {
+    let model = lower(c, "model");
+    let note = c.get("arch").map(|a| lower(a, "note")).unwrap_or_default();
+    if flag(n, "enc_dec") || note.contains("encoder-decoder") {
+        Family::T5
+    } else if flag(n, "encoder_only") || model.contains("bert") {
+        Family::Bert
+    } else if flag(n, "qwen1") {
+        Family::Qwen1
+    } else if model.contains("qwen2") {
+        Family::Qwen2
+    } else if model.contains("bigcode")
+        || model.contains("starcoder")
+        || note.contains("gptbigcode")
+    {
+        Family::GptBigCode
+    } else if model.contains("phi-1") || model.contains("phi-2") {
+        Family::Phi
+    } else if model.contains("falcon") {
+        Family::Falcon
+    } else if note.contains("gpt-neox")
+        || model.contains("pythia")
+        || model.contains("stablelm-base-alpha")
+    {
+        Family::GptNeox
+    } else if model.contains("bloom") {
+        Family::Bloom
+    } else {
+        Family::Llama
+    }
+}
+
+/// The architecture from the case's shape fields, with the family's MLP, norms, biases and
+/// positions; `extra_params` takes what the shape cannot express so the total is the stated count.
+fn architecture(n: &Value, fam: Family, notes: &mut Vec<String>) -> Result<Architecture, String> {
+    let need = |k: &str| {
+        uint(n, k)
+            .filter(|v| *v > 0)
+            .ok_or_else(|| format!("normalized field {k} is missing"))
+    };
+    let (layers, hidden, heads, kv, hd, ffn, vocab) = (
+        need("L")?,
+        need("h")?,
+        need("H")?,
+        need("KV")?,
+        need("hd")?,
+        need("f")?,
+        need("V")?,
+    );
+    let tied = flag(n, "tied");
+    let mut a = Architecture::llama(vocab, hidden, ffn, layers, heads, kv, tied);
+    a.head_dim = hd;
+    let gpt_style = |a: &mut Architecture, bias: bool| {
+        a.mlp = MlpKind::Plain;
+        a.norm = NormKind::Layer;
+        a.qkv_bias = bias;
+        a.out_bias = bias;
+        a.mlp_bias = bias;
+    };
+    match fam {
+        Family::Llama | Family::T5 => {}
+        Family::Qwen1 | Family::Qwen2 => a.qkv_bias = true,
+        Family::Bert => {
+            gpt_style(&mut a, true);
+            a.positions = 512;
+            a.dropout = true;
+            a.max_context = 512;
+        }
+        Family::GptBigCode => {
+            gpt_style(&mut a, true);
+            a.positions = 8_192;
+            a.max_context = 8_192;
+        }
+        Family::Phi => {
+            gpt_style(&mut a, true);
+            a.norms_per_layer = 1;
+            a.head_bias = true;
+        }
+        Family::Falcon => {
+            gpt_style(&mut a, false);
+            a.norms_per_layer = 1;
+        }
+        Family::GptNeox | Family::Bloom => gpt_style(&mut a, true),
+    }
+    if let Some(stated) = uint(n, "P") {
+        let shape = a.params().total();
+        if shape > stated && !a.tied && shape - stated >= vocab * hidden / 2 {
+            // the stated count only adds up with the head tied to the embeddings (transformers counts a
+            // shared tensor once): GPTBigCode ties by default
+            a.tied = true;
+            notes.push("arch says untied, but the stated parameter count only adds up with a tied head: tied".into());
+        }
+        let shape = a.params().total();
+        if stated >= shape {
+            a.extra_params = stated - shape;
+            if a.extra_params > stated / 1000 {
+                notes.push(format!(
+                    "{} parameters outside the shape (extra)",
+                    vram_engine::units::short_count(a.extra_params)
+                ));
+            }
+        } else if shape - stated > stated / 1000 {
+            notes.push(format!(
+                "the shape has {} more parameters than stated",
+                vram_engine::units::short_count(shape - stated)
+            ));
+        }
+    }
+    a.validate().map_err(|e| e.to_string())?;
+    Ok(a)
+}
+
+/// LoRA target names of the sources, mapped to the engine's modules.
+fn lora_targets(c: &Value, fam: Family, notes: &mut Vec<String>) -> LoraTargets {
+    let lora = match c.get("lora") {
+        Some(l) if l.is_object() => l,
+        _ => return LoraTargets::parse("q,v").expect("static names"),
+    };
+    let names: Vec<String> = match lora.get("targets") {
+        Some(Value::String(s)) => vec![s.to_ascii_lowercase()],
+        Some(Value::Array(xs)) => xs
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_ascii_lowercase)
+            .collect(),
+        _ => vec![],
+    };
+    let mut t = LoraTargets::empty();
+    let add = |t: &mut LoraTargets, ms: &str| {
+        for m in ms.split(',') {
+            *t = t.with(m, true);
+        }
+    };
+    for name in &names {
+        let name = name.as_str();
+        match name {
+            "all-linear" | "all" => add(&mut t, "q,k,v,o,gate,up,down"),
+            "q_proj" | "query" | "q" => add(&mut t, "q"),
+            "k_proj" | "key" | "k" => add(&mut t, "k"),
+            "v_proj" | "value" | "v" => add(&mut t, "v"),
+            "o_proj" | "output_proj" | "out_proj" | "o" | "dense" => add(&mut t, "o"),
+            "c_attn" | "query_key_value" | "qkv_proj" | "wqkv" => add(&mut t, "q,k,v"),
+            // GPT-2 and Qwen (1) name both the attention output and the MLP down projection c_proj
+            "c_proj" => add(&mut t, "o,down"),
+            "w1" if fam == Family::Qwen1 => add(&mut t, "gate"),
+            "w2" if fam == Family::Qwen1 => add(&mut t, "up"),
+            "w1" => add(&mut t, "gate"),
+            "w2" => add(&mut t, "down"),
+            "w3" => add(&mut t, "up"),
+            "gate_proj" => add(&mut t, "gate"),
+            "up_proj" | "fc1" | "dense_h_to_4h" | "c_fc" => add(&mut t, "up"),
+            "down_proj" | "fc2" | "dense_4h_to_h" => add(&mut t, "down"),
+            "wte" | "embed_tokens" => add(&mut t, "embed"),
+            "lm_head" => add(&mut t, "head"),
+            _ if name.starts_with("mlp") => add(&mut t, "gate,up,down"),
+            _ if name.starts_with("output (lm head)") || name == "output" => add(&mut t, "head"),
+            _ => notes.push(format!("LoRA target {name:?} not mapped")),
+        }
+    }
+    if t == LoraTargets::empty() {
+        t = LoraTargets::parse("q,v").expect("static names");
+    }
+    t
+}
+
+fn weight_format(c: &Value, n: &Value, notes: &mut Vec<String>) -> Result<WeightFormat, String> {
+    let quant = lower(c, "quantization");
+    let wf = lower(n, "wfmt");
+    let dq = flag(n, "dq");
+    Ok(match wf.as_str() {
+        "bf16" | "fp16" => WeightFormat::Bf16,
+        "fp32" => WeightFormat::Fp32,
+        "nf4" if dq => WeightFormat::Nf4Dq,
+        "nf4" if quant.contains("torchao") => {
+            notes.push("torchao NF4 read as NF4 + double quant (int8 block scales)".into());
+            WeightFormat::Nf4Dq
+        }
+        "nf4" => WeightFormat::Nf4,
+        "gptq4" => WeightFormat::Gptq4,
+        "awq4" => WeightFormat::Awq4,
+        "fp8" => WeightFormat::Fp8,
+        "int8" => WeightFormat::Int8,
+        other => return Err(format!("weight format {other:?} has no engine equivalent")),
+    })
+}
+
+fn optimizer(n: &Value) -> Optimizer {
+    match lower(n, "opt").as_str() {
+        "adamw8bit" | "adamw_8bit" | "paged_adamw8bit" => Optimizer::AdamW8bit,
+        "adafactor" => Optimizer::Adafactor,
+        "sgd" => Optimizer::Sgd,
+        "lion" => Optimizer::Lion,
+        _ => Optimizer::AdamW,
+    }
+}
+
+fn gpu(c: &Value) -> Gpu {
+    let g = lower(c, "gpu");
+    if g.contains("h100") {
+        Gpu::H100
+    } else if g.contains("3090") {
+        Gpu::Rtx3090
+    } else if g.contains("4090") {
+        Gpu::Rtx4090
+    } else if g.contains("a100") && g.contains("40") {
+        Gpu::A100_40
+    } else if g.contains("a100") {
+        Gpu::A100_80
+    } else if g.contains("l40s") {
+        Gpu::L40S
+    } else if g.contains("a6000") {
+        Gpu::RtxA6000
+    } else if g.contains("v100") {
+        Gpu::V100_32
+    } else {
+        Gpu::H100
+    }
+}
+
+/// Why a case cannot be expressed by the engine's settings, if it cannot.
+fn inexpressible(c: &Value, n: &Value, fam: Family) -> Option<String> {
+    let unmodelled: Vec<String> = n
+        .get("unmodelled")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default();
+    let has = |s: &str| unmodelled.iter().any(|u| u.contains(s));
+    if fam == Family::T5 {
+        return Some("encoder-decoder (T5) with cross-attention: the engine models decoder-only and encoder-only stacks".into());
+    }
+    if has("optimizer-in-backward") || flag(c, "optimizer_in_bwd") {
+        return Some("optimizer step fused into backward: each gradient is applied and freed as it is produced, so the full gradient buffer never exists; the engine has no such setting".into());
+    }
+    if has("activation offload") || flag(c, "activation_offload") {
+        return Some(
+            "activation offloading to CPU: the engine keeps checkpointed activations on the GPU"
+                .into(),
+        );
+    }
+    if c.get("lora")
+        .and_then(|l| l.get("use_dora"))
+        .and_then(Value::as_bool)
+        .unwrap_or(false)
+    {
+        return Some("DoRA: every adapted layer also keeps its base output for the magnitude scaling and builds weight-sized W + BA temporaries to take the column norm; the engine's LoRA has neither".into());
+    }
+    if flag(n, "modules_to_save") {
+        return Some("modules_to_save (full trainable copies of the embedding and the head, with their gradients and AdamW states): the engine only has LoRA on embed/head".into());
+    }
+    let kv = lower(c, "kv_cache");
+    if kv.contains("gqa expansion") || kv.contains("num_heads, not num_kv_heads") {
+        return Some("static KV cache sized with all 32 attention heads (after GQA expansion) for the model's 4096-token max_seq_len: the engine sizes the cache with the KV heads and the tokens generated".into());
+    }
+    let wd = lower(c, "weights_dtype");
+    if wd.contains("fp8") && wd.contains("bf16") {
+        return Some("a mixed checkpoint: FP8 MLP linears but attention projections, embeddings and head in bf16; the engine stores every linear in the chosen format".into());
+    }
+    None
+}
+
+/// Maps one case to a scenario and says what to compare.
+pub fn map_case(c: &Value, n: &Value) -> Result<(Mapped, Option<String>), String> {
+    let fam = family(c, n);
+    let mut notes = Vec::new();
+    let why_not = inexpressible(c, n, fam);
+    if fam == Family::T5 {
+        return Err(why_not.unwrap_or_default());
+    }
+    let arch = architecture(n, fam, &mut notes)?;
+    let kind = lower(n, "kind");
+    let mode = lower(n, "mode");
+    let job = match (kind.as_str(), mode.as_str()) {
+        ("inference", _) => Job::Inference,
+        ("serving", _) => Job::Serving,
+        ("weights_only", _) if lower(n, "peft") == "lora" => Job::Lora,
+        ("weights_only", _) => Job::Serving,
+        ("train", "full") => Job::Full,
+        ("train", "lora") => Job::Lora,
+        ("train", "qlora") => Job::Qlora,
+        other => return Err(format!("unknown kind/mode {other:?}")),
+    };
+    let mut weights = weight_format(c, n, &mut notes)?;
+    if job == Job::Lora && weights.is_quantized() {
+        weights = WeightFormat::Bf16;
+    }
+    let framework = lower(c, "framework");
+    let bf16_true = framework.contains("torchtune")
+        || framework.contains("lit-gpt")
+        || framework.contains("litgpt");
+    let master_weights = match job {
+        Job::Full => flag(n, "amp"),
+        Job::Lora | Job::Qlora => !bf16_true,
+        _ => false,
+    };
+    let gpus = uint(n, "gpus").unwrap_or(1).max(1);
+    let par = lower(n, "par");
+    let strategy = format!(
+        "{} {}",
+        lower(n, "strategy"),
+        c.get("parallelism")
+            .map(|p| lower(p, "strategy"))
+            .unwrap_or_default()
+    );
+    let tp = if par == "tp" { gpus } else { 1 };
+    let zero = if par == "fsdp"
+        || strategy.contains("zero-3")
+        || strategy.contains("full shard")
+        || strategy.contains("full_shard")
+    {
+        Zero::Z3
+    } else if strategy.contains("zero-2") {
+        Zero::Z2
+    } else {
+        Zero::Z0
+    };
+    let offload = if flag(n, "offload") && job.is_training() {
+        let text = c
+            .get("parallelism")
+            .map(|p| lower(p, "offload"))
+            .unwrap_or_default();
+        if text.contains("param") {
+            Offload::All
+        } else {
+            Offload::Optimizer
+        }
+    } else {
+        Offload::None
+    };
+    let mut grad_accum = uint(n, "ga")
+        .unwrap_or(1)
+        .max(uint(c, "grad_accum").unwrap_or(1))
+        .max(1);
+    if let Some(ga) = number_after(&lower(c, "notes"), "gradient_accumulation") {
+        grad_accum = grad_accum.max(ga);
+    }
+    let (seq, gen) = match job {
+        Job::Inference => match (uint(n, "prompt"), uint(n, "gen")) {
+            (None, None) => {
+                return Err("the prompt and generated token counts are not stated".into())
+            }
+            (p, g) => (p.unwrap_or(1).max(1), g.unwrap_or(0)),
+        },
+        _ if job.is_training() && kind == "train" => (
+            uint(n, "seq").ok_or("the training sequence length is unknown")?,
+            0,
+        ),
+        _ => (1, 0),
+    };
+    let attention = if lower(c, "attention").contains("eager") {
+        Attention::Eager
+    } else {
+        Attention::Flash
+    };
+    let loss = if fam == Family::Bert {
+        Loss::NoLmHead
+    } else if lower(c, "loss").contains("chunk") {
+        Loss::Chunked
+    } else if fam == Family::Qwen1 {
+        // Qwen-1's modeling_qwen.py takes the cross-entropy of the bf16 logits, with no upcast
+        Loss::Full16
+    } else {
+        Loss::Full
+    };
+    let lora_dropout = c
+        .get("lora")
+        .and_then(|l| l.get("dropout"))
+        .and_then(Value::as_f64)
+        .is_some_and(|d| d > 0.0);
+    let measurement = lower(c, "measurement");
+    let context_mib = number_before(
+        c.get("measurement").and_then(Value::as_str).unwrap_or(""),
+        "MiB CUDA context",
+    )
+    .unwrap_or(Scenario::default().context_mib);
+    let value = c.get("value");
+    let util = value
+        .and_then(|v| float(v, "gpu_memory_utilization"))
+        .unwrap_or(0.9);
+    let ctx = uint(n, "ctx").unwrap_or(4_096);
+    let mut s = Scenario {
+        model: ModelChoice::Custom {
+            name: str_of(c, "model").to_string(),
+            arch: Box::new(arch.clone()),
+        },
+        job,
+        weights,
+        batch: uint(n, "batch").unwrap_or(1).max(1),
+        seq,
+        gen,
+        grad_accum,
+        lora_rank: uint(n, "lora_rank").unwrap_or(8).max(1),
+        lora_targets: lora_targets(c, fam, &mut notes),
+        lora_dropout,
+        optimizer: optimizer(n),
+        master_weights,
+        checkpointing: if flag(n, "gc") {
+            Checkpointing::Full
+        } else {
+            Checkpointing::None
+        },
+        attention,
+        loss,
+        gpus,
+        zero,
+        offload,
+        tp,
+        gpu_util_pct: (util * 100.0).round() as u64,
+        block_size: 16,
+        max_model_len: ctx,
+        avg_tokens: ctx,
+        concurrency: 256,
+        batched_tokens: ctx.max(2_048),
+        context_mib,
+        gpu: gpu(c),
+        ..Scenario::default()
+    };
+    if !job.is_peft() {
+        s.lora_targets = LoraTargets::all_linear();
+    }
+
+    // what was measured
+    let measure = if kind == "weights_only" {
+        Measure::Load
+    } else if job == Job::Serving {
+        if value.and_then(|v| v.get("gpu_blocks")).is_some() {
+            Measure::VllmBlocks
+        } else {
+            Measure::VllmKvPool
+        }
+    } else if measurement.contains("max_memory_reserved")
+        || measurement.contains("memory_reserved()")
+    {
+        Measure::Reserved
+    } else if matches!(lower(n, "level").as_str(), "device" | "unknown") {
+        Measure::Device
+    } else {
+        Measure::Tensors
+    };
+    let measured = match measure {
+        Measure::VllmBlocks => value
+            .and_then(|v| float(v, "gpu_blocks"))
+            .ok_or("no gpu_blocks")?,
+        Measure::VllmKvPool => value
+            .and_then(|v| float(v, "kv_cache"))
+            .ok_or("no kv_cache")?,
+        _ => float(n, "measured").ok_or_else(|| {
+            let note = str_of(n, "measure_note");
+            if note.is_empty() {
+                "no measured memory figure".to_string()
+            } else {
+                note.to_string()
+            }
+        })?,
+    };
+    if lower(n, "level") == "unknown" {
+        notes.push("tool not stated: compared with the device total".into());
+    }
+    if job.is_peft() {
+        if let Some(stated) = uint(n, "trainable") {
+            let ours = lora_params(&arch, &s);
+            if ours.abs_diff(stated) * 100 > stated {
+                let why = if fam == Family::Qwen1 {
+                    " (Qwen puts one adapter on the fused c_attn; the engine counts separate q, k, v adapters)"
+                } else {
+                    ""
+                };
+                notes.push(format!(
+                    "LoRA params {} vs {} stated{why}",
+                    vram_engine::units::short_count(ours),
+                    vram_engine::units::short_count(stated)
+                ));
+            }
+        }
+    }
+    let unmodelled: Vec<&str> = n
+        .get("unmodelled")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .filter(|u| !u.contains("chunked CE"))
+                .collect()
+        })
+        .unwrap_or_default();
+    if why_not.is_none() && !unmodelled.is_empty() {
+        notes.push(format!("unmodelled: {}", unmodelled.join(", ")));
+    }
+    if lower(c, "completeness") == "partial" {
+        let note = str_of(c, "notes");
+        if !note.is_empty() {
+            notes.push(format!("partial: {note}"));
+        }
+    }
+    let group = Group::of(job);
+    Ok((
+        Mapped {
+            scenario: s,
+            arch,
+            group,
+            measure,
+            measured,
+            stated_params: uint(n, "P"),
+            notes,
+        },
+        why_not,
+    ))
+}
+
+/// The engine's figure for what was measured, with the components behind it.
+pub fn engine_figure(m: &Mapped) -> Result<(f64, String, Breakdown), String> {
+    let b = estimate_with(&m.scenario, &m.arch, false).map_err(|e| e.to_string())?;
+    let gib = |bytes: u64| bytes as f64 / GIB as f64;
+    let tensor_parts = |b: &Breakdown| -> String {
+        Component::ALL
+            .iter()
+            .filter(|c| !matches!(c, Component::Context | Component::Reserve))
+            .filter_map(|&c| {
+                let v = b.bytes(c);
+                (v > 0).then(|| format!("{} {:.2}", c.key(), gib(v)))
+            })
+            .collect::<Vec<_>>()
+            .join(" · ")
+    };
+    let reserve = b.bytes(Component::Reserve);
+    let context = b.bytes(Component::Context);
+    let (est, parts) = match m.measure {
+        Measure::Tensors => (gib(b.tensors), tensor_parts(&b)),
+        Measure::Reserved => (
+            gib(b.tensors + reserve),
+            format!("{} · reserve {:.2}", tensor_parts(&b), gib(reserve)),
+        ),
+        Measure::Device => (
+            gib(b.total),
+            format!(
+                "{} · context {:.2} · reserve {:.2}",
+                tensor_parts(&b),
+                gib(context),
+                gib(reserve)
+            ),
+        ),
+        Measure::Load => {
+            let w = b.bytes(Component::Weights) + b.bytes(Component::Adapter);
+            (
+                gib(w),
+                format!(
+                    "weights {:.2} · adapter {:.2}",
+                    gib(b.bytes(Component::Weights)),
+                    gib(b.bytes(Component::Adapter))
+                ),
+            )
+        }
+        Measure::VllmKvPool | Measure::VllmBlocks => {
+            let fit = b.serving.ok_or("no serving fit")?;
+            let parts = format!(
+                "budget {:.2} − weights {:.2} − activations {:.2} − logits {:.2} − context {:.2} = KV {:.2} ({} blocks)",
+                gib(fit.budget),
+                gib(b.bytes(Component::Weights)),
+                gib(b.bytes(Component::Activations)),
+                gib(b.bytes(Component::Logits)),
+                gib(context),
+                gib(fit.kv_pool),
+                fit.blocks
+            );
+            let est = if m.measure == Measure::VllmBlocks {
+                fit.blocks as f64
+            } else {
+                gib(fit.kv_pool)
+            };
+            (est, parts)
+        }
+    };
+    Ok((est, parts, b))
+}
+
+fn evaluate(c: &Value, n: &Value) -> Outcome {
+    let id = str_of(c, "id").to_string();
+    let task = str_of(c, "task").to_string();
+    let completeness = str_of(c, "completeness").to_string();
+    let mapped = match map_case(c, n) {
+        Ok(m) => m,
+        Err(why) => {
+            let fam = family(c, n);
+            return match inexpressible(c, n, fam) {
+                Some(w) => Outcome::NotExpressible {
+                    id,
+                    task,
+                    group: None,
+                    why: w,
+                    reference: None,
+                },
+                None => Outcome::Skipped {
+                    id,
+                    task,
+                    why: skip_reason(n, &why),
+                },
+            };
+        }
+    };
+    let (m, why_not) = mapped;
+    let compared = match engine_figure(&m) {
+        Ok((estimated, components, breakdown)) => Compared {
+            id: id.clone(),
+            task: task.clone(),
+            completeness: completeness.clone(),
+            group: m.group,
+            measure: m.measure,
+            measured: m.measured,
+            estimated,
+            components,
+            notes: m.notes.clone(),
+            stated_params: m.stated_params,
+            breakdown,
+            scenario: m.scenario.clone(),
+        },
+        Err(e) => {
+            return Outcome::Skipped {
+                id,
+                task,
+                why: format!("the engine refuses the scenario: {e}"),
+            }
+        }
+    };
+    if let Some(why) = why_not {
+        return Outcome::NotExpressible {
+            id,
+            task,
+            group: Some(m.group),
+            why,
+            reference: Some(Box::new(compared)),
+        };
+    }
+    Outcome::Compared(Box::new(compared))
+}
+
+fn skip_reason(n: &Value, why: &str) -> String {
+    match n.get("skip").and_then(Value::as_str) {
+        Some(skip) => format!("{skip}: {why}"),
+        None => why.to_string(),
+    }
+}

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# vram-budget's one script: installs what is missing, builds, serves, tests. See the Makefile.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+
+TRUNK_VERSION=0.21.14
+WASM_BINDGEN_VERSION=0.2.130
+BINARYEN_VERSION=116.0.0
+export PATH="$HOME/.cargo/bin:$ROOT/.tools/node_modules/.bin:$PATH"
+
+say() { printf '\n==> %s\n' "$*"; }
+die() { printf '\nvram-budget: %s\n' "$*" >&2; exit 1; }
+
+# run_step NAME HINT CMD...: runs CMD; on failure says which step failed and what to run by hand
+run_step() {
+  local name=$1 hint=$2; shift 2
+  if ! "$@"; then
+    die "step '$name' failed. To do it by hand: $hint"
+  fi
+}
+
+ensure_wasm_target() {
+  if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
+    say "installing the wasm32-unknown-unknown target (under a minute)"
+    run_step "wasm32 target" "rustup target add wasm32-unknown-unknown" rustup target add wasm32-unknown-unknown
+  fi
+}
+
+ensure_trunk() {
+  if ! trunk --version 2>/dev/null | grep -q "trunk $TRUNK_VERSION"; then
+    say "installing trunk $TRUNK_VERSION from crates.io (about 10-15 minutes on 2 cores, once)"
+    run_step "trunk" "cargo install trunk --version $TRUNK_VERSION --locked" \
+      cargo install trunk --version "$TRUNK_VERSION" --locked
+  fi
+}
+
+ensure_wasm_bindgen() {
+  if ! wasm-bindgen --version 2>/dev/null | grep -q "wasm-bindgen $WASM_BINDGEN_VERSION"; then
+    say "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (about 3 minutes, once; it must match the pinned wasm-bindgen)"
+    # not --locked: its lock file names a crate version the registry does not have
+    run_step "wasm-bindgen-cli" "cargo install wasm-bindgen-cli --version $WASM_BINDGEN_VERSION" \
+      cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION"
+  fi
+}
+
+ensure_wasm_opt() {
+  # binaryen 116 from npm (Debian's 108 corrupts today's wasm); Trunk checks the version it prints
+  if ! wasm-opt --version 2>/dev/null | grep -q "version 116"; then
+    command -v npm >/dev/null || die "step 'wasm-opt' needs npm (apt-get install -y npm), or put binaryen 116's wasm-opt on PATH"
+    say "installing wasm-opt (binaryen $BINARYEN_VERSION from npm, seconds) into .tools/"
+    mkdir -p .tools
+    run_step "wasm-opt" "npm install --prefix .tools binaryen@$BINARYEN_VERSION" \
+      npm install --silent --no-audit --no-fund --prefix .tools "binaryen@$BINARYEN_VERSION"
+  fi
+}
+
+ensure_browser() {
+  if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
+    say "installing chromium and chromium-driver from Debian (a minute or two)"
+    run_step "chromium" "apt-get update && apt-get install -y chromium chromium-driver" \
+      bash -c 'apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver'
+  fi
+}
+
+setup() {
+  ensure_wasm_target
+  ensure_wasm_bindgen
+  ensure_trunk
+  ensure_wasm_opt
+}
+
+build_dist() {
+  setup
+  say "building the page (release, wasm-opt -Oz) into dist/"
+  # Trunk writes into a staging folder and replaces dist/ only when the whole build succeeded
+  run_step "trunk build" "trunk build --release" trunk build --release
+  [ -f dist/index.html ] || die "trunk reported success but dist/index.html is missing"
+}
+
+serve() {
+  build_dist
+  say "serving dist/ on http://127.0.0.1:8080 (Ctrl-C to stop)"
+  exec python3 scripts/serve.py dist 8080
+}
+
+size_budget() {
+  say "size budget: everything the page downloads, gzip-compressed, at most 250 KB"
+  python3 scripts/size_budget.py dist 250000
+}
+
+test_all() {
+  local t0=$SECONDS
+  say "cargo fmt --check"
+  cargo fmt --all -- --check
+  say "clippy (native, -D warnings)"
+  cargo clippy --workspace --all-targets -- -D warnings
+  ensure_wasm_target
+  say "clippy (wasm32, -D warnings)"
+  cargo clippy --target wasm32-unknown-unknown -p vram-budget -p vram-engine -- -D warnings
+  say "native tests (engine, CLI, page logic)"
+  cargo test
+  build_dist
+  size_budget
+  ensure_browser
+  say "end-to-end tests in headless Chromium against dist/"
+  VRAM_E2E_DIST="$ROOT/dist" cargo test -p e2e -- --test-threads=1
+  say "all checks passed in $((SECONDS - t0)) s"
+}
+
+case "${1:-}" in
+  serve) serve ;;
+  dist) build_dist ;;
+  watch) setup; exec trunk serve ;;
+  setup) setup; ensure_browser ;;
+  test) test_all ;;
+  bench) bash scripts/bench.sh ;;
+  *) echo "usage: scripts/dev.sh serve|test|dist|watch|setup|bench"; exit 2 ;;
+esac

@@ -1,0 +1,314 @@
+//! The charts, drawn with plotters into SVG strings. Stacked bars are rectangles on running
+//! totals (plotters has no stacked series); tooltips and labels are added as escaped SVG text.
+
+use plotters::prelude::*;
+use vram_engine::gpus::CAPACITY_LINES_GIB;
+use vram_engine::units::GIB;
+use vram_engine::{Breakdown, Component, Gpu, Unit};
+
+use crate::i18n::{self, t, Lang};
+
+/// A fixed colour per component, in the legend's order; they never move.
+pub fn colour(c: Component) -> RGBColor {
+    match c {
+        Component::Weights => RGBColor(0x4e, 0x79, 0xa7),
+        Component::Adapter => RGBColor(0xf2, 0x8e, 0x2b),
+        Component::Master => RGBColor(0xe1, 0x57, 0x59),
+        Component::Gradients => RGBColor(0x76, 0xb7, 0xb2),
+        Component::Optimizer => RGBColor(0x59, 0xa1, 0x4f),
+        Component::Activations => RGBColor(0xed, 0xc9, 0x48),
+        Component::Logits => RGBColor(0xb0, 0x7a, 0xa1),
+        Component::KvCache => RGBColor(0xff, 0x9d, 0xa7),
+        Component::Context => RGBColor(0x9c, 0x75, 0x5f),
+        Component::Reserve => RGBColor(0xba, 0xb0, 0xac),
+    }
+}
+
+pub fn css_colour(c: Component) -> String {
+    let RGBColor(r, g, b) = colour(c);
+    format!("#{r:02x}{g:02x}{b:02x}")
+}
+
+/// Text that goes into SVG or HTML markup as text, never as markup.
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for ch in s.chars() {
+        match ch {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Plotters writes explicit colours; the page's text and grid follow the theme instead.
+const INK: RGBColor = RGBColor(1, 2, 3);
+
+fn themed(svg: String) -> String {
+    svg.replace("#010203", "currentColor")
+}
+
+const W: u32 = 640;
+const H: u32 = 340;
+
+/// Stacked bars: one per GPU count, one segment per component, capacity lines behind.
+pub fn stacked(
+    bars: &[(u64, Breakdown)],
+    current: u64,
+    gpu: Gpu,
+    unit: Unit,
+    lang: Lang,
+) -> String {
+    let ubytes = unit.bytes() as f64;
+    let tallest = bars.iter().map(|(_, b)| b.total).max().unwrap_or(0) as f64 / ubytes;
+    let cap = gpu.bytes() as f64 / ubytes;
+    let ymax = (tallest.max(cap) * 1.12).max(1.0);
+    let n = bars.len().max(1) as f64;
+    let mut svg = String::new();
+    let mut overlay = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (W, H)).into_drawing_area();
+        let Ok(mut chart) = ChartBuilder::on(&root)
+            .margin_top(14)
+            .margin_right(110)
+            .margin_left(8)
+            .x_label_area_size(30)
+            .y_label_area_size(52)
+            .build_cartesian_2d(0f64..n, 0f64..ymax)
+        else {
+            return String::new();
+        };
+        let _ = chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_labels(0)
+            .y_desc(unit.label())
+            .label_style(("sans-serif", 12).into_font().color(&INK))
+            .axis_style(INK)
+            .bold_line_style(INK.mix(0.12))
+            .light_line_style(INK.mix(0.05))
+            .draw();
+        // capacity lines of common cards, the selected one highlighted
+        for gib in CAPACITY_LINES_GIB {
+            let y = (gib * GIB) as f64 / ubytes;
+            if y > ymax {
+                continue;
+            }
+            let _ = chart.draw_series(std::iter::once(PathElement::new(
+                vec![(0.0, y), (n, y)],
+                INK.mix(0.35).stroke_width(1),
+            )));
+            let (px, py) = chart.backend_coord(&(n, y));
+            overlay.push_str(&format!(
+                r#"<text x="{}" y="{}" class="cap-label" dominant-baseline="middle">{} GiB</text>"#,
+                px + 4,
+                py,
+                gib
+            ));
+        }
+        let _ = chart.draw_series(std::iter::once(PathElement::new(
+            vec![(0.0, cap), (n, cap)],
+            RGBColor(0xd6, 0x27, 0x28).stroke_width(2),
+        )));
+        let (px, py) = chart.backend_coord(&(n, cap));
+        overlay.push_str(&format!(
+            r#"<text x="{}" y="{}" class="cap-label selected" dominant-baseline="middle">{}</text>"#,
+            px + 4,
+            py - 10,
+            escape(gpu.label())
+        ));
+        for (i, (gpus, b)) in bars.iter().enumerate() {
+            let x0 = i as f64 + 0.18;
+            let x1 = i as f64 + 0.82;
+            let mut base = 0u64;
+            for c in Component::ALL {
+                let bytes = b.bytes(*c);
+                if bytes == 0 {
+                    continue;
+                }
+                let y0 = base as f64 / ubytes;
+                let y1 = (base + bytes) as f64 / ubytes;
+                base += bytes;
+                let _ = chart.draw_series(std::iter::once(Rectangle::new(
+                    [(x0, y0), (x1, y1)],
+                    colour(*c).filled(),
+                )));
+                let (ax, ay) = chart.backend_coord(&(x0, y1));
+                let (bx, by) = chart.backend_coord(&(x1, y0));
+                let label = format!("{}: {}", i18n::component(lang, *c), unit.format(bytes));
+                overlay.push_str(&format!(
+                    r#"<g class="seg" tabindex="0" data-component="{}" data-gpus="{}"><title>{}</title><rect x="{}" y="{}" width="{}" height="{}" fill="transparent"/><text x="{}" y="{}" class="seg-label">{}</text></g>"#,
+                    c.key(),
+                    gpus,
+                    escape(&label),
+                    ax,
+                    ay,
+                    (bx - ax).max(1),
+                    (by - ay).max(1),
+                    ax,
+                    (ay - 4).max(12),
+                    escape(&label)
+                ));
+            }
+            let (tx, ty) = chart.backend_coord(&((x0 + x1) / 2.0, b.total as f64 / ubytes));
+            let (lx, ly) = chart.backend_coord(&((x0 + x1) / 2.0, 0.0));
+            let gpus_label = if *gpus == 1 {
+                "1 GPU".to_string()
+            } else {
+                format!("{gpus} GPUs")
+            };
+            let gpus_label = if lang == Lang::Zh {
+                format!("{gpus} 卡")
+            } else {
+                gpus_label
+            };
+            overlay.push_str(&format!(
+                r#"<text x="{tx}" y="{}" text-anchor="middle" class="bar-total{}">{:.1}</text><text x="{lx}" y="{}" text-anchor="middle" class="bar-label{}">{}</text>"#,
+                ty - 5,
+                if *gpus == current { " current" } else { "" },
+                b.total as f64 / ubytes,
+                ly + 16,
+                if *gpus == current { " current" } else { "" },
+                escape(&gpus_label)
+            ));
+        }
+        let _ = root.present();
+    }
+    let svg = themed(svg);
+    let title = format!(r#"<title>{}</title>"#, escape(t(lang, "chart_title")));
+    insert_overlay(&svg, &(title + &overlay))
+}
+
+/// Total per GPU against sequence length (log scale), with capacity lines.
+pub fn sweep(points: &[(u64, u64)], current_seq: u64, gpu: Gpu, unit: Unit, lang: Lang) -> String {
+    if points.len() < 2 {
+        return String::new();
+    }
+    let ubytes = unit.bytes() as f64;
+    let cap = gpu.bytes() as f64 / ubytes;
+    let tallest = points.iter().map(|p| p.1).max().unwrap_or(0) as f64 / ubytes;
+    let ymax = (cap * 2.0).min(tallest * 1.05).max(cap * 1.15);
+    // x is log2(tokens) on a plain axis: the same coordinate type as the bars (one copy of plotters' code)
+    let lx = |t: u64| (t.max(1) as f64).log2();
+    let (x0, x1) = (lx(points[0].0), lx(points[points.len() - 1].0));
+    let mut svg = String::new();
+    let mut overlay = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (W, 260)).into_drawing_area();
+        let Ok(mut chart) = ChartBuilder::on(&root)
+            .margin_top(10)
+            .margin_right(110)
+            .margin_left(8)
+            .x_label_area_size(36)
+            .y_label_area_size(52)
+            .build_cartesian_2d(x0..x1, 0f64..ymax)
+        else {
+            return String::new();
+        };
+        let _ = chart
+            .configure_mesh()
+            .x_desc(if lang == Lang::Zh {
+                "序列长度（token）"
+            } else {
+                "sequence length (tokens)"
+            })
+            .y_desc(unit.label())
+            .x_label_formatter(&|v| short_tokens(2f64.powf(*v)))
+            .label_style(("sans-serif", 12).into_font().color(&INK))
+            .axis_style(INK)
+            .bold_line_style(INK.mix(0.12))
+            .light_line_style(INK.mix(0.05))
+            .draw();
+        for gib in CAPACITY_LINES_GIB {
+            let y = (gib * GIB) as f64 / ubytes;
+            if y > ymax {
+                continue;
+            }
+            let _ = chart.draw_series(std::iter::once(PathElement::new(
+                vec![(x0, y), (x1, y)],
+                INK.mix(0.3).stroke_width(1),
+            )));
+        }
+        let _ = chart.draw_series(std::iter::once(PathElement::new(
+            vec![(x0, cap), (x1, cap)],
+            RGBColor(0xd6, 0x27, 0x28).stroke_width(2),
+        )));
+        let (px, py) = chart.backend_coord(&(x1, cap));
+        overlay.push_str(&format!(r#"<text x="{}" y="{}" class="cap-label selected" dominant-baseline="middle">{}</text>"#, px + 4, py, escape(gpu.label())));
+        let line: Vec<(f64, f64)> = points
+            .iter()
+            .map(|(x, y)| (lx(*x), (*y as f64 / ubytes).min(ymax)))
+            .collect();
+        let _ = chart.draw_series(std::iter::once(PathElement::new(
+            line,
+            colour(Component::Weights).stroke_width(2),
+        )));
+        let cur = lx(current_seq).clamp(x0, x1);
+        let _ = chart.draw_series(std::iter::once(PathElement::new(
+            vec![(cur, 0.0), (cur, ymax)],
+            INK.mix(0.5).stroke_width(1),
+        )));
+        // where it stops fitting
+        if let Some(w) = points
+            .windows(2)
+            .find(|w| w[0].1 <= gpu.bytes() && w[1].1 > gpu.bytes())
+        {
+            let (fx, fy) = chart.backend_coord(&(lx(w[0].0), cap));
+            overlay.push_str(&format!(
+                r#"<circle cx="{fx}" cy="{fy}" r="4" class="limit"/><text x="{}" y="{}" class="limit-label">≤ {}</text>"#,
+                fx + 6,
+                fy + 16,
+                escape(&short_tokens(w[0].0 as f64))
+            ));
+        }
+        let _ = root.present();
+    }
+    let title = format!(r#"<title>{}</title>"#, escape(t(lang, "seq_view")));
+    insert_overlay(&themed(svg), &(title + &overlay))
+}
+
+fn short_tokens(v: f64) -> String {
+    if v >= 1_048_576.0 * 0.99 {
+        format!("{:.0}M", v / 1_048_576.0)
+    } else if v >= 1024.0 {
+        format!("{:.0}k", v / 1024.0)
+    } else {
+        format!("{v:.0}")
+    }
+}
+
+fn insert_overlay(svg: &str, overlay: &str) -> String {
+    match svg.rfind("</svg>") {
+        Some(i) => format!("{}{}{}", &svg[..i], overlay, &svg[i..]),
+        None => svg.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vram_engine::{memory, Scenario};
+
+    #[test]
+    fn escaping_turns_markup_into_text() {
+        assert_eq!(
+            escape(r#"<img src=x onerror="alert(1)">"#),
+            "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;"
+        );
+    }
+
+    #[test]
+    fn the_stacked_chart_has_one_segment_per_nonzero_component() {
+        let s = Scenario::default();
+        let b = memory::estimate(&s).unwrap();
+        let svg = stacked(&[(1, b.clone())], 1, s.gpu, s.unit, Lang::En);
+        let segments = svg.matches(r#"class="seg""#).count();
+        let nonzero = Component::ALL.iter().filter(|c| b.bytes(**c) > 0).count();
+        assert_eq!(segments, nonzero);
+        assert!(svg.starts_with("<svg") && svg.ends_with("</svg>\n") || svg.ends_with("</svg>"));
+    }
+}

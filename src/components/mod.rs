@@ -1,0 +1,5 @@
+//! Small components: generic inputs, the model picker, the results.
+
+pub mod controls;
+pub mod model;
+pub mod results;

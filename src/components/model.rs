@@ -1,0 +1,353 @@
+//! The model: a searchable preset, a bare parameter count, or a pasted / uploaded config.json.
+
+use leptos::prelude::*;
+use vram_engine::config::MAX_CONFIG_BYTES;
+use vram_engine::link::parse_param_count;
+use vram_engine::units::{short_count, thousands};
+use vram_engine::{presets, Architecture, ModelChoice};
+use wasm_bindgen::JsCast;
+
+use super::controls::Segmented;
+use crate::i18n::{t, Lang};
+use crate::state::AppState;
+
+#[component]
+pub fn ModelPicker() -> impl IntoView {
+    let st = expect_context::<AppState>();
+    let lang = move || st.lang.get();
+    let initial = st.scenario.with_untracked(|s| match s.model {
+        ModelChoice::Preset(_) => "preset",
+        ModelChoice::Params(_) => "params",
+        ModelChoice::Custom { .. } => "config",
+    });
+    let source = RwSignal::new(initial);
+    let sources = Signal::derive(move || {
+        let l = lang();
+        vec![
+            ("preset", t(l, "source_preset").to_string()),
+            ("params", t(l, "source_params").to_string()),
+            ("config", t(l, "source_config").to_string()),
+        ]
+    });
+    let pick_source = Callback::new(move |k: &'static str| {
+        source.set(k);
+        if k == "params" {
+            let n = st.computed.with_untracked(|c| {
+                c.as_ref()
+                    .map(|c| c.arch.params().total())
+                    .unwrap_or(7_000_000_000)
+            });
+            st.edit(|s| s.model = ModelChoice::Params(n));
+        } else if k == "preset"
+            && !matches!(
+                st.scenario.with_untracked(|s| s.model.clone()),
+                ModelChoice::Preset(_)
+            )
+        {
+            st.edit(|s| s.model = ModelChoice::Preset("llama-3.1-8b"));
+        }
+    });
+    view! {
+        <section class="panel" aria-labelledby="model-h">
+            <h2 id="model-h">{move || t(lang(), "model")}</h2>
+            <Segmented id="model-source" label="model" options=sources value=Signal::derive(move || source.get()) on_change=pick_source />
+            {move || match source.get() {
+                "preset" => view! { <PresetPicker /> }.into_any(),
+                "params" => view! { <ParamsPicker /> }.into_any(),
+                _ => view! { <ConfigPicker /> }.into_any(),
+            }}
+            <ModelSummary />
+        </section>
+    }
+}
+
+#[component]
+fn PresetPicker() -> impl IntoView {
+    let st = expect_context::<AppState>();
+    let lang = move || st.lang.get();
+    let filter = RwSignal::new(String::new());
+    let current = move || {
+        st.scenario.with(|s| match s.model {
+            ModelChoice::Preset(id) => id,
+            _ => "",
+        })
+    };
+    let matching = move || {
+        let f = filter.get().to_ascii_lowercase();
+        presets::all()
+            .iter()
+            .filter(|p| {
+                f.is_empty() || p.id.contains(&f) || p.name.to_ascii_lowercase().contains(&f)
+            })
+            .collect::<Vec<_>>()
+    };
+    view! {
+        <div class="field">
+            <label for="preset-search">{move || t(lang(), "search")}</label>
+            <input type="search" id="preset-search" placeholder="llama, qwen, 70b…" autocomplete="off"
+                prop:value=move || filter.get()
+                on:input=move |ev| {
+                    filter.set(event_target_value(&ev));
+                    // a search that narrows to one model picks it
+                    if let [only] = matching().as_slice() { let id = only.id; st.edit(|s| s.model = ModelChoice::Preset(id)); }
+                } />
+        </div>
+        <div class="field">
+            <label for="preset">{move || t(lang(), "preset")}</label>
+            <select id="preset" size="6" on:change=move |ev| {
+                let v = event_target_value(&ev);
+                if let Some(p) = presets::find(&v) { st.edit(|s| s.model = ModelChoice::Preset(p.id)); }
+            }>
+                {move || matching().into_iter().map(|p| {
+                    let id = p.id;
+                    view! { <option value=id prop:selected=move || current() == id>{p.name}</option> }
+                }).collect_view()}
+            </select>
+        </div>
+    }
+}
+
+#[component]
+fn ParamsPicker() -> impl IntoView {
+    let st = expect_context::<AppState>();
+    let lang = move || st.lang.get();
+    let count = move || {
+        st.scenario.with(|s| match s.model {
+            ModelChoice::Params(n) => n,
+            _ => 7_000_000_000,
+        })
+    };
+    let error = RwSignal::new(None::<String>);
+    let (lo, hi) = (100_000_000f64, 2_000_000_000_000f64);
+    let pos = move || {
+        (((count() as f64).clamp(lo, hi).ln() - lo.ln()) / (hi.ln() - lo.ln()) * 1000.0)
+            .round()
+            .to_string()
+    };
+    view! {
+        <div class="field slider-field">
+            <label for="params-text">{move || t(lang(), "params_slider")} ": " <strong id="params-value">{move || short_count(count())}</strong></label>
+            <div class="slider-row">
+                <input type="range" id="params" min="0" max="1000" step="1" aria-label=move || t(lang(), "params_slider")
+                    prop:value=pos
+                    on:input=move |ev| {
+                        if let Ok(p) = event_target_value(&ev).parse::<f64>() {
+                            let n = (lo.ln() + (hi.ln() - lo.ln()) * p / 1000.0).exp();
+                            // keep two significant digits so the value reads like a model size
+                            let mag = 10f64.powf(n.log10().floor() - 1.0);
+                            let n = ((n / mag).round() * mag) as u64;
+                            st.edit(|s| s.model = ModelChoice::Params(n));
+                        }
+                    } />
+                <input type="text" id="params-text" inputmode="decimal" prop:value=move || short_count(count())
+                    on:change=move |ev| match parse_param_count(&event_target_value(&ev)) {
+                        Ok(n) if Architecture::from_param_count(n).is_ok() => { error.set(None); st.edit(|s| s.model = ModelChoice::Params(n)); }
+                        Ok(_) => error.set(Some(match lang() { Lang::En => "Between 1M and 10T parameters.".into(), Lang::Zh => "参数量须在 1M 到 10T 之间。".into() })),
+                        Err(e) => error.set(Some(e.to_string())),
+                    } />
+            </div>
+            <p class="input-error" id="params-err" role="status">{move || error.get()}</p>
+            <p class="note" id="approx-note">{move || t(lang(), "approx_note")}</p>
+        </div>
+    }
+}
+
+#[component]
+fn ConfigPicker() -> impl IntoView {
+    let st = expect_context::<AppState>();
+    let lang = move || st.lang.get();
+    let text = RwSignal::new(String::new());
+    let name = RwSignal::new(st.scenario.with_untracked(|s| match &s.model {
+        ModelChoice::Custom { name, .. } => name.clone(),
+        _ => "my-model".to_string(),
+    }));
+    let error = RwSignal::new(None::<String>);
+    let apply = move |body: String| {
+        if body.len() > MAX_CONFIG_BYTES {
+            error.set(Some(t(lang(), "config_too_big").to_string()));
+            return;
+        }
+        match ModelChoice::from_config(&name.get_untracked(), &body) {
+            Ok(m) => {
+                error.set(None);
+                st.edit(|s| s.model = m);
+            }
+            // the previous budget stays; the error sits next to the input
+            Err(e) => error.set(Some(e.to_string())),
+        }
+    };
+    let on_file = move |ev: leptos::ev::Event| {
+        let Some(input) = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+        else {
+            return;
+        };
+        let Some(file) = input.files().and_then(|f| f.get(0)) else {
+            return;
+        };
+        if file.size() > MAX_CONFIG_BYTES as f64 {
+            error.set(Some(t(lang(), "config_too_big").to_string()));
+            return;
+        }
+        name.set(file.name().trim_end_matches(".json").to_string());
+        let promise = file.text();
+        leptos::task::spawn_local(async move {
+            match wasm_bindgen_futures::JsFuture::from(promise).await {
+                Ok(v) => {
+                    let body = v.as_string().unwrap_or_default();
+                    text.set(body.clone());
+                    apply(body);
+                }
+                Err(_) => error.set(Some("the file could not be read".into())),
+            }
+        });
+    };
+    view! {
+        <div class="field">
+            <label for="config-name">{move || t(lang(), "config_name")}</label>
+            <input type="text" id="config-name" maxlength="80" prop:value=move || name.get() on:input=move |ev| name.set(event_target_value(&ev)) />
+        </div>
+        <div class="field">
+            <label for="config-text">{move || t(lang(), "paste_config")}</label>
+            <textarea id="config-text" rows="6" spellcheck="false" placeholder="{\"hidden_size\": 4096, …}"
+                prop:value=move || text.get() on:input=move |ev| text.set(event_target_value(&ev))></textarea>
+            <p class="input-error" id="config-error" role="alert">{move || error.get()}</p>
+            <div class="row">
+                <button type="button" id="config-apply" on:click=move |_| apply(text.get_untracked())>{move || t(lang(), "use_config")}</button>
+                <label class="file">{move || t(lang(), "upload_config")}
+                    <input type="file" id="config-file" accept=".json,application/json" on:change=on_file /></label>
+            </div>
+        </div>
+        <ArchEditor />
+    }
+}
+
+/// The fields of a custom architecture, editable.
+#[component]
+fn ArchEditor() -> impl IntoView {
+    let st = expect_context::<AppState>();
+    let is_custom = move || {
+        st.scenario
+            .with(|s| matches!(s.model, ModelChoice::Custom { .. }))
+    };
+    type Field = (
+        &'static str,
+        &'static str,
+        fn(&Architecture) -> u64,
+        fn(&mut Architecture, u64),
+    );
+    const FIELDS: [Field; 7] = [
+        ("vocab", "vocab_size", |a| a.vocab, |a, v| a.vocab = v),
+        ("hidden", "hidden_size", |a| a.hidden, |a, v| a.hidden = v),
+        (
+            "intermediate",
+            "intermediate_size",
+            |a| a.intermediate,
+            |a, v| a.intermediate = v,
+        ),
+        (
+            "layers",
+            "num_hidden_layers",
+            |a| a.layers,
+            |a, v| a.layers = v,
+        ),
+        (
+            "heads",
+            "num_attention_heads",
+            |a| a.heads,
+            |a, v| a.heads = v,
+        ),
+        (
+            "kv-heads",
+            "num_key_value_heads",
+            |a| a.kv_heads,
+            |a, v| a.kv_heads = v,
+        ),
+        (
+            "head-dim",
+            "head_dim",
+            |a| a.head_dim,
+            |a, v| a.head_dim = v,
+        ),
+    ];
+    let error = RwSignal::new(None::<String>);
+    move || {
+        is_custom().then(|| {
+            view! {
+                <div class="arch-grid" id="arch-editor">
+                    {FIELDS.iter().map(|(id, name, get, set)| {
+                        let (get, set) = (*get, *set);
+                        let value = move || st.scenario.with(|s| match &s.model { ModelChoice::Custom { arch, .. } => get(arch), _ => 0 });
+                        view! {
+                            <label class="arch-field">{*name}
+                                <input type="number" id=format!("arch-{id}") min="1" prop:value=move || value().to_string()
+                                    on:change=move |ev| {
+                                        let Ok(v) = event_target_value(&ev).parse::<u64>() else { return };
+                                        let mut next = st.scenario.get_untracked();
+                                        if let ModelChoice::Custom { arch, .. } = &mut next.model {
+                                            set(arch, v);
+                                            match arch.validate() {
+                                                Ok(()) => { error.set(None); st.scenario.set(next); }
+                                                Err(e) => error.set(Some(e.to_string())),
+                                            }
+                                        }
+                                    } />
+                            </label>
+                        }
+                    }).collect_view()}
+                    <p class="input-error" id="arch-error" role="alert">{move || error.get()}</p>
+                </div>
+            }
+        })
+    }
+}
+
+/// The model's parameter count and shape.
+#[component]
+fn ModelSummary() -> impl IntoView {
+    let st = expect_context::<AppState>();
+    let lang = move || st.lang.get();
+    move || {
+        let l = lang();
+        let name = st.scenario.with(|s| s.model.name());
+        st.computed.with(|c| {
+            c.as_ref().ok().map(|c| {
+                let a = &c.arch;
+                let p = a.params().total();
+                let mut shape = format!(
+                    "{} {} · {} {} · {} {} / {} {} · {} {}",
+                    a.layers,
+                    t(l, "layers"),
+                    a.hidden,
+                    t(l, "hidden"),
+                    a.heads,
+                    t(l, "heads"),
+                    a.kv_heads,
+                    t(l, "kv_heads"),
+                    thousands(a.vocab),
+                    t(l, "vocab")
+                );
+                if let Some(m) = &a.moe {
+                    shape.push_str(&format!(" · {} {} (top-{})", m.experts, t(l, "experts"), m.top_k));
+                }
+                if a.mla.is_some() {
+                    shape.push_str(" · MLA");
+                }
+                if let Some(w) = a.sliding_window {
+                    shape.push_str(&format!(" · {} {} ({}/{})", t(l, "window"), thousands(w), a.sliding_layers, a.layers));
+                }
+                let active = c.breakdown.active_params;
+                view! {
+                    <div class="model-summary" id="model-summary">
+                        <p class="model-name" id="model-name">{name}</p>
+                        <p><span id="param-count">{thousands(p)}</span> " " {t(l, "params")}
+                            {(active != p).then(|| format!(" · {} {}", short_count(active), t(l, "active")))}
+                            {(c.breakdown.trainable > 0).then(|| format!(" · {} {}", thousands(c.breakdown.trainable), t(l, "trainable")))}</p>
+                        <p class="shape">{t(l, "architecture")} ": " {shape}</p>
+                    </div>
+                }
+            })
+        })
+    }
+}

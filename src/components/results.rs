@@ -1,0 +1,211 @@
+//! The answer: the verdict, the stacked chart, the sequence view, the fit table, the solver, and
+//! each component's formula with this scenario's numbers.
+
+use leptos::prelude::*;
+use vram_engine::units::thousands;
+use vram_engine::{Component, Job, Phase};
+
+use crate::chart;
+use crate::i18n::{self, t, Lang};
+use crate::state::AppState;
+
+fn phase_text(lang: Lang, job: Job, p: Phase) -> &'static str {
+    let key = match (p, job.is_training()) {
+        (Phase::Always, _) => "phase_always",
+        (Phase::Compute, true) => "phase_backward",
+        (Phase::Step, true) => "phase_step",
+        (Phase::Compute, false) => "phase_prefill",
+        (Phase::Step, false) => "phase_decode",
+    };
+    t(lang, key)
+}
+
+/// "Needs 22.46 GiB per GPU: fits RTX 4090 24GB, 1.53 GiB to spare."
+#[component]
+pub fn VerdictLine() -> impl IntoView {
+    let st = expect_context::<AppState>();
+    move || {
+        let l = st.lang.get();
+        let (unit, gpu, job) = st.scenario.with(|s| (s.unit, s.gpu, s.job));
+        match &*st.computed.read() {
+            Err(e) => view! { <div class="verdict error" id="verdict" role="alert">{t(l, "error")} " " {e.clone()}</div> }.into_any(),
+            Ok(c) => {
+                let b = &c.breakdown;
+                let v = c.verdicts.iter().find(|v| v.gpu == gpu).copied();
+                let fits = v.map(|v| v.fits).unwrap_or(false);
+                let headroom = v.map(|v| v.headroom).unwrap_or(0);
+                let spare = unit.format(headroom.unsigned_abs());
+                view! {
+                    <div class="verdict" class:fits=fits class:nofit=!fits id="verdict" aria-live="polite">
+                        <p class="total-line">{t(l, "needs")} " " <strong id="total">{unit.format(b.total)}</strong> " " {t(l, "per_gpu")}
+                            <span class="muted"> " (" {t(l, "tensors")} " " <span id="tensors">{unit.format(b.tensors)}</span> ", " {t(l, "peak_at")} " " {phase_text(l, job, b.peak_phase)} ")"</span></p>
+                        <p class="fit-line" id="fit-line">
+                            <strong>{gpu.label()}</strong> ": "
+                            {if fits { t(l, "fits") } else { t(l, "does_not_fit") }}
+                            " · " {if fits { t(l, "headroom") } else { t(l, "short_by") }} " " {spare}
+                        </p>
+                        {(b.cpu > 0).then(|| view! { <p id="cpu-line">{t(l, "cpu_ram")} ": " {unit.format(b.cpu)}</p> })}
+                        {b.serving.map(|f| view! {
+                            <p id="serving-line">{t(l, "serving_fill")} " " {unit.format(f.budget)} " · " {t(l, "kv_pool")} " " {unit.format(f.kv_pool)}
+                                " = " {thousands(f.blocks)} " " {t(l, "blocks")} " · ~" <strong id="serving-concurrency">{f.max_concurrency}</strong> " " {t(l, "requests_at_once")}
+                                {(!f.max_len_fits).then(|| format!(" · {}", t(l, "too_small_for_max_len")))}</p>
+                        })}
+                    </div>
+                }
+                .into_any()
+            }
+        }
+    }
+}
+
+#[component]
+pub fn Charts() -> impl IntoView {
+    let st = expect_context::<AppState>();
+    let svg = Memo::new(move |_| {
+        let l = st.lang.get();
+        let (gpus, gpu, unit) = st.scenario.with(|s| (s.gpus, s.gpu, s.unit));
+        st.computed.with(|c| {
+            c.as_ref()
+                .map(|c| chart::stacked(&c.bars, gpus, gpu, unit, l))
+                .unwrap_or_default()
+        })
+    });
+    let sweep = Memo::new(move |_| {
+        let l = st.lang.get();
+        let (seq, gpu, unit) = st.scenario.with(|s| (s.seq, s.gpu, s.unit));
+        st.computed.with(|c| {
+            c.as_ref()
+                .map(|c| chart::sweep(&c.sweep, seq, gpu, unit, l))
+                .unwrap_or_default()
+        })
+    });
+    let lang = move || st.lang.get();
+    // stamp the first draw for the load benchmark (navigation start -> first chart)
+    Effect::new(move |drawn: Option<bool>| {
+        let has = !svg.with(String::is_empty);
+        if drawn != Some(true) && has {
+            if let Some(w) = web_sys::window() {
+                let now = w.performance().map(|p| p.now()).unwrap_or(0.0);
+                if let Some(el) = w.document().and_then(|d| d.get_element_by_id("chart")) {
+                    let _ = el.set_attribute("data-first-draw", &format!("{now:.1}"));
+                }
+            }
+        }
+        drawn == Some(true) || has
+    });
+    view! {
+        <section class="panel" aria-labelledby="chart-h">
+            <h2 id="chart-h">{move || t(lang(), "chart_title")}</h2>
+            <div class="chart" id="chart" role="img" aria-label=move || t(lang(), "chart_title") inner_html=move || svg.get()></div>
+            <ul class="legend" id="legend">
+                {move || {
+                    let l = lang();
+                    Component::ALL.iter().map(|c| {
+                        view! { <li data-component=c.key()><span class="swatch" style:background=chart::css_colour(*c)></span>{i18n::component(l, *c)}</li> }
+                    }).collect_view()
+                }}
+            </ul>
+            <p class="note">{move || t(lang(), "chart_note")}</p>
+            <h3>{move || t(lang(), "seq_view")}</h3>
+            <div class="chart" id="seq-chart" role="img" aria-label=move || t(lang(), "seq_view") inner_html=move || sweep.get()></div>
+        </section>
+    }
+}
+
+#[component]
+pub fn FitTable() -> impl IntoView {
+    let st = expect_context::<AppState>();
+    move || {
+        let l = st.lang.get();
+        let (unit, selected) = st.scenario.with(|s| (s.unit, s.gpu));
+        st.computed.with(|c| {
+            c.as_ref().ok().map(|c| {
+                let rows = c
+                    .verdicts
+                    .iter()
+                    .map(|v| {
+                        let head = v.headroom as f64 / unit.bytes() as f64;
+                        view! {
+                            <tr id=format!("fit-{}", v.gpu.key()) class:selected=v.gpu == selected class:fits=v.fits>
+                                <th scope="row">{v.gpu.label()}</th>
+                                <td>{format!("{:.1}", unit.value(v.capacity))}</td>
+                                <td class="verdict-cell">{if v.fits { t(l, "yes") } else { t(l, "no") }}</td>
+                                <td>{format!("{head:+.1}")}</td>
+                                <td>{v.gpus_needed.map(|n| n.to_string()).unwrap_or_else(|| "–".into())}</td>
+                            </tr>
+                        }
+                    })
+                    .collect_view();
+                let s = &c.solved;
+                let opt = |x: Option<u64>| x.map(thousands).unwrap_or_else(|| t(l, "none").to_string());
+                view! {
+                    <section class="panel" aria-labelledby="fit-h">
+                        <h2 id="fit-h">{t(l, "solver")} ": " {selected.label()}</h2>
+                        <dl class="solver" id="solver">
+                            <dt>{t(l, "max_batch")}</dt><dd id="max-batch">{opt(s.max_batch)}</dd>
+                            <dt>{t(l, "max_seq")}</dt><dd id="max-seq">{opt(s.max_seq)}</dd>
+                            <dt>{t(l, "max_conc")}</dt><dd id="max-conc">{opt(s.max_concurrency)}</dd>
+                            <dt>{t(l, "best_format")}</dt><dd id="best-format">{s.best_format.map(|f| f.label()).unwrap_or(t(l, "none"))}</dd>
+                        </dl>
+                        <h2>{t(l, "fit_table")}</h2>
+                        <div class="table-wrap">
+                            <table id="fit-table">
+                                <thead><tr><th scope="col">"GPU"</th><th scope="col">{t(l, "capacity")} " (" {unit.label()} ")"</th><th scope="col">{t(l, "verdict")}</th><th scope="col">{t(l, "headroom")}</th><th scope="col">{t(l, "gpus_needed")}</th></tr></thead>
+                                <tbody>{rows}</tbody>
+                            </table>
+                        </div>
+                    </section>
+                }
+            })
+        })
+    }
+}
+
+#[component]
+pub fn Explanations() -> impl IntoView {
+    let st = expect_context::<AppState>();
+    move || {
+        let l = st.lang.get();
+        let (unit, job, ga) = st.scenario.with(|s| (s.unit, s.job, s.grad_accum));
+        st.computed.with(|c| {
+            c.as_ref().ok().map(|c| {
+                let b = &c.breakdown;
+                let items = Component::ALL
+                    .iter()
+                    .filter(|comp| b.lines.iter().any(|line| line.component == **comp && line.bytes > 0))
+                    .map(|comp| {
+                        let lines = b
+                            .lines
+                            .iter()
+                            .filter(|line| line.component == *comp)
+                            .map(|line| {
+                                let dead = !b.at_peak(line);
+                                view! {
+                                    <li class:dead=dead>
+                                        <span class="phase">"[" {phase_text(l, job, line.phase)} "]"</span> " "
+                                        <code>{i18n::formula(l, &line.formula)}</code>
+                                        {dead.then(|| view! { <span class="muted">" (" {t(l, "not_at_peak")} ")"</span> })}
+                                    </li>
+                                }
+                            })
+                            .collect_view();
+                        view! {
+                            <details id=format!("explain-{}", comp.key())>
+                                <summary><span class="swatch" style:background=chart::css_colour(*comp)></span>{i18n::component(l, *comp)} ": " {unit.format(b.bytes(*comp))}</summary>
+                                <p>{i18n::component_doc(l, *comp)}</p>
+                                <ul>{lines}</ul>
+                            </details>
+                        }
+                    })
+                    .collect_view();
+                view! {
+                    <section class="panel" aria-labelledby="explain-h" id="explanations">
+                        <h2 id="explain-h">{t(l, "explain")}</h2>
+                        {items}
+                        {(job.is_training() && ga > 1).then(|| view! { <p class="note" id="accum-note">{t(l, "accum_note")}</p> })}
+                    </section>
+                }
+            })
+        })
+    }
+}

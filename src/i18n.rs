@@ -1,0 +1,361 @@
+//! English and Chinese text. Every string the page shows goes through `t`.
+
+use vram_engine::{Attention, Checkpointing, Component, Job, Loss, Offload, Optimizer, Zero};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lang {
+    En,
+    Zh,
+}
+
+impl Lang {
+    pub fn key(self) -> &'static str {
+        match self {
+            Lang::En => "en",
+            Lang::Zh => "zh",
+        }
+    }
+
+    pub fn from_key(k: &str) -> Option<Lang> {
+        match k {
+            "en" => Some(Lang::En),
+            "zh" => Some(Lang::Zh),
+            _ => None,
+        }
+    }
+
+    /// The browser's language: Chinese for any zh-*, English otherwise.
+    pub fn from_browser() -> Lang {
+        let nav = web_sys::window()
+            .map(|w| w.navigator().language().unwrap_or_default())
+            .unwrap_or_default();
+        if nav.to_ascii_lowercase().starts_with("zh") {
+            Lang::Zh
+        } else {
+            Lang::En
+        }
+    }
+}
+
+/// The text for `key` in `lang`; the key itself when it is missing (caught by a test).
+pub fn t(lang: Lang, key: &str) -> &'static str {
+    match TEXT.iter().find(|(k, _, _)| *k == key) {
+        Some((_, en, zh)) => match lang {
+            Lang::En => en,
+            Lang::Zh => zh,
+        },
+        None => "?",
+    }
+}
+
+const TEXT: &[(&str, &str, &str)] = &[
+    ("title", "vram-budget", "vram-budget 显存预算"),
+    ("tagline", "How much GPU memory an LLM job needs, and whether it fits.", "大模型任务需要多少显存，放得下吗？"),
+    ("model", "Model", "模型"),
+    ("preset", "Preset", "预设模型"),
+    ("search", "Search models", "搜索模型"),
+    ("source_preset", "Preset", "预设"),
+    ("source_params", "Parameter count", "参数量"),
+    ("source_config", "config.json", "config.json"),
+    ("params_slider", "Parameters", "参数量"),
+    ("approx_note", "Approximate dense shape from the count alone (params ≈ 12·h²·L); paste a config.json for the exact model.", "仅凭参数量推出的近似稠密结构（参数量 ≈ 12·h²·L）；粘贴 config.json 可得到精确结构。"),
+    ("paste_config", "Paste a config.json", "粘贴 config.json"),
+    ("use_config", "Use this config", "使用此配置"),
+    ("upload_config", "or upload a file", "或上传文件"),
+    ("config_name", "Name", "名称"),
+    ("job", "Job", "任务"),
+    ("weights", "Weights", "权重格式"),
+    ("kv_dtype", "KV cache dtype", "KV Cache 精度"),
+    ("batch", "Batch (per GPU)", "批大小（每卡）"),
+    ("seq", "Sequence length", "序列长度"),
+    ("prompt", "Prompt tokens", "提示词 token 数"),
+    ("gen", "Generated tokens", "生成 token 数"),
+    ("grad_accum", "Gradient accumulation", "梯度累积步数"),
+    ("lora_rank", "LoRA rank", "LoRA 秩"),
+    ("lora_targets", "LoRA target modules", "LoRA 目标模块"),
+    ("lora_dropout", "LoRA dropout (adapters keep their own input copy)", "LoRA dropout（每个适配器保存自己的输入副本）"),
+    ("optimizer", "Optimizer", "优化器"),
+    ("master", "fp32 master weights / fp32 adapters", "fp32 主权重 / fp32 适配器"),
+    ("ckpt", "Gradient checkpointing", "梯度检查点"),
+    ("attention", "Attention kernel", "注意力实现"),
+    ("loss", "Loss", "损失计算"),
+    ("gpus", "GPUs", "GPU 数量"),
+    ("zero", "ZeRO stage", "ZeRO 阶段"),
+    ("offload", "CPU offload", "CPU 卸载"),
+    ("tp", "Tensor parallel", "张量并行"),
+    ("gpu", "GPU", "GPU 型号"),
+    ("concurrency", "Concurrent requests", "并发请求数"),
+    ("avg_tokens", "Average request tokens", "平均请求长度（token）"),
+    ("gpu_util", "gpu_memory_utilization (%)", "gpu_memory_utilization (%)"),
+    ("block_size", "KV block size", "KV 块大小"),
+    ("max_model_len", "max_model_len", "max_model_len"),
+    ("batched_tokens", "max_num_batched_tokens", "max_num_batched_tokens"),
+    ("advanced", "Advanced: overheads and serving details", "高级：固定开销与服务参数"),
+    ("context_mib", "CUDA context & workspaces (MiB)", "CUDA 上下文与工作区 (MiB)"),
+    ("reserve_pct", "Allocator reserve (%)", "分配器预留 (%)"),
+    ("units", "Units", "单位"),
+    ("copy_link", "Copy link", "复制链接"),
+    ("copied", "Link copied", "链接已复制"),
+    ("copy_failed", "Copy the link from the box", "请从输入框手动复制链接"),
+    ("per_gpu", "per GPU", "每卡"),
+    ("needs", "Needs", "需要"),
+    ("fits", "fits", "放得下"),
+    ("does_not_fit", "does not fit", "放不下"),
+    ("headroom", "Headroom", "余量"),
+    ("short_by", "short by", "还差"),
+    ("chart_title", "Memory per GPU by component", "每卡显存构成"),
+    ("chart_note", "Bars: the same job spread over more GPUs (ZeRO-3 for training, tensor parallel for inference). Lines: GPU capacities; the selected GPU is highlighted.", "柱：同一任务分摊到更多 GPU（训练用 ZeRO-3，推理用张量并行）。横线：常见显卡容量，所选 GPU 高亮。"),
+    ("seq_view", "Total memory as sequence length grows", "总显存随序列长度的变化"),
+    ("fit_table", "Every GPU", "所有 GPU"),
+    ("capacity", "Capacity", "容量"),
+    ("verdict", "Fits?", "放得下？"),
+    ("gpus_needed", "GPUs needed", "所需 GPU 数"),
+    ("yes", "yes", "是"),
+    ("no", "no", "否"),
+    ("solver", "On the selected GPU", "在所选 GPU 上"),
+    ("max_batch", "Largest batch that fits", "可容纳的最大批大小"),
+    ("max_seq", "Longest sequence that fits", "可容纳的最长序列"),
+    ("max_conc", "Most concurrent requests", "最大并发请求数"),
+    ("best_format", "Highest-precision weights that fit", "放得下的最高精度权重格式"),
+    ("none", "none", "无"),
+    ("explain", "How each number is computed", "每一项是怎么算出来的"),
+    ("total", "Total", "合计"),
+    ("tensors", "live tensors", "张量"),
+    ("peak_at", "peak at", "峰值出现在"),
+    ("not_at_peak", "not alive at the peak", "峰值时刻不占用"),
+    ("phase_always", "always", "始终"),
+    ("phase_backward", "start of backward", "反向传播开始时"),
+    ("phase_step", "optimizer step", "优化器更新时"),
+    ("phase_prefill", "prefill", "预填充 (prefill)"),
+    ("phase_decode", "end of generation", "生成结束时"),
+    ("cpu_ram", "CPU memory for offload", "CPU 卸载内存"),
+    ("serving_fill", "vLLM reserves", "vLLM 预留"),
+    ("kv_pool", "KV pool", "KV 缓存池"),
+    ("blocks", "blocks", "块"),
+    ("requests_at_once", "requests at once", "个请求同时运行"),
+    ("too_small_for_max_len", "too small for one max_model_len request: vLLM would refuse to start", "容纳不下一个 max_model_len 的请求：vLLM 将无法启动"),
+    ("notice", "Some settings in the link were ignored:", "链接中有设置被忽略："),
+    ("error", "Cannot estimate:", "无法估算："),
+    ("architecture", "Shape", "结构"),
+    ("params", "params", "参数"),
+    ("active", "active", "激活"),
+    ("trainable", "trainable", "可训练"),
+    ("layers", "layers", "层"),
+    ("hidden", "hidden", "隐藏维度"),
+    ("heads", "heads", "注意力头"),
+    ("kv_heads", "KV heads", "KV 头"),
+    ("vocab", "vocab", "词表"),
+    ("experts", "experts", "专家"),
+    ("window", "sliding window", "滑动窗口"),
+    ("language", "中文", "English"),
+    ("panic", "Something went wrong inside the page. Reload it; if it happens again, the link in the address bar reproduces it.", "页面内部出错。请刷新；如果再次出现，地址栏中的链接可以复现该问题。"),
+    ("accum_note", "Gradient accumulation reuses one gradient buffer: it adds to memory nothing beyond one micro-batch.", "梯度累积复用同一个梯度缓冲区：显存只按一个 micro-batch 计算，不会乘以累积步数。"),
+    ("config_too_big", "This file is larger than 1 MiB; a config.json is a few KiB. It was not read.", "文件超过 1 MiB；config.json 通常只有几 KiB。未读取。"),
+];
+
+/// The component's name.
+pub fn component(lang: Lang, c: Component) -> &'static str {
+    match lang {
+        Lang::En => c.label(),
+        Lang::Zh => match c {
+            Component::Weights => "权重",
+            Component::Adapter => "LoRA 适配器",
+            Component::Master => "主权重",
+            Component::Gradients => "梯度",
+            Component::Optimizer => "优化器状态",
+            Component::Activations => "激活值",
+            Component::Logits => "Logits 与损失",
+            Component::KvCache => "KV Cache",
+            Component::Context => "CUDA 上下文与工作区",
+            Component::Reserve => "分配器预留",
+        },
+    }
+}
+
+/// What the component is, one sentence (shown above its formula).
+pub fn component_doc(lang: Lang, c: Component) -> &'static str {
+    match (lang, c) {
+        (Lang::En, Component::Weights) => "Every parameter in its stored format; quantized formats include their scales, embeddings and head often stay 16-bit.",
+        (Lang::En, Component::Adapter) => "The low-rank matrices LoRA trains: r × (d_in + d_out) per targeted matrix.",
+        (Lang::En, Component::Master) => "Mixed precision keeps an fp32 copy the optimizer updates (or, for fp32 weights, 16-bit copies for compute).",
+        (Lang::En, Component::Gradients) => "One gradient per trainable parameter. Accumulation adds into the same buffer.",
+        (Lang::En, Component::Optimizer) => "AdamW keeps two moments per trainable parameter; a frozen (quantized) base has none.",
+        (Lang::En, Component::Activations) => "What the forward pass keeps for backward, per layer and token; checkpointing keeps only layer inputs.",
+        (Lang::En, Component::Logits) => "batch × seq × vocab, upcast to fp32 for the loss, plus its gradient: often the peak with 128k+ vocabularies.",
+        (Lang::En, Component::KvCache) => "Keys and values of every past token: follows KV heads (GQA/MQA) or the MLA latent, capped by sliding windows.",
+        (Lang::En, Component::Context) => "CUDA context, kernels, cuBLAS/NCCL workspaces: outside PyTorch's allocator, visible in nvidia-smi.",
+        (Lang::En, Component::Reserve) => "The caching allocator's reserved-but-unused blocks and fragmentation.",
+        (Lang::Zh, Component::Weights) => "全部参数按存储格式计算；量化格式包含缩放因子，嵌入层和输出头通常保持 16 位。",
+        (Lang::Zh, Component::Adapter) => "LoRA 训练的低秩矩阵：每个目标矩阵 r × (d_in + d_out)。",
+        (Lang::Zh, Component::Master) => "混合精度会保留一份供优化器更新的 fp32 副本（fp32 权重时则是用于计算的 16 位副本）。",
+        (Lang::Zh, Component::Gradients) => "每个可训练参数一个梯度。梯度累积在同一缓冲区内相加。",
+        (Lang::Zh, Component::Optimizer) => "AdamW 为每个可训练参数保存两个动量；冻结（量化）的基座模型没有。",
+        (Lang::Zh, Component::Activations) => "前向传播为反向传播保存的张量，按层、按 token 计算；梯度检查点只保存每层输入。",
+        (Lang::Zh, Component::Logits) => "batch × seq × 词表，计算损失时升为 fp32，外加其梯度：词表 128k 以上时常常是峰值。",
+        (Lang::Zh, Component::KvCache) => "所有历史 token 的 K 和 V：取决于 KV 头数（GQA/MQA）或 MLA 的潜向量，滑动窗口会封顶。",
+        (Lang::Zh, Component::Context) => "CUDA 上下文、内核、cuBLAS/NCCL 工作区：不在 PyTorch 分配器内，nvidia-smi 可见。",
+        (Lang::Zh, Component::Reserve) => "缓存分配器已预留但未使用的块与碎片。",
+    }
+}
+
+pub fn job(lang: Lang, j: Job) -> &'static str {
+    match lang {
+        Lang::En => j.label(),
+        Lang::Zh => match j {
+            Job::Inference => "推理",
+            Job::Serving => "服务 (vLLM)",
+            Job::Full => "全参数微调",
+            Job::Lora => "LoRA",
+            Job::Qlora => "QLoRA",
+        },
+    }
+}
+
+pub fn optimizer(lang: Lang, o: Optimizer) -> &'static str {
+    match (lang, o) {
+        (Lang::En, o) => o.label(),
+        (Lang::Zh, Optimizer::AdamW) => "AdamW",
+        (Lang::Zh, Optimizer::AdamWBf16) => "AdamW（bf16 状态）",
+        (Lang::Zh, Optimizer::AdamW8bit) => "AdamW 8-bit",
+        (Lang::Zh, Optimizer::Adafactor) => "Adafactor",
+        (Lang::Zh, Optimizer::Lion) => "Lion",
+        (Lang::Zh, Optimizer::SgdMomentum) => "SGD + 动量",
+        (Lang::Zh, Optimizer::Sgd) => "SGD",
+    }
+}
+
+pub fn ckpt(lang: Lang, c: Checkpointing) -> &'static str {
+    match (lang, c) {
+        (Lang::En, c) => c.label(),
+        (Lang::Zh, Checkpointing::None) => "关闭",
+        (Lang::Zh, Checkpointing::Selective) => "选择性（注意力）",
+        (Lang::Zh, Checkpointing::Full) => "每一层",
+    }
+}
+
+pub fn attention(lang: Lang, a: Attention) -> &'static str {
+    match (lang, a) {
+        (Lang::En, a) => a.label(),
+        (Lang::Zh, Attention::Flash) => "SDPA / FlashAttention",
+        (Lang::Zh, Attention::Eager) => "eager（显式注意力矩阵）",
+    }
+}
+
+pub fn loss(lang: Lang, l: Loss) -> &'static str {
+    match (lang, l) {
+        (Lang::En, l) => l.label(),
+        (Lang::Zh, Loss::Full) => "完整 logits，升为 fp32",
+        (Lang::Zh, Loss::Full16) => "完整 logits，16 位损失（不升精度）",
+        (Lang::Zh, Loss::Chunked) => "分块交叉熵",
+        (Lang::Zh, Loss::Fused) => "融合线性层 + 交叉熵（不生成 logits）",
+        (Lang::Zh, Loss::NoLmHead) => "无语言模型头（分类器）",
+    }
+}
+
+pub fn zero(lang: Lang, z: Zero) -> &'static str {
+    match (lang, z) {
+        (Lang::En, z) => z.label(),
+        (Lang::Zh, Zero::Z0) => "ZeRO 0 / DDP",
+        (Lang::Zh, Zero::Z1) => "ZeRO 1：切分优化器状态",
+        (Lang::Zh, Zero::Z2) => "ZeRO 2：+ 梯度",
+        (Lang::Zh, Zero::Z3) => "ZeRO 3 / FSDP：+ 权重",
+    }
+}
+
+pub fn offload(lang: Lang, o: Offload) -> &'static str {
+    match (lang, o) {
+        (Lang::En, o) => o.label(),
+        (Lang::Zh, Offload::None) => "不卸载",
+        (Lang::Zh, Offload::Optimizer) => "优化器状态",
+        (Lang::Zh, Offload::All) => "优化器状态 + 权重",
+    }
+}
+
+/// Translates the engine's formula text: the arithmetic stays, the words change.
+pub fn formula(lang: Lang, text: &str) -> String {
+    if lang == Lang::En {
+        return text.to_string();
+    }
+    let mut s = text.to_string();
+    for (en, zh) in FORMULA_WORDS {
+        s = s.replace(en, zh);
+    }
+    s
+}
+
+const FORMULA_WORDS: &[(&str, &str)] = &[
+    ("fp32 weights are the master copy; autocast keeps 16-bit copies for backward", "fp32 权重即主权重；autocast 为反向传播保留 16 位副本"),
+    ("(fp32 copy the optimizer updates)", "（供优化器更新的 fp32 副本）"),
+    ("; accumulating ", "；累积 "),
+    (" micro-batches adds into the same buffer, so it is not ×", " 个 micro-batch 在同一缓冲区内相加，所以不是 ×"),
+    ("; freed after each step (zero_grad(set_to_none)), so alive at the step, not at the start of backward", "；每步后释放 (zero_grad(set_to_none))，只在优化器更新时存在，反向传播开始时不存在"),
+    ("the step's temporary (multi-tensor update)", "优化器更新时的临时张量 (multi-tensor)"),
+    ("(layer inputs kept) + one layer recomputed in backward:", "（保存每层输入）+ 反向时重算一层："),
+    ("(attention core recomputed", "（重算注意力核心"),
+    (", its scores alive for one layer", "，其得分矩阵只存在一层"),
+    ("eager attention stores", "eager 注意力保存"),
+    ("for the seq × seq scores", "用于 seq × seq 得分矩阵"),
+    ("per token and layer", "每 token 每层"),
+    ("+ final norm", "+ 最终归一化"),
+    ("per token", "每 token"),
+    ("(16-bit logits, their shifted copy and log-probs; no fp32 upcast)", "（16 位 logits、其移位副本与对数概率；不升为 fp32）"),
+    ("(fp32 log-probs 4 + their gradient 4 + the upcast's gradient 4)", "（fp32 对数概率 4 + 其梯度 4 + 升精度的梯度 4）"),
+    ("(log-probs kept for backward) + one chunk of", "（为反向保存的对数概率）+ 一个分块"),
+    ("(upcast + gradient)", "（升精度 + 梯度）"),
+    ("no full logits:", "不生成完整 logits："),
+    ("(hidden and its gradient) + a chunk of", "（隐藏状态及其梯度）+ 一个分块"),
+    ("no language-model head: the classifier's outputs are negligible", "无语言模型头：分类器输出可忽略"),
+    ("(last-token logits, fp32 for sampling)", "（最后一个 token 的 logits，fp32 用于采样）"),
+    ("(last-token logits for sampling)", "（最后一个 token 的 logits，用于采样）"),
+    ("largest transient of one layer over the prompt:", "预填充时单层最大的临时张量："),
+    ("incl. the eager seq × seq scores", "含 eager 的 seq × seq 得分矩阵"),
+    ("peak of one forward over", "一次前向的峰值，共"),
+    ("batched tokens (profiled like vLLM's max_num_batched_tokens)", "个批处理 token（按 vLLM 的 max_num_batched_tokens 预估）"),
+    ("prompt tokens", "提示词 token"),
+    ("at the prefill", "预填充时"),
+    ("(prompt + generated)", "（提示词 + 生成）"),
+    ("layers keep only the last", "层只保留最近"),
+    ("(average, rounded up to blocks of", "（平均长度，向上取整到块大小"),
+    ("requests", "个请求"),
+    ("sequences", "条序列"),
+    ("tokens", "token"),
+    ("layers", "层"),
+    ("trainable", "可训练"),
+    ("params", "参数"),
+    ("linear", "线性层"),
+    ("embedding/head", "嵌入/输出头"),
+    ("norms/biases", "归一化/偏置"),
+    ("bits", "位"),
+    ("vocab", "词表"),
+    ("hidden", "隐藏维度"),
+    ("moments", "个动量"),
+    ("momentum", "动量"),
+    ("(tensor parallel)", "（张量并行）"),
+    ("GPUs (ZeRO-3 shards weights)", "卡（ZeRO-3 切分权重）"),
+    ("GPUs (ZeRO-", "卡（ZeRO-"),
+    ("→ offloaded to CPU", "→ 卸载到 CPU"),
+    ("in CPU memory, 0 on the GPU", "在 CPU 内存，GPU 上为 0"),
+    ("(CUDA context, cuBLAS/NCCL workspaces; edit under advanced)", "（CUDA 上下文、cuBLAS/NCCL 工作区；可在“高级”中修改）"),
+    ("live tensors at the peak", "峰值时的张量"),
+    ("of the largest layer", "（最大一层）"),
+    ("(ZeRO-3 gathers one layer and prefetches the next)", "（ZeRO-3 每次聚合一层并预取下一层）"),
+    ("plain SGD keeps no state", "普通 SGD 没有状态"),
+    ("per layer", "每层"),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_key_has_text_in_both_languages() {
+        for (k, en, zh) in TEXT {
+            assert!(!en.is_empty() && !zh.is_empty(), "{k}");
+        }
+        let keys: Vec<&str> = TEXT.iter().map(|(k, _, _)| *k).collect();
+        let mut dedup = keys.clone();
+        dedup.sort();
+        dedup.dedup();
+        assert_eq!(keys.len(), dedup.len(), "duplicate keys");
+    }
+}
