@@ -131,8 +131,8 @@ fn ParamsPicker() -> impl IntoView {
                 <input type="range" id="params" min="0" max="1000" step="1" aria-label=move || t(lang(), "params_slider")
                     prop:value=pos
                     on:input=move |ev| {
-                        if let Ok(p) = event_target_value(&ev).parse::<f64>() {
-                            let n = (lo.ln() + (hi.ln() - lo.ln()) * p / 1000.0).exp();
+                        if let Ok(p) = event_target_value(&ev).parse::<u64>() {
+                            let n = (lo.ln() + (hi.ln() - lo.ln()) * p as f64 / 1000.0).exp();
                             // keep two significant digits so the value reads like a model size
                             let mag = 10f64.powf(n.log10().floor() - 1.0);
                             let n = ((n / mag).round() * mag) as u64;

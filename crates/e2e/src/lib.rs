@@ -159,34 +159,54 @@ fn http(
         payload.len()
     );
     s.write_all(req.as_bytes())?;
-    let mut raw = Vec::new();
-    s.read_to_end(&mut raw)?;
-    let text = String::from_utf8_lossy(&raw);
-    let status = text
+    // read the head, then exactly Content-Length bytes (chromedriver keeps connections open)
+    let mut reader = BufReader::new(s);
+    let mut status_line = String::new();
+    reader.read_line(&mut status_line)?;
+    let status = status_line
         .split_whitespace()
         .nth(1)
         .and_then(|c| c.parse().ok())
         .unwrap_or(0);
-    let body = text.split_once("\r\n\r\n").map(|(_, b)| b).unwrap_or("");
-    // chromedriver answers with Content-Length; a chunked body would start with a hex size line
-    let json = serde_json::from_str(body)
-        .or_else(|_| serde_json::from_str(dechunk(body).as_str()))
-        .unwrap_or(Value::Null);
-    Ok((status, json))
-}
-
-fn dechunk(body: &str) -> String {
-    let mut out = String::new();
-    let mut rest = body;
-    while let Some((size, tail)) = rest.split_once("\r\n") {
-        let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
-        if n == 0 || tail.len() < n {
+    let mut length = None;
+    let mut chunked = false;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line)? == 0 || line == "\r\n" {
             break;
         }
-        out.push_str(&tail[..n]);
-        rest = tail[n..].trim_start_matches("\r\n");
+        let lower = line.to_ascii_lowercase();
+        if let Some(v) = lower.strip_prefix("content-length:") {
+            length = v.trim().parse::<usize>().ok();
+        }
+        if lower.starts_with("transfer-encoding:") && lower.contains("chunked") {
+            chunked = true;
+        }
     }
-    out
+    let body = if let Some(n) = length {
+        let mut buf = vec![0; n];
+        reader.read_exact(&mut buf)?;
+        String::from_utf8_lossy(&buf).into_owned()
+    } else if chunked {
+        let mut out = String::new();
+        loop {
+            let mut size = String::new();
+            reader.read_line(&mut size)?;
+            let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+            if n == 0 {
+                break;
+            }
+            let mut buf = vec![0; n + 2];
+            reader.read_exact(&mut buf)?;
+            out.push_str(&String::from_utf8_lossy(&buf[..n]));
+        }
+        out
+    } else {
+        let mut rest = String::new();
+        reader.read_to_string(&mut rest)?;
+        rest
+    };
+    Ok((status, serde_json::from_str(&body).unwrap_or(Value::Null)))
 }
 
 /// A WebDriver session in headless Chromium with a fresh profile.
@@ -217,15 +237,20 @@ impl Session {
             .into_iter()
             .find(|p| Path::new(p).exists())
             .unwrap_or("chromium");
+        let mut chrome = json!({
+            "binary": binary,
+            "args": ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+                     "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage", "--disable-quic",
+                     format!("--user-data-dir={}", profile.display()), format!("--window-size={width},{height}")]
+        });
+        if width < 600 {
+            // a phone: its viewport, pixel ratio and touch, as Chrome's device emulation gives them
+            chrome["mobileEmulation"] = json!({"deviceMetrics": {"width": width, "height": height, "pixelRatio": 3.0, "touch": true}});
+        }
         let caps = json!({"capabilities": {"alwaysMatch": {
             "browserName": "chrome",
             "goog:loggingPrefs": {"browser": "ALL"},
-            "goog:chromeOptions": {
-                "binary": binary,
-                "args": ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-                         "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage", "--disable-quic",
-                         format!("--user-data-dir={}", profile.display()), format!("--window-size={width},{height}")]
-            }
+            "goog:chromeOptions": chrome
         }}});
         let (status, v) =
             http(driver.port, "POST", "/session", Some(&caps)).expect("chromedriver answers");

@@ -11,8 +11,14 @@ fn gib(text: &str) -> f64 {
 }
 
 /// Waits until the total differs from `before` and returns the new one.
+#[track_caller]
 fn total_changes_from(page: &Page, before: &str) -> String {
-    page.wait_until("the total to change", 10, |s| s.text_of("#total") != before);
+    let at = std::panic::Location::caller();
+    page.wait_until(
+        &format!("the total to change from {before} (line {})", at.line()),
+        10,
+        |s| s.text_of("#total") != before,
+    );
     page.text_of("#total")
 }
 
@@ -85,13 +91,17 @@ fn every_kind_of_control_moves_the_budget() {
     let t2 = total_changes_from(&page, &t1);
     assert!(gib(&t2) > gib(&t1) * 2.0, "{t1} -> {t2}");
     assert!(page.text_of("#explanations").contains("Optimizer"));
+    // a checkbox: pure bf16 drops the fp32 master copy
+    page.click("#master-weights");
+    let t2b = total_changes_from(&page, &t2);
+    assert!(gib(&t2b) < gib(&t2), "{t2} -> {t2b}");
     // a stepped slider through the weight formats (full fine-tuning allows fp32 and bf16)
     page.set("#weights", "0", "input");
-    let t3 = total_changes_from(&page, &t2);
-    assert!(gib(&t3) > gib(&t2));
+    let t3 = total_changes_from(&page, &t2b);
+    assert!(gib(&t3) > gib(&t2b));
     assert!(page.text_of("#weights-value").contains("fp32"));
     // a select
-    page.set("#optimizer-select, #optimizer", "sgd", "change");
+    page.set("#optimizer", "sgd", "change");
     let t4 = total_changes_from(&page, &t3);
     assert!(gib(&t4) < gib(&t3));
     // a stepped ZeRO slider with more GPUs shards the states
@@ -100,12 +110,15 @@ fn every_kind_of_control_moves_the_budget() {
     let t5 = total_changes_from(&page, &t4);
     assert!(gib(&t5) < gib(&t4));
     assert!(page.text_of("#zero-value").contains("3"));
-    // a checkbox
+    // a LoRA target checkbox: no adapter on gate_proj, so no fp32 copy of its input is kept
     page.click("#job-lora");
-    let t6 = page.text_of("#total");
-    page.click("#target-embed");
+    let t6 = total_changes_from(&page, &t5);
+    page.click("#target-gate");
     let t7 = total_changes_from(&page, &t6);
-    assert!(gib(&t7) > gib(&t6));
+    assert!(gib(&t7) < gib(&t6), "{t6} -> {t7}");
+    page.wait_until("the targets in the URL", 5, |s| {
+        s.url().contains("t=q,k,v,o,up,down")
+    });
     // the GPU select changes the verdict line
     page.set("#gpu", "h200", "change");
     page.wait_until("the verdict to name the H200", 5, |s| {
@@ -198,7 +211,7 @@ fn a_bad_config_json_shows_an_inline_error_and_keeps_the_previous_budget() {
         s.text_of("#config-error").contains("hidden_size")
     });
     // a good one replaces the model, and its fields can be edited
-    let cfg = r#"{"model_type":"qwen2","vocab_size":151936,"hidden_size":3584,"intermediate_size":18944,"num_hidden_layers":28,"num_attention_heads":28,"num_key_value_heads":4,"tie_word_embeddings":false}"#;
+    let cfg = r#"{"model_type":"qwen2","vocab_size":152064,"hidden_size":3584,"intermediate_size":18944,"num_hidden_layers":28,"num_attention_heads":28,"num_key_value_heads":4,"tie_word_embeddings":false}"#;
     page.set("#config-text", cfg, "input");
     page.click("#config-apply");
     page.wait_until("the new model", 5, |s| {
@@ -267,9 +280,16 @@ fn the_keyboard_reaches_every_control_and_chart_segments_explain_themselves_on_f
     assert_eq!(unlabelled, json!([]));
     let focusable = page.count("#chart g.seg[tabindex='0']");
     assert!(focusable >= 6);
-    let shown = page.js(
-        "const g = document.querySelector('#chart g.seg'); g.focus(); return getComputedStyle(g.querySelector('.seg-label')).display",
+    let hidden = page.js(
+        "return getComputedStyle(document.querySelector('#chart g.seg .seg-label')).display",
         vec![],
     );
-    assert_eq!(shown, json!("inline"));
+    assert_eq!(hidden, json!("none"));
+    let shown = page.js(
+        "const g = document.querySelector('#chart g.seg'); g.focus(); return [document.activeElement === g, getComputedStyle(g.querySelector('.seg-label')).display, g.querySelector('title').textContent]",
+        vec![],
+    );
+    assert_eq!(shown[0], json!(true));
+    assert_ne!(shown[1], json!("none"));
+    assert!(shown[2].as_str().unwrap().contains("GiB"), "{shown}");
 }

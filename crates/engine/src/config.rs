@@ -90,20 +90,13 @@ impl Fields<'_> {
                 .iter()
                 .find(|(n, _)| names.contains(n))
                 .map(|&(_, v)| v)),
-            Some(v) => {
-                let n = v.as_u64().or_else(|| {
-                    v.as_f64()
-                        .filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f < 1e18)
-                        .map(|f| f as u64)
-                });
-                match n {
-                    Some(n) => Ok(Some(n)),
-                    None => Err(EngineError::BadField {
-                        field: names[0].into(),
-                        why: format!("should be a whole number, not {v}"),
-                    }),
-                }
-            }
+            Some(v) => match v.as_u64() {
+                Some(n) => Ok(Some(n)),
+                None => Err(EngineError::BadField {
+                    field: names[0].into(),
+                    why: format!("should be a whole number, not {v}"),
+                }),
+            },
         }
     }
 
@@ -116,8 +109,8 @@ impl Fields<'_> {
         self.get(names).and_then(Value::as_bool)
     }
 
-    fn float(&self, names: &[&str]) -> Option<f64> {
-        self.get(names).and_then(Value::as_f64)
+    fn positive(&self, names: &[&str]) -> bool {
+        self.get(names).is_some_and(Value::is_positive)
     }
 
     fn string(&self, names: &[&str]) -> Option<&str> {
@@ -263,16 +256,11 @@ pub fn from_value(value: &Value) -> Result<Architecture, EngineError> {
     if model_type == "gpt_oss" {
         a.attn_sinks = true;
     }
-    let dropout = f
-        .float(&[
-            "attention_probs_dropout_prob",
-            "attn_pdrop",
-            "attention_dropout",
-        ])
-        .unwrap_or(0.0)
-        + f.float(&["hidden_dropout_prob", "resid_pdrop", "hidden_dropout"])
-            .unwrap_or(0.0);
-    a.dropout = dropout > 0.0;
+    a.dropout = f.positive(&[
+        "attention_probs_dropout_prob",
+        "attn_pdrop",
+        "attention_dropout",
+    ]) || f.positive(&["hidden_dropout_prob", "resid_pdrop", "hidden_dropout"]);
     if let Some(vision) = top.get("vision_config").and_then(Value::as_object) {
         if top.get("model_type").and_then(Value::as_str) == Some("gemma3") {
             a.extra_params = gemma3_vision_params(vision, hidden)?;

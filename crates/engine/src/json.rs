@@ -59,17 +59,23 @@ impl Value {
         }
     }
 
+    /// The number as a whole u64 when it is one exactly ("4096", "4096.0", "4.096e3").
     pub fn as_u64(&self) -> Option<u64> {
         match self {
-            Value::Number(n) => n.parse().ok(),
+            Value::Number(n) => {
+                let (negative, mantissa, exp) = decimal(n)?;
+                let v = scaled(mantissa, exp, 0)?;
+                (!negative || v == 0).then_some(v)
+            }
             _ => None,
         }
     }
 
-    pub fn as_f64(&self) -> Option<f64> {
+    /// Whether the value is a number greater than zero (a dropout probability, say).
+    pub fn is_positive(&self) -> bool {
         match self {
-            Value::Number(n) => n.parse::<f64>().ok().filter(|f| f.is_finite()),
-            _ => None,
+            Value::Number(n) => decimal(n).is_some_and(|(neg, m, _)| !neg && m > 0),
+            _ => false,
         }
     }
 
@@ -110,6 +116,43 @@ impl fmt::Display for Value {
             Value::Object(o) => write!(f, "{{{} fields}}", o.len()),
         }
     }
+}
+
+/// A JSON number's text as (negative, digits, power of ten): "-1.25e3" is (true, 125, 1).
+/// Exact, with no floating point; None past 38 significant digits.
+pub fn decimal(text: &str) -> Option<(bool, u128, i32)> {
+    let (negative, rest) = match text.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, text),
+    };
+    let (mant, exp) = match rest.find(['e', 'E']) {
+        Some(i) => (
+            &rest[..i],
+            rest[i + 1..].trim_start_matches('+').parse::<i32>().ok()?,
+        ),
+        None => (rest, 0),
+    };
+    let (int, frac) = mant.split_once('.').unwrap_or((mant, ""));
+    if int.is_empty() || !int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let mut m: u128 = 0;
+    for b in int.bytes().chain(frac.bytes()) {
+        m = m.checked_mul(10)?.checked_add(u128::from(b - b'0'))?;
+    }
+    Some((negative, m, exp.checked_sub(frac.len() as i32)?))
+}
+
+/// `mantissa × 10^(exp + shift)` as a whole u64, rounded half up; None when it does not fit.
+pub fn scaled(mantissa: u128, exp: i32, shift: i32) -> Option<u64> {
+    let e = exp.checked_add(shift)?;
+    let v = if e >= 0 {
+        mantissa.checked_mul(10u128.checked_pow(e as u32)?)?
+    } else {
+        let d = 10u128.checked_pow(e.unsigned_abs()).unwrap_or(u128::MAX);
+        (mantissa + d / 2) / d
+    };
+    u64::try_from(v).ok()
 }
 
 /// Where and why the text is not JSON.
@@ -350,8 +393,8 @@ mod tests {
         let v = parse(r#"{"a": 18446744073709551615, "b": [1, 2.5e3, -3], "c": {"d": null, "e": true}, "s": "x\"\u00e9\ud83d\ude00"}"#).unwrap();
         assert_eq!(v.get("a").unwrap().as_u64(), Some(u64::MAX));
         assert_eq!(
-            v.get("b").unwrap().as_array().unwrap()[1].as_f64(),
-            Some(2500.0)
+            v.get("b").unwrap().as_array().unwrap()[1].as_u64(),
+            Some(2500)
         );
         assert!(v.get("c").unwrap().get("d").unwrap().is_null());
         assert_eq!(v.get("s").unwrap().as_str(), Some("x\"é😀"));

@@ -243,16 +243,16 @@ fn repair(s: &mut Scenario, notices: &mut Vec<String>) {
 
 fn parse_count(v: &str) -> Option<u64> {
     let v = v.trim();
-    let (num, mult) = match v.chars().last()? {
-        'k' | 'K' => (&v[..v.len() - 1], 1e3),
-        'm' | 'M' => (&v[..v.len() - 1], 1e6),
-        'b' | 'B' => (&v[..v.len() - 1], 1e9),
-        't' | 'T' => (&v[..v.len() - 1], 1e12),
-        _ => (v, 1.0),
+    let (num, shift) = match v.chars().last()? {
+        'k' | 'K' => (&v[..v.len() - 1], 3),
+        'm' | 'M' => (&v[..v.len() - 1], 6),
+        'b' | 'B' => (&v[..v.len() - 1], 9),
+        't' | 'T' => (&v[..v.len() - 1], 12),
+        _ => (v, 0),
     };
-    let x: f64 = num.parse().ok()?;
-    let n = x * mult;
-    (n.is_finite() && (1.0..=1e15).contains(&n)).then_some(n.round() as u64)
+    let (negative, mantissa, exp) = crate::json::decimal(num.trim())?;
+    let n = crate::json::scaled(mantissa, exp, shift)?;
+    (!negative && (1..=1_000_000_000_000_000).contains(&n)).then_some(n)
 }
 
 /// Reads a parameter count such as "7B", "1.5b", "124M" or "6738415616".
