@@ -95,7 +95,8 @@ pub fn stacked(
         // capacity lines of common cards, the selected one highlighted
         for gib in CAPACITY_LINES_GIB {
             let y = (gib * GIB) as f64 / ubytes;
-            if y > ymax {
+            // skip lines off the chart and the one the selected GPU's own line would hide
+            if y > ymax || (y / cap - 1.0).abs() < 0.03 {
                 continue;
             }
             let _ = chart.draw_series(std::iter::once(PathElement::new(
@@ -191,7 +192,7 @@ pub fn sweep(points: &[(u64, u64)], current_seq: u64, gpu: Gpu, unit: Unit, lang
     let ubytes = unit.bytes() as f64;
     let cap = gpu.bytes() as f64 / ubytes;
     let tallest = points.iter().map(|p| p.1).max().unwrap_or(0) as f64 / ubytes;
-    let ymax = (cap * 2.0).min(tallest * 1.05).max(cap * 1.15);
+    let ymax = (cap * 3.0).min(tallest * 1.05).max(cap * 1.15);
     // x is log2(tokens) on a plain axis: the same coordinate type as the bars (one copy of plotters' code)
     let lx = |t: u64| (t.max(1) as f64).log2();
     let (x0, x1) = (lx(points[0].0), lx(points[points.len() - 1].0));
@@ -239,10 +240,17 @@ pub fn sweep(points: &[(u64, u64)], current_seq: u64, gpu: Gpu, unit: Unit, lang
         )));
         let (px, py) = chart.backend_coord(&(x1, cap));
         overlay.push_str(&format!(r#"<text x="{}" y="{}" class="cap-label selected" dominant-baseline="middle">{}</text>"#, px + 4, py, escape(gpu.label())));
-        let line: Vec<(f64, f64)> = points
-            .iter()
-            .map(|(x, y)| (lx(*x), (*y as f64 / ubytes).min(ymax)))
-            .collect();
+        // the curve until it leaves the chart: cut where it crosses the top, never flattened
+        let mut line: Vec<(f64, f64)> = Vec::with_capacity(points.len());
+        for (x, y) in points.iter().map(|(x, y)| (lx(*x), *y as f64 / ubytes)) {
+            match line.last() {
+                Some(&(px, py)) if y > ymax => {
+                    line.push((px + (x - px) * (ymax - py) / (y - py), ymax));
+                    break;
+                }
+                _ => line.push((x, y.min(ymax))),
+            }
+        }
         let _ = chart.draw_series(std::iter::once(PathElement::new(
             line,
             colour(Component::Weights).stroke_width(2),

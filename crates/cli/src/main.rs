@@ -141,10 +141,12 @@ fn parse_args(argv: &[String]) -> Result<Command, String> {
 fn scenario(args: &Args) -> Result<Scenario, String> {
     let mut query = match &args.link {
         Some(l) => {
+            // as link::decode reads it; a fragment is dropped so the flags appended below count
             let q = match l.find('?') {
-                Some(i) => l[i + 1..].to_string(),
-                None => l.clone(),
+                Some(i) => &l[i + 1..],
+                None => l.trim_start_matches('#'),
             };
+            let q = q.split('#').next().unwrap_or("").to_string();
             if q.chars().count() > link::MAX_LINK_CHARS {
                 return Err(format!(
                     "the link is longer than {} characters",
@@ -226,15 +228,28 @@ fn main() -> ExitCode {
                 ExitCode::SUCCESS
             }
             Err(e) => {
-                eprintln!("vram-budget: {e}");
+                eprintln!("vram-budget: {}", one_line(&e));
                 ExitCode::from(2)
             }
         },
         Err(e) => {
-            eprintln!("vram-budget: {e}");
+            eprintln!("vram-budget: {}", one_line(&e));
             ExitCode::from(2)
         }
     }
+}
+
+/// An error as one line: control characters (a newline in a path, an escape sequence) are escaped.
+fn one_line(e: &str) -> String {
+    let mut out = String::with_capacity(e.len());
+    for c in e.chars() {
+        if c.is_control() {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 fn run(args: &Args) -> Result<String, String> {
@@ -273,7 +288,7 @@ fn json(s: &Scenario, b: &Breakdown, verdicts: &[fit::Verdict], solved: &fit::So
         "trainable_params": b.trainable,
         "per_gpu": true,
         "gpus": s.gpus,
-        "peak_phase": b.peak_phase.key(),
+        "peak_phase": b.peak_phase.describe(s.job),
         "components_bytes": components,
         "tensors_bytes": b.tensors,
         "total_bytes": b.total,
@@ -330,7 +345,7 @@ fn table(
         let _ = writeln!(o, "{:<28} {:>10.2}  {}", c.label(), u.value(at), note);
         if explain {
             for l in b.lines.iter().filter(|l| l.component == *c) {
-                let _ = writeln!(o, "    [{}] {}", l.phase.label(), l.formula);
+                let _ = writeln!(o, "    [{}] {}", l.phase.describe(s.job), l.formula);
             }
         }
     }
@@ -340,7 +355,7 @@ fn table(
         "Total per GPU",
         u.value(b.total),
         u.format(b.tensors),
-        b.peak_phase.label()
+        b.peak_phase.describe(s.job)
     );
     if b.cpu > 0 {
         let _ = writeln!(o, "{:<28} {:>10.2}", "CPU memory (offload)", u.value(b.cpu));

@@ -314,6 +314,9 @@ impl Session {
             if self.exists(css) {
                 return;
             }
+            if self.exists("#panic-banner:not([hidden])") {
+                break;
+            }
             thread::sleep(Duration::from_millis(50));
         }
         let banner = self.text_of("#panic-banner");

@@ -37,6 +37,19 @@ named_enum! {
     }
 }
 
+impl Phase {
+    /// When the phase happens, in the words of the job: training or inference.
+    pub fn describe(self, job: Job) -> &'static str {
+        match (self, job.is_training()) {
+            (Phase::Always, _) => "always",
+            (Phase::Compute, true) => "start of backward",
+            (Phase::Step, true) => "optimizer step",
+            (Phase::Compute, false) => "prefill",
+            (Phase::Step, false) => "end of generation",
+        }
+    }
+}
+
 /// One line of the budget: a component's bytes per GPU, when they are alive, and the arithmetic.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Line {
