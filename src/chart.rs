@@ -93,12 +93,7 @@ pub fn stacked(
             .light_line_style(INK.mix(0.05))
             .draw();
         // capacity lines of common cards, the selected one highlighted
-        for gib in CAPACITY_LINES_GIB {
-            let y = (gib * GIB) as f64 / ubytes;
-            // skip lines off the chart and the one the selected GPU's own line would hide
-            if y > ymax || (y / cap - 1.0).abs() < 0.03 {
-                continue;
-            }
+        for (gib, y) in capacity_lines(ymax, cap, ubytes) {
             let _ = chart.draw_series(std::iter::once(PathElement::new(
                 vec![(0.0, y), (n, y)],
                 INK.mix(0.35).stroke_width(1),
@@ -224,11 +219,7 @@ pub fn sweep(points: &[(u64, u64)], current_seq: u64, gpu: Gpu, unit: Unit, lang
             .bold_line_style(INK.mix(0.12))
             .light_line_style(INK.mix(0.05))
             .draw();
-        for gib in CAPACITY_LINES_GIB {
-            let y = (gib * GIB) as f64 / ubytes;
-            if y > ymax {
-                continue;
-            }
+        for (_, y) in capacity_lines(ymax, cap, ubytes) {
             let _ = chart.draw_series(std::iter::once(PathElement::new(
                 vec![(x0, y), (x1, y)],
                 INK.mix(0.3).stroke_width(1),
@@ -277,6 +268,15 @@ pub fn sweep(points: &[(u64, u64)], current_seq: u64, gpu: Gpu, unit: Unit, lang
     }
     let title = format!(r#"<title>{}</title>"#, escape(t(lang, "seq_view")));
     insert_overlay(&themed(svg), &(title + &overlay))
+}
+
+/// The common cards' capacities (GiB, height in the chart's unit) below the top of the chart,
+/// without the one the selected GPU's own line would hide.
+fn capacity_lines(ymax: f64, cap: f64, ubytes: f64) -> impl Iterator<Item = (u64, f64)> {
+    CAPACITY_LINES_GIB
+        .iter()
+        .map(move |&gib| (gib, (gib * GIB) as f64 / ubytes))
+        .filter(move |&(_, y)| y <= ymax && (y / cap - 1.0).abs() >= 0.03)
 }
 
 fn short_tokens(v: f64) -> String {

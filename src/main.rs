@@ -38,7 +38,7 @@ pub fn engine_bench() -> String {
     let solve_us = (now() - t0) * 1000.0 / 20.0;
     let t0 = now();
     for _ in 0..20 {
-        let _ = std::hint::black_box(state::compute(&s));
+        let _ = std::hint::black_box(vram_engine::Overview::compute(&s));
     }
     let page_us = (now() - t0) * 1000.0 / 20.0;
     format!("estimate {estimate_us:.1} us, solver {solve_us:.0} us, whole page memo (estimate + verdicts + solver + bars + sweep) {page_us:.0} us")

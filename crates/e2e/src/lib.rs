@@ -387,35 +387,29 @@ impl Session {
         assert_eq!(ok, json!(true), "no element {css}");
     }
 
-    /// Clicks the element matching `css` through WebDriver (a real click at its position).
-    pub fn click(&self, css: &str) {
+    /// The WebDriver id of the element matching `css`.
+    fn element(&self, css: &str) -> String {
         let el = self.cmd(
             "POST",
             "/element",
             Some(json!({"using": "css selector", "value": css})),
         );
-        let id = el
-            .as_object()
+        el.as_object()
             .and_then(|o| o.values().next())
             .and_then(Value::as_str)
             .expect("element id")
-            .to_string();
+            .to_string()
+    }
+
+    /// Clicks the element matching `css` through WebDriver (a real click at its position).
+    pub fn click(&self, css: &str) {
+        let id = self.element(css);
         self.cmd("POST", &format!("/element/{id}/click"), Some(json!({})));
     }
 
     /// Types into the element matching `css` through WebDriver key events.
     pub fn type_into(&self, css: &str, text: &str) {
-        let el = self.cmd(
-            "POST",
-            "/element",
-            Some(json!({"using": "css selector", "value": css})),
-        );
-        let id = el
-            .as_object()
-            .and_then(|o| o.values().next())
-            .and_then(Value::as_str)
-            .expect("element id")
-            .to_string();
+        let id = self.element(css);
         self.cmd(
             "POST",
             &format!("/element/{id}/value"),

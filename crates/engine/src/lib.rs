@@ -14,6 +14,7 @@ pub mod json;
 pub mod link;
 pub mod memory;
 pub mod model;
+pub mod overview;
 pub mod presets;
 pub mod scenario;
 pub mod units;
@@ -24,6 +25,7 @@ pub use fit::{solve, verdicts, Solved, Verdict};
 pub use gpus::Gpu;
 pub use memory::{estimate, estimate_with, Breakdown, Component, Line, Phase};
 pub use model::Architecture;
+pub use overview::Overview;
 pub use scenario::{
     Attention, Checkpointing, Job, LoraTargets, Loss, ModelChoice, Offload, Optimizer, Scenario,
     Zero,

@@ -1,0 +1,92 @@
+//! Everything the page shows for one scenario, computed in one call: the breakdown, the verdict
+//! for every GPU, the solver, the same job over more GPUs, and memory as the sequence grows.
+
+use crate::error::EngineError;
+use crate::fit::{self, Solved, Verdict};
+use crate::memory::{estimate_with, Breakdown};
+use crate::model::Architecture;
+use crate::scenario::Scenario;
+
+/// The page's view of a scenario.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Overview {
+    pub arch: Architecture,
+    pub breakdown: Breakdown,
+    pub verdicts: Vec<Verdict>,
+    pub solved: Solved,
+    /// The same job over 1, 2, 4, 8 GPUs (and the chosen count): (GPUs, breakdown).
+    pub bars: Vec<(u64, Breakdown)>,
+    /// Total per GPU as the sequence (or prompt) grows: (tokens, bytes).
+    pub sweep: Vec<(u64, u64)>,
+}
+
+/// Sequence lengths of the sweep: 128 tokens to 1M, log-spaced (27 points).
+pub fn sweep_points() -> Vec<u64> {
+    (0..=26)
+        .map(|i| (128.0 * 2f64.powf(i as f64 * 13.0 / 26.0)).round() as u64)
+        .collect()
+}
+
+impl Overview {
+    pub fn compute(s: &Scenario) -> Result<Overview, EngineError> {
+        let arch = s.model.architecture()?;
+        let breakdown = estimate_with(s, &arch, true)?;
+        let verdicts = fit::verdicts(s, &arch)?;
+        let solved = fit::solve(s, &arch);
+        let mut counts: Vec<u64> = vec![1, 2, 4, 8];
+        if !counts.contains(&s.gpus) {
+            counts.push(s.gpus);
+            counts.sort_unstable();
+        }
+        let bars = counts
+            .into_iter()
+            .filter_map(|n| {
+                let t = if n == s.gpus {
+                    s.clone()
+                } else {
+                    fit::spread(s, n)?
+                };
+                estimate_with(&t, &arch, false).ok().map(|b| (n, b))
+            })
+            .collect();
+        let sweep = sweep_points()
+            .into_iter()
+            .filter_map(|len| {
+                let t = Scenario {
+                    seq: len,
+                    ..s.clone()
+                };
+                estimate_with(&t, &arch, false).ok().map(|b| (len, b.total))
+            })
+            .collect();
+        Ok(Overview {
+            arch,
+            breakdown,
+            verdicts,
+            solved,
+            bars,
+            sweep,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_overview_holds_the_chosen_gpu_count_among_its_bars_and_a_rising_sweep() {
+        let s = Scenario {
+            gpus: 16,
+            zero: crate::Zero::Z3,
+            ..Scenario::default()
+        };
+        let o = Overview::compute(&s).unwrap();
+        assert!(o
+            .bars
+            .iter()
+            .any(|(n, b)| *n == 16 && *b == estimate_with(&s, &o.arch, false).unwrap()));
+        assert_eq!(o.sweep.len(), 27);
+        assert!(o.sweep.windows(2).all(|w| w[0].1 <= w[1].1));
+    }
+}
