@@ -417,6 +417,15 @@ impl Session {
         );
     }
 
+    /// Runs a Chrome DevTools Protocol command (e.g. media emulation) through chromedriver.
+    pub fn cdp(&self, cmd: &str, params: Value) -> Value {
+        self.cmd(
+            "POST",
+            "/goog/cdp/execute",
+            Some(json!({ "cmd": cmd, "params": params })),
+        )
+    }
+
     /// Browser console entries at level SEVERE (errors, failed loads, CSP violations).
     pub fn console_errors(&self) -> Vec<String> {
         let full = format!("/session/{}/se/log", self.id);

@@ -293,3 +293,75 @@ fn the_keyboard_reaches_every_control_and_chart_segments_explain_themselves_on_f
     assert_ne!(shown[1], json!("none"));
     assert!(shown[2].as_str().unwrap().contains("GiB"), "{shown}");
 }
+
+#[test]
+fn dark_mode_follows_the_system_setting_and_the_chart_text_follows_the_theme() {
+    let page = Page::open("/");
+    let light = page.js(
+        "return getComputedStyle(document.body).backgroundColor",
+        vec![],
+    );
+    page.cdp(
+        "Emulation.setEmulatedMedia",
+        json!({"features": [{"name": "prefers-color-scheme", "value": "dark"}]}),
+    );
+    page.wait_until("the dark theme", 5, |s| {
+        s.js(
+            "return getComputedStyle(document.body).backgroundColor",
+            vec![],
+        ) != light
+    });
+    // body background is dark, and the chart's axis text (currentColor) is light on it
+    let rgb = |v: serde_json::Value| -> Vec<u32> {
+        v.as_str()
+            .unwrap()
+            .trim_start_matches("rgb(")
+            .trim_end_matches(')')
+            .split(',')
+            .map(|x| x.trim().parse().unwrap())
+            .collect()
+    };
+    let bg = rgb(page.js(
+        "return getComputedStyle(document.body).backgroundColor",
+        vec![],
+    ));
+    let ink = rgb(page.js(
+        "return getComputedStyle(document.querySelector('#chart')).color",
+        vec![],
+    ));
+    assert!(bg.iter().sum::<u32>() < 150, "{bg:?}");
+    assert!(ink.iter().sum::<u32>() > 450, "{ink:?}");
+    page.assert_no_console_errors();
+}
+
+#[test]
+fn a_bare_parameter_count_and_a_serving_job_answer_how_many_requests_fit() {
+    let page = Page::open("/?v=1&gpu=a100-80");
+    page.click("#model-source-params");
+    page.wait_for("#params-text", 5);
+    page.set("#params-text", "13B", "change");
+    page.wait_until("a 13B dense model", 5, |s| {
+        s.text_of("#params-value").starts_with("13")
+    });
+    assert!(page.text_of("#approx-note").contains("Approximate"));
+    page.click("#job-serve");
+    page.wait_for("#serving-concurrency", 5);
+    let fits: u64 = page.text_of("#serving-concurrency").parse().unwrap();
+    assert!(fits > 10, "{fits} requests");
+    // a longer average request leaves room for fewer of them
+    page.set("#avg-tokens-num", "8192", "change");
+    page.wait_until("fewer requests", 5, |s| {
+        s.text_of("#serving-concurrency")
+            .parse::<u64>()
+            .map(|n| n < fits)
+            .unwrap_or(false)
+    });
+    // a bad value in a number box is refused with a message, and the budget stays
+    let total = page.text_of("#total");
+    page.set("#avg-tokens-num", "999999999999", "change");
+    page.wait_until("the range message", 5, |s| {
+        s.text_of("#avg-tokens-err").contains("1")
+    });
+    assert_eq!(page.text_of("#total"), total);
+    page.assert_no_console_errors();
+}
