@@ -92,10 +92,18 @@ impl Fields<'_> {
                 .map(|&(_, v)| v)),
             Some(v) => match v.as_u64() {
                 Some(n) => Ok(Some(n)),
-                None => Err(EngineError::BadField {
-                    field: names[0].into(),
-                    why: format!("should be a whole number, not {v}"),
-                }),
+                None => {
+                    // a number or string can be a megabyte long: show its start
+                    let text = v.to_string();
+                    let mut shown: String = text.chars().take(40).collect();
+                    if shown.len() < text.len() {
+                        shown.push('…');
+                    }
+                    Err(EngineError::BadField {
+                        field: names[0].into(),
+                        why: format!("should be a whole number, not {shown}"),
+                    })
+                }
             },
         }
     }
@@ -297,7 +305,7 @@ pub fn from_value(value: &Value) -> Result<Architecture, EngineError> {
         let shared_ffn = within("shared_expert_intermediate_size", shared_ffn, 0, 1 << 24)?;
         let mut dense_layers = f.uint(&["first_k_dense_replace"])?.unwrap_or(0);
         if let Some(only) = f.get(&["mlp_only_layers"]).and_then(Value::as_array) {
-            dense_layers += only.len() as u64;
+            dense_layers = dense_layers.saturating_add(only.len() as u64);
         }
         let gpt_oss = model_type == "gpt_oss";
         a.moe = Some(Moe {

@@ -87,7 +87,9 @@ pub fn verdicts(s: &Scenario, arch: &Architecture) -> Result<Vec<Verdict>, Engin
                 gpu,
                 capacity,
                 fits: fits_now,
-                headroom: capacity as i64 - b.total as i64,
+                headroom: (i128::from(capacity) - i128::from(b.total))
+                    .clamp(i128::from(i64::MIN), i128::from(i64::MAX))
+                    as i64,
                 gpus_needed: gpus_needed.map(|(n, _, _)| *n),
             }
         })

@@ -146,11 +146,19 @@ pub fn decimal(text: &str) -> Option<(bool, u128, i32)> {
 /// `mantissa × 10^(exp + shift)` as a whole u64, rounded half up; None when it does not fit.
 pub fn scaled(mantissa: u128, exp: i32, shift: i32) -> Option<u64> {
     let e = exp.checked_add(shift)?;
+    if mantissa == 0 {
+        return Some(0);
+    }
     let v = if e >= 0 {
         mantissa.checked_mul(10u128.checked_pow(e as u32)?)?
     } else {
-        let d = 10u128.checked_pow(e.unsigned_abs()).unwrap_or(u128::MAX);
-        (mantissa + d / 2) / d
+        // a divisor past u128 (10^39 and up) exceeds twice any mantissa: the value rounds to 0
+        let Some(d) = 10u128.checked_pow(e.unsigned_abs()) else {
+            return Some(0);
+        };
+        // half up without `mantissa + d / 2`, which overflows for 39-digit mantissas
+        let (q, r) = (mantissa / d, mantissa % d);
+        q + u128::from(r >= d - r)
     };
     u64::try_from(v).ok()
 }

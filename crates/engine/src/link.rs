@@ -173,9 +173,10 @@ pub fn decode(link: &str) -> Decoded {
                 "0" => s.lora_dropout = false,
                 _ => bad(&mut notices, "should be 0 or 1"),
             },
+            // empty is what `encode` writes for a job without adapters; `repair` resets it for LoRA
             "t" => match LoraTargets::parse(v) {
-                Ok(t) if t != LoraTargets::empty() => s.lora_targets = t,
-                _ => bad(&mut notices, "not a list of LoRA targets"),
+                Ok(t) => s.lora_targets = t,
+                Err(_) => bad(&mut notices, "not a list of LoRA targets"),
             },
             "lang" => match v.as_str() {
                 "en" => page.lang = Some("en"),
@@ -230,6 +231,8 @@ fn repair(s: &mut Scenario, notices: &mut Vec<String>) {
                     s.tp = 1;
                 } else if s.weights.is_quantized() && matches!(s.job, Job::Full | Job::Lora) {
                     s.weights = d.weights;
+                } else if s.job.is_peft() && s.lora_targets == LoraTargets::empty() {
+                    s.lora_targets = d.lora_targets;
                 } else {
                     *s = Scenario {
                         model: s.model.clone(),
@@ -357,7 +360,7 @@ pub fn decode_arch(text: &str) -> Result<Architecture, EngineError> {
             .find(|x| **x == k)
             .ok_or_else(|| EngineError::Unknown {
                 what: "architecture field".into(),
-                value: k.chars().take(20).collect(),
+                value: k.chars().take(20).flat_map(char::escape_debug).collect(),
             })?;
         let n: u64 = v.parse().map_err(|_| EngineError::BadField {
             field: k.to_string(),
@@ -398,9 +401,10 @@ pub fn decode_arch(text: &str) -> Result<Architecture, EngineError> {
     a.attn_sinks = flag("sink");
     a.head_bias = flag("hb");
     a.dropout = flag("drop");
-    a.norms_per_layer = get("npl").unwrap_or(2).min(8);
-    a.positions = get("pos").unwrap_or(0).min(10_485_760);
-    a.extra_params = get("x").unwrap_or(0).min(10_000_000_000_000);
+    // out-of-range values are refused by `validate` below, with a notice, rather than clamped
+    a.norms_per_layer = get("npl").unwrap_or(2);
+    a.positions = get("pos").unwrap_or(0);
+    a.extra_params = get("x").unwrap_or(0);
     if let Some(e) = get("E") {
         a.moe = Some(Moe {
             experts: e,

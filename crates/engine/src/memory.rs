@@ -141,8 +141,24 @@ pub fn estimate_with(
 ) -> Result<Breakdown, EngineError> {
     s.validate()?;
     arch.validate()?;
-    Ok(Budget::new(s, arch, explain).run())
+    if s.job.is_peft() && lora_params(arch, s) == 0 {
+        return Err(EngineError::Unsupported(format!(
+            "none of the LoRA targets ({}) exists in this model, so nothing would train",
+            s.lora_targets.key()
+        )));
+    }
+    let b = Budget::new(s, arch, explain).run();
+    // past an exbibyte a GPU the arithmetic has left physics (and saturated); say so instead
+    if b.total >= MAX_PER_GPU || b.cpu >= MAX_PER_GPU {
+        return Err(EngineError::Unsupported(
+            "this job needs more than 1 EiB per GPU, beyond any hardware: check the sizes".into(),
+        ));
+    }
+    Ok(b)
 }
+
+/// The largest budget per GPU the engine reports (1 EiB); anything larger is an error.
+pub const MAX_PER_GPU: u64 = 1 << 60;
 
 struct Budget<'a> {
     s: &'a Scenario,
@@ -391,7 +407,8 @@ impl<'a> Budget<'a> {
         let n = self.trainable;
         let tb = self.trainable_bytes();
         if self.s.job.is_peft() {
-            let bytes = div_ceil(prod(&[n, tb]), self.shard(3));
+            // adapters shard with the layers they adapt, like their gradients and states
+            let bytes = div_ceil(prod(&[n, tb]), self.shard(3) * self.tp);
             self.push(Component::Adapter, Phase::Always, bytes, |b| {
                 format!(
                     "{} trainable = r {} × (d_in + d_out) over {} per layer × {} B = {}",
@@ -933,6 +950,8 @@ pub fn layer_activation_bytes(a: &Architecture, s: &Scenario, c: u64, tp: u64) -
         let targeted: Vec<&&str> = modules
             .iter()
             .filter(|m| s.job.is_peft() && s.lora_targets.contains(m))
+            // a plain (2-matrix) MLP has no gate to adapt
+            .filter(|m| **m != "gate" || a.mlp == MlpKind::Gated)
             .collect();
         let shares_input = !targeted.is_empty() && adapter_bytes == c && !s.lora_dropout;
         if linears_keep_inputs || shares_input {

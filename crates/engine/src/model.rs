@@ -436,6 +436,40 @@ impl Architecture {
                 });
             }
         }
+        // every other field that feeds the parameter count, so that it cannot overflow (a link
+        // can set them all)
+        let mut more: Vec<(&str, u64, u64, u64)> = vec![
+            ("norms per layer", self.norms_per_layer, 0, 8),
+            ("position embeddings", self.positions, 0, 1 << 28),
+            (
+                "parameters outside the language model",
+                self.extra_params,
+                0,
+                20_000_000_000_000,
+            ),
+        ];
+        if let Some(m) = &self.moe {
+            more.push(("shared_expert_intermediate_size", m.shared_ffn, 0, 1 << 24));
+        }
+        if let Some(m) = &self.mla {
+            more.extend([
+                ("q_lora_rank", m.q_lora_rank, 0, 65_536),
+                ("kv_lora_rank", m.kv_lora_rank, 1, 65_536),
+                ("qk_rope_head_dim", m.rope_dim, 0, 4_096),
+                ("qk_nope_head_dim", m.nope_dim, 0, 4_096),
+                ("v_head_dim", m.v_head_dim, 0, 4_096),
+            ]);
+        }
+        for (name, value, min, max) in more {
+            if !(min..=max).contains(&value) {
+                return Err(EngineError::OutOfRange {
+                    setting: name.into(),
+                    value: value.to_string(),
+                    min,
+                    max,
+                });
+            }
+        }
         if let Some(w) = self.sliding_window {
             if w == 0 {
                 return Err(EngineError::BadShape("a sliding window of 0 tokens".into()));

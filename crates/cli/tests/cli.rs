@@ -1,0 +1,257 @@
+//! The built `vram-budget` binary against bad input: every mistake exits with 2, one line on
+//! stderr and nothing on stdout; a good run prints the table or JSON.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_vram-budget"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+/// A file in this test binary's scratch folder.
+fn scratch(name: &str, contents: &[u8]) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-tests");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, contents).unwrap();
+    path
+}
+
+/// Exit code 2, exactly one line on stderr (naming `phrase`), nothing on stdout.
+fn refused(args: &[&str], phrase: &str) {
+    let out = run(args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+    assert!(out.stdout.is_empty(), "{args:?} printed to stdout");
+    assert!(
+        stderr.ends_with('\n') && stderr.matches('\n').count() == 1,
+        "{args:?}: not one line: {stderr:?}"
+    );
+    assert!(
+        stderr.starts_with("vram-budget: ") && stderr.contains(phrase),
+        "{args:?}: {stderr:?} does not say {phrase:?}"
+    );
+}
+
+#[test]
+fn unknown_flags_and_missing_values_exit_2_with_one_line() {
+    refused(&["--frobnicate"], "unknown option \"--frobnicate\"");
+    refused(&["lora"], "unknown option \"lora\"");
+    refused(&["--batch"], "--batch needs a value");
+    refused(&["--link"], "--link needs a value");
+    refused(&["--config"], "--config needs a value");
+    refused(&["--json", "--gpu"], "--gpu needs a value");
+    refused(&["--bat\nch", "4"], "unknown option \"--bat\\nch\"");
+    refused(&["-b", "4"], "unknown option");
+}
+
+#[test]
+fn bad_values_exit_2_with_one_line() {
+    refused(
+        &["--batch", "lots"],
+        "batch must be a whole number from 1 to 1048576",
+    );
+    refused(&["--batch", "0"], "batch");
+    refused(&["--batch", "1000000000"], "batch");
+    refused(&["--batch", "1e9"], "batch");
+    refused(&["--batch", "-1"], "batch");
+    refused(&["--seq", "10485761"], "sequence length");
+    refused(&["--gpus", "8192"], "GPUs");
+    refused(&["--rank", "65537"], "LoRA rank");
+    refused(&["--gpu-util", "5"], "GPU memory utilization");
+    refused(&["--job", "pretrain"], "ignored j=\"pretrain\"");
+    refused(&["--weights", "int3"], "ignored w=\"int3\"");
+    refused(&["--model", "gpt-5"], "no such preset model");
+    refused(&["--targets", "q,zz"], "LoRA targets");
+    refused(&["--targets", ""], "at least one target");
+    refused(&["--master-weights", "yes"], "should be 0 or 1");
+    refused(&["--params", "lots"], "should look like 7B");
+    refused(&["--params", "11T"], "between 1M and 10T");
+    refused(
+        &["--params", "300000000000000000000000000000000000000e-38"],
+        "between 1M and 10T",
+    );
+    refused(
+        &["--job", "full", "--weights", "nf4"],
+        "full fine-tuning updates every weight",
+    );
+    refused(&["--gpus", "6", "--tp", "4"], "tensor-parallel");
+    refused(&["--job", "\u{1b}[31mred"], "ignored j=\"\\u{1b}[31mred\"");
+}
+
+#[test]
+fn bad_links_exit_2_with_one_line() {
+    refused(&["--link", "https://x.invalid/?v=1&b=abc"], "batch");
+    refused(&["--link", "?zzz=1"], "unknown setting \"zzz\"");
+    refused(&["--link", "?v=7"], "version 1");
+    refused(
+        &["--link", "?m=llama-3.1-8b&cfg=V100_h64"],
+        "ignored the custom architecture",
+    );
+    refused(
+        &["--link", "?cfg=%0A%1B[31m5"],
+        "ignored the custom architecture",
+    );
+    refused(
+        &["--link", "?cfg=V100_h64_f64_L2_H4_kvr18446744073709551615"],
+        "kv_lora_rank",
+    );
+    refused(
+        &["--link", "?p=300000000000000000000000000000000000000e-38"],
+        "between 1M and 10T",
+    );
+    refused(&["--link", "?j=full&w=nf4"], "that setting was reset");
+    let long = format!("?b={}", "9".repeat(5_000));
+    refused(&["--link", &long], "longer than 4096 characters");
+    // flags after a link with a fragment still count (they were dropped before)
+    refused(
+        &["--link", "https://x.invalid/?v=1#top", "--batch", "0"],
+        "batch",
+    );
+}
+
+#[test]
+fn a_missing_malformed_or_oversized_config_exits_2_with_one_line() {
+    refused(
+        &["--config", "/nonexistent/config.json"],
+        "cannot read /nonexistent/config.json",
+    );
+    let dir = scratch("a-folder-marker", b"");
+    let folder = dir.parent().unwrap().to_str().unwrap().to_string();
+    refused(&["--config", &folder], "cannot read");
+    let bad = scratch("malformed.json", b"{\"hidden_size\": 4096,");
+    refused(&["--config", bad.to_str().unwrap()], "not valid JSON");
+    let array = scratch("array.json", b"[1,2]");
+    refused(
+        &["--config", array.to_str().unwrap()],
+        "top level is not a JSON object",
+    );
+    let missing = scratch(
+        "missing.json",
+        br#"{"num_hidden_layers":2,"num_attention_heads":2,"vocab_size":10}"#,
+    );
+    refused(&["--config", missing.to_str().unwrap()], "hidden_size");
+    let binary = scratch("binary.json", &[0xff, 0xfe, 0x00, 0x7b]);
+    refused(&["--config", binary.to_str().unwrap()], "cannot read");
+    let huge_number = scratch(
+        "huge-number.json",
+        format!(
+            r#"{{"hidden_size":{},"num_hidden_layers":2,"num_attention_heads":2,"vocab_size":10}}"#,
+            "9".repeat(100_000)
+        )
+        .as_bytes(),
+    );
+    refused(
+        &["--config", huge_number.to_str().unwrap()],
+        "should be a whole number",
+    );
+    let big = scratch(
+        "big.json",
+        format!("{{\"pad\":\"{}\"}}", "x".repeat(1 << 20)).as_bytes(),
+    );
+    refused(
+        &["--config", big.to_str().unwrap()],
+        "over 1024 KiB is refused",
+    );
+    let newline = scratch("new\nline.json", b"{");
+    refused(&["--config", newline.to_str().unwrap()], "new\\nline.json");
+}
+
+#[test]
+fn an_estimate_past_what_the_engine_counts_exits_2_with_one_line() {
+    refused(
+        &[
+            "--params", "10T", "--job", "infer", "--batch", "1048576", "--seq", "10485760",
+            "--gen", "10485760",
+        ],
+        "more than 1 EiB per GPU",
+    );
+}
+
+#[test]
+fn a_good_run_prints_the_table_and_nothing_on_stderr() {
+    let out = run(&[
+        "--model",
+        "llama-3.1-8b",
+        "--job",
+        "qlora",
+        "--gpu",
+        "a100-80",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stderr.is_empty());
+    let table = String::from_utf8(out.stdout).unwrap();
+    for phrase in [
+        "Total per GPU",
+        "A100 80GB",
+        "max batch",
+        "link: ?v=1&m=llama-3.1-8b&j=qlora",
+    ] {
+        assert!(table.contains(phrase), "no {phrase:?} in\n{table}");
+    }
+    let non_finite = table
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|w| w == "inf" || w == "NaN");
+    assert!(!non_finite, "{table}");
+}
+
+#[test]
+fn json_output_parses_and_its_link_reproduces_the_run() {
+    let out = run(&[
+        "--link",
+        "https://x.invalid/?v=1&j=full&b=2#section",
+        "--gpus",
+        "8",
+        "--zero",
+        "3",
+        "--json",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.stderr.is_empty());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(v["gpus"], 8);
+    assert!(v["total_bytes"].as_u64().unwrap() >= v["tensors_bytes"].as_u64().unwrap());
+    let link = v["link"].as_str().unwrap().to_string();
+    assert!(
+        link.contains("j=full")
+            && link.contains("z=3")
+            && link.contains("n=8")
+            && link.contains("b=2"),
+        "{link}"
+    );
+    let again = run(&["--link", &link, "--json"]);
+    let w: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
+    assert_eq!(v["total_bytes"], w["total_bytes"]);
+}
+
+#[test]
+fn a_config_file_runs_as_a_custom_model() {
+    let cfg = scratch(
+        "tiny.json",
+        br#"{"model_type":"llama","vocab_size":32000,"hidden_size":4096,"intermediate_size":11008,"num_hidden_layers":32,"num_attention_heads":32,"tie_word_embeddings":false}"#,
+    );
+    let out = run(&[
+        "--config",
+        cfg.to_str().unwrap(),
+        "--name",
+        "llama-2-7b copy",
+        "--json",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["params"], 6_738_415_616u64);
+    assert_eq!(v["model"], "llama-2-7b copy");
+}

@@ -1,0 +1,339 @@
+//! Strategies shared by the property tests and the fuzzer: valid scenarios, architectures and
+//! config.json texts, within ranges that keep every estimate fast and every exact byte count far
+//! below 2^64 (see `SATURATED`).
+
+#![allow(dead_code)]
+
+use proptest::prelude::*;
+use proptest::sample::select;
+use vram_engine::model::{Mla, MlpKind, Moe, NormKind};
+use vram_engine::*;
+
+/// A byte count at or above this means a product saturated: the engine's `prod` clamps at
+/// u64::MAX, and the KV cache divides a (possibly clamped) bit count by 8. No real estimate
+/// comes near 2 EiB per GPU.
+pub const SATURATED: u64 = u64::MAX / 8;
+
+/// Whether text shows a non-finite number as Rust writes one: the word `inf` or `NaN`.
+pub fn shows_non_finite(text: &str) -> bool {
+    text.split(|c: char| !c.is_alphanumeric())
+        .any(|w| w == "inf" || w == "NaN")
+}
+
+pub fn preset_ids() -> Vec<&'static str> {
+    presets::all().iter().map(|p| p.id).collect()
+}
+
+/// Every quantized weight format (QLoRA's bases).
+pub fn quantized() -> Vec<WeightFormat> {
+    WeightFormat::ALL
+        .iter()
+        .copied()
+        .filter(|f| f.is_quantized())
+        .collect()
+}
+
+/// A set of LoRA targets from the low nine bits of `bits`.
+pub fn targets_from_bits(bits: u16) -> LoraTargets {
+    LoraTargets::NAMES
+        .iter()
+        .enumerate()
+        .fold(LoraTargets::empty(), |t, (i, n)| {
+            t.with(n, bits & (1 << i) != 0)
+        })
+}
+
+/// A name of up to 80 arbitrary characters (what `ModelChoice::from_config` keeps).
+pub fn arb_name() -> impl Strategy<Value = String> {
+    proptest::collection::vec(any::<char>(), 0..=80).prop_map(String::from_iter)
+}
+
+/// Any architecture that passes `Architecture::validate`, dense or MoE, with or without MLA and
+/// sliding windows; sizes up to a few hundred billion parameters.
+pub fn arb_arch() -> impl Strategy<Value = Architecture> {
+    let dims = (
+        1u64..=300_000,   // vocab
+        1u64..=16_384,    // hidden
+        1u64..=65_536,    // intermediate
+        1u64..=128,       // layers
+        1u64..=16,        // kv heads
+        1u64..=8,         // query heads per kv head
+        1u64..=256,       // head_dim
+        any::<bool>(),    // tied
+        1u64..=(1 << 28), // max_context
+    );
+    let flags = (
+        any::<bool>(),
+        any::<bool>(),
+        0u64..=8,
+        any::<[bool; 7]>(),
+        prop_oneof![Just(0u64), 1u64..=4_096, 1u64..=(1 << 20)],
+        prop_oneof![Just(0u64), 1u64..=1_000_000_000],
+    );
+    let moe = proptest::option::of((
+        2u64..=256,
+        1u64..=8,
+        1u64..=8_192,
+        prop_oneof![Just(0u64), 1u64..=16_384],
+        0u64..=130,
+        any::<[bool; 3]>(),
+    ));
+    let mla = proptest::option::of((
+        0u64..=2_048,
+        1u64..=1_024,
+        0u64..=128,
+        0u64..=256,
+        0u64..=256,
+    ));
+    let sliding = proptest::option::of((1u64..=1_000_000, 0u64..=128));
+    (dims, flags, moe, mla, sliding)
+        .prop_map(|(d, f, moe, mla, sliding)| {
+            let (vocab, hidden, ffn, layers, kv, group, head_dim, tied, ctx) = d;
+            let mut a = Architecture::llama(vocab, hidden, ffn, layers, kv * group, kv, tied);
+            a.head_dim = head_dim;
+            a.max_context = ctx;
+            let (plain, layer_norm, npl, b, positions, extra) = f;
+            a.mlp = if plain {
+                MlpKind::Plain
+            } else {
+                MlpKind::Gated
+            };
+            a.norm = if layer_norm {
+                NormKind::Layer
+            } else {
+                NormKind::Rms
+            };
+            a.norms_per_layer = npl;
+            [
+                a.qkv_bias,
+                a.out_bias,
+                a.mlp_bias,
+                a.qk_norm,
+                a.attn_sinks,
+                a.head_bias,
+                a.dropout,
+            ] = b;
+            a.positions = positions;
+            a.extra_params = extra;
+            a.moe = moe.map(|(experts, k, ef, sf, dl, [eb, rb, sg])| Moe {
+                experts,
+                top_k: 1 + (k - 1) % experts,
+                expert_ffn: ef,
+                shared_ffn: sf,
+                dense_layers: dl,
+                expert_bias: eb,
+                router_bias: rb,
+                shared_gate: sg,
+            });
+            a.mla = mla.map(|(q, kv, rope, nope, v)| Mla {
+                q_lora_rank: q,
+                kv_lora_rank: kv,
+                rope_dim: rope,
+                nope_dim: nope,
+                v_head_dim: v,
+            });
+            if let Some((w, l)) = sliding {
+                a.sliding_window = Some(w);
+                a.sliding_layers = l.min(layers);
+            }
+            a
+        })
+        .prop_filter("a valid architecture", |a| a.validate().is_ok())
+}
+
+/// Fields a config.json may carry, with values a real one could hold.
+pub fn config_edit() -> impl Strategy<Value = (&'static str, serde_json::Value)> {
+    use serde_json::json;
+    prop_oneof![
+        (1u64..=300_000).prop_map(|v| ("vocab_size", json!(v))),
+        (1u64..=16_384).prop_map(|v| ("hidden_size", json!(v))),
+        (1u64..=65_536).prop_map(|v| ("intermediate_size", json!(v))),
+        (1u64..=128).prop_map(|v| ("num_hidden_layers", json!(v))),
+        (1u64..=128).prop_map(|v| ("num_attention_heads", json!(v))),
+        (1u64..=16).prop_map(|v| ("num_key_value_heads", json!(v))),
+        (1u64..=512).prop_map(|v| ("head_dim", json!(v))),
+        (1u64..=(1 << 28)).prop_map(|v| ("max_position_embeddings", json!(v))),
+        any::<bool>().prop_map(|v| ("tie_word_embeddings", json!(v))),
+        any::<bool>().prop_map(|v| ("attention_bias", json!(v))),
+        (1u64..=1_000_000).prop_map(|v| ("sliding_window", json!(v))),
+        (2u64..=64).prop_map(|v| ("num_local_experts", json!(v))),
+        (1u64..=8).prop_map(|v| ("num_experts_per_tok", json!(v))),
+        (1u64..=8_192).prop_map(|v| ("moe_intermediate_size", json!(v))),
+        (0u64..=4).prop_map(|v| ("first_k_dense_replace", json!(v))),
+        (0.0f64..0.5).prop_map(|v| ("attention_dropout", json!(v))),
+        select(vec![
+            "llama",
+            "mistral",
+            "qwen2",
+            "qwen3",
+            "gemma2",
+            "gemma3_text",
+            "gpt2",
+            "phi",
+            "falcon",
+            "mixtral",
+            "deepseek_v3",
+            "gpt_oss",
+            "bert",
+        ])
+        .prop_map(|v| ("model_type", json!(v))),
+    ]
+}
+
+/// A preset's config.json with a few fields changed: real shapes, slightly off the catalog.
+pub fn arb_config_text() -> impl Strategy<Value = String> {
+    (
+        select(presets::all().to_vec()),
+        proptest::collection::vec(config_edit(), 0..4),
+    )
+        .prop_map(|(p, edits)| {
+            let mut v: serde_json::Value = serde_json::from_str(p.config).expect("preset JSON");
+            let obj = v.as_object_mut().expect("an object");
+            for (k, val) in edits {
+                obj.insert(k.to_string(), val);
+            }
+            v.to_string()
+        })
+}
+
+/// Any model choice: a preset, a bare parameter count (1M to 10T), a config.json or a generated shape.
+pub fn arb_model() -> impl Strategy<Value = ModelChoice> {
+    prop_oneof![
+        6 => select(preset_ids()).prop_map(ModelChoice::Preset),
+        2 => prop_oneof![
+            1_000_000u64..=1_000_000_000,
+            1_000_000_000u64..=100_000_000_000,
+            100_000_000_000u64..=10_000_000_000_000,
+        ]
+        .prop_map(ModelChoice::Params),
+        1 => (arb_name(), arb_config_text())
+            .prop_filter_map("a config that parses", |(name, text)| {
+                ModelChoice::from_config(&name, &text).ok()
+            }),
+        1 => (arb_name(), arb_arch()).prop_map(|(name, arch)| ModelChoice::Custom {
+            name,
+            arch: Box::new(arch),
+        }),
+    ]
+}
+
+/// A power of two up to 4096 GPUs, and a tensor-parallel degree (power of two, at most 64) dividing it.
+pub fn arb_gpus_tp() -> impl Strategy<Value = (u64, u64)> {
+    (0u32..=12).prop_flat_map(|g| (Just(1u64 << g), (0u32..=g.min(6)).prop_map(|t| 1u64 << t)))
+}
+
+/// A valid scenario. Batch up to 1,024, sequences up to 1M tokens (32,768 with eager attention,
+/// whose seq x seq scores would otherwise pass 2^64 bytes), serving up to 1,024 requests of 1M.
+pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
+    (arb_model(), select(Job::ALL.to_vec())).prop_flat_map(|(model, job)| {
+        let weights = match job {
+            Job::Full | Job::Lora => select(vec![WeightFormat::Fp32, WeightFormat::Bf16]),
+            Job::Qlora => select(quantized()),
+            Job::Inference | Job::Serving => select(WeightFormat::ALL.to_vec()),
+        };
+        let targets = if job.is_peft() {
+            (1u16..512).prop_map(targets_from_bits).boxed()
+        } else {
+            (0u16..512).prop_map(targets_from_bits).boxed()
+        };
+        let sizes = (
+            prop_oneof![1u64..=16, 1u64..=1_024],
+            prop_oneof![1u64..=4_096, 1u64..=1_000_000],
+            prop_oneof![0u64..=4_096, 0u64..=1_000_000],
+            prop_oneof![Just(1u64), 1u64..=65_536],
+        );
+        let lora = (
+            prop_oneof![(0u32..=16).prop_map(|e| 1u64 << e), 1u64..=65_536],
+            targets,
+            any::<bool>(),
+        );
+        let training = (
+            select(Optimizer::ALL.to_vec()),
+            any::<bool>(),
+            select(Checkpointing::ALL.to_vec()),
+            select(Attention::ALL.to_vec()),
+            select(Loss::ALL.to_vec()),
+        );
+        let hardware = (
+            arb_gpus_tp(),
+            select(Zero::ALL.to_vec()),
+            select(Offload::ALL.to_vec()),
+            select(Gpu::ALL.to_vec()),
+            select(Unit::ALL.to_vec()),
+        );
+        let serving = (
+            10u64..=100,
+            prop_oneof![Just(16u64), 1u64..=1_024],
+            1u64..=10_485_760,
+            1u64..=1_000_000,
+            1u64..=1_024,
+            1u64..=1_000_000,
+        );
+        let overhead = (0u64..=65_536, 0u64..=100, select(KvDtype::ALL.to_vec()));
+        (
+            Just(model.clone()),
+            Just(job),
+            weights,
+            sizes,
+            lora,
+            training,
+            hardware,
+            serving,
+            overhead,
+        )
+            .prop_map(
+                |(model, job, weights, sizes, lora, training, hardware, serving, overhead)| {
+                    let (batch, seq, gen, grad_accum) = sizes;
+                    let (lora_rank, lora_targets, lora_dropout) = lora;
+                    let (optimizer, master_weights, checkpointing, attention, loss) = training;
+                    let ((gpus, tp), zero, offload, gpu, unit) = hardware;
+                    let (gpu_util_pct, block_size, max_model_len, avg_tokens, concurrency, bt) =
+                        serving;
+                    let (context_mib, reserve_pct, kv_dtype) = overhead;
+                    let seq = if attention == Attention::Eager {
+                        1 + (seq - 1) % 32_768
+                    } else {
+                        seq
+                    };
+                    Scenario {
+                        model,
+                        job,
+                        weights,
+                        kv_dtype,
+                        batch,
+                        seq,
+                        gen,
+                        grad_accum,
+                        lora_rank,
+                        lora_targets,
+                        lora_dropout,
+                        optimizer,
+                        master_weights,
+                        checkpointing,
+                        attention,
+                        loss,
+                        gpus,
+                        zero,
+                        offload,
+                        tp,
+                        gpu_util_pct,
+                        block_size,
+                        max_model_len,
+                        avg_tokens,
+                        concurrency,
+                        batched_tokens: bt,
+                        context_mib,
+                        reserve_pct,
+                        gpu,
+                        unit,
+                    }
+                },
+            )
+    })
+}
+
+/// Page settings a link can carry.
+pub fn arb_page() -> impl Strategy<Value = vram_engine::link::PageSettings> {
+    select(vec![None, Some("en"), Some("zh")])
+        .prop_map(|lang| vram_engine::link::PageSettings { lang })
+}

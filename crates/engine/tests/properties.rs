@@ -1,0 +1,238 @@
+//! Properties every valid scenario keeps: share links round-trip, estimates add up and never
+//! saturate, memory grows with the work and shrinks with sharding, LoRA and QLoRA save what they
+//! promise, and the solver's answer is the boundary of what fits.
+
+mod common;
+
+use common::*;
+use proptest::prelude::*;
+use vram_engine::link::{self, PageSettings};
+use vram_engine::*;
+
+fn estimate_of(s: &Scenario) -> Breakdown {
+    memory::estimate(s).unwrap_or_else(|e| panic!("no estimate ({e}) for {s:?}"))
+}
+
+fn config() -> ProptestConfig {
+    ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(256),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
+
+/// A LoRA scenario (the same one makes a full fine-tune by changing the job): 16- or 32-bit
+/// base weights, at least one target, ranks up to 512.
+fn arb_lora_scenario() -> impl Strategy<Value = Scenario> {
+    arb_scenario().prop_map(|s| Scenario {
+        job: Job::Lora,
+        weights: if s.weights.is_quantized() {
+            WeightFormat::Bf16
+        } else {
+            s.weights
+        },
+        lora_targets: if s.lora_targets == LoraTargets::empty() {
+            LoraTargets::all_linear()
+        } else {
+            s.lora_targets
+        },
+        lora_rank: 1 + (s.lora_rank - 1) % 512,
+        ..s
+    })
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn every_valid_scenario_survives_its_share_link_unchanged_and_without_notices(
+        s in arb_scenario(),
+        page in arb_page(),
+    ) {
+        prop_assert!(s.validate().is_ok(), "the strategy made an invalid scenario: {s:?}");
+        let q = link::encode(&s, &page);
+        let d = link::decode(&q);
+        prop_assert!(d.notices.is_empty(), "{q}: {:?}", d.notices);
+        prop_assert_eq!(&d.scenario, &s, "{}", q);
+        prop_assert_eq!(d.page, page);
+        // and as a whole URL, as the page shares it
+        let url = link::decode(&format!("https://example.invalid/vram/?{q}"));
+        prop_assert!(url.notices.is_empty());
+        prop_assert_eq!(url.scenario, s);
+    }
+
+    #[test]
+    fn a_custom_architecture_from_a_config_survives_its_share_link(
+        text in arb_config_text(),
+        name in arb_name(),
+    ) {
+        if let Ok(model) = ModelChoice::from_config(&name, &text) {
+            let s = Scenario { model, ..Scenario::default() };
+            let d = link::decode(&link::encode(&s, &PageSettings::default()));
+            prop_assert!(d.notices.is_empty(), "{:?}", d.notices);
+            prop_assert_eq!(d.scenario, s);
+        }
+    }
+
+    #[test]
+    fn a_generated_architecture_survives_its_share_link(a in arb_arch()) {
+        let text = link::encode_arch(&a);
+        prop_assert_eq!(link::decode_arch(&text), Ok(a));
+    }
+
+    #[test]
+    fn every_valid_scenario_has_an_estimate_whose_peak_lines_add_up_to_the_total(s in arb_scenario()) {
+        let b = estimate_of(&s);
+        for l in &b.lines {
+            prop_assert!(l.bytes < SATURATED, "{:?} saturated: {} for {s:?}", l.component, l.bytes);
+            prop_assert!(!l.formula.is_empty(), "{:?} has no formula", l.component);
+            prop_assert!(!shows_non_finite(&l.formula), "{}", l.formula);
+        }
+        prop_assert!(b.total < SATURATED, "total saturated for {s:?}");
+        prop_assert!(b.total >= b.tensors);
+        let at_peak: u64 = b.lines.iter().filter(|l| b.at_peak(l)).map(|l| l.bytes).sum();
+        prop_assert_eq!(at_peak, b.total);
+        for c in Component::ALL {
+            prop_assert!(b.bytes(*c) <= b.largest(*c));
+        }
+        let shown = s.unit.format(b.total);
+        prop_assert!(!shows_non_finite(&shown), "{}", shown);
+    }
+
+    #[test]
+    fn one_more_sequence_in_the_batch_never_lowers_total_memory(s in arb_scenario()) {
+        let more = Scenario { batch: s.batch + 1, ..s.clone() };
+        let (a, b) = (estimate_of(&s), estimate_of(&more));
+        prop_assert!(b.total >= a.total, "{} -> {} for {s:?}", a.total, b.total);
+    }
+
+    #[test]
+    fn twice_the_sequence_length_never_lowers_total_memory(s in arb_scenario()) {
+        let more = Scenario { seq: s.seq * 2, ..s.clone() };
+        let (a, b) = (estimate_of(&s), estimate_of(&more));
+        prop_assert!(b.total >= a.total, "{} -> {} for {s:?}", a.total, b.total);
+    }
+
+    #[test]
+    fn twice_the_gpus_under_zero_3_never_raise_per_gpu_memory(
+        s in arb_lora_scenario(),
+        job in proptest::sample::select(vec![Job::Full, Job::Lora, Job::Qlora]),
+    ) {
+        let s = Scenario { job, ..s };
+        // from two data-parallel ranks up: with one, ZeRO-3 shards nothing, gathers nothing and
+        // gradients need not outlive the step, so the second GPU adds the gathered layers and a
+        // persistent gradient buffer (a real cost, not an error)
+        let gpus = s.gpus.max(2 * s.tp).min(2_048);
+        let s = Scenario { zero: Zero::Z3, gpus, ..s };
+        let more = Scenario { gpus: gpus * 2, ..s.clone() };
+        let (a, b) = (estimate_of(&s), estimate_of(&more));
+        prop_assert!(b.total <= a.total, "{} -> {} for {s:?}", a.total, b.total);
+    }
+
+    #[test]
+    fn lora_model_states_never_exceed_full_fine_tunings_when_adapters_are_at_most_a_quarter_of_the_model(
+        s in arb_lora_scenario(),
+    ) {
+        // Exceptions, each a real cost of LoRA, not an error of the engine:
+        // - offloading: full fine-tuning then keeps only the 16-bit model on the GPU (master,
+        //   gradients and optimizer live on the host) while LoRA keeps the same model plus its adapters;
+        // - ZeRO-2 over several GPUs: full fine-tuning's gradients, master and optimizer are sharded,
+        //   LoRA's adapter weights are replicated on every GPU;
+        // - tensor parallelism: the engine splits weights, gradients and optimizer states over the
+        //   ranks, but not the adapters (see docs/robustness.md).
+        let s = Scenario {
+            offload: Offload::None,
+            tp: 1,
+            zero: if s.zero == Zero::Z2 { Zero::Z1 } else { s.zero },
+            ..s
+        };
+        let full = Scenario { job: Job::Full, ..s.clone() };
+        let lora = Scenario { job: Job::Lora, ..s.clone() };
+        let (f, l) = (estimate_of(&full), estimate_of(&lora));
+        // An adapter holds r x (d_in + d_out) values against the matrix's d_in x d_out: a rank near
+        // the matrix's width makes LoRA train as many values as full fine-tuning does.
+        prop_assume!(4 * l.trainable <= f.trainable);
+        let states = |b: &Breakdown| -> u64 {
+            [Component::Weights, Component::Adapter, Component::Master, Component::Gradients, Component::Optimizer]
+                .iter()
+                .map(|c| b.largest(*c))
+                .sum()
+        };
+        prop_assert!(states(&l) <= states(&f), "LoRA {} > full {} for {lora:?}", states(&l), states(&f));
+    }
+
+    #[test]
+    fn lora_never_needs_more_than_full_fine_tuning_with_16_bit_adapters_and_a_stateful_optimizer(
+        s in arb_lora_scenario(),
+    ) {
+        // The conditions of the model-states property above, and for the activations:
+        // - adapters in the compute dtype without dropout: fp32 adapters (master weights) make PEFT
+        //   keep an fp32 copy of every adapted module's input, and dropout a dropped copy and a mask
+        //   per adapter, where full fine-tuning keeps one 16-bit input shared by q, k and v;
+        // - a rank small against the width: each adapter keeps its r-wide middle per token
+        //   (r x modules x experts per token), which must stay under the norm inputs full
+        //   fine-tuning alone keeps (2 x hidden per layer);
+        // - an optimizer with per-parameter state: with plain SGD or Adafactor's factored rows and
+        //   columns, full fine-tuning adds almost nothing outside the step, while LoRA's adapter
+        //   weights are alive at the forward/backward peak.
+        let s = Scenario {
+            offload: Offload::None,
+            tp: 1,
+            zero: if s.zero == Zero::Z2 { Zero::Z1 } else { s.zero },
+            master_weights: false,
+            lora_dropout: false,
+            optimizer: match s.optimizer {
+                Optimizer::Sgd | Optimizer::Adafactor => Optimizer::AdamW,
+                o => o,
+            },
+            ..s
+        };
+        let arch = s.model.architecture().unwrap();
+        let routed = arch.moe.as_ref().map_or(1, |m| m.top_k);
+        let per_token_modules: u64 = ["q", "k", "v", "o", "gate", "up", "down"]
+            .iter()
+            .filter(|m| s.lora_targets.contains(m))
+            .map(|m| if ["gate", "up", "down"].contains(m) { routed } else { 1 })
+            .sum();
+        prop_assume!(s.lora_rank * per_token_modules <= 2 * arch.hidden);
+        let full = Scenario { job: Job::Full, ..s.clone() };
+        let lora = Scenario { job: Job::Lora, ..s.clone() };
+        let (f, l) = (estimate_of(&full), estimate_of(&lora));
+        prop_assume!(4 * l.trainable <= f.trainable);
+        prop_assert!(l.total <= f.total, "LoRA {} > full {} for {lora:?}", l.total, f.total);
+    }
+
+    #[test]
+    fn qlora_weights_never_exceed_lora_weights(s in arb_lora_scenario(), q in proptest::sample::select(quantized())) {
+        // the same scenario with its 16- or 32-bit base quantized; at their largest, so that a
+        // ZeRO-3 gather counts whichever moment is the peak
+        let lora = s.clone();
+        let qlora = Scenario { job: Job::Qlora, weights: q, ..s.clone() };
+        let (l, q) = (estimate_of(&lora), estimate_of(&qlora));
+        prop_assert!(
+            q.largest(Component::Weights) <= l.largest(Component::Weights),
+            "{} > {} for {qlora:?}",
+            q.largest(Component::Weights),
+            l.largest(Component::Weights)
+        );
+    }
+
+    #[test]
+    fn the_solvers_max_batch_fits_and_one_more_does_not(s in arb_scenario()) {
+        let arch = s.model.architecture().unwrap();
+        let fits = |batch: u64| {
+            let t = Scenario { batch, ..s.clone() };
+            memory::estimate_with(&t, &arch, false).is_ok_and(|b| fit::fits(&t, &b, t.gpu))
+        };
+        match fit::solve(&s, &arch).max_batch {
+            Some(n) => {
+                prop_assert!(fits(n), "max batch {n} does not fit: {s:?}");
+                prop_assert!(!fits(n + 1), "max batch {n} but {} fits: {s:?}", n + 1);
+            }
+            None => prop_assert!(!fits(1), "no max batch, yet batch 1 fits: {s:?}"),
+        }
+    }
+}

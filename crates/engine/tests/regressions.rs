@@ -1,0 +1,205 @@
+//! Every input that once broke a reader, with what it must give now. Found by reading the code, by
+//! the property tests (`tests/properties.rs`) and by the fuzzer (`tests/fuzz.rs`); see
+//! docs/robustness.md. Add a line for each new finding.
+
+use vram_engine::link;
+use vram_engine::*;
+
+#[derive(Clone, Copy, Debug)]
+enum Reader {
+    /// `link::decode`
+    Decode,
+    /// `link::decode_arch`
+    DecodeArch,
+    /// `config::parse_config`
+    Config,
+    /// `json::parse`, then `as_u64` of the value
+    JsonU64,
+    /// `link::parse_param_count`
+    ParamCount,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Expect {
+    /// Decoding gives exactly these notices (each named by a phrase it holds).
+    Notices(&'static [&'static str]),
+    /// Accepted.
+    Accepted,
+    /// Refused, with a message holding this phrase.
+    Refused(&'static str),
+    /// A number.
+    Number(Option<u64>),
+}
+
+use Expect::*;
+use Reader::*;
+
+/// (reader, input, expected, what it did before the fix)
+#[rustfmt::skip]
+const CASES: &[(Reader, &str, Expect, &str)] = &[
+    // json::scaled rounded with `mantissa + d / 2`, which overflows for 39-digit mantissas
+    (JsonU64, "300000000000000000000000000000000000000e-38", Number(Some(3)), "panicked: attempt to add with overflow"),
+    (JsonU64, "340282366920938463463374607431768211455e-39", Number(Some(0)), "panicked: attempt to add with overflow"),
+    (JsonU64, "170141183460469231731687303715884105728e-40", Number(Some(0)), "panicked: attempt to add with overflow"),
+    (JsonU64, "15e-1", Number(Some(2)), "(half up, unchanged)"),
+    (JsonU64, "14e-1", Number(Some(1)), "(unchanged)"),
+    (JsonU64, "0e50", Number(Some(0)), "None: 0 x 10^50 was not a whole number"),
+    (JsonU64, "0.000e400", Number(Some(0)), "None"),
+    (ParamCount, "300000000000000000000000000000000000000e-38", Number(Some(3)), "panicked: attempt to add with overflow"),
+    (ParamCount, " 300000000000000000000000000000000000000e-38 ", Number(Some(3)), "panicked (fuzzer's minimal input)"),
+    (ParamCount, "300000000000000000000000000000000000000e-38B", Number(Some(3_000_000_000)), "(unchanged: the suffix keeps the divisor small)"),
+    (Decode, "p=300000000000000000000000000000000000000e-38", Notices(&["between 1M and 10T"]), "panicked (fuzzer's minimal input)"),
+    (Config, r#"{"model_type":"llama","hidden_size":300000000000000000000000000000000000000e-38,"num_hidden_layers":1,"num_attention_heads":1,"vocab_size":1}"#, Accepted, "panicked (fuzzer's minimal input)"),
+    // config.rs added mlp_only_layers to first_k_dense_replace without a check
+    (Config, r#"{"model_type":"llama","hidden_size":1,"num_hidden_layers":1,"num_attention_heads":1,"vocab_size":1,"num_local_experts":2,"mlp_only_layers":[0],"first_k_dense_replace":18446744073709551615}"#, Accepted, "panicked: attempt to add with overflow (fuzzer's minimal input)"),
+    // Architecture::validate did not bound the MLA ranks, the shared expert, norms, positions or
+    // extra parameters, so the parameter count overflowed on a link's architecture
+    (DecodeArch, "V100_h64_f64_L2_H4_qr11072475434399352_kvr55", Refused("q_lora_rank must be between 0 and 65536"), "panicked: attempt to add with overflow (fuzzer's minimal input)"),
+    (DecodeArch, "V100_h64_f64_L2_H4_kvr18446744073709551615", Refused("kv_lora_rank must be between 1 and 65536"), "panicked: attempt to add with overflow"),
+    (DecodeArch, "V100_h64_f64_L2_H4_kvr8_rd18446744073709551615", Refused("qk_rope_head_dim"), "panicked: attempt to add with overflow"),
+    (DecodeArch, "V100_h64_f64_L2_H4_kvr8_nd18446744073709551615", Refused("qk_nope_head_dim"), "panicked: attempt to add with overflow"),
+    (DecodeArch, "V100_h64_f64_L2_H4_kvr8_vd18446744073709551615", Refused("v_head_dim"), "panicked: attempt to multiply with overflow"),
+    (DecodeArch, "V100_h64_f64_L2_H4_E4_k2_ef64_sf18446744073709551615", Refused("shared_expert_intermediate_size"), "panicked: attempt to multiply with overflow"),
+    (Decode, "cfg=V100_h64_f64_L2_H4_kvr18446744073709551615", Notices(&["ignored the custom architecture: kv_lora_rank"]), "panicked"),
+    (DecodeArch, "V100_h64_f64_L2_H4_npl99", Refused("norms per layer must be between 0 and 8"), "silently clamped to 8"),
+    (DecodeArch, "V100_h64_f64_L2_H4_pos18446744073709551615", Refused("position embeddings"), "silently clamped to 10,485,760"),
+    (DecodeArch, "V100_h64_f64_L2_H4_x18446744073709551615", Refused("parameters outside the language model"), "silently clamped to 10T"),
+    // a config.json may hold 2^28 positions (GPT-2 style), which the link clamped to 10,485,760
+    (DecodeArch, "V100_h64_f64_L2_H4_pos268435456", Accepted, "accepted as 10,485,760 positions: see the GPT-2 test below"),
+    // an unknown architecture field was shown raw: a newline or a terminal escape in a notice
+    (DecodeArch, "\0", Refused("unknown architecture field \"\\0\""), "a NUL in the message (fuzzer)"),
+    (Decode, "cfg=%7F", Notices(&["unknown architecture field \"\\u{7f}\""]), "a DEL in the notice (fuzzer's minimal input)"),
+    (Decode, "cfg=p%0Bs", Notices(&["unknown architecture field \"p\\u{b}s\""]), "a vertical tab in the notice (fuzzer)"),
+    (Decode, "cfg=%0A%1B[31m5", Notices(&["field \"\\n\\u{1b}[\""]), "a newline and an escape sequence in the notice"),
+    // encode writes t= for a job without adapters; decode refused it (property test)
+    (Decode, "v=1&m=llama-3.1-8b&j=infer&t=", Notices(&[]), "ignored t=\"\": not a list of LoRA targets"),
+    (Decode, "t=", Notices(&["LoRA needs at least one target module"]), "(a notice, now from the repair)"),
+    (Decode, "j=qlora&t=", Notices(&["LoRA needs at least one target module"]), "(a notice, now from the repair)"),
+    // a config error echoed the whole value: a megabyte number made a megabyte message
+    (Config, r#"{"hidden_size":1234567890123456789012345678901234567890123456789012345678901234567890e-3,"num_hidden_layers":2,"num_attention_heads":2,"vocab_size":10}"#, Refused("not 1234567890123456789012345678901234567890…"), "the whole number in the message"),
+    // links and configs that must keep working
+    (Decode, "#v=1&b=2", Notices(&[]), "(fragment links)"),
+    (Decode, "?", Notices(&[]), "(empty query)"),
+    (Decode, "v=2&zzz=1&b=0&%=%&&&==", Notices(&["version 1", "unknown setting \"zzz\"", "batch", "unknown setting \"%\"", "unknown setting \"\""]), "(bad values, one notice each)"),
+    (Config, "[]", Refused("top level is not a JSON object"), "(unchanged)"),
+    (Config, "{\"a\":\"\\ud800\"}", Refused("hidden_size"), "(a lone surrogate reads as U+FFFD)"),
+];
+
+fn single_line(what: &str, message: &str) {
+    assert!(
+        !message.chars().any(char::is_control) && message.len() <= 700,
+        "{what}: {message:?}"
+    );
+}
+
+#[test]
+fn every_input_that_once_broke_a_reader_gives_what_it_should() {
+    for (i, (reader, input, expect, before)) in CASES.iter().enumerate() {
+        let what = format!("case {i} {reader:?} {input:?} (before: {before})");
+        let outcome = std::panic::catch_unwind(|| match (reader, expect) {
+            (Decode, Notices(phrases)) => {
+                let d = link::decode(input);
+                assert_eq!(d.notices.len(), phrases.len(), "{:?}", d.notices);
+                for (n, p) in d.notices.iter().zip(phrases.iter()) {
+                    single_line("notice", n);
+                    assert!(n.contains(p), "{n:?} does not hold {p:?}");
+                }
+                assert!(memory::estimate(&d.scenario).is_ok());
+            }
+            (DecodeArch, Accepted) => {
+                let a = link::decode_arch(input).unwrap();
+                assert_eq!(link::decode_arch(&link::encode_arch(&a)), Ok(a));
+            }
+            (Config, Accepted) => {
+                let a = config::parse_config(input).unwrap();
+                assert_eq!(link::decode_arch(&link::encode_arch(&a)), Ok(a));
+            }
+            (DecodeArch | Config, Refused(phrase)) => {
+                let e = match reader {
+                    DecodeArch => link::decode_arch(input).unwrap_err(),
+                    _ => config::parse_config(input).unwrap_err(),
+                };
+                let e = e.to_string();
+                single_line("error", &e);
+                assert!(e.contains(phrase), "{e:?} does not hold {phrase:?}");
+            }
+            (JsonU64, Number(n)) => {
+                assert_eq!(json::parse(input).unwrap().as_u64(), *n);
+            }
+            (ParamCount, Number(n)) => {
+                assert_eq!(link::parse_param_count(input).ok(), *n);
+            }
+            _ => panic!("no such check"),
+        });
+        if let Err(e) = outcome {
+            let why = e
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            panic!("{what}: {why}");
+        }
+    }
+}
+
+#[test]
+fn a_gpt_2_style_config_with_268_million_positions_survives_its_link() {
+    let cfg = r#"{"model_type":"gpt2","vocab_size":100,"n_embd":64,"n_layer":2,"n_head":4,"n_positions":268435456}"#;
+    let model = ModelChoice::from_config("long", cfg).unwrap();
+    let s = Scenario {
+        model,
+        ..Scenario::default()
+    };
+    let d = link::decode(&link::encode(&s, &link::PageSettings::default()));
+    assert!(d.notices.is_empty(), "{:?}", d.notices);
+    assert_eq!(d.scenario, s);
+}
+
+#[test]
+fn an_inference_scenario_without_lora_targets_survives_its_link() {
+    let s = Scenario {
+        job: Job::Inference,
+        lora_targets: LoraTargets::empty(),
+        ..Scenario::default()
+    };
+    let d = link::decode(&link::encode(&s, &link::PageSettings::default()));
+    assert!(d.notices.is_empty(), "{:?}", d.notices);
+    assert_eq!(d.scenario, s);
+}
+
+#[test]
+fn a_megabyte_value_in_a_config_gives_a_short_error() {
+    for value in ["9".repeat(900_000), format!("\"{}\"", "x".repeat(900_000))] {
+        let cfg = format!(
+            r#"{{"hidden_size":{value},"num_hidden_layers":2,"num_attention_heads":2,"vocab_size":10}}"#
+        );
+        let e = config::parse_config(&cfg).unwrap_err().to_string();
+        assert!(e.len() < 200, "{} bytes", e.len());
+        assert!(e.contains("hidden_size"), "{e}");
+    }
+}
+
+#[test]
+fn large_inputs_are_refused_or_read_quickly() {
+    let t = std::time::Instant::now();
+    // deep nesting, a link of nothing but separators, a config at the size limit
+    assert!(json::parse(&"[".repeat(1_000_000)).is_err());
+    assert!(json::parse(&"{\"a\":".repeat(100_000)).is_err());
+    let d = link::decode(&"&".repeat(link::MAX_LINK_CHARS));
+    assert!(d.notices.is_empty());
+    let d = link::decode(&"a=1&".repeat(link::MAX_LINK_CHARS / 4));
+    assert_eq!(d.notices.len(), link::MAX_LINK_CHARS / 4);
+    let d = link::decode(&"%".repeat(link::MAX_LINK_CHARS + 1));
+    assert_eq!(d.notices.len(), 1);
+    let wide = format!(
+        "{{{}\"hidden_size\":64}}",
+        "\"k\":[1,2,3],".repeat(config::MAX_CONFIG_BYTES / 14)
+    );
+    assert!(wide.len() <= config::MAX_CONFIG_BYTES);
+    assert!(config::parse_config(&wide).is_err());
+    assert!(
+        t.elapsed() < std::time::Duration::from_secs(10),
+        "{:?}",
+        t.elapsed()
+    );
+}
