@@ -46,10 +46,16 @@ pub fn App() -> impl IntoView {
     let st = AppState::from_location();
     provide_context(st);
 
-    // the URL follows the state without a history entry per slider tick
+    // the URL follows the state without a history entry per slider tick; while a slider is being
+    // dragged it is written once the input pauses (250 ms), not on every tick
+    let pending = StoredValue::new(None::<TimeoutHandle>);
     Effect::new(move |_| {
         let q = st.query();
-        if let Some(w) = web_sys::window() {
+        if let Some(h) = pending.get_value() {
+            h.clear();
+        }
+        let write = move || {
+            let Some(w) = web_sys::window() else { return };
             let path = w.location().pathname().unwrap_or_default();
             if let Ok(h) = w.history() {
                 let _ = h.replace_state_with_url(
@@ -58,18 +64,18 @@ pub fn App() -> impl IntoView {
                     Some(&format!("{path}?{q}")),
                 );
             }
-            if let Some(doc) = w.document() {
-                if let Some(html) = doc.document_element() {
-                    let _ = html.set_attribute(
-                        "lang",
-                        if st.lang.get() == Lang::Zh {
-                            "zh-CN"
-                        } else {
-                            "en"
-                        },
-                    );
-                }
-            }
+        };
+        pending
+            .set_value(set_timeout_with_handle(write, std::time::Duration::from_millis(250)).ok());
+    });
+    // the document's language follows the toggle at once (screen readers, fonts)
+    Effect::new(move |_| {
+        let lang = st.lang.get();
+        if let Some(html) = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.document_element())
+        {
+            let _ = html.set_attribute("lang", if lang == Lang::Zh { "zh-CN" } else { "en" });
         }
     });
 

@@ -1,11 +1,5 @@
 //! vram-budget in the browser: a panic hook that shows a banner, then the app.
 
-// a small allocator: the page is single-threaded and allocates little
-#[cfg(target_arch = "wasm32")]
-#[global_allocator]
-static ALLOC: lol_alloc::AssumeSingleThreaded<lol_alloc::FreeListAllocator> =
-    unsafe { lol_alloc::AssumeSingleThreaded::new(lol_alloc::FreeListAllocator::new()) };
-
 mod app;
 mod chart;
 mod components;

@@ -221,6 +221,18 @@ pub fn decode(link: &str) -> Decoded {
 
 /// Resets settings that cannot go together, saying which.
 fn repair(s: &mut Scenario, notices: &mut Vec<String>) {
+    // LoRA targets that do not exist in this model (a gate on a plain MLP) would train nothing
+    if s.job.is_peft() && s.lora_targets != LoraTargets::empty() {
+        if let Ok(arch) = s.model.architecture() {
+            if crate::memory::lora_params(&arch, s) == 0 {
+                notices.push(format!(
+                    "none of the LoRA targets ({}) exists in this model; the default targets were used",
+                    s.lora_targets.key()
+                ));
+                s.lora_targets = LoraTargets::all_linear();
+            }
+        }
+    }
     for _ in 0..4 {
         match s.validate() {
             Ok(()) => return,

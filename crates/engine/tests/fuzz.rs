@@ -109,8 +109,14 @@ fn check_decode(input: &str) {
     d.scenario
         .validate()
         .unwrap_or_else(|e| panic!("{input:?} decodes to an invalid scenario: {e}"));
-    timed("memory::estimate", input, || memory::estimate(&d.scenario))
-        .unwrap_or_else(|e| panic!("{input:?} decodes to a scenario without an estimate: {e}"));
+    // a decoded scenario estimates, or is refused in words as beyond any hardware (> 1 EiB per GPU,
+    // e.g. eager attention over millions of tokens): never any other error
+    if let Err(e) = timed("memory::estimate", input, || memory::estimate(&d.scenario)) {
+        assert!(
+            e.to_string().contains("1 EiB"),
+            "{input:?} decodes to a scenario without an estimate: {e}"
+        );
+    }
     let again = link::encode(&d.scenario, &d.page);
     let d2 = link::decode(&again);
     assert!(d2.notices.is_empty(), "{again}: {:?}", d2.notices);
