@@ -387,7 +387,9 @@ impl Architecture {
 
     /// Checks that the shape holds together, with a sentence for the user when it does not.
     pub fn validate(&self) -> Result<(), EngineError> {
-        let ranges: [(&str, u64, u64, u64); 7] = [
+        // every field that feeds the parameter count, so that it cannot overflow (a link can set
+        // them all)
+        let mut more: Vec<(&str, u64, u64, u64)> = vec![
             ("vocab_size", self.vocab, 1, 4_000_000),
             ("hidden_size", self.hidden, 1, 131_072),
             ("intermediate_size", self.intermediate, 1, 1_048_576),
@@ -395,8 +397,28 @@ impl Architecture {
             ("num_attention_heads", self.heads, 1, 4_096),
             ("num_key_value_heads", self.kv_heads, 1, 4_096),
             ("head_dim", self.head_dim, 1, 4_096),
+            ("norms per layer", self.norms_per_layer, 0, 8),
+            ("position embeddings", self.positions, 0, 1 << 28),
+            (
+                "parameters outside the language model",
+                self.extra_params,
+                0,
+                20_000_000_000_000,
+            ),
         ];
-        for (name, value, min, max) in ranges {
+        if let Some(m) = &self.moe {
+            more.push(("shared_expert_intermediate_size", m.shared_ffn, 0, 1 << 24));
+        }
+        if let Some(m) = &self.mla {
+            more.extend([
+                ("q_lora_rank", m.q_lora_rank, 0, 65_536),
+                ("kv_lora_rank", m.kv_lora_rank, 1, 65_536),
+                ("qk_rope_head_dim", m.rope_dim, 0, 4_096),
+                ("qk_nope_head_dim", m.nope_dim, 0, 4_096),
+                ("v_head_dim", m.v_head_dim, 0, 4_096),
+            ]);
+        }
+        for (name, value, min, max) in more {
             if !(min..=max).contains(&value) {
                 return Err(EngineError::OutOfRange {
                     setting: name.into(),
@@ -433,40 +455,6 @@ impl Architecture {
                     value: m.expert_ffn.to_string(),
                     min: 1,
                     max: 1_048_576,
-                });
-            }
-        }
-        // every other field that feeds the parameter count, so that it cannot overflow (a link
-        // can set them all)
-        let mut more: Vec<(&str, u64, u64, u64)> = vec![
-            ("norms per layer", self.norms_per_layer, 0, 8),
-            ("position embeddings", self.positions, 0, 1 << 28),
-            (
-                "parameters outside the language model",
-                self.extra_params,
-                0,
-                20_000_000_000_000,
-            ),
-        ];
-        if let Some(m) = &self.moe {
-            more.push(("shared_expert_intermediate_size", m.shared_ffn, 0, 1 << 24));
-        }
-        if let Some(m) = &self.mla {
-            more.extend([
-                ("q_lora_rank", m.q_lora_rank, 0, 65_536),
-                ("kv_lora_rank", m.kv_lora_rank, 1, 65_536),
-                ("qk_rope_head_dim", m.rope_dim, 0, 4_096),
-                ("qk_nope_head_dim", m.nope_dim, 0, 4_096),
-                ("v_head_dim", m.v_head_dim, 0, 4_096),
-            ]);
-        }
-        for (name, value, min, max) in more {
-            if !(min..=max).contains(&value) {
-                return Err(EngineError::OutOfRange {
-                    setting: name.into(),
-                    value: value.to_string(),
-                    min,
-                    max,
                 });
             }
         }
