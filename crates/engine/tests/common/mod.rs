@@ -295,7 +295,7 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
                     } else {
                         seq
                     };
-                    Scenario {
+                    let s = Scenario {
                         model,
                         job,
                         weights,
@@ -326,10 +326,49 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
                         reserve_pct,
                         gpu,
                         unit,
-                    }
+                    };
+                    within_bounds(s)
                 },
             )
     })
+}
+
+/// A drawn scenario made one the engine estimates, and that still estimates with twice the
+/// sequence or one more sequence in the batch: targets that adapt nothing (a gate on a plain MLP)
+/// become the defaults, and a job past 1 EiB per GPU (which the engine refuses in words) is
+/// halved in batch and sequence until it is well inside.
+pub fn within_bounds(mut s: Scenario) -> Scenario {
+    let trains_nothing = s
+        .model
+        .architecture()
+        .is_ok_and(|a| vram_engine::memory::lora_params(&a, &s) == 0);
+    if s.job.is_peft() && trains_nothing {
+        s.lora_targets = vram_engine::LoraTargets::all_linear();
+    }
+    let beyond = |t: &Scenario| {
+        let bigger = [
+            Scenario {
+                seq: t.seq * 2,
+                ..t.clone()
+            },
+            Scenario {
+                batch: t.batch + 1,
+                ..t.clone()
+            },
+        ];
+        std::iter::once(t).chain(bigger.iter()).any(|x| {
+            vram_engine::memory::estimate(x).is_err_and(|e| e.to_string().contains("1 EiB"))
+        })
+    };
+    for _ in 0..64 {
+        if !beyond(&s) {
+            break;
+        }
+        s.batch = (s.batch / 2).max(1);
+        s.seq = (s.seq / 2).max(1);
+        s.gen /= 2;
+    }
+    s
 }
 
 /// Page settings a link can carry.
