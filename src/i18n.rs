@@ -123,11 +123,6 @@ const TEXT: &[(&str, &str, &str)] = &[
     ("tensors", "live tensors", "张量"),
     ("peak_at", "peak at", "峰值出现在"),
     ("not_at_peak", "not alive at the peak", "峰值时刻不占用"),
-    ("phase_always", "always", "始终"),
-    ("phase_backward", "start of backward", "反向传播开始时"),
-    ("phase_step", "optimizer step", "优化器更新时"),
-    ("phase_prefill", "prefill", "预填充 (prefill)"),
-    ("phase_decode", "end of generation", "生成结束时"),
     ("cpu_ram", "CPU memory for offload", "CPU 卸载内存"),
     ("serving_fill", "vLLM reserves", "vLLM 预留"),
     ("kv_pool", "KV pool", "KV 缓存池"),
@@ -152,6 +147,19 @@ const TEXT: &[(&str, &str, &str)] = &[
     ("accum_note", "Gradient accumulation reuses one gradient buffer: it adds to memory nothing beyond one micro-batch.", "梯度累积复用同一个梯度缓冲区：显存只按一个 micro-batch 计算，不会乘以累积步数。"),
     ("config_too_big", "This file is larger than 1 MiB; a config.json is a few KiB. It was not read.", "文件超过 1 MiB；config.json 通常只有几 KiB。未读取。"),
 ];
+
+/// A moment of the peak as the engine describes it (`Phase::describe`), in `lang`.
+pub fn phase(lang: Lang, english: &'static str) -> &'static str {
+    match (lang, english) {
+        (Lang::En, e) => e,
+        (Lang::Zh, "always") => "始终",
+        (Lang::Zh, "start of backward") => "反向传播开始时",
+        (Lang::Zh, "optimizer step") => "优化器更新时",
+        (Lang::Zh, "prefill") => "预填充 (prefill)",
+        (Lang::Zh, "end of generation") => "生成结束时",
+        (Lang::Zh, e) => e,
+    }
+}
 
 /// The component's name.
 pub fn component(lang: Lang, c: Component) -> &'static str {
@@ -346,6 +354,17 @@ const FORMULA_WORDS: &[(&str, &str)] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_moment_the_engine_describes_has_a_chinese_name() {
+        use vram_engine::Phase;
+        for job in Job::ALL {
+            for p in Phase::ALL {
+                let en = p.describe(*job);
+                assert_ne!(phase(Lang::Zh, en), en, "{en}");
+            }
+        }
+    }
 
     #[test]
     fn every_key_has_text_in_both_languages() {

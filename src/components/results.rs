@@ -9,15 +9,9 @@ use crate::chart;
 use crate::i18n::{self, t, Lang};
 use crate::state::AppState;
 
+/// When a line is alive, in the job's words (the engine's), translated.
 fn phase_text(lang: Lang, job: Job, p: Phase) -> &'static str {
-    let key = match (p, job.is_training()) {
-        (Phase::Always, _) => "phase_always",
-        (Phase::Compute, true) => "phase_backward",
-        (Phase::Step, true) => "phase_step",
-        (Phase::Compute, false) => "phase_prefill",
-        (Phase::Step, false) => "phase_decode",
-    };
-    t(lang, key)
+    i18n::phase(lang, p.describe(job))
 }
 
 /// "Needs 22.46 GiB per GPU: fits RTX 4090 24GB, 1.53 GiB to spare."
