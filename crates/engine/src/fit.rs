@@ -3,10 +3,9 @@
 use crate::dtype::WeightFormat;
 use crate::error::EngineError;
 use crate::gpus::Gpu;
-use crate::memory::{estimate_with, Breakdown, Component};
+use crate::memory::{estimate_with, Breakdown, ServingFit};
 use crate::model::Architecture;
 use crate::scenario::{Job, Scenario, Zero};
-use crate::units::scale;
 
 /// The verdict for one GPU model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,11 +24,8 @@ pub struct Verdict {
 pub fn fits(s: &Scenario, b: &Breakdown, gpu: Gpu) -> bool {
     match s.job {
         Job::Serving => {
-            let budget = scale(gpu.bytes(), s.gpu_util_pct, 100);
-            let fixed = b.total - b.bytes(Component::KvCache);
-            b.total <= budget
-                && budget.saturating_sub(fixed)
-                    >= b.kv_bytes_per_token.saturating_mul(s.max_model_len)
+            let f = ServingFit::on(b, s, gpu);
+            b.total <= f.budget && f.max_len_fits
         }
         _ => b.total <= gpu.bytes(),
     }

@@ -76,6 +76,30 @@ pub struct ServingFit {
     pub max_len_fits: bool,
 }
 
+impl ServingFit {
+    /// How a vLLM-style server started with this budget's settings fills `gpu`: it reserves
+    /// gpu_memory_utilization × capacity and gives KV blocks whatever the weights, the profiled
+    /// activations and the non-torch memory leave (the allocator reserve is part of that pool).
+    pub fn on(b: &Breakdown, s: &Scenario, gpu: crate::gpus::Gpu) -> ServingFit {
+        let budget = scale(gpu.bytes(), s.gpu_util_pct, 100);
+        let fixed = b.total - b.bytes(Component::KvCache) - b.bytes(Component::Reserve);
+        let kv_pool = budget.saturating_sub(fixed);
+        let per_token = b.kv_bytes_per_token.max(1);
+        let blocks = kv_pool / prod(&[per_token, s.block_size]).max(1);
+        let tokens = blocks * s.block_size;
+        let avg = div_ceil(s.avg_tokens, s.block_size) * s.block_size;
+        ServingFit {
+            budget,
+            kv_pool,
+            kv_bytes_per_token: per_token,
+            blocks,
+            tokens,
+            max_concurrency: tokens / avg.max(1),
+            max_len_fits: tokens >= s.max_model_len,
+        }
+    }
+}
+
 /// The whole budget of one scenario, per GPU.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Breakdown {
@@ -290,9 +314,8 @@ impl<'a> Budget<'a> {
             )
         });
         let total = tensors.saturating_add(context).saturating_add(reserve);
-        let serving = (self.s.job == Job::Serving).then(|| self.serving_fit(total));
         let kv_bytes_per_token = self.kv_bytes(1, 1);
-        Breakdown {
+        let mut b = Breakdown {
             lines: self.lines,
             peak_phase,
             tensors,
@@ -302,8 +325,12 @@ impl<'a> Budget<'a> {
             active_params: self.a.active_params(),
             trainable: self.trainable,
             kv_bytes_per_token,
-            serving,
+            serving: None,
+        };
+        if self.s.job == Job::Serving {
+            b.serving = Some(ServingFit::on(&b, self.s, self.s.gpu));
         }
+        b
     }
 
     // ---- weights -------------------------------------------------------------------------------
@@ -739,38 +766,6 @@ impl<'a> Budget<'a> {
                 b.g(logits)
             )
         });
-    }
-
-    fn serving_fit(&self, needed: u64) -> ServingFit {
-        let s = self.s;
-        let budget = scale(s.gpu.bytes(), s.gpu_util_pct, 100);
-        let kv_line: u64 = self
-            .lines
-            .iter()
-            .filter(|l| l.component == Component::KvCache)
-            .map(|l| l.bytes)
-            .sum();
-        let reserve: u64 = self
-            .lines
-            .iter()
-            .filter(|l| l.component == Component::Reserve)
-            .map(|l| l.bytes)
-            .sum();
-        let fixed = needed - kv_line - reserve;
-        let kv_pool = budget.saturating_sub(fixed);
-        let per_token = self.kv_bytes(1, 1).max(1);
-        let blocks = kv_pool / prod(&[per_token, s.block_size]).max(1);
-        let tokens = blocks * s.block_size;
-        let avg = div_ceil(s.avg_tokens, s.block_size) * s.block_size;
-        ServingFit {
-            budget,
-            kv_pool,
-            kv_bytes_per_token: per_token,
-            blocks,
-            tokens,
-            max_concurrency: tokens / avg.max(1),
-            max_len_fits: tokens >= s.max_model_len,
-        }
     }
 }
 
