@@ -7,6 +7,7 @@ ROOT=$(pwd)
 TRUNK_VERSION=0.21.14
 WASM_BINDGEN_VERSION=0.2.130
 BINARYEN_VERSION=116.0.0
+ESBUILD_VERSION=0.24.0
 export PATH="$HOME/.cargo/bin:$ROOT/.tools/node_modules/.bin:$PATH"
 
 say() { printf '\n==> %s\n' "$*"; }
@@ -55,6 +56,17 @@ ensure_wasm_opt() {
   fi
 }
 
+ensure_esbuild() {
+  # esbuild minifies wasm-bindgen's JS glue after the build (Trunk's own minifier breaks it)
+  if ! esbuild --version 2>/dev/null | grep -qx "$ESBUILD_VERSION"; then
+    command -v npm >/dev/null || die "step 'esbuild' needs npm (apt-get install -y npm), or put esbuild $ESBUILD_VERSION on PATH"
+    say "installing esbuild $ESBUILD_VERSION from npm (seconds) into .tools/"
+    mkdir -p .tools
+    run_step "esbuild" "npm install --prefix .tools esbuild@$ESBUILD_VERSION" \
+      npm install --silent --no-audit --no-fund --prefix .tools "esbuild@$ESBUILD_VERSION"
+  fi
+}
+
 ensure_browser() {
   if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
     say "installing chromium and chromium-driver from Debian (a minute or two)"
@@ -68,6 +80,7 @@ setup() {
   ensure_wasm_bindgen
   ensure_trunk
   ensure_wasm_opt
+  ensure_esbuild
 }
 
 build_dist() {

@@ -3,8 +3,8 @@
 use leptos::prelude::*;
 use vram_engine::scenario::RANGES;
 use vram_engine::{
-    Attention, Checkpointing, Gpu, Job, KvDtype, LoraTargets, Loss, Offload, Optimizer, Unit,
-    WeightFormat, Zero,
+    Attention, Checkpointing, Gpu, Job, KvDtype, LoraTargets, Loss, Offload, Optimizer, Switch,
+    Unit, WeightFormat, Zero,
 };
 
 use crate::components::controls::{EnumSlider, Segmented, SelectField, SliderNumber, Toggle};
@@ -165,6 +165,20 @@ fn Notices() -> impl IntoView {
 }
 
 /// Options of a choice enum, labelled in the page's language.
+/// A checkbox for one of the engine's on/off settings, labelled in the page's language.
+#[component]
+fn SwitchField(switch: Switch) -> impl IntoView {
+    let st = expect_context::<AppState>();
+    let id = format!("switch-{}", switch.key());
+    view! {
+        <div class="field toggle">
+            <input type="checkbox" id=id.clone() prop:checked=move || st.scenario.with(|s| s.switch(switch))
+                on:change=move |ev| { let on = event_target_checked(&ev); st.edit(|s| s.set_switch(switch, on)) } />
+            <label for=id>{move || i18n::switch(st.lang.get(), switch)}</label>
+        </div>
+    }
+}
+
 fn options<T: Copy + Send + Sync + 'static>(
     all: &'static [T],
     key: fn(T) -> &'static str,
@@ -237,6 +251,11 @@ fn JobControls() -> impl IntoView {
     let peft = move || job().is_peft();
     let inference = move || job() == Job::Inference;
     let serving = move || job() == Job::Serving;
+    // a quantized base that is not being fully trained: which parts stay 16-bit
+    let quantized = move || {
+        st.scenario
+            .with(|s| s.effective_weights().is_quantized() && s.job != Job::Full)
+    };
     view! {
         <section class="panel" aria-labelledby="job-h">
             <h2 id="job-h">{move || t(lang(), "job")}</h2>
@@ -244,6 +263,10 @@ fn JobControls() -> impl IntoView {
             <EnumSlider id="weights" label="weights" options=formats
                 value=Signal::derive(move || st.scenario.with(|s| s.effective_weights().key()))
                 on_change=Callback::new(move |k: &'static str| if let Some(f) = WeightFormat::from_key(k) { st.edit(|s| s.weights = f) }) />
+            <Show when=quantized>
+                <SwitchField switch=Switch::QuantizeHead />
+                <SwitchField switch=Switch::Attention16 />
+            </Show>
             <Show when=move || !serving()>
                 {number("batch", "batch", "b", |s| s.batch, 1, 1024, true)}
             </Show>
@@ -253,6 +276,8 @@ fn JobControls() -> impl IntoView {
             </Show>
             <Show when=inference>
                 {number("gen", "gen", "g", |s| s.gen, 1, 131_072, false)}
+                <SwitchField switch=Switch::StaticKv />
+                <SwitchField switch=Switch::KvAllHeads />
             </Show>
             <Show when=serving>
                 {number("concurrency", "concurrency", "c", |s| s.concurrency, 1, 4096, false)}
@@ -268,6 +293,7 @@ fn JobControls() -> impl IntoView {
                 <LoraTargetsField />
                 <Toggle id="lora-dropout" label="lora_dropout" value=Signal::derive(move || st.scenario.with(|s| s.lora_dropout))
                     on_change=Callback::new(move |v| st.edit(|s| s.lora_dropout = v)) />
+                <SwitchField switch=Switch::TrainEmbedHead />
             </Show>
             <Show when=training>
                 {number("grad-accum", "grad_accum", "ga", |s| s.grad_accum, 1, 128, true)}
@@ -279,6 +305,8 @@ fn JobControls() -> impl IntoView {
                 <SelectField id="ckpt" label="ckpt" options=options(Checkpointing::ALL, Checkpointing::key, |l, c| i18n::ckpt(l, c).to_string())
                     value=Signal::derive(move || st.scenario.with(|s| s.checkpointing.key()))
                     on_change=Callback::new(move |k: &'static str| if let Some(v) = Checkpointing::from_key(k) { st.edit(|s| s.checkpointing = v) }) />
+                <SwitchField switch=Switch::OffloadActivations />
+                <SwitchField switch=Switch::OptimizerInBackward />
                 <SelectField id="loss" label="loss" options=options(Loss::ALL, Loss::key, |l, x| i18n::loss(l, x).to_string())
                     value=Signal::derive(move || st.scenario.with(|s| s.loss.key()))
                     on_change=Callback::new(move |k: &'static str| if let Some(v) = Loss::from_key(k) { st.edit(|s| s.loss = v) }) />

@@ -179,8 +179,16 @@ pub fn stacked(
     insert_overlay(&svg, &(title + &overlay))
 }
 
-/// Total per GPU against sequence length (log scale), with capacity lines.
-pub fn sweep(points: &[(u64, u64)], current_seq: u64, gpu: Gpu, unit: Unit, lang: Lang) -> String {
+/// Total per GPU against sequence length, or request length for a server (log scale), with
+/// capacity lines.
+pub fn sweep(
+    points: &[(u64, u64)],
+    current_seq: u64,
+    serving: bool,
+    gpu: Gpu,
+    unit: Unit,
+    lang: Lang,
+) -> String {
     if points.len() < 2 {
         return String::new();
     }
@@ -207,10 +215,11 @@ pub fn sweep(points: &[(u64, u64)], current_seq: u64, gpu: Gpu, unit: Unit, lang
         };
         let _ = chart
             .configure_mesh()
-            .x_desc(if lang == Lang::Zh {
-                "序列长度（token）"
-            } else {
-                "sequence length (tokens)"
+            .x_desc(match (lang, serving) {
+                (Lang::Zh, false) => "序列长度（token）",
+                (Lang::Zh, true) => "平均请求长度（token）",
+                (Lang::En, false) => "sequence length (tokens)",
+                (Lang::En, true) => "average request length (tokens)",
             })
             .y_desc(unit.label())
             .x_label_formatter(&|v| short_tokens(2f64.powf(*v)))
@@ -266,7 +275,8 @@ pub fn sweep(points: &[(u64, u64)], current_seq: u64, gpu: Gpu, unit: Unit, lang
         }
         let _ = root.present();
     }
-    let title = format!(r#"<title>{}</title>"#, escape(t(lang, "seq_view")));
+    let key = if serving { "request_view" } else { "seq_view" };
+    let title = format!(r#"<title>{}</title>"#, escape(t(lang, key)));
     insert_overlay(&themed(svg), &(title + &overlay))
 }
 

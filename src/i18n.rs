@@ -1,6 +1,8 @@
 //! English and Chinese text. Every string the page shows goes through `t`.
 
-use vram_engine::{Attention, Checkpointing, Component, Job, Loss, Offload, Optimizer, Zero};
+use vram_engine::{
+    Attention, Checkpointing, Component, Job, Loss, Offload, Optimizer, Switch, Zero,
+};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Lang {
@@ -106,6 +108,7 @@ const TEXT: &[(&str, &str, &str)] = &[
     ("chart_title", "Memory per GPU by component", "每卡显存构成"),
     ("chart_note", "Bars: the same job spread over more GPUs (ZeRO-3 for training, tensor parallel for inference). Lines: GPU capacities; the selected GPU is highlighted.", "柱：同一任务分摊到更多 GPU（训练用 ZeRO-3，推理用张量并行）。横线：常见显卡容量，所选 GPU 高亮。"),
     ("seq_view", "Total memory as sequence length grows", "总显存随序列长度的变化"),
+    ("request_view", "Total memory as the average request grows (at this concurrency)", "总显存随平均请求长度的变化（按当前并发数）"),
     ("fit_table", "Every GPU", "所有 GPU"),
     ("capacity", "Capacity", "容量"),
     ("verdict", "Fits?", "放得下？"),
@@ -157,6 +160,7 @@ pub fn phase(lang: Lang, english: &'static str) -> &'static str {
         (Lang::Zh, "optimizer step") => "优化器更新时",
         (Lang::Zh, "prefill") => "预填充 (prefill)",
         (Lang::Zh, "end of generation") => "生成结束时",
+        (Lang::Zh, "loading the weights") => "加载权重时",
         (Lang::Zh, e) => e,
     }
 }
@@ -255,8 +259,26 @@ pub fn loss(lang: Lang, l: Loss) -> &'static str {
         (Lang::Zh, Loss::Full) => "完整 logits，升为 fp32",
         (Lang::Zh, Loss::Full16) => "完整 logits，16 位损失（不升精度）",
         (Lang::Zh, Loss::Chunked) => "分块交叉熵",
+        (Lang::Zh, Loss::ChunkedCompiled) => "分块交叉熵，编译（保留 16 位 logits）",
         (Lang::Zh, Loss::Fused) => "融合线性层 + 交叉熵（不生成 logits）",
         (Lang::Zh, Loss::NoLmHead) => "无语言模型头（分类器）",
+    }
+}
+
+pub fn switch(lang: Lang, w: Switch) -> &'static str {
+    match (lang, w) {
+        (Lang::En, w) => w.label(),
+        (Lang::Zh, Switch::MasterWeights) => "fp32 主权重 / fp32 适配器",
+        (Lang::Zh, Switch::LoraDropout) => "LoRA dropout",
+        (Lang::Zh, Switch::TrainEmbedHead) => "完整训练嵌入层和输出头 (modules_to_save)",
+        (Lang::Zh, Switch::OptimizerInBackward) => {
+            "优化器在反向传播中逐参数更新 (optimizer_in_bwd)"
+        }
+        (Lang::Zh, Switch::OffloadActivations) => "激活值卸载到 CPU 内存",
+        (Lang::Zh, Switch::QuantizeHead) => "输出头也量化（litgpt 等）",
+        (Lang::Zh, Switch::Attention16) => "注意力保持 16 位（只量化 MLP）",
+        (Lang::Zh, Switch::StaticKv) => "KV Cache 按最大长度预先分配（静态缓存）",
+        (Lang::Zh, Switch::KvAllHeads) => "KV Cache 按全部注意力头存储（GQA 展开后）",
     }
 }
 
@@ -292,12 +314,34 @@ pub fn formula(lang: Lang, text: &str) -> String {
 }
 
 const FORMULA_WORDS: &[(&str, &str)] = &[
+    ("bitsandbytes quantizes while loading: the largest matrix", "bitsandbytes 在加载时量化：最大的矩阵"),
+    ("is on the GPU in 16-bit before it is quantized", "量化前以 16 位放在 GPU 上"),
+    ("optimizer step in backward: each gradient is applied and freed as soon as it exists, so only the largest", "优化器在反向传播中更新：每个梯度一产生就被应用并释放，所以只有最大的一个"),
+    ("is alive", "同时存在"),
+    ("not the whole", "而不是整个"),
+    ("buffer", "缓冲区"),
+    ("one parameter at a time, inside backward", "在反向传播中逐参数进行"),
+    ("the step's temporary", "优化器更新时的临时张量"),
+    ("embeddings + head copies: ", "嵌入层 + 输出头副本："),
+    ("modules_to_save: trainable copies of the embeddings and the head,", "modules_to_save：嵌入层和输出头的可训练副本，"),
+    ("(the frozen originals stay in the weights)", "（冻结的原始权重仍计入权重）"),
+    ("offloaded:", "已卸载："),
+    ("layers' worth", "层的激活"),
+    ("waits in CPU memory, the GPU holds the layer in use and the next one", "存放在 CPU 内存，GPU 只保留正在使用的一层和下一层"),
+    ("(the 16-bit logits: a compiled loss keeps them and recomputes the softmax in backward, no fp32 copy) + one chunk of", "（16 位 logits：编译后的损失保留它们并在反向时重算 softmax，不生成 fp32 副本）+ 一个分块"),
+    ("(its gradient)", "（其梯度）"),
+    ("(a static cache, allocated for the max model length before the first token)", "（静态缓存，在第一个 token 之前按最大长度分配）"),
+    ("attention heads cached, not the", "个注意力头都被缓存，而不是"),
+    ("KV heads", "个 KV 头"),
+    ("quantized too, so no longer tied", "也被量化，因此不再共享"),
+    ("quantized too", "也被量化"),
+    ("attention params stay 16-bit", "注意力参数保持 16 位"),
     ("fp32 weights are the master copy; autocast keeps 16-bit copies for backward", "fp32 权重即主权重；autocast 为反向传播保留 16 位副本"),
     ("(fp32 copy the optimizer updates)", "（供优化器更新的 fp32 副本）"),
     ("; accumulating ", "；累积 "),
     (" micro-batches adds into the same buffer, so it is not ×", " 个 micro-batch 在同一缓冲区内相加，所以不是 ×"),
     ("; freed after each step (zero_grad(set_to_none)), so alive at the step, not at the start of backward", "；每步后释放 (zero_grad(set_to_none))，只在优化器更新时存在，反向传播开始时不存在"),
-    ("the step's temporary (multi-tensor update)", "优化器更新时的临时张量 (multi-tensor)"),
+    ("multi-tensor update", "多张量批量更新"),
     ("(layer inputs kept) + one layer recomputed in backward:", "（保存每层输入）+ 反向时重算一层："),
     ("(attention core recomputed", "（重算注意力核心"),
     (", its scores alive for one layer", "，其得分矩阵只存在一层"),

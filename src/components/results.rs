@@ -66,14 +66,23 @@ pub fn Charts() -> impl IntoView {
     });
     let sweep = Memo::new(move |_| {
         let l = st.lang.get();
-        let (seq, gpu, unit) = st.scenario.with(|s| (s.seq, s.gpu, s.unit));
+        let (at, serving, gpu, unit) = st
+            .scenario
+            .with(|s| (s.swept_tokens(), s.job == Job::Serving, s.gpu, s.unit));
         st.computed.with(|c| {
             c.as_ref()
-                .map(|c| chart::sweep(&c.sweep, seq, gpu, unit, l))
+                .map(|c| chart::sweep(&c.sweep, at, serving, gpu, unit, l))
                 .unwrap_or_default()
         })
     });
     let lang = move || st.lang.get();
+    let sweep_title = move || {
+        if st.scenario.with(|s| s.job == Job::Serving) {
+            "request_view"
+        } else {
+            "seq_view"
+        }
+    };
     // stamp the first draw for the load benchmark (navigation start -> first chart)
     Effect::new(move |drawn: Option<bool>| {
         let has = !svg.with(String::is_empty);
@@ -100,8 +109,8 @@ pub fn Charts() -> impl IntoView {
                 }}
             </ul>
             <p class="note">{move || t(lang(), "chart_note")}</p>
-            <h3>{move || t(lang(), "seq_view")}</h3>
-            <div class="chart" id="seq-chart" role="img" aria-label=move || t(lang(), "seq_view") inner_html=move || sweep.get()></div>
+            <h3>{move || t(lang(), sweep_title())}</h3>
+            <div class="chart" id="seq-chart" role="img" aria-label=move || t(lang(), sweep_title()) inner_html=move || sweep.get()></div>
         </section>
     }
 }

@@ -25,12 +25,19 @@ JOB:
     --grad-accum N        gradient accumulation steps (does not multiply gradient memory)
     --rank N  --targets L LoRA rank and target modules: q,k,v,o,gate,up,down,embed,head or all
     --lora-dropout 0|1    dropout on the adapters' input (each adapter keeps a copy and a mask)
+    --train-embed-head 0|1  modules_to_save: train full copies of the embeddings and the head
     --optimizer O         adamw adamw_bf16 adamw_8bit adafactor lion sgd_momentum sgd
     --master-weights 0|1  fp32 master weights (for LoRA: fp32 adapters)
+    --optimizer-in-backward 0|1  step each parameter as its gradient arrives (no gradient buffer)
     --ckpt C              none | selective | full   (gradient checkpointing)
+    --offload-activations 0|1  saved activations wait in CPU memory (two layers stay on the GPU)
     --attention A         flash | eager
-    --loss L              full | full16 | chunked | fused | none
+    --loss L              full | full16 | chunked | compiled | fused | none
     --kv D                KV-cache dtype: bf16 fp8 int8 int4 fp32
+    --static-kv 0|1       inference cache allocated for --max-model-len tokens up front
+    --kv-all-heads 0|1    the cache keeps every attention head (GQA expanded), not the KV heads
+    --quantize-head 0|1   the output head is quantized with the layers (litgpt / Lightning)
+    --attention-16bit 0|1 only the MLP is quantized; attention projections stay 16-bit
 
 HARDWARE:
     --gpu G               see --list-gpus                        [rtx4090]
@@ -62,6 +69,13 @@ const FLAGS: &[(&str, &str)] = &[
     ("--unit", "unit"),
     ("--master-weights", "mw"),
     ("--lora-dropout", "ld"),
+    ("--train-embed-head", "mts"),
+    ("--optimizer-in-backward", "obw"),
+    ("--offload-activations", "ao"),
+    ("--quantize-head", "qh"),
+    ("--attention-16bit", "a16"),
+    ("--static-kv", "ks"),
+    ("--kv-all-heads", "kvh"),
     ("--targets", "t"),
     ("--batch", "b"),
     ("--seq", "s"),

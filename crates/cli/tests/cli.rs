@@ -233,6 +233,36 @@ fn json_output_parses_and_its_link_reproduces_the_run() {
 }
 
 #[test]
+fn on_off_flags_reach_the_estimate_and_the_link() {
+    let json = |extra: &[&str]| -> serde_json::Value {
+        let mut args = vec![
+            "--model",
+            "llama-3.2-3b",
+            "--job",
+            "full",
+            "--master-weights",
+            "0",
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        let out = run(&args);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).expect("JSON")
+    };
+    let plain = json(&[]);
+    let in_backward = json(&["--optimizer-in-backward", "1", "--offload-activations", "1"]);
+    assert!(in_backward["total_bytes"].as_u64() < plain["total_bytes"].as_u64());
+    let link = in_backward["link"].as_str().unwrap();
+    assert!(link.contains("obw=1") && link.contains("ao=1"), "{link}");
+    refused(&["--optimizer-in-backward", "yes"], "should be 0 or 1");
+}
+
+#[test]
 fn a_config_file_runs_as_a_custom_model() {
     let cfg = scratch(
         "tiny.json",

@@ -95,6 +95,14 @@ fn every_kind_of_control_moves_the_budget() {
     page.click("#master-weights");
     let t2b = total_changes_from(&page, &t2);
     assert!(gib(&t2b) < gib(&t2), "{t2} -> {t2b}");
+    // an engine switch: the optimizer step in backward never holds the whole gradient buffer
+    page.click("#switch-obw");
+    let t2c = total_changes_from(&page, &t2b);
+    assert!(gib(&t2c) < gib(&t2b), "{t2b} -> {t2c}");
+    page.wait_until("the switch in the URL", 5, |s| s.url().contains("obw=1"));
+    page.click("#switch-obw");
+    let t2d = total_changes_from(&page, &t2c);
+    assert_eq!(t2d, t2b);
     // a stepped slider through the weight formats (full fine-tuning allows fp32 and bf16)
     page.set("#weights", "0", "input");
     let t3 = total_changes_from(&page, &t2b);
@@ -124,9 +132,16 @@ fn every_kind_of_control_moves_the_budget() {
     page.wait_until("the verdict to name the H200", 5, |s| {
         s.text_of("#fit-line").contains("H200")
     });
-    // inference shows the KV cache
+    // inference shows the KV cache; caching every attention head (GQA expanded) makes it 4x
     page.click("#job-infer");
     page.wait_for("#explain-kv", 5);
+    let t8 = page.text_of("#total");
+    page.click("#switch-kvh");
+    let t9 = total_changes_from(&page, &t8);
+    assert!(gib(&t9) > gib(&t8), "{t8} -> {t9}");
+    assert!(page
+        .text_of("#explanations")
+        .contains("attention heads cached"));
     page.assert_no_console_errors();
 }
 
@@ -355,6 +370,10 @@ fn a_bare_parameter_count_and_a_serving_job_answer_how_many_requests_fit() {
             .parse::<u64>()
             .map(|n| n < fits)
             .unwrap_or(false)
+    });
+    // the growth view follows the request length, not the sequence setting servers do not use
+    page.wait_until("the request-length view", 5, |s| {
+        s.text_of("#seq-chart").contains("average request length")
     });
     // a bad value in a number box is refused with a message, and the budget stays
     let total = page.text_of("#total");

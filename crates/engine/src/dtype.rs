@@ -101,6 +101,15 @@ impl WeightFormat {
         }
     }
 
+    /// Whether the library quantizes the 16-bit checkpoint while loading it (bitsandbytes), rather
+    /// than loading weights that were quantized ahead of time (GPTQ, AWQ, GGUF, fp8 checkpoints).
+    pub fn quantizes_on_load(self) -> bool {
+        matches!(
+            self,
+            WeightFormat::Int8 | WeightFormat::Nf4 | WeightFormat::Nf4Dq
+        )
+    }
+
     /// Whether this format is one a QLoRA base uses (4-bit or less).
     pub fn is_4bit_or_less(self) -> bool {
         self.bits().as_f64() < 5.0

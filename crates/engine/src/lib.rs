@@ -28,6 +28,6 @@ pub use model::Architecture;
 pub use overview::Overview;
 pub use scenario::{
     Attention, Checkpointing, Job, LoraTargets, Loss, ModelChoice, Offload, Optimizer, Scenario,
-    Zero,
+    Switch, Zero,
 };
 pub use units::Unit;

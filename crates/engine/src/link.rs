@@ -11,7 +11,7 @@ use crate::model::{Architecture, Mla, MlpKind, Moe, NormKind};
 use crate::presets;
 use crate::scenario::{
     Attention, Checkpointing, Job, LoraTargets, Loss, ModelChoice, Offload, Optimizer, Scenario,
-    Zero, RANGES,
+    Switch, Zero, RANGES,
 };
 use crate::units::Unit;
 
@@ -67,11 +67,10 @@ pub fn encode(s: &Scenario, page: &PageSettings) -> String {
     named!("off", offload);
     named!("gpu", gpu);
     named!("unit", unit);
-    if s.master_weights != d.master_weights {
-        put("mw", u8::from(s.master_weights).to_string());
-    }
-    if s.lora_dropout != d.lora_dropout {
-        put("ld", u8::from(s.lora_dropout).to_string());
+    for &w in Switch::ALL {
+        if s.switch(w) != d.switch(w) {
+            put(w.key(), u8::from(s.switch(w)).to_string());
+        }
     }
     if s.lora_targets != d.lora_targets {
         put("t", s.lora_targets.key());
@@ -163,16 +162,6 @@ pub fn decode(link: &str) -> Decoded {
             "off" => named!(Offload, offload),
             "gpu" => named!(Gpu, gpu),
             "unit" => named!(Unit, unit),
-            "mw" => match v.as_str() {
-                "1" => s.master_weights = true,
-                "0" => s.master_weights = false,
-                _ => bad(&mut notices, "should be 0 or 1"),
-            },
-            "ld" => match v.as_str() {
-                "1" => s.lora_dropout = true,
-                "0" => s.lora_dropout = false,
-                _ => bad(&mut notices, "should be 0 or 1"),
-            },
             // empty is what `encode` writes for a job without adapters; `repair` resets it for LoRA
             "t" => match LoraTargets::parse(v) {
                 Ok(t) => s.lora_targets = t,
@@ -183,6 +172,17 @@ pub fn decode(link: &str) -> Decoded {
                 "zh" => page.lang = Some("zh"),
                 _ => bad(&mut notices, "the page speaks en and zh"),
             },
+            key if Switch::ALL.iter().any(|w| w.key() == key) => {
+                let on = match v.as_str() {
+                    "1" => Some(true),
+                    "0" => Some(false),
+                    _ => None,
+                };
+                match (Switch::ALL.iter().find(|w| w.key() == key), on) {
+                    (Some(&w), Some(on)) => s.set_switch(w, on),
+                    _ => bad(&mut notices, "should be 0 or 1"),
+                }
+            }
             key => match RANGES.iter().find(|(_, rk, _, _)| *rk == key) {
                 Some((label, _, min, max)) => match v.parse::<u64>() {
                     Ok(n) if (*min..=*max).contains(&n) => {
@@ -245,6 +245,8 @@ fn repair(s: &mut Scenario, notices: &mut Vec<String>) {
                     s.weights = d.weights;
                 } else if s.job.is_peft() && s.lora_targets == LoraTargets::empty() {
                     s.lora_targets = d.lora_targets;
+                } else if s.optimizer_in_backward && s.grad_accum > 1 {
+                    s.optimizer_in_backward = false;
                 } else {
                     *s = Scenario {
                         model: s.model.clone(),

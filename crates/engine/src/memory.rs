@@ -34,6 +34,7 @@ named_enum! {
         Always => ("always", "always"),
         Compute => ("compute", "forward / backward (prefill)"),
         Step => ("step", "optimizer step (decode)"),
+        Load => ("load", "loading the weights"),
     }
 }
 
@@ -46,8 +47,12 @@ impl Phase {
             (Phase::Step, true) => "optimizer step",
             (Phase::Compute, false) => "prefill",
             (Phase::Step, false) => "end of generation",
+            (Phase::Load, _) => "loading the weights",
         }
     }
+
+    /// The moments whose transients compete for the peak, in tie-break order.
+    pub const TRANSIENT: [Phase; 3] = [Phase::Compute, Phase::Step, Phase::Load];
 }
 
 /// One line of the budget: a component's bytes per GPU, when they are alive, and the arithmetic.
@@ -137,7 +142,7 @@ impl Breakdown {
 
     /// Bytes of a component when it is largest, whether or not that is the peak.
     pub fn largest(&self, c: Component) -> u64 {
-        [Phase::Compute, Phase::Step]
+        Phase::TRANSIENT
             .iter()
             .map(|p| {
                 self.lines
@@ -197,7 +202,23 @@ struct Budget<'a> {
     tp: u64,
     dp: u64,
     params: ParamCounts,
+    /// Everything that trains: the whole model, or the adapters plus `saved`.
     trainable: u64,
+    /// Parameters of the full embedding and head copies PEFT trains (modules_to_save).
+    saved: u64,
+}
+
+/// A group of trainable parameters sharing one element size.
+struct Trainables {
+    /// Prefix of the group's formulas ("" for the main group).
+    what: &'static str,
+    n: u64,
+    /// Bytes of one parameter (and of its gradient).
+    bytes: u64,
+    /// Bytes of one optimizer-state element.
+    state: u64,
+    /// Parameters of the group's largest tensor.
+    largest: u64,
 }
 
 impl<'a> Budget<'a> {
@@ -209,9 +230,14 @@ impl<'a> Budget<'a> {
             2
         };
         let params = a.params();
+        let saved = if s.job.is_peft() && s.train_embed_head {
+            prod(&[2, a.vocab, a.hidden])
+        } else {
+            0
+        };
         let trainable = match s.job {
             Job::Full => params.total() - params.extra,
-            Job::Lora | Job::Qlora => lora_params(a, s),
+            Job::Lora | Job::Qlora => lora_params(a, s) + saved,
             Job::Inference | Job::Serving => 0,
         };
         Budget {
@@ -227,6 +253,7 @@ impl<'a> Budget<'a> {
             dp: s.gpus / s.tp,
             params,
             trainable,
+            saved,
         }
     }
 
@@ -296,14 +323,21 @@ impl<'a> Budget<'a> {
                 .fold(0u64, u64::saturating_add)
         };
         let always_tensors = sum(&self.lines, Phase::Always) - context;
-        let compute = sum(&self.lines, Phase::Compute);
-        let step = sum(&self.lines, Phase::Step);
-        let peak_phase = if step > compute {
-            Phase::Step
-        } else {
-            Phase::Compute
-        };
-        let tensors = always_tensors.saturating_add(compute.max(step));
+        // the largest transient moment; on a tie the earlier one in TRANSIENT
+        let (peak_phase, transient) = Phase::TRANSIENT
+            .iter()
+            .map(|&p| (p, sum(&self.lines, p)))
+            .fold(
+                (Phase::Compute, 0),
+                |best, (p, v)| {
+                    if v > best.1 {
+                        (p, v)
+                    } else {
+                        best
+                    }
+                },
+            );
+        let tensors = always_tensors.saturating_add(transient);
         let reserve = scale(tensors, self.s.reserve_pct, 100);
         self.push(Component::Reserve, Phase::Always, reserve, |b| {
             format!(
@@ -340,12 +374,41 @@ impl<'a> Budget<'a> {
         let p = &self.params;
         let fmt = self.fmt;
         let small_bytes = if fmt == WeightFormat::Fp32 { 4 } else { 2 };
-        let emb = fmt.embedding_bits().bytes(p.embedding + p.head);
-        let lin = fmt.bits().bytes(p.linear);
+        let head = self.quantized_head();
+        let emb = match head {
+            // the head takes the linear layers' format; a tied head becomes its own copy
+            Some(n) => fmt
+                .embedding_bits()
+                .bytes(p.embedding + p.head - p.head.min(n))
+                .saturating_add(fmt.bits().bytes(n)),
+            None => fmt.embedding_bits().bytes(p.embedding + p.head),
+        };
+        // attention projections kept 16-bit when only the MLP is quantized
+        let attn16 = if self.s.attention_16bit && fmt.is_quantized() {
+            prod(&[self.a.layers, self.a.attention_params()])
+        } else {
+            0
+        };
+        let lin = fmt
+            .bits()
+            .bytes(p.linear - attn16)
+            .saturating_add(prod(&[attn16, 2]));
         let small = (p.small + p.extra) * small_bytes;
         let all = div_ceil(emb + lin + small, self.tp);
         let text = if self.explain {
-            let mut t = if fmt.is_quantized() {
+            let mut t = if let Some(n) = head {
+                format!(
+                    "{} linear + {} head ({}) × {:.3} bits + {} embeddings × {:.3} bits + {} norms/biases × {} B",
+                    thousands(p.linear),
+                    thousands(n),
+                    if self.a.tied { "quantized too, so no longer tied" } else { "quantized too" },
+                    fmt.bits().as_f64(),
+                    thousands(p.embedding + p.head - p.head.min(n)),
+                    fmt.embedding_bits().as_f64(),
+                    thousands(p.small + p.extra),
+                    small_bytes
+                )
+            } else if fmt.is_quantized() {
                 format!(
                     "{} linear × {:.3} bits + {} embedding/head × {:.3} bits + {} norms/biases × {} B",
                     thousands(p.linear),
@@ -363,6 +426,13 @@ impl<'a> Budget<'a> {
                     fmt.key()
                 )
             };
+            if attn16 > 0 {
+                t.push_str(&format!(
+                    ", of which {} attention params stay 16-bit (× 2 B, not {:.3} bits)",
+                    thousands(attn16),
+                    fmt.bits().as_f64()
+                ));
+            }
             if self.tp > 1 {
                 t.push_str(&format!(" ÷ {} (tensor parallel)", self.tp));
             }
@@ -373,13 +443,19 @@ impl<'a> Budget<'a> {
         (all, text)
     }
 
+    /// Parameters of the output head when it is quantized with the linear layers.
+    fn quantized_head(&self) -> Option<u64> {
+        (self.s.quantize_head && self.fmt.is_quantized() && self.s.job != Job::Full)
+            .then(|| prod(&[self.a.vocab, self.a.hidden]))
+    }
+
     fn weights(&mut self) {
         let (all, text) = self.weight_bytes();
         let z3 = self.zero() == Zero::Z3;
         let offload_params = z3 && self.s.offload == Offload::All;
         let per_gpu = if z3 { div_ceil(all, self.dp) } else { all };
         if offload_params {
-            self.cpu += per_gpu;
+            self.cpu = self.cpu.saturating_add(per_gpu);
         }
         let gpu_bytes = if offload_params { 0 } else { per_gpu };
         self.push(Component::Weights, Phase::Always, gpu_bytes, |b| {
@@ -407,6 +483,22 @@ impl<'a> Budget<'a> {
                 )
             });
         }
+        // bitsandbytes quantizes while loading: each matrix reaches the GPU in 16-bit first (a
+        // server measures its KV pool after loading, so serving has no such moment)
+        if self.fmt.quantizes_on_load() && self.s.job != Job::Serving {
+            let largest = self
+                .a
+                .largest_linear_matrix()
+                .max(self.quantized_head().unwrap_or(0));
+            let copy = div_ceil(prod(&[largest, 2]), self.tp);
+            self.push(Component::Weights, Phase::Load, copy, |b| {
+                format!(
+                    "bitsandbytes quantizes while loading: the largest matrix ({} params) is on the GPU in 16-bit before it is quantized, × 2 B = {}",
+                    thousands(largest),
+                    b.g(copy)
+                )
+            });
+        }
     }
 
     // ---- training ------------------------------------------------------------------------------
@@ -431,8 +523,21 @@ impl<'a> Budget<'a> {
     }
 
     fn training_states(&mut self) {
-        let n = self.trainable;
+        let n = self.trainable - self.saved;
         let tb = self.trainable_bytes();
+        if self.saved > 0 {
+            let es = if self.fmt == WeightFormat::Fp32 { 4 } else { 2 };
+            let copies = div_ceil(prod(&[self.saved, es]), self.shard(3) * self.tp);
+            let saved = self.saved;
+            self.push(Component::Adapter, Phase::Always, copies, |b| {
+                format!(
+                    "modules_to_save: trainable copies of the embeddings and the head, {} params × {} B (the frozen originals stay in the weights) = {}",
+                    thousands(saved),
+                    es,
+                    b.g(copies)
+                )
+            });
+        }
         if self.s.job.is_peft() {
             // adapters shard with the layers they adapt, like their gradients and states
             let bytes = div_ceil(prod(&[n, tb]), self.shard(3) * self.tp);
@@ -463,7 +568,7 @@ impl<'a> Budget<'a> {
                 let master = div_ceil(prod(&[n, 4]), self.shard(1) * self.tp);
                 let on_cpu = self.s.offload != Offload::None;
                 if on_cpu {
-                    self.cpu += master;
+                    self.cpu = self.cpu.saturating_add(master);
                 }
                 let gpu = if on_cpu { 0 } else { master };
                 self.push(Component::Master, Phase::Always, gpu, |b| {
@@ -479,46 +584,100 @@ impl<'a> Budget<'a> {
             }
         }
 
-        // gradients: one buffer, whatever the accumulation steps; offloading streams them to the host
-        let gb = tb;
-        let grads = div_ceil(prod(&[n, gb]), self.shard(2) * self.tp);
-        let grads_on_cpu = self.s.offload != Offload::None;
-        if grads_on_cpu {
-            self.cpu += grads;
+        let main = Trainables {
+            what: "",
+            n,
+            bytes: tb,
+            state: self.state_elem_bytes(),
+            largest: self.largest_trainable(),
+        };
+        self.grads_and_states(main);
+        if self.saved > 0 {
+            // modules_to_save copies live in the model's dtype, and so do torch's states for them
+            let es = if self.fmt == WeightFormat::Fp32 { 4 } else { 2 };
+            let state = match self.s.optimizer {
+                Optimizer::AdamW8bit => 1,
+                _ => es,
+            };
+            let saved = Trainables {
+                what: "embeddings + head copies: ",
+                n: self.saved,
+                bytes: es,
+                state,
+                largest: prod(&[self.a.vocab, self.a.hidden]),
+            };
+            self.grads_and_states(saved);
         }
-        let gpu_grads = if grads_on_cpu { 0 } else { grads };
-        let persist = self.s.grad_accum > 1 || self.s.gpus > 1;
-        let phase = if persist { Phase::Always } else { Phase::Step };
-        self.push(Component::Gradients, phase, gpu_grads, |b| {
-            let mut f = format!("{} trainable × {} B", thousands(n), gb);
-            shard_text(b, &mut f, 2);
-            if grads_on_cpu {
-                f.push_str(&format!(" → streamed to CPU memory with the offloaded optimizer ({})", b.g(grads)));
-            } else {
-                f.push_str(&format!(" = {}", b.g(grads)));
-            }
-            if b.s.grad_accum > 1 {
+    }
+
+    /// Gradients, optimizer states and the step's temporary of one group of trainables.
+    fn grads_and_states(&mut self, g: Trainables) {
+        let Trainables {
+            what,
+            n,
+            bytes: gb,
+            state: se,
+            largest,
+        } = g;
+        let in_backward = self.s.optimizer_in_backward;
+        if in_backward {
+            // each gradient is applied by its own optimizer as soon as it exists, then freed
+            let one = div_ceil(prod(&[largest, gb]), self.shard(2) * self.tp);
+            self.push(Component::Gradients, Phase::Compute, one, |b| {
+                let mut f = format!(
+                    "{what}optimizer step in backward: each gradient is applied and freed as soon as it exists, so only the largest ({} params) × {} B is alive",
+                    thousands(largest),
+                    gb
+                );
+                shard_text(b, &mut f, 2);
                 f.push_str(&format!(
-                    "; accumulating {} micro-batches adds into the same buffer, so it is not ×{}",
-                    b.s.grad_accum, b.s.grad_accum
+                    " = {}, not the whole {} × {} B buffer",
+                    b.g(one),
+                    thousands(n),
+                    gb
                 ));
-            } else if !persist {
-                f.push_str("; freed after each step (zero_grad(set_to_none)), so alive at the step, not at the start of backward");
+                f
+            });
+        } else {
+            // one buffer, whatever the accumulation steps; offloading streams them to the host
+            let grads = div_ceil(prod(&[n, gb]), self.shard(2) * self.tp);
+            let grads_on_cpu = self.s.offload != Offload::None;
+            if grads_on_cpu {
+                self.cpu = self.cpu.saturating_add(grads);
             }
-            f
-        });
+            let gpu_grads = if grads_on_cpu { 0 } else { grads };
+            let persist = self.s.grad_accum > 1 || self.s.gpus > 1;
+            let phase = if persist { Phase::Always } else { Phase::Step };
+            self.push(Component::Gradients, phase, gpu_grads, |b| {
+                let mut f = format!("{what}{} trainable × {} B", thousands(n), gb);
+                shard_text(b, &mut f, 2);
+                if grads_on_cpu {
+                    f.push_str(&format!(" → streamed to CPU memory with the offloaded optimizer ({})", b.g(grads)));
+                } else {
+                    f.push_str(&format!(" = {}", b.g(grads)));
+                }
+                if b.s.grad_accum > 1 {
+                    f.push_str(&format!(
+                        "; accumulating {} micro-batches adds into the same buffer, so it is not ×{}",
+                        b.s.grad_accum, b.s.grad_accum
+                    ));
+                } else if !persist {
+                    f.push_str("; freed after each step (zero_grad(set_to_none)), so alive at the step, not at the start of backward");
+                }
+                f
+            });
+        }
 
         // optimizer states
-        let se = self.state_elem_bytes();
-        let (states, what) = optimizer_states(self.a, self.s, n, se);
+        let (states, formula) = optimizer_states(self.a, self.s, n, se);
         let opt = div_ceil(states, self.shard(1) * self.tp);
         let on_cpu = self.s.offload != Offload::None;
         if on_cpu {
-            self.cpu += opt;
+            self.cpu = self.cpu.saturating_add(opt);
         }
         let gpu = if on_cpu { 0 } else { opt };
         self.push(Component::Optimizer, Phase::Always, gpu, |b| {
-            let mut f = what.clone();
+            let mut f = format!("{what}{formula}");
             shard_text(b, &mut f, 1);
             f.push_str(&if on_cpu {
                 format!(" → offloaded to CPU ({})", b.g(opt))
@@ -527,21 +686,40 @@ impl<'a> Budget<'a> {
             });
             f
         });
-        // foreach AdamW/Lion/SGD-momentum allocate one state-sized temporary during the step
-        let temp_states = match self.s.optimizer {
-            Optimizer::AdamW | Optimizer::AdamWBf16 | Optimizer::Lion | Optimizer::SgdMomentum => 1,
-            _ => 0,
-        };
-        if temp_states > 0 && !on_cpu {
-            let temp = div_ceil(prod(&[n, se]), self.shard(1) * self.tp);
-            self.push(Component::Optimizer, Phase::Step, temp, |b| {
+        // foreach AdamW/Lion/SGD-momentum allocate one state-sized temporary during the step; in
+        // backward the step runs one parameter at a time
+        let temp_states = matches!(
+            self.s.optimizer,
+            Optimizer::AdamW | Optimizer::AdamWBf16 | Optimizer::Lion | Optimizer::SgdMomentum
+        );
+        if temp_states && !on_cpu {
+            let (count, phase) = if in_backward {
+                (largest, Phase::Compute)
+            } else {
+                (n, Phase::Step)
+            };
+            let temp = div_ceil(prod(&[count, se]), self.shard(1) * self.tp);
+            self.push(Component::Optimizer, phase, temp, |b| {
                 format!(
-                    "{} × {} B: the step's temporary (multi-tensor update) = {}",
-                    thousands(n),
+                    "{what}{} × {} B: the step's temporary ({}) = {}",
+                    thousands(count),
                     se,
+                    if in_backward {
+                        "one parameter at a time, inside backward"
+                    } else {
+                        "multi-tensor update"
+                    },
                     b.g(temp)
                 )
             });
+        }
+    }
+
+    /// Parameters of the largest trainable tensor (the one gradient alive with the step in backward).
+    fn largest_trainable(&self) -> u64 {
+        match self.s.job {
+            Job::Full => self.a.largest_tensor(),
+            _ => lora_largest_matrix(self.a, self.s),
         }
     }
 
@@ -555,59 +733,70 @@ impl<'a> Budget<'a> {
         let scores = layer.scores_per_token;
         let layers = a.layers;
         let final_norm = (4 + 2 * c) * a.hidden;
-        let (bytes, how) = match s.checkpointing {
-            Checkpointing::None => {
-                let b = prod(&[tokens, layers, per_layer_per_token]);
-                (
-                    b,
-                    format!(
-                        "{} tokens × {} layers × {} B per token and layer",
-                        thousands(tokens),
-                        layers,
-                        thousands(per_layer_per_token)
-                    ),
-                )
-            }
-            Checkpointing::Selective => {
-                let kept = per_layer_per_token - scores;
-                let recompute = prod(&[tokens, scores]);
-                let b = prod(&[tokens, layers, kept]).saturating_add(recompute);
-                (
-                    b,
-                    format!(
-                        "{} tokens × {} layers × {} B (attention core recomputed{})",
-                        thousands(tokens),
-                        layers,
-                        thousands(kept),
-                        if scores > 0 {
-                            ", its scores alive for one layer"
-                        } else {
-                            ""
-                        }
-                    ),
-                )
-            }
-            Checkpointing::Full => {
-                let kept = prod(&[tokens, layers, c * a.hidden]);
-                let one = prod(&[tokens, per_layer_per_token]);
-                (kept.saturating_add(one), format!(
-                    "{} tokens × {} layers × {} B (layer inputs kept) + one layer recomputed in backward: {} tokens × {} B",
-                    thousands(tokens),
-                    layers,
+        // what each layer keeps until its backward (per token), and what one layer needs on top
+        // while it is recomputed
+        let (kept, working, how) = match s.checkpointing {
+            Checkpointing::None => (
+                per_layer_per_token,
+                0,
+                format!("{} B per token and layer", thousands(per_layer_per_token)),
+            ),
+            Checkpointing::Selective => (
+                per_layer_per_token - scores,
+                prod(&[tokens, scores]),
+                format!(
+                    "{} B per token and layer (attention core recomputed{})",
+                    thousands(per_layer_per_token - scores),
+                    if scores > 0 {
+                        ", its scores alive for one layer"
+                    } else {
+                        ""
+                    }
+                ),
+            ),
+            Checkpointing::Full => (
+                c * a.hidden,
+                prod(&[tokens, per_layer_per_token]),
+                format!(
+                    "{} B per token and layer (layer inputs kept) + one layer recomputed in backward: {} tokens × {} B",
                     c * a.hidden,
                     thousands(tokens),
                     thousands(per_layer_per_token)
-                ))
-            }
+                ),
+            ),
         };
-        let bytes = bytes.saturating_add(prod(&[tokens, final_norm]));
+        let all_layers = prod(&[tokens, layers, kept]);
+        // offloaded: the kept tensors wait in CPU memory; the GPU holds the layer in use and the
+        // next one, copied back ahead of time
+        let on_gpu_layers = if s.offload_activations {
+            layers.min(2)
+        } else {
+            layers
+        };
+        if s.offload_activations {
+            self.cpu = self.cpu.saturating_add(all_layers);
+        }
+        let bytes = prod(&[tokens, on_gpu_layers, kept])
+            .saturating_add(working)
+            .saturating_add(prod(&[tokens, final_norm]));
         self.push(Component::Activations, Phase::Compute, bytes, |b| {
-            let mut f = how.clone();
+            let mut f = format!(
+                "{} tokens × {} layers × {how}",
+                thousands(tokens),
+                on_gpu_layers
+            );
             f.push_str(&format!(" + final norm {} B per token", final_norm));
             if scores > 0 && s.checkpointing != Checkpointing::Full {
                 f.push_str(&format!(
                     "; eager attention stores {} B per token for the seq × seq scores",
                     thousands(scores)
+                ));
+            }
+            if s.offload_activations {
+                f.push_str(&format!(
+                    "; offloaded: {} layers' worth ({}) waits in CPU memory, the GPU holds the layer in use and the next one",
+                    layers,
+                    b.g(all_layers)
                 ));
             }
             f.push_str(&format!(" = {}", b.g(bytes)));
@@ -645,6 +834,19 @@ impl<'a> Budget<'a> {
                     ),
                 )
             }
+            Loss::ChunkedCompiled => {
+                let chunk = div_ceil(tokens, 8);
+                let c = self.c;
+                (
+                    prod(&[tokens, v, c]).saturating_add(prod(&[chunk, v, c])),
+                    format!(
+                        "{} tokens × {} vocab × {c} B (the 16-bit logits: a compiled loss keeps them and recomputes the softmax in backward, no fp32 copy) + one chunk of {} tokens × {c} B (its gradient)",
+                        thousands(tokens),
+                        thousands(v),
+                        thousands(chunk)
+                    ),
+                )
+            }
             Loss::Fused => {
                 let chunk = div_ceil(prod(&[tokens, h]), v.max(1)).max(1);
                 (
@@ -670,7 +872,12 @@ impl<'a> Budget<'a> {
 
     /// KV-cache bytes of one token over all layers for `ctx` tokens of context, on one rank.
     fn kv_bytes(&self, seqs: u64, ctx: u64) -> u64 {
-        kv_cache_bytes(self.a, self.s.kv_dtype.bits(), self.tp, seqs, ctx)
+        let bits = self.s.kv_dtype.bits();
+        if self.s.kv_all_heads && self.a.mla.is_none() {
+            kv_bytes_with_heads(self.a, self.a.heads, bits, self.tp, seqs, ctx)
+        } else {
+            kv_cache_bytes(self.a, bits, self.tp, seqs, ctx)
+        }
     }
 
     fn inference(&mut self) {
@@ -715,37 +922,34 @@ impl<'a> Budget<'a> {
         let full = s.seq + s.gen;
         let act = prefill_activation_bytes(a, s, self.c, self.tp, s.batch, prompt);
         let logits = prod(&[s.batch, div_ceil(a.vocab, self.tp), 4 + self.c]);
-        let kv_prompt = self.kv_bytes(s.batch, prompt);
-        let kv_full = self.kv_bytes(s.batch, full);
-        // prefill: the prompt's cache + the forward's transient; decode: the cache at full length
-        self.push(Component::KvCache, Phase::Compute, kv_prompt, |b| {
-            format!(
-                "{} sequences × {} prompt tokens × {} B per token, at the prefill = {}",
-                s.batch,
-                thousands(prompt),
-                thousands(b.kv_bytes(1, 1)),
-                b.g(kv_prompt)
-            )
-        });
-        self.push(Component::KvCache, Phase::Step, kv_full, |b| {
-            let per_token = b.kv_bytes(1, 1);
-            let mut f = format!(
-                "{} sequences × {} tokens (prompt + generated) × {} B per token",
-                s.batch,
-                thousands(full),
-                thousands(per_token)
-            );
-            if let Some(w) = a.sliding_window {
-                f.push_str(&format!(
-                    " ({} of {} layers keep only the last {} tokens)",
-                    a.sliding_layers,
-                    a.layers,
-                    thousands(w)
-                ));
+        let heads_note = |b: &Self| {
+            if b.s.kv_all_heads && a.mla.is_none() && a.kv_heads < a.heads {
+                format!(
+                    " (every one of the {} attention heads cached, not the {} KV heads)",
+                    a.heads, a.kv_heads
+                )
+            } else {
+                String::new()
             }
-            f.push_str(&format!(" = {}", b.g(kv_full)));
-            f
-        });
+        };
+        if s.static_kv {
+            // a static cache cannot hold more than its length; past it, count what generation needs
+            let len = s.max_model_len.max(full);
+            let kv = self.kv_bytes(s.batch, len);
+            self.push(Component::KvCache, Phase::Always, kv, |b| {
+                format!(
+                    "{} sequences × {} tokens (a static cache, allocated for the {} before the first token) × {} B per token{} = {}",
+                    s.batch,
+                    thousands(len),
+                    if len > s.max_model_len { "prompt + generated tokens, more than the max model length" } else { "max model length" },
+                    thousands(b.kv_bytes(1, 1)),
+                    heads_note(b),
+                    b.g(kv)
+                )
+            });
+        } else {
+            self.growing_kv(prompt, full, heads_note);
+        }
         self.push(Component::Activations, Phase::Compute, act, |b| {
             let mut f = format!(
                 "largest transient of one layer over the prompt: {} tokens",
@@ -765,6 +969,44 @@ impl<'a> Budget<'a> {
                 4 + b.c,
                 b.g(logits)
             )
+        });
+    }
+
+    /// The cache as it grows: the prompt's at the prefill, prompt + generated at the end.
+    fn growing_kv(&mut self, prompt: u64, full: u64, heads_note: impl Fn(&Self) -> String) {
+        let s = self.s;
+        let a = self.a;
+        let kv_prompt = self.kv_bytes(s.batch, prompt);
+        let kv_full = self.kv_bytes(s.batch, full);
+        self.push(Component::KvCache, Phase::Compute, kv_prompt, |b| {
+            format!(
+                "{} sequences × {} prompt tokens × {} B per token{}, at the prefill = {}",
+                s.batch,
+                thousands(prompt),
+                thousands(b.kv_bytes(1, 1)),
+                heads_note(b),
+                b.g(kv_prompt)
+            )
+        });
+        self.push(Component::KvCache, Phase::Step, kv_full, |b| {
+            let per_token = b.kv_bytes(1, 1);
+            let mut f = format!(
+                "{} sequences × {} tokens (prompt + generated) × {} B per token",
+                s.batch,
+                thousands(full),
+                thousands(per_token)
+            );
+            if let Some(w) = a.sliding_window {
+                f.push_str(&format!(
+                    " ({} of {} layers keep only the last {} tokens)",
+                    a.sliding_layers,
+                    a.layers,
+                    thousands(w)
+                ));
+            }
+            f.push_str(&heads_note(b));
+            f.push_str(&format!(" = {}", b.g(kv_full)));
+            f
         });
     }
 }
@@ -806,6 +1048,26 @@ pub fn lora_params(a: &Architecture, s: &Scenario) -> u64 {
         n += r * (a.hidden + a.vocab);
     }
     n
+}
+
+/// Parameters of the largest LoRA matrix: r × the widest dimension among the targeted modules.
+fn lora_largest_matrix(a: &Architecture, s: &Scenario) -> u64 {
+    let t = s.lora_targets;
+    let mut ms = a.attention_matrices();
+    ms.extend(a.mlp_matrices(a.intermediate));
+    if let Some(m) = &a.moe {
+        ms.extend(a.mlp_matrices(m.expert_ffn));
+    }
+    let mut widest = ms
+        .iter()
+        .filter(|(n, _, _)| t.contains(n))
+        .map(|(_, i, o)| *i.max(o))
+        .max()
+        .unwrap_or(0);
+    if t.contains("embed") || t.contains("head") {
+        widest = widest.max(a.vocab);
+    }
+    prod(&[s.lora_rank, widest])
 }
 
 /// Optimizer-state bytes for `n` trainable parameters, and the formula.
@@ -1014,9 +1276,21 @@ pub fn prefill_activation_bytes(
 /// × bits/8 per layer and token; MLA caches one latent (kv_lora_rank + rope dim); sliding-window
 /// layers keep at most `window` tokens.
 pub fn kv_cache_bytes(a: &Architecture, bits: u64, tp: u64, seqs: u64, ctx: u64) -> u64 {
+    kv_bytes_with_heads(a, a.kv_heads, bits, tp, seqs, ctx)
+}
+
+/// [`kv_cache_bytes`] with `heads` K/V heads cached per layer (not MLA).
+fn kv_bytes_with_heads(
+    a: &Architecture,
+    heads: u64,
+    bits: u64,
+    tp: u64,
+    seqs: u64,
+    ctx: u64,
+) -> u64 {
     let per_layer_token_bits = match &a.mla {
         Some(m) => (m.kv_lora_rank + m.rope_dim) * bits,
-        None => 2 * div_ceil(a.kv_heads, tp) * a.head_dim * bits,
+        None => 2 * div_ceil(heads, tp) * a.head_dim * bits,
     };
     let full_layers = a.full_attention_layers();
     let sliding_layers = a.layers - full_layers;

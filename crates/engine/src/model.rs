@@ -335,6 +335,34 @@ impl Architecture {
         attn + dense.max(moe) + self.norms_per_layer * self.norm_params()
     }
 
+    /// Parameters of one layer's attention projections (q, k, v, o; MLA's down and up projections).
+    pub fn attention_params(&self) -> u64 {
+        Self::matrices_params(&self.attention_matrices())
+    }
+
+    /// Parameters of the largest weight matrix inside the layers (attention, MLP or one expert):
+    /// what a layer-by-layer loader or a per-tensor optimizer holds at once.
+    pub fn largest_linear_matrix(&self) -> u64 {
+        let mut ms = self.attention_matrices();
+        ms.extend(self.mlp_matrices(self.intermediate));
+        if let Some(m) = &self.moe {
+            ms.extend(self.mlp_matrices(m.expert_ffn));
+            if m.shared_ffn > 0 {
+                ms.extend(self.mlp_matrices(m.shared_ffn));
+            }
+        }
+        ms.iter()
+            .map(|(_, i, o)| prod(&[*i, *o]))
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Parameters of the largest single tensor of the model, embeddings included.
+    pub fn largest_tensor(&self) -> u64 {
+        self.largest_linear_matrix()
+            .max(prod(&[self.vocab, self.hidden]))
+    }
+
     /// Exact parameter counts, the way transformers counts `model.parameters()`.
     pub fn params(&self) -> ParamCounts {
         let h = self.hidden;

@@ -16,7 +16,7 @@ pub struct Overview {
     pub solved: Solved,
     /// The same job over 1, 2, 4, 8 GPUs (and the chosen count): (GPUs, breakdown).
     pub bars: Vec<(u64, Breakdown)>,
-    /// Total per GPU as the sequence (or prompt) grows: (tokens, bytes).
+    /// Total per GPU as the sequence (or prompt, or a served request) grows: (tokens, bytes).
     pub sweep: Vec<(u64, u64)>,
 }
 
@@ -52,10 +52,7 @@ impl Overview {
         let sweep = sweep_points()
             .into_iter()
             .filter_map(|len| {
-                let t = Scenario {
-                    seq: len,
-                    ..s.clone()
-                };
+                let t = s.with_swept_tokens(len);
                 estimate_with(&t, &arch, false).ok().map(|b| (len, b.total))
             })
             .collect();
@@ -88,5 +85,17 @@ mod tests {
             .any(|(n, b)| *n == 16 && *b == estimate_with(&s, &o.arch, false).unwrap()));
         assert_eq!(o.sweep.len(), 27);
         assert!(o.sweep.windows(2).all(|w| w[0].1 <= w[1].1));
+    }
+
+    #[test]
+    fn a_servers_sweep_follows_the_request_length_not_the_unused_sequence_setting() {
+        let s = Scenario {
+            job: crate::Job::Serving,
+            ..Scenario::default()
+        };
+        let o = Overview::compute(&s).unwrap();
+        let (first, last) = (o.sweep[0].1, o.sweep[o.sweep.len() - 1].1);
+        // 16 requests of 1M tokens need far more KV cache than 16 of 128
+        assert!(last > first * 10, "{first} -> {last}");
     }
 }

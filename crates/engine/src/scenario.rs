@@ -66,6 +66,7 @@ named_enum! {
         Full => ("full", "full logits, fp32 upcast"),
         Full16 => ("full16", "full logits, 16-bit loss (no upcast)"),
         Chunked => ("chunked", "chunked cross-entropy"),
+        ChunkedCompiled => ("compiled", "chunked cross-entropy, compiled (keeps 16-bit logits)"),
         Fused => ("fused", "fused linear + CE (no logits)"),
         NoLmHead => ("none", "no LM head (classifier)"),
     }
@@ -93,6 +94,21 @@ named_enum! {
         None => ("none", "nothing"),
         Optimizer => ("opt", "optimizer states"),
         All => ("all", "optimizer states + weights"),
+    }
+}
+
+named_enum! {
+    /// The on/off settings. The key is the link key (and the CLI's flag name after `--`).
+    pub enum Switch {
+        MasterWeights => ("mw", "fp32 master weights (LoRA: fp32 adapters)"),
+        LoraDropout => ("ld", "LoRA dropout"),
+        TrainEmbedHead => ("mts", "embeddings and head trained in full (modules_to_save)"),
+        OptimizerInBackward => ("obw", "optimizer step fused into backward"),
+        OffloadActivations => ("ao", "activations offloaded to CPU memory"),
+        QuantizeHead => ("qh", "output head quantized too"),
+        Attention16 => ("a16", "attention kept 16-bit (only the MLP quantized)"),
+        StaticKv => ("ks", "KV cache preallocated for the max model length"),
+        KvAllHeads => ("kvh", "KV cache keeps every attention head (GQA expanded)"),
     }
 }
 
@@ -232,7 +248,26 @@ pub struct Scenario {
     pub lora_targets: LoraTargets,
     /// Dropout on the adapters' input (PEFT lora_dropout > 0): each adapter keeps its own copy and a mask.
     pub lora_dropout: bool,
+    /// PEFT modules_to_save on the embeddings and the head: trainable full copies, not adapters.
+    pub train_embed_head: bool,
     pub optimizer: Optimizer,
+    /// The optimizer steps each parameter as soon as its gradient exists (torchtune
+    /// optimizer_in_bwd, LOMO): gradients are freed one at a time and never all exist.
+    pub optimizer_in_backward: bool,
+    /// Saved activations go to CPU memory during the forward and come back for the backward.
+    pub offload_activations: bool,
+    /// The output head is quantized with the linear layers (litgpt / Lightning quantize every
+    /// Linear); transformers and the GPTQ/AWQ exporters keep it 16-bit.
+    pub quantize_head: bool,
+    /// Only the MLP (experts) is quantized; attention projections stay 16-bit (FP8 recipes such as
+    /// Meta's Llama 3.1 405B FP8).
+    pub attention_16bit: bool,
+    /// Inference: the KV cache is allocated up front for `max_model_len` tokens (static caches of
+    /// transformers, torchtune, TensorRT-LLM), not grown with the tokens.
+    pub static_kv: bool,
+    /// Inference: the cache holds K and V after the GQA expansion, one per attention head (an
+    /// implementation some libraries had), not one per KV head.
+    pub kv_all_heads: bool,
     /// fp32 master weights (mixed precision); for LoRA, adapters kept in fp32.
     pub master_weights: bool,
     pub checkpointing: Checkpointing,
@@ -274,7 +309,14 @@ impl Default for Scenario {
             lora_rank: 16,
             lora_targets: LoraTargets::all_linear(),
             lora_dropout: false,
+            train_embed_head: false,
             optimizer: Optimizer::AdamW,
+            optimizer_in_backward: false,
+            offload_activations: false,
+            quantize_head: false,
+            attention_16bit: false,
+            static_kv: false,
+            kv_all_heads: false,
             master_weights: true,
             checkpointing: Checkpointing::Full,
             attention: Attention::Flash,
@@ -362,6 +404,37 @@ impl Scenario {
         true
     }
 
+    /// The on/off setting `w`.
+    pub fn switch(&self, w: Switch) -> bool {
+        match w {
+            Switch::MasterWeights => self.master_weights,
+            Switch::LoraDropout => self.lora_dropout,
+            Switch::TrainEmbedHead => self.train_embed_head,
+            Switch::OptimizerInBackward => self.optimizer_in_backward,
+            Switch::OffloadActivations => self.offload_activations,
+            Switch::QuantizeHead => self.quantize_head,
+            Switch::Attention16 => self.attention_16bit,
+            Switch::StaticKv => self.static_kv,
+            Switch::KvAllHeads => self.kv_all_heads,
+        }
+    }
+
+    /// Turns the on/off setting `w` on or off.
+    pub fn set_switch(&mut self, w: Switch, on: bool) {
+        let slot = match w {
+            Switch::MasterWeights => &mut self.master_weights,
+            Switch::LoraDropout => &mut self.lora_dropout,
+            Switch::TrainEmbedHead => &mut self.train_embed_head,
+            Switch::OptimizerInBackward => &mut self.optimizer_in_backward,
+            Switch::OffloadActivations => &mut self.offload_activations,
+            Switch::QuantizeHead => &mut self.quantize_head,
+            Switch::Attention16 => &mut self.attention_16bit,
+            Switch::StaticKv => &mut self.static_kv,
+            Switch::KvAllHeads => &mut self.kv_all_heads,
+        };
+        *slot = on;
+    }
+
     /// Checks every setting against its range and the combinations that cannot work.
     pub fn validate(&self) -> Result<(), EngineError> {
         for ((name, _, min, max), v) in RANGES.iter().zip(self.numbers()) {
@@ -392,12 +465,37 @@ impl Scenario {
                 self.weights.label()
             )));
         }
+        if self.job.is_training() && self.optimizer_in_backward && self.grad_accum > 1 {
+            return Err(EngineError::Unsupported(format!(
+                "with the optimizer step in backward each gradient is applied and freed as it is produced, so it cannot accumulate over {} micro-batches; set gradient accumulation to 1",
+                self.grad_accum
+            )));
+        }
         if self.job.is_peft() && self.lora_targets == LoraTargets::empty() {
             return Err(EngineError::Unsupported(
                 "LoRA needs at least one target module".into(),
             ));
         }
         Ok(())
+    }
+
+    /// The length the "memory as it grows" view sweeps: the average request for a server (it sizes
+    /// its cache by requests), the sequence (or prompt) otherwise.
+    pub fn swept_tokens(&self) -> u64 {
+        match self.job {
+            Job::Serving => self.avg_tokens,
+            _ => self.seq,
+        }
+    }
+
+    /// The same scenario with the swept length set to `tokens`.
+    pub fn with_swept_tokens(&self, tokens: u64) -> Scenario {
+        let mut s = self.clone();
+        match self.job {
+            Job::Serving => s.avg_tokens = tokens,
+            _ => s.seq = tokens,
+        }
+        s
     }
 
     /// The quantization QLoRA uses when the chosen weights are not quantized.

@@ -89,6 +89,22 @@ fn full_fine_tune_lora_and_serving_medians_stay_within_10_percent() {
     }
 }
 
+#[test]
+fn the_90th_percentile_error_stays_within_25_percent_overall_and_for_inference_full_and_qlora() {
+    let Some(r) = report() else { return };
+    for g in [None, Some(Group::Full), Some(Group::Qlora)] {
+        let s = stats(r, g);
+        let name = g.map(|g| g.label()).unwrap_or("overall");
+        assert!(
+            s.p90 <= TARGET_P90_PCT,
+            "{name} p90 {:.1}% over {} cases; {}",
+            s.p90,
+            s.n,
+            describe(r)
+        );
+    }
+}
+
 /// Targets the engine does not meet yet: printed, not asserted, so the physics can be tuned from
 /// the report (docs/accuracy.md lists the worst cases and why).
 #[test]

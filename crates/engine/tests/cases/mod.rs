@@ -435,10 +435,17 @@ impl Report {
              LoRA adapters are fp32 (`master_weights`) for PEFT (its default) and 16-bit for torchtune and litgpt \
              (bf16-true); torch AdamW on pure-bf16 weights keeps bf16 states. torchao NF4 (torchtune QLoRA) is read as \
              NF4 with double quantization (it quantizes the block scales to int8 the same way). \
+             Framework behaviours are the engine's switches, set from what each case states, never from its id: \
+             litgpt/Lightning quantize the output head with the layers (`qh`); bitsandbytes formats add the \
+             moment the largest matrix is on the GPU in 16-bit while loading; a chunked loss under `compile: true` \
+             keeps 16-bit logits (`ls=compiled`), without it fp32 log-probs (`ls=chunked`); `optimizer_in_bwd` → \
+             `obw`; `activation_offload` → `ao`; `modules_to_save` on the embeddings and head → `mts`; a static \
+             cache → `ks` sized by its stated max_seq_len, cached after GQA expansion → `kvh`; an FP8 checkpoint \
+             with bf16 attention → `a16`. \
              Units: GB = 10⁹ B, GiB = 2³⁰ B; figures summed over GPUs are divided by the GPU count. \
              A case is *not expressible* when the run used something that moves or removes a first-order component \
-             the engine cannot switch off; second-order differences (torch.compile, paged optimizer states of a LoRA-sized \
-             optimizer, fused-qkv LoRA) are compared and noted.\n\n",
+             the engine cannot switch off; second-order differences (torch.compile outside the loss, paged optimizer \
+             states of a LoRA-sized optimizer, fused-qkv LoRA) are compared and noted.\n\n",
         );
 
         out.push_str("## Case by case\n\n");
@@ -865,28 +872,8 @@ fn gpu(c: &Value) -> Gpu {
 
 /// Why a case cannot be expressed by the engine's settings, if it cannot.
 fn inexpressible(c: &Value, n: &Value, fam: Family) -> Option<String> {
-    let unmodelled: Vec<String> = n
-        .get("unmodelled")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default();
-    let has = |s: &str| unmodelled.iter().any(|u| u.contains(s));
     if fam == Family::T5 {
         return Some("encoder-decoder (T5) with cross-attention: the engine models decoder-only and encoder-only stacks".into());
-    }
-    if has("optimizer-in-backward") || flag(c, "optimizer_in_bwd") {
-        return Some("optimizer step fused into backward: each gradient is applied and freed as it is produced, so the full gradient buffer never exists; the engine has no such setting".into());
-    }
-    if has("activation offload") || flag(c, "activation_offload") {
-        return Some(
-            "activation offloading to CPU: the engine keeps checkpointed activations on the GPU"
-                .into(),
-        );
     }
     if c.get("lora")
         .and_then(|l| l.get("use_dora"))
@@ -895,19 +882,44 @@ fn inexpressible(c: &Value, n: &Value, fam: Family) -> Option<String> {
     {
         return Some("DoRA: every adapted layer also keeps its base output for the magnitude scaling and builds weight-sized W + BA temporaries to take the column norm; the engine's LoRA has neither".into());
     }
-    if flag(n, "modules_to_save") {
-        return Some("modules_to_save (full trainable copies of the embedding and the head, with their gradients and AdamW states): the engine only has LoRA on embed/head".into());
-    }
-    let kv = lower(c, "kv_cache");
-    if kv.contains("gqa expansion") || kv.contains("num_heads, not num_kv_heads") {
-        return Some("static KV cache sized with all 32 attention heads (after GQA expansion) for the model's 4096-token max_seq_len: the engine sizes the cache with the KV heads and the tokens generated".into());
-    }
-    let wd = lower(c, "weights_dtype");
-    if wd.contains("fp8") && wd.contains("bf16") {
-        return Some("a mixed checkpoint: FP8 MLP linears but attention projections, embeddings and head in bf16; the engine stores every linear in the chosen format".into());
+    if flag(n, "modules_to_save") && !saves_embeddings_and_head(c) {
+        return Some("modules_to_save on modules other than the embeddings and the head: the engine trains full copies of those two only".into());
     }
     None
 }
+
+/// Whether a case's modules_to_save are the embeddings and the output head (what the engine's
+/// `train_embed_head` switch trains in full).
+fn saves_embeddings_and_head(c: &Value) -> bool {
+    let names: Vec<String> = c
+        .get("lora")
+        .and_then(|l| l.get("modules_to_save"))
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_ascii_lowercase)
+                .collect()
+        })
+        .unwrap_or_default();
+    !names.is_empty()
+        && names.iter().all(|n| {
+            matches!(
+                n.as_str(),
+                "wte" | "embed_tokens" | "lm_head" | "output" | "word_embeddings"
+            )
+        })
+}
+
+/// A mixed checkpoint whose MLP is quantized while attention stays 16-bit ("FP8 ... for MLP
+/// linears; attention projections ... in bf16").
+fn mlp_only_quantized(c: &Value) -> bool {
+    let wd = lower(c, "weights_dtype");
+    wd.contains("mlp") && wd.contains("attention") && wd.contains("bf16")
+}
+
+/// Which unmodelled features of a run the engine has a setting for.
+const MODELLED: &[&str] = &["chunked CE", "optimizer-in-backward", "activation offload"];
 
 /// Maps one case to a scenario and says what to compare.
 pub fn map_case(c: &Value, n: &Value) -> Result<(Mapped, Option<String>), String> {
@@ -935,9 +947,8 @@ pub fn map_case(c: &Value, n: &Value) -> Result<(Mapped, Option<String>), String
         weights = WeightFormat::Bf16;
     }
     let framework = lower(c, "framework");
-    let bf16_true = framework.contains("torchtune")
-        || framework.contains("lit-gpt")
-        || framework.contains("litgpt");
+    let litgpt = framework.contains("lit-gpt") || framework.contains("litgpt");
+    let bf16_true = framework.contains("torchtune") || litgpt;
     let master_weights = match job {
         Job::Full => flag(n, "amp"),
         Job::Lora | Job::Qlora => !bf16_true,
@@ -1004,6 +1015,8 @@ pub fn map_case(c: &Value, n: &Value) -> Result<(Mapped, Option<String>), String
     };
     let loss = if fam == Family::Bert {
         Loss::NoLmHead
+    } else if lower(c, "loss").contains("chunk") && flag(c, "compile") {
+        Loss::ChunkedCompiled
     } else if lower(c, "loss").contains("chunk") {
         Loss::Chunked
     } else if fam == Family::Qwen1 {
@@ -1027,7 +1040,11 @@ pub fn map_case(c: &Value, n: &Value) -> Result<(Mapped, Option<String>), String
     let util = value
         .and_then(|v| float(v, "gpu_memory_utilization"))
         .unwrap_or(0.9);
-    let ctx = uint(n, "ctx").unwrap_or(4_096);
+    let kv_text = lower(c, "kv_cache");
+    let static_kv = job == Job::Inference && kv_text.contains("static");
+    let ctx = uint(n, "ctx")
+        .or_else(|| number_after(&kv_text, "max_seq_len="))
+        .unwrap_or(4_096);
     let mut s = Scenario {
         model: ModelChoice::Custom {
             name: str_of(c, "model").to_string(),
@@ -1042,7 +1059,18 @@ pub fn map_case(c: &Value, n: &Value) -> Result<(Mapped, Option<String>), String
         lora_rank: uint(n, "lora_rank").unwrap_or(8).max(1),
         lora_targets: lora_targets(c, fam, &mut notes),
         lora_dropout,
+        train_embed_head: flag(n, "modules_to_save") && saves_embeddings_and_head(c),
         optimizer: optimizer(n),
+        optimizer_in_backward: unmodelled_has(n, "optimizer-in-backward")
+            || flag(c, "optimizer_in_bwd"),
+        offload_activations: unmodelled_has(n, "activation offload")
+            || flag(c, "activation_offload"),
+        // Lightning's bitsandbytes plugin replaces every nn.Linear, the output head included
+        quantize_head: litgpt,
+        attention_16bit: mlp_only_quantized(c),
+        static_kv,
+        kv_all_heads: kv_text.contains("gqa expansion")
+            || kv_text.contains("num_heads, not num_kv_heads"),
         master_weights,
         checkpointing: if flag(n, "gc") {
             Checkpointing::Full
@@ -1129,7 +1157,7 @@ pub fn map_case(c: &Value, n: &Value) -> Result<(Mapped, Option<String>), String
         .map(|a| {
             a.iter()
                 .filter_map(Value::as_str)
-                .filter(|u| !u.contains("chunked CE"))
+                .filter(|u| !MODELLED.iter().any(|m| u.contains(m)))
                 .collect()
         })
         .unwrap_or_default();
@@ -1281,6 +1309,12 @@ fn evaluate(c: &Value, n: &Value) -> Outcome {
         };
     }
     Outcome::Compared(Box::new(compared))
+}
+
+fn unmodelled_has(n: &Value, what: &str) -> bool {
+    n.get("unmodelled")
+        .and_then(Value::as_array)
+        .is_some_and(|a| a.iter().filter_map(Value::as_str).any(|u| u.contains(what)))
 }
 
 fn skip_reason(n: &Value, why: &str) -> String {

@@ -270,6 +270,15 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
             1u64..=1_000_000,
         );
         let overhead = (0u64..=65_536, 0u64..=100, select(KvDtype::ALL.to_vec()));
+        let switches = (
+            any::<bool>(),
+            any::<bool>(),
+            any::<bool>(),
+            any::<bool>(),
+            any::<bool>(),
+            any::<bool>(),
+            any::<bool>(),
+        );
         (
             Just(model.clone()),
             Just(job),
@@ -280,9 +289,21 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
             hardware,
             serving,
             overhead,
+            switches,
         )
             .prop_map(
-                |(model, job, weights, sizes, lora, training, hardware, serving, overhead)| {
+                |(
+                    model,
+                    job,
+                    weights,
+                    sizes,
+                    lora,
+                    training,
+                    hardware,
+                    serving,
+                    overhead,
+                    switches,
+                )| {
                     let (batch, seq, gen, grad_accum) = sizes;
                     let (lora_rank, lora_targets, lora_dropout) = lora;
                     let (optimizer, master_weights, checkpointing, attention, loss) = training;
@@ -290,6 +311,15 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
                     let (gpu_util_pct, block_size, max_model_len, avg_tokens, concurrency, bt) =
                         serving;
                     let (context_mib, reserve_pct, kv_dtype) = overhead;
+                    let (
+                        train_embed_head,
+                        in_backward,
+                        offload_activations,
+                        quantize_head,
+                        attention_16bit,
+                        static_kv,
+                        kv_all_heads,
+                    ) = switches;
                     let seq = if attention == Attention::Eager {
                         1 + (seq - 1) % 32_768
                     } else {
@@ -307,7 +337,15 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
                         lora_rank,
                         lora_targets,
                         lora_dropout,
+                        train_embed_head,
                         optimizer,
+                        // the step in backward cannot accumulate gradients (a refused combination)
+                        optimizer_in_backward: in_backward && grad_accum == 1,
+                        offload_activations,
+                        quantize_head,
+                        attention_16bit,
+                        static_kv,
+                        kv_all_heads,
                         master_weights,
                         checkpointing,
                         attention,
