@@ -86,6 +86,8 @@ fn main() -> ExitCode {
 /// One run of measure.py: its arguments and the JSON it printed.
 struct CpuRun {
     name: String,
+    /// measure.py, or docs/measure/switches.py for the loops measure.py does not run.
+    script: String,
     config: String,
     args: Vec<String>,
     result: Value,
@@ -120,6 +122,11 @@ fn cpu_runs(dir: &Path) -> Result<Vec<CpuRun>, String> {
                     .collect()
             })
             .unwrap_or_default();
+        let script = r
+            .get("script")
+            .and_then(Value::as_str)
+            .unwrap_or("/work/shared/tools/measure.py")
+            .to_string();
         let path = dir.join("results").join(format!("{name}.json"));
         let Ok(text) = std::fs::read_to_string(&path) else {
             continue;
@@ -128,6 +135,7 @@ fn cpu_runs(dir: &Path) -> Result<Vec<CpuRun>, String> {
             serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
         out.push(CpuRun {
             name,
+            script,
             config,
             args,
             result,
@@ -201,6 +209,10 @@ fn cpu_scenario(dir: &Path, run: &CpuRun) -> Result<Scenario, String> {
             Attention::Flash
         },
         loss: Loss::Full,
+        optimizer_in_backward: a.iter().any(|x| x == "--optimizer-in-backward"),
+        train_embed_head: arg(a, "--modules-to-save").is_some(),
+        static_kv: arg(a, "--static-cache").is_some(),
+        max_model_len: num("--static-cache", Scenario::default().max_model_len),
         ..Scenario::default()
     })
 }
@@ -221,9 +233,62 @@ fn pct(est: f64, meas: f64) -> String {
     }
 }
 
+/// What a chunked loss keeps for backward, eager and compiled, against the engine's kept term.
+fn loss_section(dir: &Path, losses: &[CpuRun]) -> Result<String, String> {
+    let mut out = String::new();
+    if losses.is_empty() {
+        return Ok(out);
+    }
+    out.push_str(
+        "\nThe chunked loss (8 chunks, each upcast to fp32; `switches.py --loss-check`): what autograd keeps for backward \
+         over all chunks, measured with saved-tensor hooks, against the term of the engine's formula that stays alive until \
+         backward (`ls=chunked`: tokens × vocab × 4 B of fp32 log-probs; `ls=compiled`: tokens × vocab × 2 B, the 16-bit \
+         logits the compiled loss saves instead):\n\n\
+         | run | tokens × vocab | eager: kept / engine | compiled: kept / engine |\n|---|---|---|---|\n",
+    );
+    for r in losses {
+        let s = cpu_scenario(dir, r)?;
+        let arch = s.model.architecture().map_err(|e| e.to_string())?;
+        let tokens = s.batch * s.seq;
+        let m = r
+            .result
+            .get("saved_for_backward")
+            .ok_or("a loss check without saved_for_backward")?;
+        let kept = |k: &str| -> f64 {
+            let x = &m[k];
+            let logits = if x["keeps_16bit_logits"].as_bool() == Some(true) {
+                m["logits_16bit_bytes"].as_f64().unwrap_or(0.0)
+            } else {
+                0.0
+            };
+            logits + x["other_saved_bytes"].as_f64().unwrap_or(0.0)
+        };
+        let (eager, compiled) = (
+            (tokens * arch.vocab * 4) as f64,
+            (tokens * arch.vocab * 2) as f64,
+        );
+        let _ = writeln!(
+            out,
+            "| {} | {} × {} | {} / {} ({}) | {} / {} ({}) |",
+            r.name,
+            tokens,
+            arch.vocab,
+            mib(kept("eager")),
+            mib(eager),
+            pct(eager, kept("eager")),
+            mib(kept("compiled")),
+            mib(compiled),
+            pct(compiled, kept("compiled"))
+        );
+    }
+    Ok(out)
+}
+
 /// The section of the report comparing the engine with measure.py on the CPU.
 fn cpu_section(dir: &Path) -> Result<String, String> {
-    let runs = cpu_runs(dir)?;
+    let (losses, runs): (Vec<CpuRun>, Vec<CpuRun>) = cpu_runs(dir)?
+        .into_iter()
+        .partition(|r| r.args.iter().any(|a| a == "--loss-check"));
     if runs.is_empty() {
         return Ok(String::new());
     }
@@ -240,12 +305,16 @@ fn cpu_section(dir: &Path) -> Result<String, String> {
     );
     out.push_str(
         "Each run (from the repository root, with the venv `.venv-measure` holding torch, transformers and peft; \
-         `docs/measure/run.sh` runs them all from `docs/measure/runs.json`, each well under a minute on two cores):\n\n```sh\n",
+         `docs/measure/run.sh` runs them all from `docs/measure/runs.json`, each well under a minute on two cores; \
+         `docs/measure/switches.py` imports measure.py's counter and model builder and adds the loops measure.py does not \
+         run: the optimizer step in backward, PEFT modules_to_save, a static cache, and the chunked loss eager vs \
+         compiled):\n\n```sh\n",
     );
-    for r in &runs {
+    for r in runs.iter().chain(&losses) {
         let _ = writeln!(
             out,
-            ".venv-measure/bin/python /work/shared/tools/measure.py --config docs/measure/{} {} > docs/measure/results/{}.json",
+            ".venv-measure/bin/python {} --config docs/measure/{} {} > docs/measure/results/{}.json",
+            r.script,
             r.config,
             r.args.join(" "),
             r.name
@@ -326,8 +395,13 @@ fn cpu_section(dir: &Path) -> Result<String, String> {
          recomputed), while the engine puts it at the optimizer step. On the CPU torch's AdamW takes the per-tensor path \
          (the multi-tensor `foreach` path, which allocates one state-sized temporary during the step, is the default only \
          for CUDA tensors), so the engine's step temporary has no CPU counterpart. The `act-*` runs use a 4096-token \
-         vocabulary so that activations, not logits, dominate *other*.\n",
+         vocabulary so that activations, not logits, dominate *other*. The `switch-*` runs check the engine's \
+         switches: modules_to_save and the static cache land within 0–3 %; with the optimizer step in backward the \
+         gradient buffer is gone on both sides, and the engine's +14 % is its checkpointing model counting the loss's \
+         logits and the one recomputed layer at the same moment (they are alive at different moments of the backward \
+         pass), which the step's gradient buffer hides in the plain `act-full-gc` run.\n",
     );
+    out.push_str(&loss_section(dir, &losses)?);
     out.push_str("\nThe engine's arithmetic for each run:\n\n");
     out.push_str(&notes);
     Ok(out)
