@@ -294,6 +294,7 @@ fn JobControls() -> impl IntoView {
                 <Toggle id="lora-dropout" label="lora_dropout" value=Signal::derive(move || st.scenario.with(|s| s.lora_dropout))
                     on_change=Callback::new(move |v| st.edit(|s| s.lora_dropout = v)) />
                 <SwitchField switch=Switch::TrainEmbedHead />
+                <SwitchField switch=Switch::Dora />
             </Show>
             <Show when=training>
                 {number("grad-accum", "grad_accum", "ga", |s| s.grad_accum, 1, 128, true)}

@@ -270,6 +270,7 @@ pub fn switch(lang: Lang, w: Switch) -> &'static str {
         (Lang::En, w) => w.label(),
         (Lang::Zh, Switch::MasterWeights) => "fp32 主权重 / fp32 适配器",
         (Lang::Zh, Switch::LoraDropout) => "LoRA dropout",
+        (Lang::Zh, Switch::Dora) => "DoRA（幅度 + 方向分解的 LoRA）",
         (Lang::Zh, Switch::TrainEmbedHead) => "完整训练嵌入层和输出头 (modules_to_save)",
         (Lang::Zh, Switch::OptimizerInBackward) => {
             "优化器在反向传播中逐参数更新 (optimizer_in_bwd)"
@@ -342,6 +343,9 @@ const FORMULA_WORDS: &[(&str, &str)] = &[
     (" micro-batches adds into the same buffer, so it is not ×", " 个 micro-batch 在同一缓冲区内相加，所以不是 ×"),
     ("; freed after each step (zero_grad(set_to_none)), so alive at the step, not at the start of backward", "；每步后释放 (zero_grad(set_to_none))，只在优化器更新时存在，反向传播开始时不存在"),
     ("multi-tensor update", "多张量批量更新"),
+    ("DoRA's column norm: the largest adapted matrix", "DoRA 的列范数：最大的被适配矩阵"),
+    ("as B·A and W + B·A", "构造 B·A 与 W + B·A"),
+    ("after dequantizing W to", "先把 W 反量化为"),
     ("(layer inputs kept) + one layer recomputed in backward:", "（保存每层输入）+ 反向时重算一层："),
     ("(attention core recomputed", "（重算注意力核心"),
     (", its scores alive for one layer", "，其得分矩阵只存在一层"),

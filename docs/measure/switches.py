@@ -8,6 +8,7 @@ classifier and model builder (imported, not copied) and adds them:
   --optimizer-in-backward   one AdamW per parameter, stepped from a post-accumulate-grad hook and
                             the gradient freed there (torchtune's optimizer_in_bwd)
   --modules-to-save M,...   PEFT modules_to_save (full trainable copies), e.g. embed_tokens,lm_head
+  --dora                    PEFT use_dora (LoRA mode)
   --static-cache N          generation into a StaticCache allocated for N tokens up front
   --loss-check              bytes autograd saves for a chunked cross-entropy, eager and under
                             torch.compile (what the loss keeps alive until backward)
@@ -28,12 +29,12 @@ import torch  # noqa: E402
 
 def parse_args():
     extra = {"--optimizer-in-backward": False, "--modules-to-save": None, "--static-cache": None,
-             "--loss-check": False}
+             "--loss-check": False, "--dora": False}
     argv, rest = sys.argv[1:], []
     i = 0
     while i < len(argv):
         a = argv[i]
-        if a in ("--optimizer-in-backward", "--loss-check"):
+        if a in ("--optimizer-in-backward", "--loss-check", "--dora"):
             extra[a] = True
         elif a in ("--modules-to-save", "--static-cache"):
             extra[a] = argv[i + 1]
@@ -47,11 +48,12 @@ def parse_args():
     args.modules_to_save = extra["--modules-to-save"]
     args.static_cache = int(extra["--static-cache"]) if extra["--static-cache"] else None
     args.loss_check = extra["--loss-check"]
+    args.dora = extra["--dora"]
     return args
 
 
 def build(args):
-    if not args.modules_to_save:
+    if not args.modules_to_save and not args.dora:
         return measure.build_model(args)
     from peft import LoraConfig, get_peft_model
     from transformers import AutoConfig, AutoModelForCausalLM
@@ -63,7 +65,8 @@ def build(args):
     model.config.use_cache = False
     lcfg = LoraConfig(r=args.lora_r, lora_alpha=2 * args.lora_r, lora_dropout=0.0,
                       target_modules=args.lora_targets.split(","), task_type="CAUSAL_LM",
-                      modules_to_save=args.modules_to_save.split(","))
+                      use_dora=args.dora,
+                      modules_to_save=args.modules_to_save.split(",") if args.modules_to_save else None)
     model = get_peft_model(model, lcfg)
     if args.grad_ckpt:
         model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})

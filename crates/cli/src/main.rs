@@ -26,6 +26,7 @@ JOB:
     --rank N  --targets L LoRA rank and target modules: q,k,v,o,gate,up,down,embed,head or all
     --lora-dropout 0|1    dropout on the adapters' input (each adapter keeps a copy and a mask)
     --train-embed-head 0|1  modules_to_save: train full copies of the embeddings and the head
+    --dora 0|1            DoRA: a magnitude per output; base and adapter outputs kept for it
     --optimizer O         adamw adamw_bf16 adamw_8bit adafactor lion sgd_momentum sgd
     --master-weights 0|1  fp32 master weights (for LoRA: fp32 adapters)
     --optimizer-in-backward 0|1  step each parameter as its gradient arrives (no gradient buffer)
@@ -70,6 +71,7 @@ const FLAGS: &[(&str, &str)] = &[
     ("--master-weights", "mw"),
     ("--lora-dropout", "ld"),
     ("--train-embed-head", "mts"),
+    ("--dora", "dora"),
     ("--optimizer-in-backward", "obw"),
     ("--offload-activations", "ao"),
     ("--quantize-head", "qh"),

@@ -211,6 +211,7 @@ fn cpu_scenario(dir: &Path, run: &CpuRun) -> Result<Scenario, String> {
         loss: Loss::Full,
         optimizer_in_backward: a.iter().any(|x| x == "--optimizer-in-backward"),
         train_embed_head: arg(a, "--modules-to-save").is_some(),
+        dora: a.iter().any(|x| x == "--dora"),
         static_kv: arg(a, "--static-cache").is_some(),
         max_model_len: num("--static-cache", Scenario::default().max_model_len),
         ..Scenario::default()
@@ -396,7 +397,7 @@ fn cpu_section(dir: &Path) -> Result<String, String> {
          (the multi-tensor `foreach` path, which allocates one state-sized temporary during the step, is the default only \
          for CUDA tensors), so the engine's step temporary has no CPU counterpart. The `act-*` runs use a 4096-token \
          vocabulary so that activations, not logits, dominate *other*. The `switch-*` runs check the engine's \
-         switches: modules_to_save and the static cache land within 0–3 %; with the optimizer step in backward the \
+         switches: modules_to_save, DoRA and the static cache land within 0–3 %; with the optimizer step in backward the \
          gradient buffer is gone on both sides, and the engine's +14 % is its checkpointing model counting the loss's \
          logits and the one recomputed layer at the same moment (they are alive at different moments of the backward \
          pass), which the step's gradient buffer hides in the plain `act-full-gc` run.\n",

@@ -802,7 +802,37 @@ impl<'a> Budget<'a> {
             f.push_str(&format!(" = {}", b.g(bytes)));
             f
         });
+        if s.job.is_peft() && s.dora {
+            self.dora_norm();
+        }
         self.logits(tokens);
+    }
+
+    /// DoRA's weight norm: each adapted layer builds B·A and W + B·A (in the adapters' dtype; a
+    /// 4-bit base is dequantized first) to take the column norm, one layer at a time.
+    fn dora_norm(&mut self) {
+        let s = self.s;
+        let n = adapted_matrices(self.a, s)
+            .iter()
+            .map(|(_, i, o)| prod(&[*i, *o]))
+            .max()
+            .unwrap_or(0);
+        let adapter = if s.master_weights { 4 } else { self.c };
+        let dequant = if s.job == Job::Qlora { self.c } else { 0 };
+        let bytes = div_ceil(prod(&[n, 2 * adapter + dequant]), self.tp);
+        self.push(Component::Activations, Phase::Compute, bytes, |b| {
+            format!(
+                "DoRA's column norm: the largest adapted matrix ({} params) as B·A and W + B·A × {} B each{} = {}",
+                thousands(n),
+                adapter,
+                if dequant > 0 {
+                    format!(", after dequantizing W to {dequant} B")
+                } else {
+                    String::new()
+                },
+                b.g(bytes)
+            )
+        });
     }
 
     fn logits(&mut self, tokens: u64) {
@@ -1024,10 +1054,12 @@ fn shard_text(b: &Budget, f: &mut String, stage: u8) {
 pub fn lora_params(a: &Architecture, s: &Scenario) -> u64 {
     let r = s.lora_rank;
     let t = s.lora_targets;
+    // DoRA adds a magnitude per output of each adapted matrix
+    let magnitude = u64::from(s.dora);
     let sum = |ms: &[(&str, u64, u64)]| -> u64 {
         ms.iter()
             .filter(|(n, _, _)| t.contains(n))
-            .map(|(_, i, o)| r * (i + o))
+            .map(|(_, i, o)| r * (i + o) + magnitude * o)
             .sum()
     };
     let mut n = a.layers * sum(&a.attention_matrices());
@@ -1050,17 +1082,22 @@ pub fn lora_params(a: &Architecture, s: &Scenario) -> u64 {
     n
 }
 
-/// Parameters of the largest LoRA matrix: r × the widest dimension among the targeted modules.
-fn lora_largest_matrix(a: &Architecture, s: &Scenario) -> u64 {
-    let t = s.lora_targets;
+/// The matrices LoRA adapts in one layer (and one expert), as (name, in, out).
+fn adapted_matrices(a: &Architecture, s: &Scenario) -> Vec<(&'static str, u64, u64)> {
     let mut ms = a.attention_matrices();
     ms.extend(a.mlp_matrices(a.intermediate));
     if let Some(m) = &a.moe {
         ms.extend(a.mlp_matrices(m.expert_ffn));
     }
-    let mut widest = ms
+    ms.retain(|(n, _, _)| s.lora_targets.contains(n));
+    ms
+}
+
+/// Parameters of the largest LoRA matrix: r × the widest dimension among the targeted modules.
+fn lora_largest_matrix(a: &Architecture, s: &Scenario) -> u64 {
+    let t = s.lora_targets;
+    let mut widest = adapted_matrices(a, s)
         .iter()
-        .filter(|(n, _, _)| t.contains(n))
         .map(|(_, i, o)| *i.max(o))
         .max()
         .unwrap_or(0);
@@ -1201,6 +1238,15 @@ pub fn layer_activation_bytes(a: &Architecture, s: &Scenario, c: u64, tp: u64) -
         (&["down"], ffn, routed),
     ];
     let adapter_bytes = if s.master_weights { 4 } else { c };
+    // output width of each adaptable module, for DoRA's saved outputs
+    let out_of = |name: &str| -> u64 {
+        a.attention_matrices()
+            .into_iter()
+            .chain(a.mlp_matrices(ffn))
+            // the last matrix of a name is the one whose output the layer uses (MLA's q_b)
+            .rfind(|(n, _, _)| *n == name)
+            .map_or(0, |(_, _, o)| o)
+    };
     let mut linear_inputs = 0;
     let mut lora = 0;
     for (modules, width, times) in groups {
@@ -1214,7 +1260,7 @@ pub fn layer_activation_bytes(a: &Architecture, s: &Scenario, c: u64, tp: u64) -
         if linears_keep_inputs || shares_input {
             linear_inputs += times * c * width;
         }
-        for _ in &targeted {
+        for m in &targeted {
             // PEFT casts the input to the adapter's dtype (a copy lora_A keeps); dropout makes each
             // adapter its own copy plus a 1-byte mask; lora_B keeps A's r outputs
             let input = if s.lora_dropout {
@@ -1225,6 +1271,11 @@ pub fn layer_activation_bytes(a: &Architecture, s: &Scenario, c: u64, tp: u64) -
                 0
             };
             lora += times * (input + adapter_bytes * s.lora_rank);
+            if s.dora {
+                // DoRA scales the base output and the adapter's output by the trainable
+                // magnitude: both are saved for its gradient
+                lora += times * (c + adapter_bytes) * out_of(m);
+            }
         }
     }
     LayerActivations {

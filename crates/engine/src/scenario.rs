@@ -103,6 +103,7 @@ named_enum! {
         MasterWeights => ("mw", "fp32 master weights (LoRA: fp32 adapters)"),
         LoraDropout => ("ld", "LoRA dropout"),
         TrainEmbedHead => ("mts", "embeddings and head trained in full (modules_to_save)"),
+        Dora => ("dora", "DoRA (magnitude + direction adapters)"),
         OptimizerInBackward => ("obw", "optimizer step fused into backward"),
         OffloadActivations => ("ao", "activations offloaded to CPU memory"),
         QuantizeHead => ("qh", "output head quantized too"),
@@ -250,6 +251,9 @@ pub struct Scenario {
     pub lora_dropout: bool,
     /// PEFT modules_to_save on the embeddings and the head: trainable full copies, not adapters.
     pub train_embed_head: bool,
+    /// DoRA (PEFT use_dora): a trainable magnitude per output of each adapted matrix; each adapted
+    /// layer keeps its base output for the scaling and builds W + BA to take its column norm.
+    pub dora: bool,
     pub optimizer: Optimizer,
     /// The optimizer steps each parameter as soon as its gradient exists (torchtune
     /// optimizer_in_bwd, LOMO): gradients are freed one at a time and never all exist.
@@ -310,6 +314,7 @@ impl Default for Scenario {
             lora_targets: LoraTargets::all_linear(),
             lora_dropout: false,
             train_embed_head: false,
+            dora: false,
             optimizer: Optimizer::AdamW,
             optimizer_in_backward: false,
             offload_activations: false,
@@ -410,6 +415,7 @@ impl Scenario {
             Switch::MasterWeights => self.master_weights,
             Switch::LoraDropout => self.lora_dropout,
             Switch::TrainEmbedHead => self.train_embed_head,
+            Switch::Dora => self.dora,
             Switch::OptimizerInBackward => self.optimizer_in_backward,
             Switch::OffloadActivations => self.offload_activations,
             Switch::QuantizeHead => self.quantize_head,
@@ -425,6 +431,7 @@ impl Scenario {
             Switch::MasterWeights => &mut self.master_weights,
             Switch::LoraDropout => &mut self.lora_dropout,
             Switch::TrainEmbedHead => &mut self.train_embed_head,
+            Switch::Dora => &mut self.dora,
             Switch::OptimizerInBackward => &mut self.optimizer_in_backward,
             Switch::OffloadActivations => &mut self.offload_activations,
             Switch::QuantizeHead => &mut self.quantize_head,

@@ -174,6 +174,31 @@ fn modules_to_save_train_full_16_bit_copies_of_the_embeddings_and_the_head_with_
 }
 
 #[test]
+fn dora_adds_a_magnitude_per_output_and_keeps_two_outputs_per_adapted_matrix_and_token() {
+    let s = Scenario {
+        lora_rank: 16,
+        lora_targets: vram_engine::LoraTargets::parse("q,v").unwrap(),
+        master_weights: true,
+        checkpointing: Checkpointing::None,
+        batch: 1,
+        seq: 1_024,
+        ..preset("llama-3.1-8b", Job::Lora)
+    };
+    let lora = estimate(&s).unwrap();
+    let dora = estimate(&Scenario { dora: true, ..s }).unwrap();
+    // magnitudes: q has 4096 outputs, v 1024, in each of 32 layers
+    assert_eq!(dora.trainable - lora.trainable, 32 * (4_096 + 1_024));
+    // per token and layer: base output (2 B) + fp32 adapter output (4 B) for q and v; plus the
+    // column norm's B·A and W + B·A of the largest adapted matrix (q: 4096²) in fp32
+    let saved = 1_024 * 32 * (2 + 4) * (4_096 + 1_024);
+    let norm = 4_096 * 4_096 * 8;
+    assert_eq!(
+        dora.largest(Component::Activations) - lora.largest(Component::Activations),
+        saved + norm
+    );
+}
+
+#[test]
 fn a_compiled_chunked_loss_keeps_16_bit_logits_where_the_eager_one_keeps_fp32_log_probs() {
     let s = Scenario {
         loss: Loss::Chunked,

@@ -157,6 +157,7 @@ proptest! {
             zero: if s.zero == Zero::Z2 { Zero::Z1 } else { s.zero },
             optimizer_in_backward: false,
             train_embed_head: false,
+            dora: false,
             ..s
         };
         let full = Scenario { job: Job::Full, ..s.clone() };
@@ -197,6 +198,7 @@ proptest! {
             lora_dropout: false,
             optimizer_in_backward: false,
             train_embed_head: false,
+            dora: false,
             optimizer: match s.optimizer {
                 Optimizer::Sgd | Optimizer::Adafactor => Optimizer::AdamW,
                 o => o,

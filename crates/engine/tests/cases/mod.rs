@@ -875,13 +875,6 @@ fn inexpressible(c: &Value, n: &Value, fam: Family) -> Option<String> {
     if fam == Family::T5 {
         return Some("encoder-decoder (T5) with cross-attention: the engine models decoder-only and encoder-only stacks".into());
     }
-    if c.get("lora")
-        .and_then(|l| l.get("use_dora"))
-        .and_then(Value::as_bool)
-        .unwrap_or(false)
-    {
-        return Some("DoRA: every adapted layer also keeps its base output for the magnitude scaling and builds weight-sized W + BA temporaries to take the column norm; the engine's LoRA has neither".into());
-    }
     if flag(n, "modules_to_save") && !saves_embeddings_and_head(c) {
         return Some("modules_to_save on modules other than the embeddings and the head: the engine trains full copies of those two only".into());
     }
@@ -1060,6 +1053,11 @@ pub fn map_case(c: &Value, n: &Value) -> Result<(Mapped, Option<String>), String
         lora_targets: lora_targets(c, fam, &mut notes),
         lora_dropout,
         train_embed_head: flag(n, "modules_to_save") && saves_embeddings_and_head(c),
+        dora: c
+            .get("lora")
+            .and_then(|l| l.get("use_dora"))
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
         optimizer: optimizer(n),
         optimizer_in_backward: unmodelled_has(n, "optimizer-in-backward")
             || flag(c, "optimizer_in_bwd"),

@@ -278,6 +278,7 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
             any::<bool>(),
             any::<bool>(),
             any::<bool>(),
+            any::<bool>(),
         );
         (
             Just(model.clone()),
@@ -319,6 +320,7 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
                         attention_16bit,
                         static_kv,
                         kv_all_heads,
+                        dora,
                     ) = switches;
                     let seq = if attention == Attention::Eager {
                         1 + (seq - 1) % 32_768
@@ -338,6 +340,7 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
                         lora_targets,
                         lora_dropout,
                         train_embed_head,
+                        dora,
                         optimizer,
                         // the step in backward cannot accumulate gradients (a refused combination)
                         optimizer_in_backward: in_backward && grad_accum == 1,
