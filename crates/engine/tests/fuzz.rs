@@ -574,14 +574,15 @@ fn arb_config_shaped() -> impl Strategy<Value = String> {
 fn arb_near_valid_link() -> impl Strategy<Value = String> {
     let keys = select(vec![
         "v", "m", "p", "mn", "cfg", "j", "w", "kv", "o", "gc", "at", "ls", "z", "off", "gpu",
-        "unit", "mw", "ld", "t", "lang", "b", "s", "g", "ga", "r", "n", "tp", "u", "bs", "ml",
-        "al", "c", "bt", "ctx", "rsv", "zzz", "",
+        "unit", "mw", "ld", "mts", "dora", "obw", "ao", "qh", "a16", "ks", "kvh", "t", "lang", "b",
+        "s", "g", "ga", "r", "n", "tp", "u", "bs", "ml", "al", "c", "bt", "ctx", "rsv", "zzz", "",
     ]);
     let value = prop_oneof![
         3 => (0u64..=70_000).prop_map(|n| n.to_string()),
         2 => select(TOKENS).prop_map(str::to_string),
         2 => select(vec![
             "infer", "serve", "full", "lora", "qlora", "nf4", "bf16", "FP32", "h100", "gib", "en",
+            "compiled", "chunked",
             "zh", "all", "q,v", "q,,v", "embed,head", "llama-3.1-8b", "DEEPSEEK-V3", "0", "1",
             "7B", "10T", "V100_h64_f64_L2_H4", "V32000_h4096_f11008_L32_H32_kv32_hd128_tie0_ctx4096",
         ])

@@ -439,7 +439,7 @@ impl Report {
              litgpt/Lightning quantize the output head with the layers (`qh`); bitsandbytes formats add the \
              moment the largest matrix is on the GPU in 16-bit while loading; a chunked loss under `compile: true` \
              keeps 16-bit logits (`ls=compiled`), without it fp32 log-probs (`ls=chunked`); `optimizer_in_bwd` → \
-             `obw`; `activation_offload` → `ao`; `modules_to_save` on the embeddings and head → `mts`; a static \
+             `obw`; `activation_offload` → `ao`; `modules_to_save` on the embeddings and head → `mts`; `use_dora` → `dora`; a static \
              cache → `ks` sized by its stated max_seq_len, cached after GQA expansion → `kvh`; an FP8 checkpoint \
              with bf16 attention → `a16`. \
              Units: GB = 10⁹ B, GiB = 2³⁰ B; figures summed over GPUs are divided by the GPU count. \
