@@ -315,12 +315,18 @@ pub fn formula(lang: Lang, text: &str) -> String {
 }
 
 const FORMULA_WORDS: &[(&str, &str)] = &[
-    ("bitsandbytes quantizes while loading: the largest matrix", "bitsandbytes 在加载时量化：最大的矩阵"),
+    ("bitsandbytes quantizes while loading: the largest matrix", "bnb 在加载时量化：最大的矩阵"),
+    (" B each", " B（各一份）"),
+    ("+ an fp32 scale per 2048-value block", "+ 每 2048 个值一个 fp32 缩放因子"),
+    ("Adafactor keeps a row and a column of the second moment per matrix:", "Adafactor 每个矩阵只保存二阶矩的一行和一列："),
+    (" values × ", " 个值 × "),
+    ("→ streamed to CPU memory with the offloaded optimizer", "→ 随卸载的优化器流式传到 CPU 内存"),
+    ("(every one of the ", "（全部 "),
+    (", of which", "，其中"),
+    ("(× 2 B, not", "（× 2 B，而不是"),
+    (" head (", " 输出头 ("),
     ("is on the GPU in 16-bit before it is quantized", "量化前以 16 位放在 GPU 上"),
     ("optimizer step in backward: each gradient is applied and freed as soon as it exists, so only the largest", "优化器在反向传播中更新：每个梯度一产生就被应用并释放，所以只有最大的一个"),
-    ("is alive", "同时存在"),
-    ("not the whole", "而不是整个"),
-    ("buffer", "缓冲区"),
     ("one parameter at a time, inside backward", "在反向传播中逐参数进行"),
     ("the step's temporary", "优化器更新时的临时张量"),
     ("embeddings + head copies: ", "嵌入层 + 输出头副本："),
@@ -381,6 +387,7 @@ const FORMULA_WORDS: &[(&str, &str)] = &[
     ("params", "参数"),
     ("linear", "线性层"),
     ("embedding/head", "嵌入/输出头"),
+    ("embeddings", "嵌入层"),
     ("norms/biases", "归一化/偏置"),
     ("bits", "位"),
     ("vocab", "词表"),
@@ -398,6 +405,10 @@ const FORMULA_WORDS: &[(&str, &str)] = &[
     ("(ZeRO-3 gathers one layer and prefetches the next)", "（ZeRO-3 每次聚合一层并预取下一层）"),
     ("plain SGD keeps no state", "普通 SGD 没有状态"),
     ("per layer", "每层"),
+    ("is alive", "同时存在"),
+    ("not the whole", "而不是整个"),
+    ("buffer", "缓冲区"),
+    (" of ", " / "),
 ];
 
 #[cfg(test)]
@@ -413,6 +424,178 @@ mod tests {
                 assert_ne!(phase(Lang::Zh, en), en, "{en}");
             }
         }
+    }
+
+    /// Latin words left in a Chinese formula, beyond names that stay as they are.
+    fn untranslated(text: &str) -> Vec<String> {
+        const KEPT: &[&str] = &[
+            "GiB",
+            "GB",
+            "MiB",
+            "bf16",
+            "fp16",
+            "fp32",
+            "fp8",
+            "int8",
+            "int4",
+            "LoRA",
+            "ZeRO",
+            "NF4",
+            "GPTQ",
+            "AWQ",
+            "GGUF",
+            "CUDA",
+            "cuBLAS",
+            "NCCL",
+            "SDPA",
+            "eager",
+            "autocast",
+            "zero_grad",
+            "set_to_none",
+            "multi",
+            "tensor",
+            "vLLM",
+            "max_num_batched_tokens",
+            "seq",
+            "bits",
+            "B",
+            "r",
+            "d_in",
+            "d_out",
+            "DoRA",
+            "W",
+            "BA",
+            "softmax",
+            "modules_to_save",
+            "bitsandbytes",
+            "token",
+            "logits",
+            "moments",
+            "AdamW",
+            "SGD",
+            "Adafactor",
+            "Lion",
+            "q",
+            "k",
+            "v",
+            "o",
+            "gate",
+            "up",
+            "down",
+            "embed",
+            "head",
+            "LLM",
+            "g128",
+            "Q8_0",
+            "Q6_K",
+            "Q5_K_M",
+            "Q4_K_M",
+            "Q3_K_M",
+            "Q2_K",
+            "e4m3",
+            "DQ",
+            "x",
+            "A",
+            "CPU",
+            "GPU",
+            "KV",
+            "bnb",
+            "micro",
+            "batch",
+        ];
+        text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .filter(|w| w.chars().any(|c| c.is_ascii_alphabetic()))
+            .filter(|w| !KEPT.contains(w))
+            .map(str::to_string)
+            .collect()
+    }
+
+    #[test]
+    fn chinese_formulas_leave_no_english_words_for_any_job_or_switch() {
+        use vram_engine::{Attention, Checkpointing, Loss, Offload, Optimizer, Zero};
+        use vram_engine::{Scenario, Switch, WeightFormat};
+        // every job with each switch flipped, and with each other setting moved off its default
+        type Vary = Box<dyn Fn(&mut Scenario)>;
+        let variations: Vec<Vary> = vec![
+            Box::new(|_| {}),
+            Box::new(|s| s.attention = Attention::Eager),
+            Box::new(|s| {
+                s.gpus = 8;
+                s.zero = Zero::Z3;
+                s.offload = Offload::All;
+            }),
+            Box::new(|s| {
+                s.gpus = 8;
+                s.zero = Zero::Z2;
+                s.offload = Offload::Optimizer;
+                s.grad_accum = 4;
+            }),
+            Box::new(|s| {
+                s.gpus = 2;
+                s.tp = 2;
+            }),
+            Box::new(|s| {
+                s.weights = WeightFormat::Fp32;
+                s.master_weights = true;
+            }),
+            Box::new(|s| s.weights = WeightFormat::GgufQ4KM),
+            Box::new(|s| s.model = vram_engine::ModelChoice::Preset("deepseek-v3")),
+            Box::new(|s| s.model = vram_engine::ModelChoice::Preset("gemma-3-12b")),
+        ];
+        let mut scenarios = Vec::new();
+        for job in Job::ALL {
+            for vary in &variations {
+                let mut base = Scenario {
+                    job: *job,
+                    ..Scenario::default()
+                };
+                if *job == Job::Qlora || *job == Job::Inference {
+                    base.weights = WeightFormat::Nf4;
+                }
+                vary(&mut base);
+                for w in Switch::ALL {
+                    let mut s = base.clone();
+                    s.set_switch(*w, !s.switch(*w));
+                    scenarios.push(s);
+                }
+                for o in Optimizer::ALL {
+                    scenarios.push(Scenario {
+                        optimizer: *o,
+                        ..base.clone()
+                    });
+                }
+                for c in Checkpointing::ALL {
+                    scenarios.push(Scenario {
+                        checkpointing: *c,
+                        ..base.clone()
+                    });
+                }
+                for l in Loss::ALL {
+                    scenarios.push(Scenario {
+                        loss: *l,
+                        ..base.clone()
+                    });
+                }
+                scenarios.push(base);
+            }
+        }
+        let mut left = std::collections::BTreeSet::new();
+        for s in &scenarios {
+            let Ok(b) = vram_engine::estimate(s) else {
+                continue;
+            };
+            for l in &b.lines {
+                let zh = formula(Lang::Zh, &l.formula);
+                let words = untranslated(&zh);
+                if !words.is_empty() {
+                    eprintln!("{words:?} in {zh}");
+                }
+                for word in words {
+                    left.insert(word);
+                }
+            }
+        }
+        assert!(left.is_empty(), "untranslated: {left:?}");
     }
 
     #[test]
