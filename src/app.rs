@@ -7,7 +7,7 @@ use vram_engine::{
     Unit, WeightFormat, Zero,
 };
 
-use crate::components::controls::{EnumSlider, Segmented, SelectField, SliderNumber, Toggle};
+use crate::components::controls::{EnumSlider, Segmented, SelectField, SliderNumber};
 use crate::components::model::ModelPicker;
 use crate::components::results::{Charts, Explanations, FitTable, VerdictLine};
 use crate::i18n::{self, t, Lang};
@@ -291,8 +291,7 @@ fn JobControls() -> impl IntoView {
             <Show when=peft>
                 {number("lora-rank", "lora_rank", "r", |s| s.lora_rank, 1, 1024, true)}
                 <LoraTargetsField />
-                <Toggle id="lora-dropout" label="lora_dropout" value=Signal::derive(move || st.scenario.with(|s| s.lora_dropout))
-                    on_change=Callback::new(move |v| st.edit(|s| s.lora_dropout = v)) />
+                <SwitchField switch=Switch::LoraDropout />
                 <SwitchField switch=Switch::TrainEmbedHead />
                 <SwitchField switch=Switch::Dora />
             </Show>
@@ -301,8 +300,7 @@ fn JobControls() -> impl IntoView {
                 <SelectField id="optimizer" label="optimizer" options=options(Optimizer::ALL, Optimizer::key, |l, o| i18n::optimizer(l, o).to_string())
                     value=Signal::derive(move || st.scenario.with(|s| s.optimizer.key()))
                     on_change=Callback::new(move |k: &'static str| if let Some(v) = Optimizer::from_key(k) { st.edit(|s| s.optimizer = v) }) />
-                <Toggle id="master-weights" label="master" value=Signal::derive(move || st.scenario.with(|s| s.master_weights))
-                    on_change=Callback::new(move |v| st.edit(|s| s.master_weights = v)) />
+                <SwitchField switch=Switch::MasterWeights />
                 <SelectField id="ckpt" label="ckpt" options=options(Checkpointing::ALL, Checkpointing::key, |l, c| i18n::ckpt(l, c).to_string())
                     value=Signal::derive(move || st.scenario.with(|s| s.checkpointing.key()))
                     on_change=Callback::new(move |k: &'static str| if let Some(v) = Checkpointing::from_key(k) { st.edit(|s| s.checkpointing = v) }) />

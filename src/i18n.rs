@@ -75,9 +75,7 @@ const TEXT: &[(&str, &str, &str)] = &[
     ("grad_accum", "Gradient accumulation", "梯度累积步数"),
     ("lora_rank", "LoRA rank", "LoRA 秩"),
     ("lora_targets", "LoRA target modules", "LoRA 目标模块"),
-    ("lora_dropout", "LoRA dropout (adapters keep their own input copy)", "LoRA dropout（每个适配器保存自己的输入副本）"),
     ("optimizer", "Optimizer", "优化器"),
-    ("master", "fp32 master weights / fp32 adapters", "fp32 主权重 / fp32 适配器"),
     ("ckpt", "Gradient checkpointing", "梯度检查点"),
     ("attention", "Attention kernel", "注意力实现"),
     ("loss", "Loss", "损失计算"),
@@ -269,7 +267,7 @@ pub fn switch(lang: Lang, w: Switch) -> &'static str {
     match (lang, w) {
         (Lang::En, w) => w.label(),
         (Lang::Zh, Switch::MasterWeights) => "fp32 主权重 / fp32 适配器",
-        (Lang::Zh, Switch::LoraDropout) => "LoRA dropout",
+        (Lang::Zh, Switch::LoraDropout) => "LoRA dropout（每个适配器保存自己的输入副本）",
         (Lang::Zh, Switch::Dora) => "DoRA（幅度 + 方向分解的 LoRA）",
         (Lang::Zh, Switch::TrainEmbedHead) => "完整训练嵌入层和输出头 (modules_to_save)",
         (Lang::Zh, Switch::OptimizerInBackward) => {

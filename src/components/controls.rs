@@ -1,5 +1,5 @@
 //! Generic inputs: a slider with a number box for any numeric setting, a stepped slider with a
-//! select for any choice, a segmented control, a checkbox.
+//! select for any choice, a segmented control.
 
 use leptos::prelude::*;
 
@@ -187,22 +187,6 @@ pub fn Segmented(
                         on:click=move |_| on_change.run(k)>{l}</button>
                 }).collect_view()}
             </div>
-        </div>
-    }
-}
-
-/// A checkbox.
-#[component]
-pub fn Toggle(
-    id: &'static str,
-    label: &'static str,
-    #[prop(into)] value: Signal<bool>,
-    on_change: Callback<bool>,
-) -> impl IntoView {
-    view! {
-        <div class="field toggle">
-            <input type="checkbox" id=id prop:checked=move || value.get() on:change=move |ev| on_change.run(event_target_checked(&ev)) />
-            <label for=id>{move || t(lang(), label)}</label>
         </div>
     }
 }

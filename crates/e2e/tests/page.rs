@@ -92,7 +92,7 @@ fn every_kind_of_control_moves_the_budget() {
     assert!(gib(&t2) > gib(&t1) * 2.0, "{t1} -> {t2}");
     assert!(page.text_of("#explanations").contains("Optimizer"));
     // a checkbox: pure bf16 drops the fp32 master copy
-    page.click("#master-weights");
+    page.click("#switch-mw");
     let t2b = total_changes_from(&page, &t2);
     assert!(gib(&t2b) < gib(&t2), "{t2} -> {t2b}");
     // an engine switch: the optimizer step in backward never holds the whole gradient buffer

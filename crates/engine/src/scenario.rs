@@ -101,7 +101,7 @@ named_enum! {
     /// The on/off settings. The key is the link key (and the CLI's flag name after `--`).
     pub enum Switch {
         MasterWeights => ("mw", "fp32 master weights (LoRA: fp32 adapters)"),
-        LoraDropout => ("ld", "LoRA dropout"),
+        LoraDropout => ("ld", "LoRA dropout (adapters keep their own input copy)"),
         TrainEmbedHead => ("mts", "embeddings and head trained in full (modules_to_save)"),
         Dora => ("dora", "DoRA (magnitude + direction adapters)"),
         OptimizerInBackward => ("obw", "optimizer step fused into backward"),

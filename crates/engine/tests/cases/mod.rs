@@ -603,7 +603,11 @@ fn float(v: &Value, key: &str) -> Option<f64> {
 }
 
 fn flag(v: &Value, key: &str) -> bool {
-    v.get(key).and_then(Value::as_bool).unwrap_or(false)
+    match v.get(key) {
+        Some(Value::Bool(b)) => *b,
+        Some(Value::String(s)) => matches!(s.to_ascii_lowercase().as_str(), "true" | "yes" | "1"),
+        _ => false,
+    }
 }
 
 /// The first whole number right after `after` in `text` (e.g. "gradient_accumulation 2").
