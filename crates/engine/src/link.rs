@@ -549,6 +549,30 @@ mod tests {
     }
 
     #[test]
+    fn the_optimizer_step_in_backward_with_accumulation_is_turned_off_and_accumulation_kept() {
+        let d = decode("j=full&obw=1&ga=4&dora=1");
+        assert!(!d.scenario.optimizer_in_backward);
+        assert_eq!(d.scenario.grad_accum, 4);
+        assert!(d.scenario.dora);
+        assert_eq!(d.notices.len(), 1, "{:?}", d.notices);
+        assert!(d.notices[0].contains("cannot accumulate"));
+    }
+
+    #[test]
+    fn every_switch_travels_in_the_link_and_a_bad_value_is_reported() {
+        let mut s = Scenario::default();
+        for w in Switch::ALL {
+            s.set_switch(*w, !s.switch(*w));
+        }
+        let d = decode(&encode(&s, &PageSettings::default()));
+        assert!(d.notices.is_empty(), "{:?}", d.notices);
+        assert_eq!(d.scenario, s);
+        let bad = decode("ks=yes&kvh=2");
+        assert_eq!(bad.notices.len(), 2, "{:?}", bad.notices);
+        assert!(!bad.scenario.static_kv && !bad.scenario.kv_all_heads);
+    }
+
+    #[test]
     fn an_overlong_link_is_refused_not_parsed() {
         let d = decode(&format!("b={}", "9".repeat(MAX_LINK_CHARS)));
         assert_eq!(d.scenario, Scenario::default());
