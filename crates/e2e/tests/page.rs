@@ -56,7 +56,10 @@ fn the_default_page_opens_on_an_example_with_a_chart_a_segment_per_component_and
         (sum - gib(&total)).abs() < 0.05,
         "segments {sum} vs total {total}"
     );
-    assert_eq!(page.count("#fit-table tbody tr"), 17);
+    assert_eq!(
+        page.count("#fit-table tbody tr"),
+        vram_engine::Gpu::ALL.len() as u64
+    );
     assert!(page.text_of("#verdict").contains("RTX 4090"));
     page.assert_no_console_errors();
 }
