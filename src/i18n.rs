@@ -315,6 +315,9 @@ pub fn formula(lang: Lang, text: &str) -> String {
 const FORMULA_WORDS: &[(&str, &str)] = &[
     ("bitsandbytes quantizes while loading: the largest matrix", "bnb 在加载时量化：最大的矩阵"),
     (" B each", " B（各一份）"),
+    ("the 4-bit head dequantized for its matmul:", "4 位输出头为矩阵乘法反量化："),
+    ("+ its input kept for backward:", "+ 为反向保存的输入："),
+    ("the prefill's 4-bit matmuls dequantize one matrix at a time: the largest,", "预填充时 4 位矩阵乘法每次反量化一个矩阵：最大的为"),
     ("+ an fp32 scale per 2048-value block", "+ 每 2048 个值一个 fp32 缩放因子"),
     ("Adafactor keeps a row and a column of the second moment per matrix:", "Adafactor 每个矩阵只保存二阶矩的一行和一列："),
     (" values × ", " 个值 × "),

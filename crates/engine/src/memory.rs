@@ -896,6 +896,29 @@ impl<'a> Budget<'a> {
         self.push(Component::Logits, Phase::Compute, bytes, |b| {
             format!("{f} = {}", b.g(bytes))
         });
+        // a 4-bit head (bitsandbytes) keeps its input for backward and dequantizes its whole
+        // weight to 16-bit for each matmul, while the loss's logits are alive
+        if let (Some(n), true) = (self.quantized_head(), self.dequantizes_4bit()) {
+            let c = self.c;
+            let head = div_ceil(prod(&[n, 2]), self.tp).saturating_add(prod(&[tokens, h, c]));
+            if self.s.loss != Loss::NoLmHead {
+                self.push(Component::Logits, Phase::Compute, head, |b| {
+                    format!(
+                        "the 4-bit head dequantized for its matmul: {} params × 2 B + its input kept for backward: {} tokens × {} hidden × {c} B = {}",
+                        thousands(n),
+                        thousands(tokens),
+                        h,
+                        b.g(head)
+                    )
+                });
+            }
+        }
+    }
+
+    /// Whether matmuls with these weights dequantize a whole 4-bit matrix to 16-bit first
+    /// (bitsandbytes NF4 outside single-token decoding).
+    fn dequantizes_4bit(&self) -> bool {
+        matches!(self.fmt, WeightFormat::Nf4 | WeightFormat::Nf4Dq)
     }
 
     // ---- inference and serving -----------------------------------------------------------------
@@ -979,6 +1002,20 @@ impl<'a> Budget<'a> {
             });
         } else {
             self.growing_kv(prompt, full, heads_note);
+        }
+        if self.dequantizes_4bit() && prod(&[s.batch, prompt]) > 1 {
+            // bitsandbytes dequantizes each 4-bit matrix to 16-bit to multiply more than one token
+            let n = a
+                .largest_linear_matrix()
+                .max(self.quantized_head().unwrap_or(0));
+            let dq = div_ceil(prod(&[n, 2]), self.tp);
+            self.push(Component::Weights, Phase::Compute, dq, |b| {
+                format!(
+                    "the prefill's 4-bit matmuls dequantize one matrix at a time: the largest, {} params × 2 B = {}",
+                    thousands(n),
+                    b.g(dq)
+                )
+            });
         }
         self.push(Component::Activations, Phase::Compute, act, |b| {
             let mut f = format!(

@@ -141,6 +141,55 @@ fn bitsandbytes_formats_quantize_while_loading_so_the_largest_matrix_passes_thro
 }
 
 #[test]
+fn a_4_bit_head_is_dequantized_for_its_matmul_and_keeps_its_input_while_the_logits_are_alive() {
+    let s = Scenario {
+        weights: WeightFormat::Nf4,
+        batch: 2,
+        seq: 1_024,
+        ..preset("llama-3.1-8b", Job::Qlora)
+    };
+    let kept = estimate(&s).unwrap();
+    let quantized = estimate(&Scenario {
+        quantize_head: true,
+        ..s
+    })
+    .unwrap();
+    // 128256 × 4096 head in 16-bit, and 2048 tokens × 4096 hidden × 2 B of its input
+    assert_eq!(
+        quantized.largest(Component::Logits) - kept.largest(Component::Logits),
+        128_256 * 4_096 * 2 + 2_048 * 4_096 * 2
+    );
+}
+
+#[test]
+fn a_4_bit_prefill_dequantizes_the_largest_matrix_but_a_single_token_does_not() {
+    let s = Scenario {
+        weights: WeightFormat::Nf4Dq,
+        batch: 1,
+        seq: 100,
+        ..preset("llama-3.1-8b", Job::Inference)
+    };
+    let b = estimate(&s).unwrap();
+    assert_eq!(
+        lines(&b, Component::Weights, Phase::Compute),
+        4_096 * 14_336 * 2
+    );
+    let one = estimate(&Scenario {
+        seq: 1,
+        ..s.clone()
+    })
+    .unwrap();
+    assert_eq!(lines(&one, Component::Weights, Phase::Compute), 0);
+    // GPTQ kernels multiply without a 16-bit copy
+    let gptq = estimate(&Scenario {
+        weights: WeightFormat::Gptq4,
+        ..s
+    })
+    .unwrap();
+    assert_eq!(lines(&gptq, Component::Weights, Phase::Compute), 0);
+}
+
+#[test]
 fn modules_to_save_train_full_16_bit_copies_of_the_embeddings_and_the_head_with_their_states() {
     let s = Scenario {
         lora_rank: 8,
