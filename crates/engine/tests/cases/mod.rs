@@ -842,12 +842,19 @@ fn weight_format(c: &Value, n: &Value, notes: &mut Vec<String>) -> Result<Weight
 }
 
 fn optimizer(n: &Value) -> Optimizer {
-    match lower(n, "opt").as_str() {
-        "adamw8bit" | "adamw_8bit" | "paged_adamw8bit" => Optimizer::AdamW8bit,
-        "adafactor" => Optimizer::Adafactor,
-        "sgd" => Optimizer::Sgd,
-        "lion" => Optimizer::Lion,
-        _ => Optimizer::AdamW,
+    let opt = lower(n, "opt");
+    if opt.contains("8bit") || opt.contains("8-bit") {
+        Optimizer::AdamW8bit
+    } else if opt.contains("adafactor") {
+        Optimizer::Adafactor
+    } else if opt.contains("lion") {
+        Optimizer::Lion
+    } else if opt.contains("sgd") && opt.contains("momentum") {
+        Optimizer::SgdMomentum
+    } else if opt.contains("sgd") {
+        Optimizer::Sgd
+    } else {
+        Optimizer::AdamW
     }
 }
 
@@ -1010,8 +1017,14 @@ pub fn map_case(c: &Value, n: &Value) -> Result<(Mapped, Option<String>), String
     } else {
         Attention::Flash
     };
+    let loss_text = lower(c, "loss");
     let loss = if fam == Family::Bert {
         Loss::NoLmHead
+    } else if ["fused", "liger", "cut cross", "cce"]
+        .iter()
+        .any(|k| loss_text.contains(k))
+    {
+        Loss::Fused
     } else if lower(c, "loss").contains("chunk") && flag(c, "compile") {
         Loss::ChunkedCompiled
     } else if lower(c, "loss").contains("chunk") {
