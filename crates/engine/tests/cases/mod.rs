@@ -27,7 +27,7 @@ use vram_engine::model::{MlpKind, NormKind};
 use vram_engine::units::GIB;
 use vram_engine::{
     estimate_with, Architecture, Attention, Breakdown, Checkpointing, Component, Gpu, Job,
-    LoraTargets, Loss, ModelChoice, Offload, Optimizer, Scenario, WeightFormat, Zero,
+    LoraTargets, Loss, ModelChoice, Offload, Optimizer, Scenario, Switch, WeightFormat, Zero,
 };
 
 /// The target the report is held to: median and 90th-percentile absolute error, in percent.
@@ -1081,7 +1081,7 @@ pub fn map_case(c: &Value, n: &Value) -> Result<(Mapped, Option<String>), String
         offload_activations: unmodelled_has(n, "activation offload")
             || flag(c, "activation_offload"),
         // Lightning's bitsandbytes plugin replaces every nn.Linear, the output head included
-        quantize_head: litgpt,
+        quantize_head: litgpt && (job == Job::Qlora || weights.is_quantized()),
         attention_16bit: mlp_only_quantized(c),
         static_kv,
         kv_all_heads: kv_text.contains("gqa expansion")
@@ -1110,6 +1110,16 @@ pub fn map_case(c: &Value, n: &Value) -> Result<(Mapped, Option<String>), String
     };
     if !job.is_peft() {
         s.lora_targets = LoraTargets::all_linear();
+    }
+    // the framework switches this case turned on (master weights and dropout are set for every case)
+    let on: Vec<&str> = Switch::ALL
+        .iter()
+        .filter(|w| !matches!(w, Switch::MasterWeights | Switch::LoraDropout) && s.switch(**w))
+        .map(|w| w.key())
+        .chain((s.loss == Loss::ChunkedCompiled).then_some("ls=compiled"))
+        .collect();
+    if !on.is_empty() {
+        notes.push(format!("switches: {}", on.join(", ")));
     }
 
     // what was measured
