@@ -1,7 +1,7 @@
 //! English and Chinese text. Every string the page shows goes through `t`.
 
 use vram_engine::{
-    Attention, Checkpointing, Component, Job, Loss, Offload, Optimizer, Switch, Zero,
+    Attention, Checkpointing, Component, Job, Loss, Offload, Optimizer, Remedy, Switch, Zero,
 };
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -118,6 +118,7 @@ const TEXT: &[(&str, &str, &str)] = &[
     ("max_seq", "Longest sequence that fits", "可容纳的最长序列"),
     ("max_conc", "Most concurrent requests", "最大并发请求数"),
     ("best_format", "Highest-precision weights that fit", "放得下的最高精度权重格式"),
+    ("remedies", "It fits with any one of these changes:", "任选以下一项改动即可放下："),
     ("none", "none", "无"),
     ("explain", "How each number is computed", "每一项是怎么算出来的"),
     ("total", "Total", "合计"),
@@ -278,6 +279,23 @@ pub fn switch(lang: Lang, w: Switch) -> &'static str {
         (Lang::Zh, Switch::Attention16) => "注意力保持 16 位（只量化 MLP）",
         (Lang::Zh, Switch::StaticKv) => "KV Cache 按最大长度预先分配（静态缓存）",
         (Lang::Zh, Switch::KvAllHeads) => "KV Cache 按全部注意力头存储（GQA 展开后）",
+    }
+}
+
+pub fn remedy(lang: Lang, r: Remedy) -> &'static str {
+    match (lang, r) {
+        (Lang::En, r) => r.label(),
+        (Lang::Zh, Remedy::Checkpointing) => "每一层都做梯度检查点",
+        (Lang::Zh, Remedy::FusedLoss) => "融合线性层 + 交叉熵（不生成完整 logits）",
+        (Lang::Zh, Remedy::Adam8bit) => "8 位 AdamW",
+        (Lang::Zh, Remedy::PureBf16) => "纯 bf16：不保留 fp32 主权重或 fp32 适配器",
+        (Lang::Zh, Remedy::StepInBackward) => "在反向传播中执行优化器更新",
+        (Lang::Zh, Remedy::OffloadActivations) => "激活值卸载到 CPU 内存",
+        (Lang::Zh, Remedy::Zero3) => "在现有 GPU 上使用 ZeRO-3",
+        (Lang::Zh, Remedy::OffloadOptimizer) => "优化器状态卸载到 CPU 内存",
+        (Lang::Zh, Remedy::Qlora) => "QLoRA：基座模型用 NF4",
+        (Lang::Zh, Remedy::KvFp8) => "fp8 KV Cache",
+        (Lang::Zh, Remedy::Int4) => "4 位权重（AWQ）",
     }
 }
 

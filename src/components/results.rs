@@ -123,24 +123,51 @@ pub fn FitTable() -> impl IntoView {
         let (unit, selected) = st.scenario.with(|s| (s.unit, s.gpu));
         st.computed.with(|c| {
             c.as_ref().ok().map(|c| {
-                let rows = c
+                // rows as markup from the catalog's fixed names and the engine's numbers
+                let rows: String = c
                     .verdicts
                     .iter()
                     .map(|v| {
                         let head = v.headroom as f64 / unit.bytes() as f64;
-                        view! {
-                            <tr id=format!("fit-{}", v.gpu.key()) class:selected=v.gpu == selected class:fits=v.fits>
-                                <th scope="row">{v.gpu.label()}</th>
-                                <td>{format!("{:.1}", unit.value(v.capacity))}</td>
-                                <td class="verdict-cell">{if v.fits { t(l, "yes") } else { t(l, "no") }}</td>
-                                <td>{format!("{head:+.1}")}</td>
-                                <td>{v.gpus_needed.map(|n| n.to_string()).unwrap_or_else(|| "–".into())}</td>
-                            </tr>
-                        }
+                        let class = match (v.gpu == selected, v.fits) {
+                            (true, true) => "selected fits",
+                            (true, false) => "selected",
+                            (false, true) => "fits",
+                            (false, false) => "",
+                        };
+                        format!(
+                            r#"<tr id="fit-{}" class="{class}"><th scope="row">{}</th><td>{:.1}</td><td class="verdict-cell">{}</td><td>{head:+.1}</td><td>{}</td></tr>"#,
+                            v.gpu.key(),
+                            v.gpu.label(),
+                            unit.value(v.capacity),
+                            if v.fits { t(l, "yes") } else { t(l, "no") },
+                            v.gpus_needed.map(|n| n.to_string()).unwrap_or_else(|| "–".into())
+                        )
                     })
-                    .collect_view();
+                    .collect();
                 let s = &c.solved;
                 let opt = |x: Option<u64>| x.map(thousands).unwrap_or_else(|| t(l, "none").to_string());
+                // built as markup from the engine's fixed labels and numbers (nothing user-typed)
+                let remedies = if c.remedies.is_empty() {
+                    String::new()
+                } else {
+                    let items: String = c
+                        .remedies
+                        .iter()
+                        .map(|(r, total)| {
+                            format!(
+                                r#"<li data-remedy="{}">{} → <strong>{}</strong></li>"#,
+                                r.key(),
+                                i18n::remedy(l, *r),
+                                unit.format(*total)
+                            )
+                        })
+                        .collect();
+                    format!(
+                        r#"<p class="remedies-h">{}</p><ul class="remedies" id="remedies">{items}</ul>"#,
+                        t(l, "remedies")
+                    )
+                };
                 view! {
                     <section class="panel" aria-labelledby="fit-h">
                         <h2 id="fit-h">{t(l, "solver")} ": " {selected.label()}</h2>
@@ -150,11 +177,12 @@ pub fn FitTable() -> impl IntoView {
                             <dt>{t(l, "max_conc")}</dt><dd id="max-conc">{opt(s.max_concurrency)}</dd>
                             <dt>{t(l, "best_format")}</dt><dd id="best-format">{s.best_format.map(|f| f.label()).unwrap_or(t(l, "none"))}</dd>
                         </dl>
+                        <div inner_html=remedies></div>
                         <h2>{t(l, "fit_table")}</h2>
                         <div class="table-wrap">
                             <table id="fit-table">
                                 <thead><tr><th scope="col">"GPU"</th><th scope="col">{t(l, "capacity")} " (" {unit.label()} ")"</th><th scope="col">{t(l, "verdict")}</th><th scope="col">{t(l, "headroom")}</th><th scope="col">{t(l, "gpus_needed")}</th></tr></thead>
-                                <tbody>{rows}</tbody>
+                                <tbody inner_html=rows></tbody>
                             </table>
                         </div>
                     </section>

@@ -274,14 +274,21 @@ fn run(args: &Args) -> Result<String, String> {
     let b = memory::estimate_with(&s, &arch, true).map_err(|e| e.to_string())?;
     let verdicts = fit::verdicts(&s, &arch).map_err(|e| e.to_string())?;
     let solved = fit::solve(&s, &arch);
+    let remedies = fit::remedies(&s, &arch);
     if args.json {
-        Ok(json(&s, &b, &verdicts, &solved) + "\n")
+        Ok(json(&s, &b, &verdicts, &solved, &remedies) + "\n")
     } else {
-        Ok(table(&s, &b, &verdicts, &solved, args.explain))
+        Ok(table(&s, &b, &verdicts, &solved, &remedies, args.explain))
     }
 }
 
-fn json(s: &Scenario, b: &Breakdown, verdicts: &[fit::Verdict], solved: &fit::Solved) -> String {
+fn json(
+    s: &Scenario,
+    b: &Breakdown,
+    verdicts: &[fit::Verdict],
+    solved: &fit::Solved,
+    remedies: &[(fit::Remedy, u64)],
+) -> String {
     use serde_json::{json, Map, Value};
     let mut components = Map::new();
     for c in Component::ALL {
@@ -313,6 +320,7 @@ fn json(s: &Scenario, b: &Breakdown, verdicts: &[fit::Verdict], solved: &fit::So
         "serving": b.serving.map(|f| json!({"budget_bytes": f.budget, "kv_pool_bytes": f.kv_pool, "kv_bytes_per_token": f.kv_bytes_per_token, "blocks": f.blocks, "tokens": f.tokens, "max_concurrency": f.max_concurrency, "max_len_fits": f.max_len_fits})),
         "fit": fits,
         "solver": {"gpu": s.gpu.key(), "max_batch": solved.max_batch, "max_seq": solved.max_seq, "max_concurrency": solved.max_concurrency, "best_format": solved.best_format.map(|f| f.key())},
+        "remedies": remedies.iter().map(|(r, total)| json!({"change": r.key(), "label": r.label(), "total_bytes": total})).collect::<Vec<Value>>(),
     });
     serde_json::to_string_pretty(&out).expect("JSON of plain values")
 }
@@ -322,6 +330,7 @@ fn table(
     b: &Breakdown,
     verdicts: &[fit::Verdict],
     solved: &fit::Solved,
+    remedies: &[(fit::Remedy, u64)],
     explain: bool,
 ) -> String {
     use std::fmt::Write;
@@ -422,6 +431,16 @@ fn table(
         opt(solved.max_concurrency),
         solved.best_format.map(|f| f.label()).unwrap_or("none")
     );
+    if !remedies.is_empty() {
+        let _ = writeln!(
+            o,
+            "It fits on {} with any one of these changes:",
+            s.gpu.label()
+        );
+        for (r, total) in remedies {
+            let _ = writeln!(o, "  {:<52} {}", r.label(), u.format(*total));
+        }
+    }
     let _ = writeln!(o, "link: ?{}", link::encode(s, &PageSettings::default()));
     o
 }
@@ -477,6 +496,7 @@ mod tests {
             &b,
             &fit::verdicts(&s, &arch).unwrap(),
             &fit::solve(&s, &arch),
+            &fit::remedies(&s, &arch),
         ))
         .unwrap();
         for c in Component::ALL {

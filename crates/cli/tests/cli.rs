@@ -257,6 +257,30 @@ fn on_off_flags_reach_the_estimate_and_the_link() {
     let plain = json(&[]);
     let in_backward = json(&["--optimizer-in-backward", "1", "--offload-activations", "1"]);
     assert!(in_backward["total_bytes"].as_u64() < plain["total_bytes"].as_u64());
+    // a job that does not fit a 4090 lists the single changes that make it fit
+    let out = run(&[
+        "--model",
+        "llama-3.1-8b",
+        "--job",
+        "lora",
+        "--batch",
+        "1",
+        "--seq",
+        "2048",
+        "--ckpt",
+        "none",
+        "--loss",
+        "full",
+        "--json",
+    ]);
+    let tight: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let changes: Vec<&str> = tight["remedies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["change"].as_str().unwrap())
+        .collect();
+    assert!(changes.contains(&"gc"), "{changes:?}");
     let link = in_backward["link"].as_str().unwrap();
     assert!(link.contains("obw=1") && link.contains("ao=1"), "{link}");
     refused(&["--optimizer-in-backward", "yes"], "should be 0 or 1");

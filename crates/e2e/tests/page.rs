@@ -149,6 +149,25 @@ fn every_kind_of_control_moves_the_budget() {
 }
 
 #[test]
+fn a_job_that_does_not_fit_lists_the_single_changes_that_make_it_fit() {
+    // Llama 3.1 8B LoRA without checkpointing and with the full fp32 loss: about 39 GiB
+    let page = Page::open("/?v=1&gc=none&ls=full&b=1");
+    page.wait_for("#remedies", 10);
+    assert!(page.count("#remedies li[data-remedy='gc']") == 1);
+    let first = page.text_of("#remedies li");
+    assert!(
+        gib(first.rsplit('→').next().unwrap().trim()) < 24.0,
+        "{first}"
+    );
+    // turning that change on makes it fit, and the list goes away
+    page.set("#ckpt", "full", "change");
+    page.wait_until("the list to go once it fits", 10, |s| {
+        s.count("#remedies") == 0
+    });
+    page.assert_no_console_errors();
+}
+
+#[test]
 fn a_copied_link_reopens_exactly_the_same_budget() {
     let page = Page::open("/");
     page.click("#job-qlora");

@@ -5,7 +5,83 @@ use crate::error::EngineError;
 use crate::gpus::Gpu;
 use crate::memory::{estimate_with, Breakdown, ServingFit};
 use crate::model::Architecture;
-use crate::scenario::{Job, Scenario, Zero};
+use crate::named_enum;
+use crate::scenario::{Checkpointing, Job, Loss, Offload, Optimizer, Scenario, Zero};
+
+named_enum! {
+    /// One change that lowers what a job needs, tried when it does not fit the selected GPU.
+    pub enum Remedy {
+        Checkpointing => ("gc", "gradient checkpointing on every layer"),
+        FusedLoss => ("fused", "a fused linear + cross-entropy loss (no full logits)"),
+        Adam8bit => ("adam8", "8-bit AdamW"),
+        PureBf16 => ("bf16", "pure bf16: no fp32 master weights or adapters"),
+        StepInBackward => ("obw", "the optimizer step in backward"),
+        OffloadActivations => ("ao", "activations offloaded to CPU memory"),
+        Zero3 => ("z3", "ZeRO-3 over the GPUs you have"),
+        OffloadOptimizer => ("offload", "optimizer states offloaded to CPU memory"),
+        Qlora => ("qlora", "QLoRA: the base in NF4"),
+        KvFp8 => ("kv8", "an fp8 KV cache"),
+        Int4 => ("int4", "4-bit weights (AWQ)"),
+    }
+}
+
+impl Remedy {
+    /// The scenario with this one change, or `None` when it does not apply to the job or is
+    /// already made.
+    pub fn apply(self, s: &Scenario) -> Option<Scenario> {
+        let mut t = s.clone();
+        let train = s.job.is_training();
+        match self {
+            Remedy::Checkpointing if train && s.checkpointing != Checkpointing::Full => {
+                t.checkpointing = Checkpointing::Full
+            }
+            Remedy::FusedLoss if train && !matches!(s.loss, Loss::Fused | Loss::NoLmHead) => {
+                t.loss = Loss::Fused
+            }
+            Remedy::Adam8bit
+                if train && matches!(s.optimizer, Optimizer::AdamW | Optimizer::AdamWBf16) =>
+            {
+                t.optimizer = Optimizer::AdamW8bit
+            }
+            Remedy::PureBf16 if train && s.master_weights => t.master_weights = false,
+            Remedy::StepInBackward if train && !s.optimizer_in_backward && s.grad_accum == 1 => {
+                t.optimizer_in_backward = true
+            }
+            Remedy::OffloadActivations if train && !s.offload_activations => {
+                t.offload_activations = true
+            }
+            Remedy::Zero3 if train && s.gpus > 1 && s.zero != Zero::Z3 => t.zero = Zero::Z3,
+            Remedy::OffloadOptimizer if train && s.offload == Offload::None => {
+                t.offload = Offload::Optimizer
+            }
+            Remedy::Qlora if s.job == Job::Lora => {
+                t.job = Job::Qlora;
+                t.weights = WeightFormat::Nf4Dq;
+            }
+            Remedy::KvFp8 if !train && s.kv_dtype.bits() > 8 => t.kv_dtype = crate::KvDtype::Fp8,
+            Remedy::Int4 if !train && !s.weights.is_quantized() => t.weights = WeightFormat::Awq4,
+            _ => return None,
+        }
+        Some(t)
+    }
+}
+
+/// When the job does not fit the selected GPU: each single change that makes it fit, with the
+/// total per GPU it then needs. Empty when it fits already.
+pub fn remedies(s: &Scenario, arch: &Architecture) -> Vec<(Remedy, u64)> {
+    let fits_now = estimate_with(s, arch, false).is_ok_and(|b| fits(s, &b, s.gpu));
+    if fits_now {
+        return Vec::new();
+    }
+    Remedy::ALL
+        .iter()
+        .filter_map(|&r| {
+            let t = r.apply(s)?;
+            let b = estimate_with(&t, arch, false).ok()?;
+            fits(&t, &b, s.gpu).then_some((r, b.total))
+        })
+        .collect()
+}
 
 /// The verdict for one GPU model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -167,5 +243,60 @@ pub fn solve(s: &Scenario, arch: &Architecture) -> Solved {
         max_seq,
         max_concurrency,
         best_format,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::ModelChoice;
+
+    #[test]
+    fn a_lora_run_that_does_not_fit_a_4090_is_told_which_single_changes_make_it_fit() {
+        let s = Scenario {
+            model: ModelChoice::Preset("llama-3.1-8b"),
+            job: Job::Lora,
+            batch: 1,
+            seq: 2_048,
+            checkpointing: Checkpointing::None,
+            loss: Loss::Full,
+            gpu: Gpu::Rtx4090,
+            ..Scenario::default()
+        };
+        let arch = s.model.architecture().unwrap();
+        let b = estimate_with(&s, &arch, false).unwrap();
+        assert!(!fits(&s, &b, s.gpu));
+        let r = remedies(&s, &arch);
+        assert!(r.iter().any(|(x, _)| *x == Remedy::Checkpointing), "{r:?}");
+        for (x, total) in &r {
+            assert!(*total <= s.gpu.bytes() && *total < b.total, "{x:?}");
+        }
+        // a job that fits needs no remedy
+        let small = Scenario {
+            batch: 1,
+            seq: 512,
+            ..s
+        };
+        assert!(remedies(&small, &arch).is_empty());
+    }
+
+    #[test]
+    fn remedies_only_apply_to_the_jobs_they_change() {
+        let infer = Scenario {
+            job: Job::Inference,
+            ..Scenario::default()
+        };
+        assert!(Remedy::Checkpointing.apply(&infer).is_none());
+        assert!(Remedy::KvFp8.apply(&infer).is_some());
+        let full = Scenario {
+            job: Job::Full,
+            ..Scenario::default()
+        };
+        assert!(Remedy::Int4.apply(&full).is_none());
+        assert!(Remedy::Qlora.apply(&full).is_none());
+        assert!(
+            Remedy::Zero3.apply(&full).is_none(),
+            "one GPU: nothing to shard over"
+        );
     }
 }

@@ -21,7 +21,7 @@ pub mod units;
 
 pub use dtype::{KvDtype, WeightFormat};
 pub use error::EngineError;
-pub use fit::{solve, verdicts, Solved, Verdict};
+pub use fit::{remedies, solve, verdicts, Remedy, Solved, Verdict};
 pub use gpus::Gpu;
 pub use memory::{estimate, estimate_with, Breakdown, Component, Line, Phase};
 pub use model::Architecture;

@@ -2,7 +2,7 @@
 //! for every GPU, the solver, the same job over more GPUs, and memory as the sequence grows.
 
 use crate::error::EngineError;
-use crate::fit::{self, Solved, Verdict};
+use crate::fit::{self, Remedy, Solved, Verdict};
 use crate::memory::{estimate_with, Breakdown};
 use crate::model::Architecture;
 use crate::scenario::Scenario;
@@ -14,6 +14,9 @@ pub struct Overview {
     pub breakdown: Breakdown,
     pub verdicts: Vec<Verdict>,
     pub solved: Solved,
+    /// When the job does not fit the selected GPU: single changes that make it fit, with the
+    /// total per GPU each then needs.
+    pub remedies: Vec<(Remedy, u64)>,
     /// The same job over 1, 2, 4, 8 GPUs (and the chosen count): (GPUs, breakdown).
     pub bars: Vec<(u64, Breakdown)>,
     /// Total per GPU as the sequence (or prompt, or a served request) grows: (tokens, bytes).
@@ -33,6 +36,7 @@ impl Overview {
         let breakdown = estimate_with(s, &arch, true)?;
         let verdicts = fit::verdicts(s, &arch)?;
         let solved = fit::solve(s, &arch);
+        let remedies = fit::remedies(s, &arch);
         let mut counts: Vec<u64> = vec![1, 2, 4, 8];
         if !counts.contains(&s.gpus) {
             counts.push(s.gpus);
@@ -61,6 +65,7 @@ impl Overview {
             breakdown,
             verdicts,
             solved,
+            remedies,
             bars,
             sweep,
         })

@@ -239,6 +239,22 @@ proptest! {
     }
 
     #[test]
+    fn every_suggested_change_makes_the_job_fit_and_none_is_suggested_when_it_fits(s in arb_scenario()) {
+        let arch = s.model.architecture().unwrap();
+        let b = memory::estimate_with(&s, &arch, false).unwrap();
+        let remedies = fit::remedies(&s, &arch);
+        if fit::fits(&s, &b, s.gpu) {
+            prop_assert!(remedies.is_empty());
+        }
+        for (r, total) in remedies {
+            let t = r.apply(&s).unwrap();
+            let bt = memory::estimate_with(&t, &arch, false).unwrap();
+            prop_assert_eq!(bt.total, total);
+            prop_assert!(fit::fits(&t, &bt, t.gpu), "{:?} does not fit: {:?}", r, t);
+        }
+    }
+
+    #[test]
     fn the_solvers_max_batch_fits_and_one_more_does_not(s in arb_scenario()) {
         let arch = s.model.architecture().unwrap();
         let fits = |batch: u64| {
