@@ -195,7 +195,12 @@ pub fn sweep(
     let ubytes = unit.bytes() as f64;
     let cap = gpu.bytes() as f64 / ubytes;
     let tallest = points.iter().map(|p| p.1).max().unwrap_or(0) as f64 / ubytes;
-    let ymax = (cap * 3.0).min(tallest * 1.05).max(cap * 1.15);
+    let lowest = points.iter().map(|p| p.1).min().unwrap_or(0) as f64 / ubytes;
+    // up to three capacities, but always high enough to show where the curve starts
+    let ymax = (cap * 3.0)
+        .max(lowest * 1.5)
+        .min(tallest * 1.05)
+        .max(cap * 1.15);
     // x is log2(tokens) on a plain axis: the same coordinate type as the bars (one copy of plotters' code)
     let lx = |t: u64| (t.max(1) as f64).log2();
     let (x0, x1) = (lx(points[0].0), lx(points[points.len() - 1].0));
@@ -328,5 +333,29 @@ mod tests {
         let nonzero = Component::ALL.iter().filter(|c| b.bytes(**c) > 0).count();
         assert_eq!(segments, nonzero);
         assert!(svg.starts_with("<svg") && svg.ends_with("</svg>\n") || svg.ends_with("</svg>"));
+    }
+
+    #[test]
+    fn a_curve_far_above_the_gpu_still_shows_where_it_starts() {
+        // 100-200 GiB against a 24 GiB card: the axis reaches past the first point
+        let gib = 1u64 << 30;
+        let points: Vec<(u64, u64)> = (0..10).map(|i| (128 << i, (100 + 10 * i) * gib)).collect();
+        let svg = sweep(
+            &points,
+            1024,
+            false,
+            Gpu::Rtx4090,
+            vram_engine::Unit::Gib,
+            Lang::En,
+        );
+        let labels: Vec<f64> = svg
+            .split("</text>")
+            .filter_map(|t| t.rsplit('>').next())
+            // the y axis labels carry one decimal; the x axis writes whole token counts
+            .filter(|t| t.contains('.'))
+            .filter_map(|t| t.trim().parse::<f64>().ok())
+            .collect();
+        let top = labels.iter().cloned().fold(0.0, f64::max);
+        assert!(top >= 100.0, "y axis tops out at {top}");
     }
 }
