@@ -443,6 +443,16 @@ impl<'a> Budget<'a> {
         (all, text)
     }
 
+    /// The largest quantized matrix (a layer's, or the head when it is quantized too) and its
+    /// bytes in 16-bit on one rank: what bitsandbytes holds while it quantizes or dequantizes.
+    fn largest_in_16_bit(&self) -> (u64, u64) {
+        let n = self
+            .a
+            .largest_linear_matrix()
+            .max(self.quantized_head().unwrap_or(0));
+        (n, div_ceil(prod(&[n, 2]), self.tp))
+    }
+
     /// Parameters of the output head when it is quantized with the linear layers.
     fn quantized_head(&self) -> Option<u64> {
         (self.s.quantize_head && self.fmt.is_quantized() && self.s.job != Job::Full)
@@ -486,11 +496,7 @@ impl<'a> Budget<'a> {
         // bitsandbytes quantizes while loading: each matrix reaches the GPU in 16-bit first (a
         // server measures its KV pool after loading, so serving has no such moment)
         if self.fmt.quantizes_on_load() && self.s.job != Job::Serving {
-            let largest = self
-                .a
-                .largest_linear_matrix()
-                .max(self.quantized_head().unwrap_or(0));
-            let copy = div_ceil(prod(&[largest, 2]), self.tp);
+            let (largest, copy) = self.largest_in_16_bit();
             self.push(Component::Weights, Phase::Load, copy, |b| {
                 format!(
                     "bitsandbytes quantizes while loading: the largest matrix ({} params) is on the GPU in 16-bit before it is quantized, × 2 B = {}",
@@ -1005,10 +1011,7 @@ impl<'a> Budget<'a> {
         }
         if self.dequantizes_4bit() && prod(&[s.batch, prompt]) > 1 {
             // bitsandbytes dequantizes each 4-bit matrix to 16-bit to multiply more than one token
-            let n = a
-                .largest_linear_matrix()
-                .max(self.quantized_head().unwrap_or(0));
-            let dq = div_ceil(prod(&[n, 2]), self.tp);
+            let (n, dq) = self.largest_in_16_bit();
             self.push(Component::Weights, Phase::Compute, dq, |b| {
                 format!(
                     "the prefill's 4-bit matmuls dequantize one matrix at a time: the largest, {} params × 2 B = {}",
