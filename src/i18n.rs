@@ -119,6 +119,7 @@ const TEXT: &[(&str, &str, &str)] = &[
     ("max_conc", "Most concurrent requests", "最大并发请求数"),
     ("best_format", "Highest-precision weights that fit", "放得下的最高精度权重格式"),
     ("remedies", "It fits with any one of these changes:", "任选以下一项改动即可放下："),
+    ("no_remedy", "No single change makes it fit on this GPU: see how many GPUs it needs below, or combine changes.", "单独任何一项改动都放不下：请看下方所需 GPU 数，或组合多项改动。"),
     ("none", "none", "无"),
     ("explain", "How each number is computed", "每一项是怎么算出来的"),
     ("total", "Total", "合计"),

@@ -148,8 +148,13 @@ pub fn FitTable() -> impl IntoView {
                 let s = &c.solved;
                 let opt = |x: Option<u64>| x.map(thousands).unwrap_or_else(|| t(l, "none").to_string());
                 // built as markup from the engine's fixed labels and numbers (nothing user-typed)
+                let fits_here = c.verdicts.iter().any(|v| v.gpu == selected && v.fits);
                 let remedies = if c.remedies.is_empty() {
-                    String::new()
+                    if fits_here {
+                        String::new()
+                    } else {
+                        format!(r#"<p class="remedies-h" id="no-remedy">{}</p>"#, t(l, "no_remedy"))
+                    }
                 } else {
                     let items: String = c
                         .remedies

@@ -164,7 +164,13 @@ fn a_job_that_does_not_fit_lists_the_single_changes_that_make_it_fit() {
     page.wait_until("the list to go once it fits", 10, |s| {
         s.count("#remedies") == 0
     });
+    assert_eq!(page.count("#no-remedy"), 0);
     page.assert_no_console_errors();
+    // inference of a 70B model on one 4090: not even 4-bit weights are enough, and the page says so
+    let big = Page::open("/?v=1&m=llama-3.1-70b&j=infer");
+    big.wait_for("#no-remedy", 10);
+    assert_eq!(big.count("#remedies"), 0);
+    big.assert_no_console_errors();
 }
 
 #[test]
