@@ -54,6 +54,43 @@ fn defaults(model_type: &str) -> &'static [(&'static str, u64)] {
             ("sliding_window", 4_096),
             ("sliding_window_pattern", 6),
         ],
+        // LlamaConfig, for the text_config of LLaVA checkpoints
+        "llava_text" => &[
+            ("vocab_size", 32_000),
+            ("hidden_size", 4_096),
+            ("intermediate_size", 11_008),
+            ("num_hidden_layers", 32),
+            ("num_attention_heads", 32),
+            ("max_position_embeddings", 2_048),
+        ],
+        // CLIPVisionConfig
+        "clip_vision_model" => &[
+            ("hidden_size", 768),
+            ("intermediate_size", 3_072),
+            ("num_hidden_layers", 12),
+            ("image_size", 224),
+            ("patch_size", 32),
+            ("num_channels", 3),
+        ],
+        // Qwen2VLVisionConfig / Qwen2_5_VLVisionConfig
+        "qwen2_vl_vision" => &[
+            ("depth", 32),
+            ("embed_dim", 1_280),
+            ("mlp_ratio", 4),
+            ("in_channels", 3),
+            ("patch_size", 14),
+            ("spatial_merge_size", 2),
+            ("temporal_patch_size", 2),
+        ],
+        "qwen2_5_vl_vision" => &[
+            ("depth", 32),
+            ("hidden_size", 1_280),
+            ("intermediate_size", 3_420),
+            ("in_channels", 3),
+            ("patch_size", 14),
+            ("spatial_merge_size", 2),
+            ("temporal_patch_size", 2),
+        ],
         // SiglipVisionConfig
         "siglip_vision_model" => &[
             ("hidden_size", 768),
@@ -155,7 +192,13 @@ pub fn from_value(value: &Value) -> Result<Architecture, EngineError> {
         defaults: &[],
     };
     let model_type = f.string(&["model_type"]).unwrap_or("").to_ascii_lowercase();
-    f.defaults = defaults(&model_type);
+    let top_type = top.get("model_type").and_then(Value::as_str).unwrap_or("");
+    // LLaVA's text_config names only what differs from LlamaConfig's defaults
+    f.defaults = if top_type == "llava" && !std::ptr::eq(text, top) {
+        defaults("llava_text")
+    } else {
+        defaults(&model_type)
+    };
     let gpt_style = GPT_STYLE.contains(&model_type.as_str());
 
     let hidden = f.required(&["hidden_size", "n_embd", "d_model", "dim"])?;
@@ -270,9 +313,13 @@ pub fn from_value(value: &Value) -> Result<Architecture, EngineError> {
         "attention_dropout",
     ]) || f.positive(&["hidden_dropout_prob", "resid_pdrop", "hidden_dropout"]);
     if let Some(vision) = top.get("vision_config").and_then(Value::as_object) {
-        if top.get("model_type").and_then(Value::as_str) == Some("gemma3") {
-            a.extra_params = gemma3_vision_params(vision, hidden)?;
-        }
+        a.extra_params = match top.get("model_type").and_then(Value::as_str) {
+            Some("gemma3") => gemma3_vision_params(vision, hidden)?,
+            Some("qwen2_5_vl") => qwen_vision_params(vision, hidden, true)?,
+            Some("qwen2_vl") => qwen_vision_params(vision, hidden, false)?,
+            Some("llava") => llava_vision_params(vision, hidden, top)?,
+            _ => 0,
+        };
     }
 
     // Mixture of experts
@@ -402,6 +449,108 @@ fn within(setting: &str, n: u64, min: u64, max: u64) -> Result<u64, EngineError>
 }
 
 /// Gemma 3's SigLIP vision tower and its projector onto the text width, as transformers builds them.
+/// A vision tower's field, required (or its config class's default) and within `1..=max`.
+fn vision_field(v: &Fields, names: &[&str], max: u64) -> Result<u64, EngineError> {
+    within(
+        &format!("vision_config.{}", names[0]),
+        v.required(names)?,
+        1,
+        max,
+    )
+}
+
+/// Qwen2-VL and Qwen2.5-VL vision towers, as transformers builds them: a Conv3d patch embedding
+/// without bias, blocks of norms + fused qkv + projection + MLP (Qwen2.5: gated, RMSNorm;
+/// Qwen2: fc1/fc2, LayerNorm), and the patch merger's norm and two-layer MLP into the text width.
+fn qwen_vision_params(
+    vision: &Map<String, Value>,
+    text_hidden: u64,
+    v25: bool,
+) -> Result<u64, EngineError> {
+    let v = Fields {
+        text: vision,
+        top: vision,
+        defaults: defaults(if v25 {
+            "qwen2_5_vl_vision"
+        } else {
+            "qwen2_vl_vision"
+        }),
+    };
+    let h = if v25 {
+        vision_field(&v, &["hidden_size"], 65_536)?
+    } else {
+        vision_field(&v, &["embed_dim"], 65_536)?
+    };
+    let ffn = if v25 {
+        vision_field(&v, &["intermediate_size"], 262_144)?
+    } else {
+        prod(&[h, vision_field(&v, &["mlp_ratio"], 64)?])
+    };
+    let depth = vision_field(&v, &["depth", "num_hidden_layers"], 1_024)?;
+    let channels = vision_field(&v, &["in_channels", "in_chans"], 64)?;
+    let patch = vision_field(&v, &["patch_size", "spatial_patch_size"], 1_024)?;
+    let merge = vision_field(&v, &["spatial_merge_size"], 64)?;
+    let temporal = vision_field(&v, &["temporal_patch_size"], 64)?;
+    let out_name = if v25 {
+        "out_hidden_size"
+    } else {
+        "hidden_size"
+    };
+    // without its own width the merger projects into the text model's (checked with the text model)
+    let out = match v.uint(&[out_name])? {
+        Some(o) => within(&format!("vision_config.{out_name}"), o, 1, 131_072)?,
+        None => text_hidden.min(131_072),
+    };
+    let norm = if v25 { h } else { 2 * h };
+    let mlp = if v25 {
+        3 * h * ffn + 2 * ffn + h
+    } else {
+        2 * h * ffn + ffn + h
+    };
+    let block = 2 * norm + (3 * h * h + 3 * h) + (h * h + h) + mlp;
+    let merged = h * merge * merge;
+    let merger = norm + merged * merged + merged + merged * out + out;
+    Ok(prod(&[channels, temporal, patch, patch, h])
+        .saturating_add(prod(&[depth, block]))
+        .saturating_add(merger))
+}
+
+/// LLaVA: a CLIP vision tower (class token, patch and position embeddings, pre- and post-
+/// LayerNorm, layers of q, k, v, out with biases, two LayerNorms and fc1/fc2) and the two-layer
+/// projector into the text width.
+fn llava_vision_params(
+    vision: &Map<String, Value>,
+    text_hidden: u64,
+    top: &Map<String, Value>,
+) -> Result<u64, EngineError> {
+    let v = Fields {
+        text: vision,
+        top: vision,
+        defaults: defaults("clip_vision_model"),
+    };
+    let h = vision_field(&v, &["hidden_size"], 65_536)?;
+    let ffn = vision_field(&v, &["intermediate_size"], 262_144)?;
+    let layers = vision_field(&v, &["num_hidden_layers"], 1_024)?;
+    let image = vision_field(&v, &["image_size"], 65_536)?;
+    let patch = vision_field(&v, &["patch_size"], 65_536)?;
+    let channels = vision_field(&v, &["num_channels"], 64)?;
+    let positions = (image / patch).pow(2) + 1;
+    let embeddings = h + channels * patch * patch * h + positions * h;
+    let layer = 4 * (h * h + h) + 4 * h + 2 * h * ffn + ffn + h;
+    let bias = top
+        .get("multimodal_projector_bias")
+        .and_then(Value::as_bool)
+        .unwrap_or(true);
+    let projector = prod(&[h, text_hidden])
+        .saturating_add(prod(&[text_hidden, text_hidden]))
+        .saturating_add(if bias {
+            text_hidden.saturating_mul(2)
+        } else {
+            0
+        });
+    Ok((embeddings + 4 * h + layers * layer).saturating_add(projector))
+}
+
 fn gemma3_vision_params(vision: &Map<String, Value>, text_hidden: u64) -> Result<u64, EngineError> {
     let v = Fields {
         text: vision,
@@ -463,6 +612,28 @@ mod tests {
                 .unwrap_err();
         assert_eq!(err, EngineError::MissingField("hidden_size".into()));
         assert!(err.to_string().contains("hidden_size"));
+    }
+
+    #[test]
+    fn qwen2_5_vl_7b_counts_its_vision_tower_like_transformers_8_292_166_656() {
+        let a = parse_config(r#"{"architectures":["Qwen2_5_VLForConditionalGeneration"],"attention_dropout":0.0,"hidden_act":"silu","hidden_size":3584,"intermediate_size":18944,"max_position_embeddings":128000,"max_window_layers":28,"model_type":"qwen2_5_vl","num_attention_heads":28,"num_hidden_layers":28,"num_key_value_heads":4,"rms_norm_eps":1e-06,"rope_theta":1000000.0,"sliding_window":32768,"tie_word_embeddings":false,"torch_dtype":"bfloat16","use_cache":true,"use_sliding_window":false,"vision_config":{"depth":32,"hidden_act":"silu","hidden_size":1280,"intermediate_size":3420,"num_heads":16,"in_chans":3,"out_hidden_size":3584,"patch_size":14,"spatial_merge_size":2,"spatial_patch_size":14,"window_size":112,"fullatt_block_indexes":[7,15,23,31],"tokens_per_second":2,"temporal_patch_size":2},"rope_scaling":{"type":"mrope","mrope_section":[16,24,24]},"vocab_size":152064}"#).unwrap();
+        assert_eq!(a.params().total(), 8_292_166_656);
+        // the vision tower and merger: 676,550,144 of them, outside the language model
+        assert_eq!(a.extra_params, 676_550_144);
+    }
+
+    #[test]
+    fn qwen2_vl_7b_counts_its_vision_tower_like_transformers_8_291_375_616() {
+        let a = parse_config(r#"{"architectures":["Qwen2VLForConditionalGeneration"],"attention_dropout":0.0,"hidden_act":"silu","hidden_size":3584,"intermediate_size":18944,"max_position_embeddings":32768,"max_window_layers":28,"model_type":"qwen2_vl","num_attention_heads":28,"num_hidden_layers":28,"num_key_value_heads":4,"rms_norm_eps":1e-06,"rope_theta":1000000.0,"sliding_window":32768,"tie_word_embeddings":false,"torch_dtype":"bfloat16","use_sliding_window":false,"vision_config":{"depth":32,"embed_dim":1280,"mlp_ratio":4,"num_heads":16,"in_chans":3,"hidden_size":3584,"patch_size":14,"spatial_merge_size":2,"spatial_patch_size":14,"temporal_patch_size":2},"rope_scaling":{"type":"mrope","mrope_section":[16,24,24]},"vocab_size":152064}"#).unwrap();
+        assert_eq!(a.params().total(), 8_291_375_616);
+    }
+
+    #[test]
+    fn llava_1_5_7b_reads_llama_defaults_and_counts_clip_and_projector_like_transformers() {
+        // its text_config names only what differs from LlamaConfig; transformers counts 7,063,427,072
+        let a = parse_config(r#"{"architectures":["LlavaForConditionalGeneration"],"ignore_index":-100,"image_token_index":32000,"model_type":"llava","pad_token_id":32001,"projector_hidden_act":"gelu","text_config":{"_name_or_path":"lmsys/vicuna-7b-v1.5","architectures":["LlamaForCausalLM"],"max_position_embeddings":4096,"model_type":"llama","rms_norm_eps":1e-05,"torch_dtype":"float16","vocab_size":32064},"tie_word_embeddings":false,"torch_dtype":"float16","vision_config":{"hidden_size":1024,"image_size":336,"intermediate_size":4096,"model_type":"clip_vision_model","num_attention_heads":16,"num_hidden_layers":24,"patch_size":14,"projection_dim":768,"vocab_size":32000},"vision_feature_layer":-2,"vision_feature_select_strategy":"default","vocab_size":32064}"#).unwrap();
+        assert_eq!(a.params().total(), 7_063_427_072);
+        assert_eq!(a.extra_params, 303_507_456 + 20_979_712);
     }
 
     #[test]

@@ -474,6 +474,12 @@ fn arb_plausible_field() -> impl Strategy<Value = String> {
             "\"vision_config\":{{\"hidden_size\":{},\"intermediate_size\":{},\"num_hidden_layers\":{l},\"image_size\":{},\"patch_size\":{p}}}",
             h * 8, h * 16, p * 8
         )),
+        // Qwen2-VL / 2.5-VL towers: any field at its edge, the rest from the class defaults
+        (
+            select(vec!["depth", "hidden_size", "embed_dim", "intermediate_size", "mlp_ratio", "in_chans", "patch_size", "spatial_merge_size", "temporal_patch_size", "out_hidden_size"]),
+            prop_oneof![Just(0u64), Just(1u64), Just(u64::MAX), 0u64..=1_000_000_000],
+        )
+            .prop_map(|(k, v)| format!("\"vision_config\":{{\"{k}\":{v}}}")),
     ];
     // any integer field of any family at an edge
     let edge = (
@@ -528,6 +534,9 @@ fn arb_config_shaped() -> impl Strategy<Value = String> {
         "deepseek_v3",
         "gpt_oss",
         "opt",
+        "qwen2_vl",
+        "qwen2_5_vl",
+        "llava",
         "",
         "LLAMA",
     ]);

@@ -83,6 +83,8 @@ const CASES: &[(Reader, &str, Expect, &str)] = &[
     (Decode, "v=2&zzz=1&b=0&%=%&&&==", Notices(&["version 1", "unknown setting \"zzz\"", "batch", "unknown setting \"%\"", "unknown setting \"\""]), "(bad values, one notice each)"),
     (Config, "[]", Refused("top level is not a JSON object"), "(unchanged)"),
     (Config, "{\"a\":\"\\ud800\"}", Refused("hidden_size"), "(a lone surrogate reads as U+FFFD)"),
+    // the LLaVA projector doubled a text width that had not been checked yet
+    (Config, "{\"model_type\":\"llava\",\"text_config\":{\"hidden_size\":18446744073709551615},\"vision_config\":{}}", Refused("hidden_size"), "panic: attempt to multiply with overflow"),
 ];
 
 fn single_line(what: &str, message: &str) {
