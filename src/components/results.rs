@@ -206,39 +206,44 @@ pub fn Explanations() -> impl IntoView {
         st.computed.with(|c| {
             c.as_ref().ok().map(|c| {
                 let b = &c.breakdown;
-                let items = Component::ALL
+                // markup from the engine's formulas (escaped) and fixed labels; the swatch is an
+                // SVG fill, which the page's CSP allows where an inline style would not be
+                let mut html = String::new();
+                for comp in Component::ALL
                     .iter()
                     .filter(|comp| b.lines.iter().any(|line| line.component == **comp && line.bytes > 0))
-                    .map(|comp| {
-                        let lines = b
-                            .lines
-                            .iter()
-                            .filter(|line| line.component == *comp)
-                            .map(|line| {
-                                let dead = !b.at_peak(line);
-                                view! {
-                                    <li class:dead=dead>
-                                        <span class="phase">"[" {phase_text(l, job, line.phase)} "]"</span> " "
-                                        <code>{i18n::formula(l, &line.formula)}</code>
-                                        {dead.then(|| view! { <span class="muted">" (" {t(l, "not_at_peak")} ")"</span> })}
-                                    </li>
-                                }
-                            })
-                            .collect_view();
-                        view! {
-                            <details id=format!("explain-{}", comp.key())>
-                                <summary><span class="swatch" style:background=chart::css_colour(*comp)></span>{i18n::component(l, *comp)} ": " {unit.format(b.bytes(*comp))}</summary>
-                                <p>{i18n::component_doc(l, *comp)}</p>
-                                <ul>{lines}</ul>
-                            </details>
-                        }
-                    })
-                    .collect_view();
+                {
+                    html.push_str(&format!(
+                        r#"<details id="explain-{}"><summary><svg class="swatch" viewBox="0 0 1 1" aria-hidden="true"><rect width="1" height="1" fill="{}"/></svg>{}: {}</summary><p>{}</p><ul>"#,
+                        comp.key(),
+                        chart::css_colour(*comp),
+                        i18n::component(l, *comp),
+                        unit.format(b.bytes(*comp)),
+                        chart::escape(i18n::component_doc(l, *comp))
+                    ));
+                    for line in b.lines.iter().filter(|line| line.component == *comp) {
+                        let dead = !b.at_peak(line);
+                        html.push_str(&format!(
+                            r#"<li{}><span class="phase">[{}]</span> <code>{}</code>{}</li>"#,
+                            if dead { r#" class="dead""# } else { "" },
+                            phase_text(l, job, line.phase),
+                            chart::escape(&i18n::formula(l, &line.formula)),
+                            if dead {
+                                format!(r#"<span class="muted"> ({})</span>"#, t(l, "not_at_peak"))
+                            } else {
+                                String::new()
+                            }
+                        ));
+                    }
+                    html.push_str("</ul></details>");
+                }
+                if job.is_training() && ga > 1 {
+                    html.push_str(&format!(r#"<p class="note" id="accum-note">{}</p>"#, t(l, "accum_note")));
+                }
                 view! {
                     <section class="panel" aria-labelledby="explain-h" id="explanations">
                         <h2 id="explain-h">{t(l, "explain")}</h2>
-                        {items}
-                        {(job.is_training() && ga > 1).then(|| view! { <p class="note" id="accum-note">{t(l, "accum_note")}</p> })}
+                        <div inner_html=html></div>
                     </section>
                 }
             })
