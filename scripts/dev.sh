@@ -45,27 +45,23 @@ ensure_wasm_bindgen() {
   fi
 }
 
-ensure_wasm_opt() {
-  # binaryen 116 from npm (Debian's 108 corrupts today's wasm); Trunk checks the version it prints
-  if ! wasm-opt --version 2>/dev/null | grep -q "version 116"; then
-    command -v npm >/dev/null || die "step 'wasm-opt' needs npm (apt-get install -y npm), or put binaryen 116's wasm-opt on PATH"
-    say "installing wasm-opt (binaryen $BINARYEN_VERSION from npm, seconds) into .tools/"
+# ensure_npm_tool STEP PACKAGE@VERSION CHECK...: installs PACKAGE into .tools/ from npm (seconds)
+# unless CHECK (a command) succeeds
+ensure_npm_tool() {
+  local step=$1 pkg=$2; shift 2
+  if ! "$@"; then
+    command -v npm >/dev/null || die "step '$step' needs npm (apt-get install -y npm), or put $pkg on PATH"
+    say "installing $step ($pkg from npm, seconds) into .tools/"
     mkdir -p .tools
-    run_step "wasm-opt" "npm install --prefix .tools binaryen@$BINARYEN_VERSION" \
-      npm install --silent --no-audit --no-fund --prefix .tools "binaryen@$BINARYEN_VERSION"
+    run_step "$step" "npm install --prefix .tools $pkg" \
+      npm install --silent --no-audit --no-fund --prefix .tools "$pkg"
   fi
 }
 
-ensure_esbuild() {
-  # esbuild minifies wasm-bindgen's JS glue after the build (Trunk's own minifier breaks it)
-  if ! esbuild --version 2>/dev/null | grep -qx "$ESBUILD_VERSION"; then
-    command -v npm >/dev/null || die "step 'esbuild' needs npm (apt-get install -y npm), or put esbuild $ESBUILD_VERSION on PATH"
-    say "installing esbuild $ESBUILD_VERSION from npm (seconds) into .tools/"
-    mkdir -p .tools
-    run_step "esbuild" "npm install --prefix .tools esbuild@$ESBUILD_VERSION" \
-      npm install --silent --no-audit --no-fund --prefix .tools "esbuild@$ESBUILD_VERSION"
-  fi
-}
+# binaryen 116 (Debian's 108 corrupts today's wasm); Trunk checks the version it prints
+has_wasm_opt() { wasm-opt --version 2>/dev/null | grep -q "version 116"; }
+# esbuild minifies wasm-bindgen's JS glue after the build (Trunk's own minifier breaks it)
+has_esbuild() { esbuild --version 2>/dev/null | grep -qx "$ESBUILD_VERSION"; }
 
 ensure_browser() {
   if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
@@ -79,8 +75,8 @@ setup() {
   ensure_wasm_target
   ensure_wasm_bindgen
   ensure_trunk
-  ensure_wasm_opt
-  ensure_esbuild
+  ensure_npm_tool wasm-opt "binaryen@$BINARYEN_VERSION" has_wasm_opt
+  ensure_npm_tool esbuild "esbuild@$ESBUILD_VERSION" has_esbuild
 }
 
 build_dist() {
