@@ -172,19 +172,16 @@ pub fn decode(link: &str) -> Decoded {
                 "zh" => page.lang = Some("zh"),
                 _ => bad(&mut notices, "the page speaks en and zh"),
             },
-            key if Switch::ALL.iter().any(|w| w.key() == key) => {
-                let on = match v.as_str() {
-                    "1" => Some(true),
-                    "0" => Some(false),
-                    _ => None,
-                };
-                match (Switch::ALL.iter().find(|w| w.key() == key), on) {
-                    (Some(&w), Some(on)) => s.set_switch(w, on),
+            key => match (
+                Switch::ALL.iter().find(|w| w.key() == key),
+                RANGES.iter().find(|(_, rk, _, _)| *rk == key),
+            ) {
+                (Some(&w), _) => match v.as_str() {
+                    "1" => s.set_switch(w, true),
+                    "0" => s.set_switch(w, false),
                     _ => bad(&mut notices, "should be 0 or 1"),
-                }
-            }
-            key => match RANGES.iter().find(|(_, rk, _, _)| *rk == key) {
-                Some((label, _, min, max)) => match v.parse::<u64>() {
+                },
+                (None, Some((label, _, min, max))) => match v.parse::<u64>() {
                     Ok(n) if (*min..=*max).contains(&n) => {
                         s.set_number(key, n);
                     }
@@ -193,7 +190,7 @@ pub fn decode(link: &str) -> Decoded {
                         &format!("{label} must be a whole number from {min} to {max}"),
                     ),
                 },
-                None => {
+                (None, None) => {
                     let shown_key: String = key.chars().take(40).collect();
                     notices.push(format!("ignored unknown setting {shown_key:?}"));
                 }
