@@ -373,7 +373,7 @@ impl<'a> Budget<'a> {
     fn weight_bytes(&self) -> (u64, String) {
         let p = &self.params;
         let fmt = self.fmt;
-        let small_bytes = if fmt == WeightFormat::Fp32 { 4 } else { 2 };
+        let small_bytes = fmt.compute_bytes();
         let head = self.quantized_head();
         let emb = match head {
             // the head takes the linear layers' format; a tied head becomes its own copy
@@ -532,7 +532,7 @@ impl<'a> Budget<'a> {
         let n = self.trainable - self.saved;
         let tb = self.trainable_bytes();
         if self.saved > 0 {
-            let es = if self.fmt == WeightFormat::Fp32 { 4 } else { 2 };
+            let es = self.fmt.compute_bytes();
             let copies = div_ceil(prod(&[self.saved, es]), self.shard(3) * self.tp);
             let saved = self.saved;
             self.push(Component::Adapter, Phase::Always, copies, |b| {
@@ -600,7 +600,7 @@ impl<'a> Budget<'a> {
         self.grads_and_states(main);
         if self.saved > 0 {
             // modules_to_save copies live in the model's dtype, and so do torch's states for them
-            let es = if self.fmt == WeightFormat::Fp32 { 4 } else { 2 };
+            let es = self.fmt.compute_bytes();
             let state = match self.s.optimizer {
                 Optimizer::AdamW8bit => 1,
                 _ => es,
