@@ -127,11 +127,11 @@ fn every_case_is_compared_or_says_why_not() {
         match o {
             Outcome::Compared(c) => {
                 assert!(
-                    c.measured > 0.0 && c.estimated.is_finite() && c.estimated > 0.0,
+                    c.mapped.measured > 0.0 && c.estimated.is_finite() && c.estimated > 0.0,
                     "{}: {} vs {}",
                     c.id,
                     c.estimated,
-                    c.measured
+                    c.mapped.measured
                 )
             }
             Outcome::NotExpressible { id, why, .. } | Outcome::Skipped { id, why, .. } => {
@@ -150,9 +150,10 @@ fn every_case_is_compared_or_says_why_not() {
 fn mapped_shapes_reproduce_the_stated_parameter_counts() {
     let Some(r) = report() else { return };
     for c in r.compared() {
-        let arch = c.scenario.model.architecture().unwrap();
+        let arch = c.mapped.scenario.model.architecture().unwrap();
         let ours = arch.params().total();
         let stated = c
+            .mapped
             .stated_params
             .unwrap_or_else(|| panic!("{} states no parameter count", c.id));
         assert!(
@@ -174,10 +175,15 @@ fn mapped_shapes_reproduce_the_stated_parameter_counts() {
 fn lora_adapter_counts_match_the_sources_except_fused_qkv_adapters() {
     let Some(r) = report() else { return };
     let mut checked = 0;
-    for c in r.counted().filter(|c| c.scenario.job.is_peft()) {
-        if c.notes.iter().any(|n| n.starts_with("LoRA params")) {
+    for c in r.counted().filter(|c| c.mapped.scenario.job.is_peft()) {
+        if c.mapped.notes.iter().any(|n| n.starts_with("LoRA params")) {
             // Qwen (1) puts one adapter on the fused c_attn; the engine counts separate q, k, v adapters
-            assert!(c.id.starts_with("QWEN-FT"), "{}: {:?}", c.id, c.notes);
+            assert!(
+                c.id.starts_with("QWEN-FT"),
+                "{}: {:?}",
+                c.id,
+                c.mapped.notes
+            );
         } else {
             checked += 1;
         }

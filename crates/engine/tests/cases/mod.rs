@@ -135,28 +135,23 @@ pub struct Mapped {
     pub notes: Vec<String>,
 }
 
-/// One compared case.
+/// One compared case: how it was mapped, and the engine's figure for it.
 #[derive(Clone, Debug)]
 pub struct Compared {
     pub id: String,
     pub task: String,
     pub completeness: String,
-    pub group: Group,
-    pub measure: Measure,
-    pub measured: f64,
+    pub mapped: Mapped,
     pub estimated: f64,
     /// The engine's components at its peak, in GiB (and the serving fit where it applies).
     pub components: String,
-    pub notes: Vec<String>,
-    pub stated_params: Option<u64>,
     pub breakdown: Breakdown,
-    pub scenario: Scenario,
 }
 
 impl Compared {
     /// Signed error of the estimate, in percent of the measurement.
     pub fn error_pct(&self) -> f64 {
-        (self.estimated - self.measured) / self.measured * 100.0
+        (self.estimated - self.mapped.measured) / self.mapped.measured * 100.0
     }
 
     /// Whether the case counts in the statistics (complete or mostly complete).
@@ -270,7 +265,7 @@ impl Report {
     pub fn stats(&self, group: Option<Group>) -> Option<Stats> {
         stats(
             self.counted()
-                .filter(|c| group.is_none_or(|g| c.group == g)),
+                .filter(|c| group.is_none_or(|g| c.mapped.group == g)),
         )
     }
 
@@ -294,11 +289,11 @@ impl Report {
                 out,
                 "{:<14} {:<15} {:<9} {:<30} {:>10} {:>10} {:>7.1}%  {}",
                 c.id,
-                c.group.label(),
+                c.mapped.group.label(),
                 c.completeness,
-                c.measure.label(),
-                fmt_value(c.measured, c.measure),
-                fmt_value(c.estimated, c.measure),
+                c.mapped.measure.label(),
+                fmt_value(c.mapped.measured, c.mapped.measure),
+                fmt_value(c.estimated, c.mapped.measure),
                 c.error_pct(),
                 c.components
             );
@@ -316,8 +311,8 @@ impl Report {
                         .map(|r| {
                             format!(
                                 " [without it: {} vs {} measured, {:+.1}%]",
-                                fmt_value(r.estimated, r.measure),
-                                fmt_value(r.measured, r.measure),
+                                fmt_value(r.estimated, r.mapped.measure),
+                                fmt_value(r.mapped.measured, r.mapped.measure),
                                 r.error_pct()
                             )
                         })
@@ -459,14 +454,14 @@ impl Report {
                 "| {}{} | {} | {} | {} | {} | {} | {:+.1} % | {} | {} |",
                 c.id,
                 if c.counted() { "" } else { " ¹" },
-                c.group.label(),
+                c.mapped.group.label(),
                 c.completeness,
-                c.measure.label(),
-                fmt_value(c.measured, c.measure),
-                fmt_value(c.estimated, c.measure),
+                c.mapped.measure.label(),
+                fmt_value(c.mapped.measured, c.mapped.measure),
+                fmt_value(c.estimated, c.mapped.measure),
                 c.error_pct(),
                 c.components,
-                md_escape(&c.notes.join("; "))
+                md_escape(&c.mapped.notes.join("; "))
             );
         }
         out.push_str("\n¹ partial inputs: shown, not counted in the statistics.\n\n");
@@ -479,18 +474,18 @@ impl Report {
                 out,
                 "| {} | {} | {} | {} | {} | {:+.1} % | {}{} {} | {} |",
                 c.id,
-                c.group.label(),
-                c.measure.label(),
-                fmt_value(c.measured, c.measure),
-                fmt_value(c.estimated, c.measure),
+                c.mapped.group.label(),
+                c.mapped.measure.label(),
+                fmt_value(c.mapped.measured, c.mapped.measure),
+                fmt_value(c.estimated, c.mapped.measure),
                 c.error_pct(),
-                if c.estimated >= c.measured {
+                if c.estimated >= c.mapped.measured {
                     "+"
                 } else {
                     "−"
                 },
-                fmt_value((c.estimated - c.measured).abs(), c.measure),
-                c.measure.unit(),
+                fmt_value((c.estimated - c.mapped.measured).abs(), c.mapped.measure),
+                c.mapped.measure.unit(),
                 c.components
             );
         }
@@ -510,8 +505,8 @@ impl Report {
                     .map(|r| {
                         format!(
                             "{} vs {} measured ({:+.1} %)",
-                            fmt_value(r.estimated, r.measure),
-                            fmt_value(r.measured, r.measure),
+                            fmt_value(r.estimated, r.mapped.measure),
+                            fmt_value(r.mapped.measured, r.mapped.measure),
                             r.error_pct()
                         )
                     })
@@ -559,7 +554,7 @@ fn md_escape(s: &str) -> String {
 
 fn order_key(o: &Outcome) -> (u8, Group, String) {
     match o {
-        Outcome::Compared(c) => (0, c.group, c.id.clone()),
+        Outcome::Compared(c) => (0, c.mapped.group, c.id.clone()),
         Outcome::NotExpressible { id, group, .. } => (1, group.unwrap_or(Group::Full), id.clone()),
         Outcome::Skipped { id, .. } => (2, Group::Full, id.clone()),
     }
@@ -1301,20 +1296,16 @@ fn evaluate(c: &Value, n: &Value) -> Outcome {
         }
     };
     let (m, why_not) = mapped;
+    let group = m.group;
     let compared = match engine_figure(&m) {
         Ok((estimated, components, breakdown)) => Compared {
             id: id.clone(),
             task: task.clone(),
             completeness: completeness.clone(),
-            group: m.group,
-            measure: m.measure,
-            measured: m.measured,
+            mapped: m,
             estimated,
             components,
-            notes: m.notes.clone(),
-            stated_params: m.stated_params,
             breakdown,
-            scenario: m.scenario.clone(),
         },
         Err(e) => {
             return Outcome::Skipped {
@@ -1328,7 +1319,7 @@ fn evaluate(c: &Value, n: &Value) -> Outcome {
         return Outcome::NotExpressible {
             id,
             task,
-            group: Some(m.group),
+            group: Some(group),
             why,
             reference: Some(Box::new(compared)),
         };
