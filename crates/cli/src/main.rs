@@ -274,7 +274,7 @@ fn run(args: &Args) -> Result<String, String> {
     let b = memory::estimate_with(&s, &arch, true).map_err(|e| e.to_string())?;
     let verdicts = fit::verdicts(&s, &arch).map_err(|e| e.to_string())?;
     let solved = fit::solve(&s, &arch);
-    let remedies = fit::remedies(&s, &arch);
+    let remedies = fit::remedies(&s, &arch, &b);
     if args.json {
         Ok(json(&s, &b, &verdicts, &solved, &remedies) + "\n")
     } else {
@@ -496,7 +496,7 @@ mod tests {
             &b,
             &fit::verdicts(&s, &arch).unwrap(),
             &fit::solve(&s, &arch),
-            &fit::remedies(&s, &arch),
+            &fit::remedies(&s, &arch, &b),
         ))
         .unwrap();
         for c in Component::ALL {

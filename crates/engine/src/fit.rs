@@ -66,11 +66,10 @@ impl Remedy {
     }
 }
 
-/// When the job does not fit the selected GPU: each single change that makes it fit, with the
-/// total per GPU it then needs. Empty when it fits already.
-pub fn remedies(s: &Scenario, arch: &Architecture) -> Vec<(Remedy, u64)> {
-    let fits_now = estimate_with(s, arch, false).is_ok_and(|b| fits(s, &b, s.gpu));
-    if fits_now {
+/// When the job (`b`, its breakdown) does not fit the selected GPU: each single change that makes
+/// it fit, with the total per GPU it then needs. Empty when it fits already.
+pub fn remedies(s: &Scenario, arch: &Architecture, b: &Breakdown) -> Vec<(Remedy, u64)> {
+    if fits(s, b, s.gpu) {
         return Vec::new();
     }
     Remedy::ALL
@@ -266,7 +265,7 @@ mod tests {
         let arch = s.model.architecture().unwrap();
         let b = estimate_with(&s, &arch, false).unwrap();
         assert!(!fits(&s, &b, s.gpu));
-        let r = remedies(&s, &arch);
+        let r = remedies(&s, &arch, &b);
         assert!(r.iter().any(|(x, _)| *x == Remedy::Checkpointing), "{r:?}");
         for (x, total) in &r {
             assert!(*total <= s.gpu.bytes() && *total < b.total, "{x:?}");
@@ -277,7 +276,8 @@ mod tests {
             seq: 512,
             ..s
         };
-        assert!(remedies(&small, &arch).is_empty());
+        let fitting = estimate_with(&small, &arch, false).unwrap();
+        assert!(remedies(&small, &arch, &fitting).is_empty());
     }
 
     #[test]

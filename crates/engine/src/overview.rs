@@ -36,7 +36,7 @@ impl Overview {
         let breakdown = estimate_with(s, &arch, true)?;
         let verdicts = fit::verdicts(s, &arch)?;
         let solved = fit::solve(s, &arch);
-        let remedies = fit::remedies(s, &arch);
+        let remedies = fit::remedies(s, &arch, &breakdown);
         let mut counts: Vec<u64> = vec![1, 2, 4, 8];
         if !counts.contains(&s.gpus) {
             counts.push(s.gpus);

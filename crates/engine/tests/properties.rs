@@ -245,7 +245,7 @@ proptest! {
     fn every_suggested_change_makes_the_job_fit_and_none_is_suggested_when_it_fits(s in arb_scenario()) {
         let arch = s.model.architecture().unwrap();
         let b = memory::estimate_with(&s, &arch, false).unwrap();
-        let remedies = fit::remedies(&s, &arch);
+        let remedies = fit::remedies(&s, &arch, &b);
         if fit::fits(&s, &b, s.gpu) {
             prop_assert!(remedies.is_empty());
         }
