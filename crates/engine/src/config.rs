@@ -459,6 +459,34 @@ fn vision_field(v: &Fields, names: &[&str], max: u64) -> Result<u64, EngineError
     )
 }
 
+/// The shape of a CLIP / SigLIP vision transformer, from its vision_config.
+struct ViT {
+    h: u64,
+    ffn: u64,
+    layers: u64,
+    image: u64,
+    patch: u64,
+    channels: u64,
+}
+
+impl ViT {
+    fn read(v: &Fields) -> Result<ViT, EngineError> {
+        Ok(ViT {
+            h: vision_field(v, &["hidden_size"], 65_536)?,
+            ffn: vision_field(v, &["intermediate_size"], 262_144)?,
+            layers: vision_field(v, &["num_hidden_layers"], 1_024)?,
+            image: vision_field(v, &["image_size"], 65_536)?,
+            patch: vision_field(v, &["patch_size"], 65_536)?,
+            channels: vision_field(v, &["num_channels"], 64)?,
+        })
+    }
+
+    /// One encoder layer: q, k, v, out with biases, two LayerNorms, fc1 and fc2 with biases.
+    fn layer_params(h: u64, ffn: u64) -> u64 {
+        4 * (h * h + h) + 4 * h + 2 * h * ffn + ffn + h
+    }
+}
+
 /// Qwen2-VL and Qwen2.5-VL vision towers, as transformers builds them: a Conv3d patch embedding
 /// without bias, blocks of norms + fused qkv + projection + MLP (Qwen2.5: gated, RMSNorm;
 /// Qwen2: fc1/fc2, LayerNorm), and the patch merger's norm and two-layer MLP into the text width.
@@ -528,15 +556,16 @@ fn llava_vision_params(
         top: vision,
         defaults: defaults("clip_vision_model"),
     };
-    let h = vision_field(&v, &["hidden_size"], 65_536)?;
-    let ffn = vision_field(&v, &["intermediate_size"], 262_144)?;
-    let layers = vision_field(&v, &["num_hidden_layers"], 1_024)?;
-    let image = vision_field(&v, &["image_size"], 65_536)?;
-    let patch = vision_field(&v, &["patch_size"], 65_536)?;
-    let channels = vision_field(&v, &["num_channels"], 64)?;
+    let ViT {
+        h,
+        ffn,
+        layers,
+        image,
+        patch,
+        channels,
+    } = ViT::read(&v)?;
     let positions = (image / patch).pow(2) + 1;
     let embeddings = h + channels * patch * patch * h + positions * h;
-    let layer = 4 * (h * h + h) + 4 * h + 2 * h * ffn + ffn + h;
     let bias = top
         .get("multimodal_projector_bias")
         .and_then(Value::as_bool)
@@ -548,7 +577,7 @@ fn llava_vision_params(
         } else {
             0
         });
-    Ok((embeddings + 4 * h + layers * layer).saturating_add(projector))
+    Ok((embeddings + 4 * h + layers * ViT::layer_params(h, ffn)).saturating_add(projector))
 }
 
 fn gemma3_vision_params(vision: &Map<String, Value>, text_hidden: u64) -> Result<u64, EngineError> {
@@ -557,30 +586,18 @@ fn gemma3_vision_params(vision: &Map<String, Value>, text_hidden: u64) -> Result
         top: vision,
         defaults: defaults("siglip_vision_model"),
     };
-    let field = |name: &str, max: u64| {
-        within(
-            &format!("vision_config.{name}"),
-            v.required(&[name])?,
-            1,
-            max,
-        )
-    };
-    let (h, ffn, layers) = (
-        field("hidden_size", 65_536)?,
-        field("intermediate_size", 262_144)?,
-        field("num_hidden_layers", 1_024)?,
-    );
-    let (image, patch, channels) = (
-        field("image_size", 65_536)?,
-        field("patch_size", 65_536)?,
-        field("num_channels", 64)?,
-    );
+    let ViT {
+        h,
+        ffn,
+        layers,
+        image,
+        patch,
+        channels,
+    } = ViT::read(&v)?;
     let linear = |i: u64, o: u64| i * o + o;
     let mlp = linear(h, ffn) + linear(ffn, h);
     let patches = (image / patch).pow(2);
     let embeddings = channels * patch * patch * h + h + patches * h;
-    // q, k, v, out with biases, two LayerNorms, the MLP
-    let layer = 4 * linear(h, h) + 2 * 2 * h + mlp;
     // probe, multi-head attention, LayerNorm, MLP
     let head = if v.boolean(&["vision_use_head"]).unwrap_or(true) {
         h + 3 * linear(h, h) + linear(h, h) + 2 * h + mlp
@@ -589,7 +606,7 @@ fn gemma3_vision_params(vision: &Map<String, Value>, text_hidden: u64) -> Result
     };
     // mm_input_projection_weight and mm_soft_emb_norm
     let projector = prod(&[h, text_hidden]).saturating_add(h);
-    Ok((embeddings + layers * layer + 2 * h + head).saturating_add(projector))
+    Ok((embeddings + ViT::layer_params(h, ffn) * layers + 2 * h + head).saturating_add(projector))
 }
 
 #[cfg(test)]
