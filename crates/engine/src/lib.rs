@@ -23,6 +23,7 @@ pub use dtype::{KvDtype, WeightFormat};
 pub use error::EngineError;
 pub use fit::{remedies, solve, verdicts, Remedy, Solved, Verdict};
 pub use gpus::Gpu;
+pub use link::{decode as decode_link, encode as encode_link, Decoded, PageSettings};
 pub use memory::{estimate, estimate_with, Breakdown, Component, Line, Phase};
 pub use model::Architecture;
 pub use overview::Overview;
