@@ -12,3 +12,6 @@ setup:   ## only install the tools
 	@bash scripts/dev.sh setup
 bench:   ## engine and browser benchmarks (see BENCHMARKS.md)
 	@bash scripts/dev.sh bench
+.PHONY: validate
+validate: ## rewrite docs/accuracy.md: the engine against the measured cases in validation/
+	@bash scripts/dev.sh validate

@@ -117,6 +117,12 @@ test_all() {
   say "all checks passed in $((SECONDS - t0)) s"
 }
 
+validate() {
+  say "docs/accuracy.md: the engine against the measured cases in validation/"
+  run_step "validate" "cargo run -p vram-engine --example validate -- --write docs/accuracy.md" \
+    cargo run -q -p vram-engine --example validate -- --write docs/accuracy.md
+}
+
 case "${1:-}" in
   serve) serve ;;
   dist) build_dist ;;
@@ -124,5 +130,6 @@ case "${1:-}" in
   setup) setup; ensure_browser ;;
   test) test_all ;;
   bench) bash scripts/bench.sh ;;
-  *) echo "usage: scripts/dev.sh serve|test|dist|watch|setup|bench"; exit 2 ;;
+  validate) validate ;;
+  *) echo "usage: scripts/dev.sh serve|test|dist|watch|setup|bench|validate"; exit 2 ;;
 esac

@@ -1,12 +1,14 @@
 //! Compares the engine with every measured case of the validation set.
 //!
 //! ```sh
-//! cargo run -p vram-engine --release --example validate                       # a table on stdout
-//! cargo run -p vram-engine --release --example validate -- --write docs/accuracy.md
+//! cargo run -p vram-engine --example validate              # a table on stdout
+//! cargo run -p vram-engine --example validate -- --write docs/accuracy.md
 //! ```
 //!
-//! The cases are read from `../shared/validation` (next to the repository root) or from
-//! `$VRAM_VALIDATION_DIR`. With `--write`, the report also gets a section comparing the engine
+//! `make validate` runs the second line (it takes well under a second once built; the test build
+//! has already compiled what it needs). The cases are read from the repository's `validation/`
+//! folder, or from `$VRAM_VALIDATION_DIR` (another set in the same format, scored the same way).
+//! With `--write`, the report also gets a section comparing the engine
 //! with PyTorch runs on the CPU, component by component, from `docs/measure/` (override with
 //! `--measure DIR`) when that folder holds results.
 
@@ -23,8 +25,10 @@ use vram_engine::{
     ModelChoice, Optimizer, Scenario, WeightFormat,
 };
 
-const COMMAND: &str =
-    "cargo run -p vram-engine --release --example validate -- --write docs/accuracy.md";
+const COMMAND: &str = "cargo run -p vram-engine --example validate -- --write docs/accuracy.md";
+
+/// The CPU measuring script, from the repository root, for runs.json entries that name none.
+const MEASURE_SCRIPT: &str = "docs/measure/measure.py";
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
@@ -48,7 +52,12 @@ fn main() -> ExitCode {
     let report = match cases::Report::load(&dir) {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("{e}\n(set VRAM_VALIDATION_DIR to the folder holding cases.jsonl and normalized.jsonl)");
+            eprintln!(
+                "{e}\n(the cases are read from {}: the repository's validation/ folder, or the folder {} names, \
+                 holding cases.jsonl and normalized.jsonl)",
+                dir.display(),
+                cases::DIR_VAR
+            );
             return ExitCode::FAILURE;
         }
     };
@@ -86,7 +95,8 @@ fn main() -> ExitCode {
 /// One run of measure.py: its arguments and the JSON it printed.
 struct CpuRun {
     name: String,
-    /// measure.py, or docs/measure/switches.py for the loops measure.py does not run.
+    /// The script, from the repository root: `docs/measure/measure.py` unless runs.json names
+    /// another (docs/measure/switches.py for the loops measure.py does not run).
     script: String,
     config: String,
     args: Vec<String>,
@@ -125,7 +135,7 @@ fn cpu_runs(dir: &Path) -> Result<Vec<CpuRun>, String> {
         let script = r
             .get("script")
             .and_then(Value::as_str)
-            .unwrap_or("/work/shared/tools/measure.py")
+            .unwrap_or(MEASURE_SCRIPT)
             .to_string();
         let path = dir.join("results").join(format!("{name}.json"));
         let Ok(text) = std::fs::read_to_string(&path) else {
@@ -296,7 +306,7 @@ fn cpu_section(dir: &Path) -> Result<String, String> {
     let mut out = String::new();
     out.push_str("## PyTorch on CPU, component by component\n\n");
     out.push_str(
-        "`/work/shared/tools/measure.py` runs transformers (and PEFT for LoRA) on randomly initialised weights on the CPU and \
+        "`docs/measure/measure.py` runs transformers (and PEFT for LoRA) on randomly initialised weights on the CPU and \
          counts every live tensor storage the way the CUDA allocator's `allocated` figure does, keeping the breakdown at the \
          peak: parameters (and buffers), gradients, optimizer state and *other* (activations, logits, temporaries, KV cache). \
          It has no CUDA context and no allocator rounding, so it is compared with the engine's tensor lines for the same \
@@ -306,7 +316,7 @@ fn cpu_section(dir: &Path) -> Result<String, String> {
     );
     out.push_str(
         "Each run (from the repository root, with the venv `.venv-measure` holding torch, transformers and peft; \
-         `docs/measure/run.sh` runs them all from `docs/measure/runs.json`, each well under a minute on two cores; \
+         `make measure` reruns all of them from `docs/measure/runs.json`, each well under a minute on two cores; \
          `docs/measure/switches.py` imports measure.py's counter and model builder and adds the loops measure.py does not \
          run: the optimizer step in backward, PEFT modules_to_save, a static cache, and the chunked loss eager vs \
          compiled):\n\n```sh\n",

@@ -1,33 +1,53 @@
 //! The engine against measured GPU memory: the same comparison as `examples/validate.rs`
 //! (which writes docs/accuracy.md), held to the targets the engine meets today.
 //!
-//! The cases live outside the repository, in `../shared/validation` (or `$VRAM_VALIDATION_DIR`);
-//! when that folder is absent every test here says so and passes.
+//! The cases are carried in the repository, in `validation/` (its README describes the format and
+//! the source of each case); `$VRAM_VALIDATION_DIR` points the same tests at another folder of cases
+//! in the same format. A missing or unreadable set fails every test here, naming the folder: nothing
+//! passes without data.
 
 mod cases;
 
+use std::collections::HashSet;
+use std::path::Path;
 use std::sync::OnceLock;
 
-use cases::{Group, Outcome, Report, Stats, TARGET_MEDIAN_PCT, TARGET_P90_PCT};
+use serde_json::Value;
 
-fn report() -> Option<&'static Report> {
-    static REPORT: OnceLock<Option<Report>> = OnceLock::new();
-    REPORT
-        .get_or_init(|| {
-            let dir = cases::validation_dir();
-            if !dir.join("cases.jsonl").exists() {
-                eprintln!(
-                    "skipping: no validation set at {} (set VRAM_VALIDATION_DIR)",
-                    dir.display()
-                );
-                return None;
-            }
-            Some(
-                Report::load(&dir)
-                    .unwrap_or_else(|e| panic!("the validation set does not load: {e}")),
-            )
-        })
-        .as_ref()
+use cases::{Group, Outcome, Report, Stats, DIR_VAR, TARGET_MEDIAN_PCT, TARGET_P90_PCT};
+
+/// How many cases the repository's `validation/` holds: a removed or truncated file changes it.
+const IN_REPO_CASES: usize = 62;
+
+/// The bound every task's 90th percentile stays within today, the two that miss the 25 % target
+/// included (serving 36.5 %, LoRA 33.0 %): a regression past it fails.
+const TASK_P90_BOUND_PCT: f64 = 40.0;
+
+fn report() -> &'static Report {
+    static REPORT: OnceLock<Report> = OnceLock::new();
+    REPORT.get_or_init(|| {
+        let dir = cases::validation_dir();
+        Report::load(&dir).unwrap_or_else(|e| panic!("{}", missing_set(&dir, &e)))
+    })
+}
+
+fn missing_set(dir: &Path, error: &str) -> String {
+    format!(
+        "the validation set in {} does not load ({error}); it should be the repository's validation/ \
+         folder, or the folder {DIR_VAR} names, holding cases.jsonl and normalized.jsonl",
+        dir.display()
+    )
+}
+
+fn read(dir: &Path, file: &str) -> Vec<Value> {
+    cases::read_jsonl(&dir.join(file)).unwrap_or_else(|e| panic!("{}", missing_set(dir, &e)))
+}
+
+fn ids(lines: &[Value]) -> Vec<&str> {
+    lines
+        .iter()
+        .map(|l| l.get("id").and_then(Value::as_str).unwrap_or(""))
+        .collect()
 }
 
 fn stats(r: &Report, g: Option<Group>) -> Stats {
@@ -47,7 +67,7 @@ fn describe(r: &Report) -> String {
 
 #[test]
 fn median_error_over_the_measured_cases_stays_within_10_percent() {
-    let Some(r) = report() else { return };
+    let r = report();
     let s = stats(r, None);
     eprintln!(
         "overall: {} cases, median {:.1}%, p90 {:.1}%, worst {:.1}%",
@@ -64,8 +84,7 @@ fn median_error_over_the_measured_cases_stays_within_10_percent() {
 
 #[test]
 fn inference_estimates_stay_within_10_percent_median_and_25_percent_p90() {
-    let Some(r) = report() else { return };
-    let s = stats(r, Some(Group::Inference));
+    let s = stats(report(), Some(Group::Inference));
     assert!(
         s.median <= TARGET_MEDIAN_PCT,
         "inference median {:.1}%",
@@ -76,7 +95,7 @@ fn inference_estimates_stay_within_10_percent_median_and_25_percent_p90() {
 
 #[test]
 fn full_fine_tune_lora_and_serving_medians_stay_within_10_percent() {
-    let Some(r) = report() else { return };
+    let r = report();
     for g in [Group::Full, Group::Lora, Group::Serving] {
         let s = stats(r, Some(g));
         assert!(
@@ -91,7 +110,7 @@ fn full_fine_tune_lora_and_serving_medians_stay_within_10_percent() {
 
 #[test]
 fn the_90th_percentile_error_stays_within_25_percent_overall_and_for_inference_full_and_qlora() {
-    let Some(r) = report() else { return };
+    let r = report();
     for g in [None, Some(Group::Full), Some(Group::Qlora)] {
         let s = stats(r, g);
         let name = g.map(|g| g.label()).unwrap_or("overall");
@@ -105,23 +124,96 @@ fn the_90th_percentile_error_stays_within_25_percent_overall_and_for_inference_f
     }
 }
 
-/// Targets the engine does not meet yet: printed, not asserted, so the physics can be tuned from
-/// the report (docs/accuracy.md lists the worst cases and why).
+/// Serving and LoRA miss the 25 % p90 target today (docs/accuracy.md lists the worst cases and
+/// why); every task still reports its figures and none may drift past the bound it holds today.
 #[test]
-fn targets_not_met_yet_are_reported() {
-    let Some(r) = report() else { return };
+fn every_task_reports_its_median_and_p90_and_no_task_p90_exceeds_40_percent() {
+    let r = report();
     for g in Group::ALL.iter().map(|g| Some(*g)).chain([None]) {
         let s = stats(r, g);
         let name = g.map(|g| g.label()).unwrap_or("overall");
-        if s.median > TARGET_MEDIAN_PCT || s.p90 > TARGET_P90_PCT {
-            eprintln!("not met yet: {name}: median {:.1}% (target {TARGET_MEDIAN_PCT}%), p90 {:.1}% (target {TARGET_P90_PCT}%)", s.median, s.p90);
+        eprintln!(
+            "{name}: {} cases, median {:.1}% (target {TARGET_MEDIAN_PCT}%), p90 {:.1}% (target {TARGET_P90_PCT}%)",
+            s.n, s.median, s.p90
+        );
+        assert!(
+            s.median.is_finite() && s.p90.is_finite() && s.median <= s.p90,
+            "{name}: median {} and p90 {}",
+            s.median,
+            s.p90
+        );
+        assert!(
+            s.p90 <= TASK_P90_BOUND_PCT,
+            "{name} p90 {:.1}% over {} cases is past {TASK_P90_BOUND_PCT}%; {}",
+            s.p90,
+            s.n,
+            describe(r)
+        );
+    }
+}
+
+#[test]
+fn the_in_repo_set_holds_all_62_cases_once_in_both_files() {
+    let dir = cases::in_repo_validation_dir();
+    let sources = read(&dir, "cases.jsonl");
+    let normalized = read(&dir, "normalized.jsonl");
+    for (file, lines) in [("cases.jsonl", &sources), ("normalized.jsonl", &normalized)] {
+        assert_eq!(
+            lines.len(),
+            IN_REPO_CASES,
+            "validation/{file} holds {} cases, not {IN_REPO_CASES}: a case was removed or the file cut short \
+             (adding one? update IN_REPO_CASES and the table in validation/README.md)",
+            lines.len()
+        );
+        let unique: HashSet<&str> = ids(lines).into_iter().collect();
+        assert_eq!(unique.len(), lines.len(), "validation/{file} repeats an id");
+        assert!(
+            !unique.contains(""),
+            "validation/{file} has a case without an id"
+        );
+    }
+    let (mut a, mut b) = (ids(&sources), ids(&normalized));
+    a.sort_unstable();
+    b.sort_unstable();
+    assert_eq!(
+        a, b,
+        "cases.jsonl and normalized.jsonl hold different cases"
+    );
+}
+
+#[test]
+fn every_case_names_its_source_what_was_measured_and_the_unit() {
+    let dir = cases::validation_dir();
+    for case in read(&dir, "cases.jsonl") {
+        let id = case.get("id").and_then(Value::as_str).unwrap_or("?");
+        for key in ["source", "measurement", "unit", "task", "completeness"] {
+            let text = case.get(key).and_then(Value::as_str).unwrap_or("");
+            assert!(!text.trim().is_empty(), "{id} has no {key}");
         }
+        assert!(
+            case.get("value").is_some_and(|v| !v.is_null()),
+            "{id} has no value"
+        );
+    }
+}
+
+#[test]
+fn the_validation_readme_lists_every_in_repo_case() {
+    let dir = cases::in_repo_validation_dir();
+    let readme = std::fs::read_to_string(dir.join("README.md"))
+        .unwrap_or_else(|e| panic!("{}", missing_set(&dir, &e.to_string())));
+    for case in read(&dir, "cases.jsonl") {
+        let id = case.get("id").and_then(Value::as_str).unwrap_or("?");
+        assert!(
+            readme.contains(&format!("| {id} |")),
+            "validation/README.md does not list {id} in its table of cases"
+        );
     }
 }
 
 #[test]
 fn every_case_is_compared_or_says_why_not() {
-    let Some(r) = report() else { return };
+    let r = report();
     assert!(r.outcomes.len() >= 60, "{} cases", r.outcomes.len());
     for o in &r.outcomes {
         match o {
@@ -148,8 +240,7 @@ fn every_case_is_compared_or_says_why_not() {
 
 #[test]
 fn mapped_shapes_reproduce_the_stated_parameter_counts() {
-    let Some(r) = report() else { return };
-    for c in r.compared() {
+    for c in report().compared() {
         let arch = c.mapped.scenario.model.architecture().unwrap();
         let ours = arch.params().total();
         let stated = c
@@ -173,9 +264,11 @@ fn mapped_shapes_reproduce_the_stated_parameter_counts() {
 
 #[test]
 fn lora_adapter_counts_match_the_sources_except_fused_qkv_adapters() {
-    let Some(r) = report() else { return };
     let mut checked = 0;
-    for c in r.counted().filter(|c| c.mapped.scenario.job.is_peft()) {
+    for c in report()
+        .counted()
+        .filter(|c| c.mapped.scenario.job.is_peft())
+    {
         if c.mapped.notes.iter().any(|n| n.starts_with("LoRA params")) {
             // Qwen (1) puts one adapter on the fused c_attn; the engine counts separate q, k, v adapters
             assert!(
