@@ -1,4 +1,4 @@
-//! The seed texts' worked examples (../shared/seeds). Where their physics holds the engine agrees;
+//! The seed texts' worked examples (the two source texts the product grew from: a book chapter and a blog post, in Chinese). Where their physics holds the engine agrees;
 //! where it does not, the test pins the right figure and its name says why.
 
 use vram_engine::memory::{estimate, kv_cache_bytes, lora_params};
