@@ -20,6 +20,7 @@ Prints one JSON object like measure.py's (sizes in bytes). Run from the reposito
 import os
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ beside the tracked files
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import measure  # noqa: E402  (measure.py beside this file)
 import torch  # noqa: E402
