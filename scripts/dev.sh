@@ -123,6 +123,25 @@ validate() {
     cargo run -q -p vram-engine --example validate -- --write docs/accuracy.md
 }
 
+# .venv-measure holds docs/measure/requirements.txt; a copy of that file inside it says which pins it holds
+ensure_measure_venv() {
+  local req=docs/measure/requirements.txt venv=.venv-measure
+  if ! cmp -s "$req" "$venv/requirements.txt"; then
+    say "installing PyTorch, transformers and PEFT (pinned in $req) into $venv (several GB with torch's CUDA libraries; a few minutes, once)"
+    [ -x "$venv/bin/python" ] || run_step "measure venv" "python3 -m venv $venv" python3 -m venv "$venv"
+    run_step "measure packages" "$venv/bin/pip install -r $req" nice -n 10 "$venv/bin/pip" install -r "$req"
+    cp "$req" "$venv/requirements.txt"
+  fi
+}
+
+measure() {
+  local t0=$SECONDS
+  ensure_measure_venv
+  say "running every case of docs/measure/runs.json on the CPU into docs/measure/results/ (several minutes)"
+  run_step "measure runs" "docs/measure/run.sh [NAME...]" nice -n 10 docs/measure/run.sh
+  say "measured in $((SECONDS - t0)) s"
+}
+
 case "${1:-}" in
   serve) serve ;;
   dist) build_dist ;;
@@ -131,5 +150,6 @@ case "${1:-}" in
   test) test_all ;;
   bench) bash scripts/bench.sh ;;
   validate) validate ;;
-  *) echo "usage: scripts/dev.sh serve|test|dist|watch|setup|bench|validate"; exit 2 ;;
+  measure) measure ;;
+  *) echo "usage: scripts/dev.sh serve|test|dist|watch|setup|bench|validate|measure"; exit 2 ;;
 esac

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Measures the engine's framework switches on the CPU, with measure.py's own counter.
 
-measure.py (../shared/tools) runs plain transformers/PEFT training and generation. The engine also
-models behaviours that need a different loop; this script reuses measure.py's LiveBytes counter,
-classifier and model builder (imported, not copied) and adds them:
+measure.py (beside this file) runs plain transformers/PEFT training and generation. The engine also
+models behaviours that need a different loop; this script reuses measure.py's command line, model
+builder, LiveStorageCounter and breakdown (imported, not copied) and adds them:
 
   --optimizer-in-backward   one AdamW per parameter, stepped from a post-accumulate-grad hook and
                             the gradient freed there (torchtune's optimizer_in_bwd)
@@ -17,65 +17,38 @@ Prints one JSON object like measure.py's (sizes in bytes). Run from the reposito
     .venv-measure/bin/python docs/measure/switches.py --config docs/measure/llama-4l-512.json \\
         --mode full --batch 2 --seq 256 --optimizer-in-backward
 """
-import json
 import os
 import sys
 
-MEASURE = os.environ.get("MEASURE", "/work/shared/tools/measure.py")
-sys.path.insert(0, os.path.dirname(os.path.abspath(MEASURE)))
-import measure  # noqa: E402  (the shared tool, imported)
+sys.dont_write_bytecode = True  # no __pycache__ beside the tracked files
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import measure  # noqa: E402  (measure.py beside this file)
 import torch  # noqa: E402
 
 
-def parse_args():
-    extra = {"--optimizer-in-backward": False, "--modules-to-save": None, "--static-cache": None,
-             "--loss-check": False, "--dora": False}
-    argv, rest = sys.argv[1:], []
-    i = 0
-    while i < len(argv):
-        a = argv[i]
-        if a in ("--optimizer-in-backward", "--loss-check", "--dora"):
-            extra[a] = True
-        elif a in ("--modules-to-save", "--static-cache"):
-            extra[a] = argv[i + 1]
-            i += 1
-        else:
-            rest.append(a)
-        i += 1
-    sys.argv = [sys.argv[0]] + rest
-    args = measure.parse_args()
-    args.optimizer_in_backward = extra["--optimizer-in-backward"]
-    args.modules_to_save = extra["--modules-to-save"]
-    args.static_cache = int(extra["--static-cache"]) if extra["--static-cache"] else None
-    args.loss_check = extra["--loss-check"]
-    args.dora = extra["--dora"]
-    return args
+def parse_args(argv=None):
+    p = measure.build_parser()
+    p.add_argument("--optimizer-in-backward", action="store_true",
+                   help="one optimizer per parameter, stepped in a post-accumulate-grad hook")
+    p.add_argument("--modules-to-save", default=None, help="PEFT modules_to_save, comma-separated")
+    p.add_argument("--static-cache", type=int, default=None, help="generate into a StaticCache of N tokens")
+    p.add_argument("--loss-check", action="store_true", help="bytes saved for backward by a chunked loss")
+    p.add_argument("--dora", action="store_true", help="PEFT use_dora")
+    return p.parse_args(argv)
 
 
 def build(args):
     if not args.modules_to_save and not args.dora:
         return measure.build_model(args)
-    from peft import LoraConfig, get_peft_model
-    from transformers import AutoConfig, AutoModelForCausalLM
-
-    cfg = AutoConfig.from_pretrained(args.config)
-    cfg._attn_implementation = args.attn
-    torch.manual_seed(0)
-    model = AutoModelForCausalLM.from_config(cfg, dtype=measure.DTYPES[args.dtype])
-    model.config.use_cache = False
-    lcfg = LoraConfig(r=args.lora_r, lora_alpha=2 * args.lora_r, lora_dropout=0.0,
-                      target_modules=args.lora_targets.split(","), task_type="CAUSAL_LM",
-                      use_dora=args.dora,
-                      modules_to_save=args.modules_to_save.split(",") if args.modules_to_save else None)
-    model = get_peft_model(model, lcfg)
-    if args.grad_ckpt:
-        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
-        model.enable_input_require_grads()
-    return cfg, model
+    if args.mode != "lora":
+        sys.exit("switches.py: --dora and --modules-to-save are LoRA options; add --mode lora")
+    return measure.build_model(
+        args, use_dora=args.dora,
+        modules_to_save=args.modules_to_save.split(",") if args.modules_to_save else None)
 
 
 class PerParameter:
-    """One optimizer per parameter, looked like one optimizer by measure.py's classifier."""
+    """One optimizer per parameter, seen as one optimizer by measure.py's categorizer."""
 
     def __init__(self, args, params):
         self.by_param = {p: measure.make_optimizer(args, [p]) for p in params}
@@ -89,7 +62,6 @@ class PerParameter:
 
 
 def train_in_backward(args, cfg, model):
-    model.train()
     trainable = [p for p in model.parameters() if p.requires_grad]
     opt = PerParameter(args, trainable)
 
@@ -100,37 +72,18 @@ def train_in_backward(args, cfg, model):
 
     for p in trainable:
         p.register_post_accumulate_grad_hook(hook)
-    ids = torch.randint(0, cfg.vocab_size, (args.batch, args.seq))
-    tracker = None
-    for step in range(args.steps):
-        last = step == args.steps - 1
-        if last:
-            tracker = measure.LiveBytes(measure.classifier(model, opt))
-            for t in list(model.parameters()) + list(model.buffers()):
-                tracker.add(t)
-            for st in opt.state.values():
-                for v in st.values():
-                    tracker.add(v)
-        with tracker if last else measure._nothing():
-            model(input_ids=ids, labels=ids).loss.backward()
-    return tracker
+
+    def step(model, _opt, ids):  # the optimizer already stepped inside backward
+        model(input_ids=ids, labels=ids).loss.backward()
+
+    return measure.measure_training(args, cfg, model, optimizer=opt, step=step)
 
 
 def generate_static(args, cfg, model):
     from transformers import StaticCache
 
-    model.eval()
-    ids = torch.randint(0, cfg.vocab_size, (args.batch, args.seq))
-    tracker = measure.LiveBytes(measure.classifier(model, None))
-    for t in list(model.parameters()) + list(model.buffers()):
-        tracker.add(t)
-    with tracker, torch.no_grad():
-        cache = StaticCache(config=cfg, max_cache_len=args.static_cache)
-        out = model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), past_key_values=cache,
-                             max_new_tokens=args.new_tokens, min_new_tokens=args.new_tokens,
-                             do_sample=False, return_dict_in_generate=True, use_cache=True)
-        kv = sum(t.numel() * t.element_size() for t in measure._tensors(out.past_key_values))
-    return tracker, kv
+    return measure.measure_generation(
+        args, cfg, model, make_cache=lambda: StaticCache(config=cfg, max_cache_len=args.static_cache))
 
 
 def loss_check(args, cfg):
@@ -171,29 +124,23 @@ def loss_check(args, cfg):
 
 def main():
     args = parse_args()
-    torch.set_num_threads(max(1, torch.get_num_threads()))
     if args.loss_check:
         from transformers import AutoConfig
 
         cfg = AutoConfig.from_pretrained(args.config)
-        result = {"args": vars(args), "saved_for_backward": loss_check(args, cfg)}
-        json.dump(result, sys.stdout, indent=2)
-        print()
+        measure.emit({"args": vars(args), "saved_for_backward": loss_check(args, cfg)})
         return
     cfg, model = build(args)
-    result = {"args": vars(args), "params": sum(p.numel() for p in model.parameters()),
-              "trainable_params": sum(p.numel() for p in model.parameters() if p.requires_grad)}
     if args.mode == "infer":
-        tracker, kv = generate_static(args, cfg, model) if args.static_cache else measure.measure_inference(args, cfg, model)
-        result["kv_cache_bytes_final"] = kv
+        if args.static_cache:
+            counter, kv = generate_static(args, cfg, model)
+        else:
+            counter, kv = measure.measure_generation(args, cfg, model)
+        measure.emit(measure.report(args, model, counter, kv_cache_bytes_final=kv))
     elif args.optimizer_in_backward:
-        tracker = train_in_backward(args, cfg, model)
+        measure.emit(measure.report(args, model, train_in_backward(args, cfg, model)))
     else:
-        tracker = measure.measure_training(args, cfg, model)
-    result["peak_bytes_total"] = tracker.peak
-    result["breakdown_near_peak"] = {k: v for k, v in tracker.peak_breakdown.items() if not k.startswith("_")}
-    json.dump(result, sys.stdout, indent=2)
-    print()
+        measure.emit(measure.report(args, model, measure.measure_training(args, cfg, model)))
 
 
 if __name__ == "__main__":
