@@ -276,21 +276,19 @@ impl Measurement {
 
     /// Bytes at `level` summed over the accelerators (host buffers left out), None when absent.
     pub fn on_devices(&self, level: Level) -> Option<u64> {
-        let mut it = self
-            .figures
-            .iter()
-            .filter(|f| f.level == level && !f.device.is_some_and(Device::is_host))
-            .peekable();
-        it.peek()?;
-        Some(it.fold(0u64, |acc, f| acc.saturating_add(f.bytes)))
+        self.sum(level, false)
     }
 
     /// Bytes at `level` in host buffers (llama.cpp's CPU, CPU_Mapped, CUDA_Host), None when absent.
     pub fn on_host(&self, level: Level) -> Option<u64> {
+        self.sum(level, true)
+    }
+
+    fn sum(&self, level: Level, host: bool) -> Option<u64> {
         let mut it = self
             .figures
             .iter()
-            .filter(|f| f.level == level && f.device.is_some_and(Device::is_host))
+            .filter(|f| f.level == level && f.device.is_some_and(Device::is_host) == host)
             .peekable();
         it.peek()?;
         Some(it.fold(0u64, |acc, f| acc.saturating_add(f.bytes)))
