@@ -1,5 +1,5 @@
 # vram-budget: the two commands a newcomer needs, and a few more. Each target is a step in scripts/dev.sh.
-.PHONY: serve test dist watch setup bench
+.PHONY: serve test dist watch setup bench llamacpp
 serve:   ## install what is missing, build the page, serve it on http://127.0.0.1:8080
 	@bash scripts/dev.sh serve
 test:    ## everything CI checks, fastest first
@@ -12,3 +12,5 @@ setup:   ## only install the tools
 	@bash scripts/dev.sh setup
 bench:   ## engine and browser benchmarks (see BENCHMARKS.md)
 	@bash scripts/dev.sh bench
+llamacpp: ## llama.cpp's own buffer sizes on small GGUF models, into tools/llamacpp/results.json
+	@bash scripts/dev.sh llamacpp

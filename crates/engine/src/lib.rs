@@ -9,6 +9,7 @@ pub mod config;
 pub mod dtype;
 pub mod error;
 pub mod fit;
+mod gguf;
 pub mod gpus;
 pub mod json;
 pub mod link;
@@ -22,6 +23,10 @@ pub mod units;
 pub use dtype::{KvDtype, WeightFormat};
 pub use error::EngineError;
 pub use fit::{remedies, solve, verdicts, Remedy, Solved, Verdict};
+pub use gguf::{
+    read_gguf, GgmlType, GgufError, GgufHeader, GgufLimit, Hyperparameters, LayerCounts,
+    LayerTensors, MetaArray, MetaValue, MetadataEntry, TensorInfo, ValueType, STORED_ARRAY_MAX,
+};
 pub use gpus::Gpu;
 pub use memory::{estimate, estimate_with, Breakdown, Component, Line, Phase};
 pub use model::Architecture;
