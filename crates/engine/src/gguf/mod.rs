@@ -2,6 +2,8 @@
 //!
 //! The page reads a prefix of the file (File.slice), the CLI the start of it; when the prefix ends
 //! inside the header, [`read_gguf`] answers [`GgufError::NeedMoreBytes`] with a length to read.
+//! That length is a lower bound (the next value's end): grow the prefix geometrically, e.g. to
+//! max(needed, 2 × bytes read), so a header with a 150,000-token vocabulary takes a few reads.
 //! Counts and lengths are bounded ([`GgufLimit`]) and all size arithmetic is checked: no input panics.
 //! Sums of tensor bytes cannot overflow: the reader checks that the padded sizes add up in u64.
 
