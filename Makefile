@@ -1,5 +1,4 @@
 # vram-budget: the two commands a newcomer needs, and a few more. Each target is a step in scripts/dev.sh.
-.PHONY: serve test dist watch setup bench measure
 serve:   ## install what is missing, build the page, serve it on http://127.0.0.1:8080
 	@bash scripts/dev.sh serve
 test:    ## everything CI checks, fastest first
@@ -12,8 +11,10 @@ setup:   ## only install the tools
 	@bash scripts/dev.sh setup
 bench:   ## engine and browser benchmarks (see BENCHMARKS.md)
 	@bash scripts/dev.sh bench
-.PHONY: validate measure
+.PHONY: validate measure llamacpp
 validate: ## rewrite docs/accuracy.md: the engine against the measured cases in validation/
 	@bash scripts/dev.sh validate
 measure: ## rerun the CPU measurements of docs/measure/runs.json into docs/measure/results/ (installs .venv-measure)
 	@bash scripts/dev.sh measure
+llamacpp: ## llama.cpp's own buffer sizes on small GGUF models, into tools/llamacpp/results.json
+	@bash scripts/dev.sh llamacpp

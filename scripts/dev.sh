@@ -142,6 +142,23 @@ measure() {
   say "measured in $((SECONDS - t0)) s"
 }
 
+# llama.cpp's own figures (tools/llamacpp/README.md): a Python venv with llama-cpp-python compiled
+# from its sdist for the CPU backend, then the measuring script
+LLAMACPP_VENV=.venv-llamacpp
+LLAMACPP_CMAKE_ARGS="-DGGML_NATIVE=ON -DGGML_CUDA=OFF -DGGML_METAL=OFF -DGGML_VULKAN=OFF -DGGML_BLAS=OFF -DGGML_OPENMP=OFF -DLLAMA_CURL=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_SERVER=OFF"
+llamacpp() {
+  local py="$LLAMACPP_VENV/bin/python"
+  if ! "$py" -c 'import gguf, llama_cpp' 2>/dev/null; then
+    say "creating $LLAMACPP_VENV: gguf, numpy, and llama-cpp-python compiled with CMake for the CPU (20-40 minutes on 2 cores, once)"
+    [ -x "$py" ] || run_step "venv" "python3 -m venv $LLAMACPP_VENV (apt-get install -y python3-venv)" python3 -m venv "$LLAMACPP_VENV"
+    run_step "llama-cpp-python" "CMAKE_ARGS='$LLAMACPP_CMAKE_ARGS' $LLAMACPP_VENV/bin/pip install --no-binary llama-cpp-python -r tools/llamacpp/requirements.txt" \
+      env CMAKE_ARGS="$LLAMACPP_CMAKE_ARGS" CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" \
+      nice -n 10 "$LLAMACPP_VENV/bin/pip" install --no-binary llama-cpp-python -r tools/llamacpp/requirements.txt
+  fi
+  say "loading the generated models with llama.cpp over the grid (seconds)"
+  run_step "measure_llamacpp" "$py tools/llamacpp/measure_llamacpp.py" "$py" tools/llamacpp/measure_llamacpp.py
+}
+
 case "${1:-}" in
   serve) serve ;;
   dist) build_dist ;;
@@ -151,5 +168,6 @@ case "${1:-}" in
   bench) bash scripts/bench.sh ;;
   validate) validate ;;
   measure) measure ;;
-  *) echo "usage: scripts/dev.sh serve|test|dist|watch|setup|bench|validate|measure"; exit 2 ;;
+  llamacpp) llamacpp ;;
+  *) echo "usage: scripts/dev.sh serve|test|dist|watch|setup|bench|validate|measure|llamacpp"; exit 2 ;;
 esac

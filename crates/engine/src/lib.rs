@@ -9,6 +9,7 @@ pub mod config;
 pub mod dtype;
 pub mod error;
 pub mod fit;
+mod gguf;
 pub mod gpus;
 pub mod json;
 pub mod link;
@@ -23,6 +24,10 @@ pub mod units;
 pub use dtype::{KvDtype, WeightFormat};
 pub use error::EngineError;
 pub use fit::{remedies, solve, verdicts, Remedy, Solved, Verdict};
+pub use gguf::{
+    read_gguf, GgmlType, GgufError, GgufHeader, GgufLimit, Hyperparameters, LayerCounts,
+    LayerTensors, MetaArray, MetaValue, MetadataEntry, TensorInfo, ValueType, STORED_ARRAY_MAX,
+};
 pub use gpus::Gpu;
 pub use link::{decode as decode_link, encode as encode_link, Decoded, PageSettings};
 pub use measured::{Comparison, Figure, Level, MeasureError, Measurement, SourceKind};
