@@ -1,4 +1,5 @@
 # vram-budget: the two commands a newcomer needs, and a few more. Each target is a step in scripts/dev.sh.
+.PHONY: serve test dist watch setup bench
 serve:   ## install what is missing, build the page, serve it on http://127.0.0.1:8080
 	@bash scripts/dev.sh serve
 test:    ## everything CI checks, fastest first
