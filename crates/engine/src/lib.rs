@@ -17,6 +17,7 @@ pub mod model;
 pub mod overview;
 pub mod presets;
 pub mod scenario;
+pub mod settings;
 pub mod units;
 
 pub use dtype::{KvDtype, WeightFormat};
@@ -24,6 +25,7 @@ pub use error::EngineError;
 pub use fit::{remedies, solve, verdicts, Remedy, Solved, Verdict};
 pub use gpus::Gpu;
 pub use link::{decode as decode_link, encode as encode_link, Decoded, PageSettings};
+pub use link::{Ignored, Notice};
 pub use memory::{estimate, estimate_with, Breakdown, Component, Line, Phase};
 pub use model::Architecture;
 pub use overview::Overview;
@@ -31,4 +33,5 @@ pub use scenario::{
     Attention, Checkpointing, Job, LoraTargets, Loss, ModelChoice, Offload, Optimizer, Scenario,
     Switch, Zero,
 };
+pub use settings::{Refusal, Setting, SettingKind, SettingValue, SETTINGS};
 pub use units::Unit;
