@@ -202,7 +202,7 @@ fn largest(lo: u64, hi: u64, ok: impl Fn(u64) -> bool) -> Option<u64> {
 
 /// The range of the numeric setting with link key `key`, from the registry.
 fn bounds(key: &str) -> (u64, u64) {
-    crate::settings::by_key(key)
+    crate::settings::Setting::by_key(key)
         .and_then(|st| st.range())
         .expect("a numeric setting of the registry")
 }

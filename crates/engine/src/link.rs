@@ -8,7 +8,7 @@ use crate::error::EngineError;
 use crate::model::{Architecture, Mla, MlpKind, Moe, NormKind};
 use crate::presets;
 use crate::scenario::{ModelChoice, Scenario};
-use crate::settings::{self, Refusal, SETTINGS};
+use crate::settings::{Refusal, Setting, SETTINGS};
 
 /// The link format's version.
 pub const VERSION: u64 = 1;
@@ -178,7 +178,7 @@ pub fn decode_pairs(pairs: &[(String, String)]) -> Decoded {
                 }
                 _ => Some(Ignored::OtherLanguage),
             },
-            key => match settings::by_key(key) {
+            key => match Setting::by_key(key) {
                 Some(st) => st.apply(&mut s, v).err().map(Ignored::Refused),
                 None => {
                     notices.push(Notice::UnknownKey(key.chars().take(40).collect()));

@@ -77,6 +77,21 @@ pub struct Setting {
 }
 
 impl Setting {
+    /// The setting with link key `key`.
+    pub fn by_key(key: &str) -> Option<&'static Setting> {
+        SETTINGS.iter().find(|s| s.key == key)
+    }
+
+    /// The setting with CLI flag `flag` (without `--`).
+    pub fn by_flag(flag: &str) -> Option<&'static Setting> {
+        SETTINGS.iter().find(|s| s.flag == flag)
+    }
+
+    /// The setting with page id `id`.
+    pub fn by_id(id: &str) -> Option<&'static Setting> {
+        SETTINGS.iter().find(|s| s.id == id)
+    }
+
     /// The setting's current value on `s`.
     pub fn get(&self, s: &Scenario) -> SettingValue {
         (self.read)(s)
@@ -152,21 +167,6 @@ impl Setting {
             SettingValue::Targets(t) => t.key(),
         }
     }
-}
-
-/// The setting with link key `key`.
-pub fn by_key(key: &str) -> Option<&'static Setting> {
-    SETTINGS.iter().find(|s| s.key == key)
-}
-
-/// The setting with CLI flag `flag` (without `--`).
-pub fn by_flag(flag: &str) -> Option<&'static Setting> {
-    SETTINGS.iter().find(|s| s.flag == flag)
-}
-
-/// The setting with page id `id`.
-pub fn by_id(id: &str) -> Option<&'static Setting> {
-    SETTINGS.iter().find(|s| s.id == id)
 }
 
 fn always(_: &Scenario) -> bool {
@@ -417,13 +417,13 @@ mod tests {
     #[test]
     fn every_switch_of_the_scenario_has_a_setting() {
         for w in Switch::ALL {
-            assert!(by_key(w.key()).is_some(), "{}", w.key());
+            assert!(Setting::by_key(w.key()).is_some(), "{}", w.key());
         }
     }
 
     #[test]
     fn a_number_outside_its_range_is_refused_with_the_range() {
-        let b = by_key("b").unwrap();
+        let b = Setting::by_key("b").unwrap();
         assert_eq!(
             b.parse("0"),
             Err(Refusal::OutOfRange {
