@@ -70,19 +70,19 @@ const WORDS: &[(&str, &str, &str, &str, &str)] = &[
         "ZeRO-Offload 移到 CPU 内存的内容",
     ),
     ("gpu", "GPU", "GPU 型号", "the GPU model", "GPU 型号"),
-    ("unit", "Units", "单位", "gib | gb", "gib | gb"),
+    (
+        "unit",
+        "Units",
+        "单位",
+        "GiB (2^30 bytes) or GB (10^9 bytes)",
+        "GiB（2^30 字节）或 GB（10^9 字节）",
+    ),
     (
         "switch-mw",
         "fp32 master weights (LoRA: fp32 adapters)",
         "fp32 主权重 / fp32 适配器",
         "fp32 master weights (for LoRA: fp32 adapters)",
-        (
-            "unit",
-            "Units",
-            "单位",
-            "GiB (2^30 bytes) or GB (10^9 bytes)",
-            "GiB（2^30 字节）或 GB（10^9 字节）",
-        ),
+        "fp32 主权重（LoRA：fp32 适配器）",
     ),
     (
         "switch-ld",
