@@ -1,11 +1,7 @@
 //! The page: header, controls on one side, the answer on the other; the URL follows every change.
 
 use leptos::prelude::*;
-use vram_engine::scenario::RANGES;
-use vram_engine::{
-    Attention, Checkpointing, Gpu, Job, KvDtype, LoraTargets, Loss, Offload, Optimizer, Switch,
-    Unit, WeightFormat, Zero,
-};
+use vram_engine::{Job, LoraTargets, Setting, SettingKind, SettingValue};
 
 use crate::components::controls::{EnumSlider, Segmented, SelectField, SliderNumber};
 use crate::components::model::ModelPicker;
@@ -31,14 +27,6 @@ pub fn show_panic_banner() {
         el.set_text_content(Some(t(lang, "panic")));
         let _ = el.remove_attribute("hidden");
     }
-}
-
-fn range(key: &str) -> (u64, u64) {
-    RANGES
-        .iter()
-        .find(|r| r.1 == key)
-        .map(|r| (r.2, r.3))
-        .expect("a known range key")
 }
 
 #[component]
@@ -124,7 +112,6 @@ fn Header() -> impl IntoView {
             copied.set(Some(if ok { "copied" } else { "copy_failed" }));
         });
     };
-    let units = Signal::derive(|| vec![("gib", "GiB".to_string()), ("gb", "GB".to_string())]);
     view! {
         <header class="header">
             <div>
@@ -132,9 +119,7 @@ fn Header() -> impl IntoView {
                 <p class="tagline">{move || t(lang(), "tagline")}</p>
             </div>
             <div class="header-tools">
-                <Segmented id="unit" label="units" options=units
-                    value=Signal::derive(move || st.scenario.with(|s| s.unit.key()))
-                    on_change=Callback::new(move |k: &'static str| if let Some(u) = Unit::from_key(k) { st.edit(|s| s.unit = u) }) />
+                {panel(HEADER_PANEL)}
                 <button type="button" id="lang-toggle" lang=move || if lang() == Lang::En { "zh" } else { "en" }
                     on:click=move |_| st.lang.update(|l| *l = if *l == Lang::En { Lang::Zh } else { Lang::En })>{move || t(lang(), "language")}</button>
                 <div class="share">
@@ -156,7 +141,7 @@ fn Notices() -> impl IntoView {
             view! {
                 <div class="notice" id="link-notice" role="status">
                     <strong>{t(st.lang.get(), "notice")}</strong>
-                    <ul>{notices.into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}</ul>
+                    <ul>{notices.iter().map(|n| view! { <li>{vram_text::notice(st.lang.get(), n)}</li> }).collect_view()}</ul>
                     <button type="button" id="notice-close" aria-label="close" on:click=move |_| st.notices.set(Vec::new())>"×"</button>
                 </div>
             }
@@ -164,155 +149,196 @@ fn Notices() -> impl IntoView {
     }
 }
 
-/// Options of a choice enum, labelled in the page's language.
-/// A checkbox for one of the engine's on/off settings, labelled in the page's language.
-#[component]
-fn SwitchField(switch: Switch) -> impl IntoView {
-    let st = expect_context::<AppState>();
-    let id = format!("switch-{}", switch.key());
-    view! {
-        <div class="field toggle">
-            <input type="checkbox" id=id.clone() prop:checked=move || st.scenario.with(|s| s.switch(switch))
-                on:change=move |ev| { let on = event_target_checked(&ev); st.edit(|s| s.set_switch(switch, on)) } />
-            <label for=id>{move || i18n::switch(st.lang.get(), switch)}</label>
-        </div>
-    }
+/// How a setting's control looks.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Look {
+    /// A select (choices), a slider with a box (numbers), a checkbox (switches).
+    Plain,
+    /// A stepped slider with a select beside it.
+    Steps,
+    /// A row of buttons.
+    Buttons,
 }
 
-fn options<T: Copy + Send + Sync + 'static>(
-    all: &'static [T],
-    key: fn(T) -> &'static str,
-    label: fn(Lang, T) -> String,
-) -> Signal<Vec<(&'static str, String)>> {
+/// The page's panels: which settings each shows, in order, and how. Every setting of the
+/// engine's registry appears in exactly one (a test checks it).
+const JOB_PANEL: &[(&str, Look)] = &[
+    ("job", Look::Buttons),
+    ("weights", Look::Steps),
+    ("switch-qh", Look::Plain),
+    ("switch-a16", Look::Plain),
+    ("batch", Look::Plain),
+    ("seq", Look::Plain),
+    ("gen", Look::Plain),
+    ("switch-ks", Look::Plain),
+    ("switch-kvh", Look::Plain),
+    ("concurrency", Look::Plain),
+    ("avg-tokens", Look::Plain),
+    ("kv-dtype", Look::Plain),
+    ("lora-rank", Look::Plain),
+    ("lora-targets", Look::Plain),
+    ("switch-ld", Look::Plain),
+    ("switch-mts", Look::Plain),
+    ("switch-dora", Look::Plain),
+    ("grad-accum", Look::Plain),
+    ("optimizer", Look::Plain),
+    ("switch-mw", Look::Plain),
+    ("ckpt", Look::Plain),
+    ("switch-ao", Look::Plain),
+    ("switch-obw", Look::Plain),
+    ("loss", Look::Plain),
+    ("attention", Look::Plain),
+];
+const HARDWARE_PANEL: &[(&str, Look)] = &[
+    ("gpu", Look::Plain),
+    ("gpus", Look::Plain),
+    ("tp", Look::Plain),
+    ("zero", Look::Steps),
+    ("offload", Look::Plain),
+];
+const ADVANCED_PANEL: &[(&str, Look)] = &[
+    ("context-mib", Look::Plain),
+    ("reserve-pct", Look::Plain),
+    ("gpu-util", Look::Plain),
+    ("block-size", Look::Plain),
+    ("max-model-len", Look::Plain),
+    ("batched-tokens", Look::Plain),
+];
+const HEADER_PANEL: &[(&str, Look)] = &[("unit", Look::Buttons)];
+
+/// The controls of a panel's settings.
+fn panel(settings: &'static [(&'static str, Look)]) -> impl IntoView {
+    settings
+        .iter()
+        .map(|&(id, look)| view! { <SettingControl id=id look=look /> })
+        .collect_view()
+}
+
+/// The label of a setting in the page's language (the sequence reads "prompt" for inference).
+fn label(setting: &'static Setting) -> Signal<String> {
     let st = expect_context::<AppState>();
     Signal::derive(move || {
-        all.iter()
-            .map(|v| (key(*v), label(st.lang.get(), *v)))
-            .collect()
+        let lang = st.lang.get();
+        if setting.id == "seq" && st.scenario.with(|s| s.job == Job::Inference) {
+            return t(lang, "prompt").to_string();
+        }
+        vram_text::setting_label(lang, setting.id).to_string()
     })
 }
 
-/// A numeric setting's slider + box, bound to the scenario by its link key.
-fn number(
-    id: &'static str,
-    label: &'static str,
-    key: &'static str,
-    get: fn(&vram_engine::Scenario) -> u64,
-    min: u64,
-    max: u64,
-    pow2: bool,
-) -> impl IntoView {
+/// The control of one setting of the engine's registry, shown while it applies to the scenario.
+#[component]
+fn SettingControl(id: &'static str, look: Look) -> impl IntoView {
     let st = expect_context::<AppState>();
-    let (lo, hi) = range(key);
+    let setting = Setting::by_id(id).expect("a setting of the registry");
+    let applies = move || st.scenario.with(|s| (setting.applies)(s));
+    view! { <Show when=applies>{control(setting, look)}</Show> }
+}
+
+/// The input for a setting, by its kind.
+fn control(setting: &'static Setting, look: Look) -> AnyView {
+    let st = expect_context::<AppState>();
+    let id = setting.id;
+    match setting.kind {
+        SettingKind::Number { .. } if setting.key == "tp" => tp_select(setting).into_any(),
+        SettingKind::Number {
+            min,
+            max,
+            slider,
+            log,
+            pow2,
+        } => view! {
+            <SliderNumber id=id label=label(setting)
+                value=Signal::derive(move || st.scenario.with(|s| match setting.get(s) { SettingValue::Number(n) => n, _ => 0 }))
+                on_change=Callback::new(move |v| st.edit(|s| setting.set(s, SettingValue::Number(v))))
+                min=slider.0 max=slider.1 limit_min=min limit_max=max log=log pow2=pow2 />
+        }
+        .into_any(),
+        SettingKind::Choice => choice(setting, look).into_any(),
+        SettingKind::Switch => view! { <SwitchField setting=setting /> }.into_any(),
+        SettingKind::Targets => view! { <LoraTargetsField /> }.into_any(),
+    }
+}
+
+/// A choice setting: the options the engine offers for the scenario, labelled in the page's language.
+fn choice(setting: &'static Setting, look: Look) -> impl IntoView {
+    let st = expect_context::<AppState>();
+    let options = Signal::derive(move || {
+        let lang = st.lang.get();
+        st.scenario.with(|s| {
+            setting
+                .offered(s)
+                .into_iter()
+                .map(|k| (k, i18n::choice(lang, setting.key, k)))
+                .collect::<Vec<_>>()
+        })
+    });
+    // a QLoRA job shows the quantization it will really use
+    let value = Signal::derive(move || {
+        st.scenario.with(|s| match setting.key {
+            "w" => s.effective_weights().key(),
+            _ => match setting.get(s) {
+                SettingValue::Choice(k) => k,
+                _ => "",
+            },
+        })
+    });
+    let on_change =
+        Callback::new(move |k: &'static str| st.edit(|s| setting.set(s, SettingValue::Choice(k))));
+    let id = setting.id;
+    match look {
+        Look::Buttons => view! { <Segmented id=id label=label(setting) options=options value=value on_change=on_change /> }.into_any(),
+        Look::Steps => view! { <EnumSlider id=id label=label(setting) options=options value=value on_change=on_change /> }.into_any(),
+        Look::Plain => view! { <SelectField id=id label=label(setting) options=options value=value on_change=on_change /> }.into_any(),
+    }
+}
+
+/// The tensor-parallel degree: the degrees the engine offers for the GPU count.
+fn tp_select(setting: &'static Setting) -> impl IntoView {
+    let st = expect_context::<AppState>();
+    const KEYS: [&str; 7] = ["1", "2", "4", "8", "16", "32", "64"];
+    let options = Signal::derive(move || {
+        let offered = st.scenario.with(|s| s.tp_choices());
+        KEYS.iter()
+            .filter(|k| k.parse::<u64>().is_ok_and(|t| offered.contains(&t)))
+            .map(|k| (*k, k.to_string()))
+            .collect::<Vec<_>>()
+    });
+    let value = Signal::derive(move || {
+        let t = st.scenario.with(|s| s.tp);
+        KEYS.into_iter()
+            .find(|k| k.parse::<u64>().ok() == Some(t))
+            .unwrap_or("1")
+    });
+    let on_change = Callback::new(move |k: &'static str| {
+        if let Ok(v) = k.parse::<u64>() {
+            st.edit(|s| setting.set(s, SettingValue::Number(v)))
+        }
+    });
+    view! { <SelectField id=setting.id label=label(setting) options=options value=value on_change=on_change /> }
+}
+
+/// A checkbox for one of the engine's on/off settings.
+#[component]
+fn SwitchField(setting: &'static Setting) -> impl IntoView {
+    let st = expect_context::<AppState>();
+    let id = setting.id;
     view! {
-        <SliderNumber id=id label=label value=Signal::derive(move || st.scenario.with(get))
-            on_change=Callback::new(move |v| st.edit(|s| { s.set_number(key, v); }))
-            min=min max=max limit_min=lo limit_max=hi pow2=pow2 />
+        <div class="field toggle">
+            <input type="checkbox" id=id prop:checked=move || st.scenario.with(|s| setting.get(s) == SettingValue::On(true))
+                on:change=move |ev| { let on = event_target_checked(&ev); st.edit(|s| setting.set(s, SettingValue::On(on))) } />
+            <label for=id>{label(setting)}</label>
+        </div>
     }
 }
 
 #[component]
 fn JobControls() -> impl IntoView {
     let st = expect_context::<AppState>();
-    let lang = move || st.lang.get();
-    let job = move || st.scenario.with(|s| s.job);
-    let jobs = options(Job::ALL, Job::key, |l, j| i18n::job(l, j).to_string());
-    let formats = Signal::derive(move || {
-        let j = job();
-        WeightFormat::ALL
-            .iter()
-            .filter(|f| match j {
-                Job::Full | Job::Lora => !f.is_quantized(),
-                Job::Qlora => f.is_quantized(),
-                _ => true,
-            })
-            .map(|f| {
-                (
-                    f.key(),
-                    format!("{} · {:.2} bit", f.label(), f.bits().as_f64()),
-                )
-            })
-            .collect::<Vec<_>>()
-    });
-    let set_job = Callback::new(move |k: &'static str| {
-        if let Some(j) = Job::from_key(k) {
-            st.edit(|s| {
-                s.job = j;
-                // keep the weight format one the job can use
-                if matches!(j, Job::Full | Job::Lora) && s.weights.is_quantized() {
-                    s.weights = WeightFormat::Bf16;
-                } else if j == Job::Qlora && !s.weights.is_quantized() {
-                    s.weights = WeightFormat::Nf4Dq;
-                }
-            })
-        }
-    });
-    let training = move || job().is_training();
-    let peft = move || job().is_peft();
-    let inference = move || job() == Job::Inference;
-    let serving = move || job() == Job::Serving;
-    // a quantized base that is not being fully trained: which parts stay 16-bit
-    let quantized = move || {
-        st.scenario
-            .with(|s| s.effective_weights().is_quantized() && s.job != Job::Full)
-    };
     view! {
         <section class="panel" aria-labelledby="job-h">
-            <h2 id="job-h">{move || t(lang(), "job")}</h2>
-            <Segmented id="job" label="job" options=jobs value=Signal::derive(move || job().key()) on_change=set_job />
-            <EnumSlider id="weights" label="weights" options=formats
-                value=Signal::derive(move || st.scenario.with(|s| s.effective_weights().key()))
-                on_change=Callback::new(move |k: &'static str| if let Some(f) = WeightFormat::from_key(k) { st.edit(|s| s.weights = f) }) />
-            <Show when=quantized>
-                <SwitchField switch=Switch::QuantizeHead />
-                <SwitchField switch=Switch::Attention16 />
-            </Show>
-            <Show when=move || !serving()>
-                {number("batch", "batch", "b", |s| s.batch, 1, 1024, true)}
-            </Show>
-            <Show when=move || !serving()>
-                <SliderNumber id="seq" label=if inference() { "prompt" } else { "seq" } value=Signal::derive(move || st.scenario.with(|s| s.seq))
-                    on_change=Callback::new(move |v| st.edit(|s| s.seq = v)) min=128 max=1_048_576 limit_min=1 limit_max=range("s").1 />
-            </Show>
-            <Show when=inference>
-                {number("gen", "gen", "g", |s| s.gen, 1, 131_072, false)}
-                <SwitchField switch=Switch::StaticKv />
-                <SwitchField switch=Switch::KvAllHeads />
-            </Show>
-            <Show when=serving>
-                {number("concurrency", "concurrency", "c", |s| s.concurrency, 1, 4096, false)}
-                {number("avg-tokens", "avg_tokens", "al", |s| s.avg_tokens, 64, 131_072, false)}
-            </Show>
-            <Show when=move || !training()>
-                <SelectField id="kv-dtype" label="kv_dtype" options=options(KvDtype::ALL, KvDtype::key, |_, k| k.label().to_string())
-                    value=Signal::derive(move || st.scenario.with(|s| s.kv_dtype.key()))
-                    on_change=Callback::new(move |k: &'static str| if let Some(v) = KvDtype::from_key(k) { st.edit(|s| s.kv_dtype = v) }) />
-            </Show>
-            <Show when=peft>
-                {number("lora-rank", "lora_rank", "r", |s| s.lora_rank, 1, 1024, true)}
-                <LoraTargetsField />
-                <SwitchField switch=Switch::LoraDropout />
-                <SwitchField switch=Switch::TrainEmbedHead />
-                <SwitchField switch=Switch::Dora />
-            </Show>
-            <Show when=training>
-                {number("grad-accum", "grad_accum", "ga", |s| s.grad_accum, 1, 128, true)}
-                <SelectField id="optimizer" label="optimizer" options=options(Optimizer::ALL, Optimizer::key, |l, o| i18n::optimizer(l, o).to_string())
-                    value=Signal::derive(move || st.scenario.with(|s| s.optimizer.key()))
-                    on_change=Callback::new(move |k: &'static str| if let Some(v) = Optimizer::from_key(k) { st.edit(|s| s.optimizer = v) }) />
-                <SwitchField switch=Switch::MasterWeights />
-                <SelectField id="ckpt" label="ckpt" options=options(Checkpointing::ALL, Checkpointing::key, |l, c| i18n::ckpt(l, c).to_string())
-                    value=Signal::derive(move || st.scenario.with(|s| s.checkpointing.key()))
-                    on_change=Callback::new(move |k: &'static str| if let Some(v) = Checkpointing::from_key(k) { st.edit(|s| s.checkpointing = v) }) />
-                <SwitchField switch=Switch::OffloadActivations />
-                <SwitchField switch=Switch::OptimizerInBackward />
-                <SelectField id="loss" label="loss" options=options(Loss::ALL, Loss::key, |l, x| i18n::loss(l, x).to_string())
-                    value=Signal::derive(move || st.scenario.with(|s| s.loss.key()))
-                    on_change=Callback::new(move |k: &'static str| if let Some(v) = Loss::from_key(k) { st.edit(|s| s.loss = v) }) />
-            </Show>
-            <SelectField id="attention" label="attention" options=options(Attention::ALL, Attention::key, |l, a| i18n::attention(l, a).to_string())
-                value=Signal::derive(move || st.scenario.with(|s| s.attention.key()))
-                on_change=Callback::new(move |k: &'static str| if let Some(v) = Attention::from_key(k) { st.edit(|s| s.attention = v) }) />
+            <h2 id="job-h">{move || t(st.lang.get(), "job")}</h2>
+            {panel(JOB_PANEL)}
         </section>
     }
 }
@@ -322,7 +348,7 @@ fn LoraTargetsField() -> impl IntoView {
     let st = expect_context::<AppState>();
     view! {
         <fieldset class="field targets" id="lora-targets">
-            <legend>{move || t(st.lang.get(), "lora_targets")}</legend>
+            <legend>{move || vram_text::setting_label(st.lang.get(), "lora-targets")}</legend>
             {LoraTargets::NAMES.iter().map(|name| {
                 let name: &'static str = name;
                 let id = format!("target-{name}");
@@ -332,7 +358,7 @@ fn LoraTargetsField() -> impl IntoView {
                         on:change=move |ev| {
                             let on = event_target_checked(&ev);
                             let next = st.scenario.with_untracked(|s| s.lora_targets.with(name, on));
-                            // at least one target stays
+                            // the last target cannot be unticked (the engine would reset all seven)
                             if next != LoraTargets::empty() { st.edit(|s| s.lora_targets = next); }
                         } />{name}</label>
                 }
@@ -344,48 +370,10 @@ fn LoraTargetsField() -> impl IntoView {
 #[component]
 fn HardwareControls() -> impl IntoView {
     let st = expect_context::<AppState>();
-    let lang = move || st.lang.get();
-    let training = move || st.scenario.with(|s| s.job.is_training());
-    let gpus = options(Gpu::ALL, Gpu::key, |_, g| {
-        format!("{} · {} MiB", g.label(), g.mib())
-    });
-    let zeros = options(Zero::ALL, Zero::key, |l, z| i18n::zero(l, z).to_string());
-    let tps = Signal::derive(move || {
-        let n = st.scenario.with(|s| s.gpus);
-        [
-            ("1", 1u64),
-            ("2", 2),
-            ("4", 4),
-            ("8", 8),
-            ("16", 16),
-            ("32", 32),
-            ("64", 64),
-        ]
-        .iter()
-        .filter(|(_, t)| n % t == 0)
-        .map(|(k, _)| (*k, k.to_string()))
-        .collect::<Vec<_>>()
-    });
     view! {
         <section class="panel" aria-labelledby="hw-h">
-            <h2 id="hw-h">{move || t(lang(), "gpu")}</h2>
-            <SelectField id="gpu" label="gpu" options=gpus value=Signal::derive(move || st.scenario.with(|s| s.gpu.key()))
-                on_change=Callback::new(move |k: &'static str| if let Some(g) = Gpu::from_key(k) { st.edit(|s| s.gpu = g) }) />
-            <SliderNumber id="gpus" label="gpus" value=Signal::derive(move || st.scenario.with(|s| s.gpus))
-                on_change=Callback::new(move |v| st.edit(|s| { s.gpus = v; if v % s.tp != 0 { s.tp = 1; } }))
-                min=1 max=4096 limit_min=1 limit_max=range("n").1 pow2=true />
-            <SelectField id="tp" label="tp" options=tps value=Signal::derive(move || {
-                    let t = st.scenario.with(|s| s.tp);
-                    ["1", "2", "4", "8", "16", "32", "64"].into_iter().find(|k| k.parse::<u64>().ok() == Some(t)).unwrap_or("1")
-                })
-                on_change=Callback::new(move |k: &'static str| if let Ok(v) = k.parse::<u64>() { st.edit(|s| s.tp = v) }) />
-            <Show when=training>
-                <EnumSlider id="zero" label="zero" options=zeros value=Signal::derive(move || st.scenario.with(|s| s.zero.key()))
-                    on_change=Callback::new(move |k: &'static str| if let Some(z) = Zero::from_key(k) { st.edit(|s| s.zero = z) }) />
-                <SelectField id="offload" label="offload" options=options(Offload::ALL, Offload::key, |l, o| i18n::offload(l, o).to_string())
-                    value=Signal::derive(move || st.scenario.with(|s| s.offload.key()))
-                    on_change=Callback::new(move |k: &'static str| if let Some(o) = Offload::from_key(k) { st.edit(|s| s.offload = o) }) />
-            </Show>
+            <h2 id="hw-h">{move || t(st.lang.get(), "gpu")}</h2>
+            {panel(HARDWARE_PANEL)}
         </section>
     }
 }
@@ -396,12 +384,32 @@ fn Advanced() -> impl IntoView {
     view! {
         <details class="panel advanced" id="advanced">
             <summary>{move || t(st.lang.get(), "advanced")}</summary>
-            {number("context-mib", "context_mib", "ctx", |s| s.context_mib, 0, 8192, false)}
-            {number("reserve-pct", "reserve_pct", "rsv", |s| s.reserve_pct, 0, 100, false)}
-            {number("gpu-util", "gpu_util", "u", |s| s.gpu_util_pct, 10, 100, false)}
-            {number("block-size", "block_size", "bs", |s| s.block_size, 1, 256, true)}
-            {number("max-model-len", "max_model_len", "ml", |s| s.max_model_len, 128, 1_048_576, true)}
-            {number("batched-tokens", "batched_tokens", "bt", |s| s.batched_tokens, 128, 131_072, true)}
+            {panel(ADVANCED_PANEL)}
         </details>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vram_engine::SETTINGS;
+
+    #[test]
+    fn every_setting_of_the_registry_has_exactly_one_place_on_the_page() {
+        let panels = [JOB_PANEL, HARDWARE_PANEL, ADVANCED_PANEL, HEADER_PANEL];
+        for st in SETTINGS {
+            let places = panels
+                .iter()
+                .flat_map(|p| p.iter())
+                .filter(|(id, _)| *id == st.id)
+                .count();
+            assert_eq!(places, 1, "{} is on the page {places} times", st.id);
+        }
+        let listed: usize = panels.iter().map(|p| p.len()).sum();
+        assert_eq!(
+            listed,
+            SETTINGS.len(),
+            "a panel lists an id the registry lacks"
+        );
     }
 }

@@ -1,41 +1,21 @@
 //! English and Chinese text. Every string the page shows goes through `t`.
 
 use vram_engine::{
-    Attention, Checkpointing, Component, Job, Loss, Offload, Optimizer, Remedy, Switch, Zero,
+    Attention, Checkpointing, Component, Gpu, Job, KvDtype, Loss, Offload, Optimizer, Remedy, Unit,
+    WeightFormat, Zero,
 };
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Lang {
-    En,
-    Zh,
-}
+pub use vram_text::Lang;
 
-impl Lang {
-    pub fn key(self) -> &'static str {
-        match self {
-            Lang::En => "en",
-            Lang::Zh => "zh",
-        }
-    }
-
-    pub fn from_key(k: &str) -> Option<Lang> {
-        match k {
-            "en" => Some(Lang::En),
-            "zh" => Some(Lang::Zh),
-            _ => None,
-        }
-    }
-
-    /// The browser's language: Chinese for any zh-*, English otherwise.
-    pub fn from_browser() -> Lang {
-        let nav = web_sys::window()
-            .map(|w| w.navigator().language().unwrap_or_default())
-            .unwrap_or_default();
-        if nav.to_ascii_lowercase().starts_with("zh") {
-            Lang::Zh
-        } else {
-            Lang::En
-        }
+/// The browser's language: Chinese for any zh-*, English otherwise.
+pub fn browser_lang() -> Lang {
+    let nav = web_sys::window()
+        .map(|w| w.navigator().language().unwrap_or_default())
+        .unwrap_or_default();
+    if nav.to_ascii_lowercase().starts_with("zh") {
+        Lang::Zh
+    } else {
+        Lang::En
     }
 }
 
@@ -148,6 +128,7 @@ const TEXT: &[(&str, &str, &str)] = &[
     ("language", "中文", "English"),
     ("panic", "Something went wrong inside the page. Reload it; if it happens again, the link in the address bar reproduces it.", "页面内部出错。请刷新；如果再次出现，地址栏中的链接可以复现该问题。"),
     ("accum_note", "Gradient accumulation reuses one gradient buffer: it adds to memory nothing beyond one micro-batch.", "梯度累积复用同一个梯度缓冲区：显存只按一个 micro-batch 计算，不会乘以累积步数。"),
+    ("file_unreadable", "The file could not be read.", "无法读取该文件。"),
     ("config_too_big", "This file is larger than 1 MiB; a config.json is a few KiB. It was not read.", "文件超过 1 MiB；config.json 通常只有几 KiB。未读取。"),
 ];
 
@@ -210,6 +191,32 @@ pub fn component_doc(lang: Lang, c: Component) -> &'static str {
     }
 }
 
+/// The label of choice `key` of the setting with link key `setting`, in `lang`.
+pub fn choice(lang: Lang, setting: &str, key: &str) -> String {
+    fn label<T: Copy>(from: Option<T>, f: impl Fn(T) -> String) -> Option<String> {
+        from.map(f)
+    }
+    let text = match setting {
+        "j" => label(Job::from_key(key), |j| job(lang, j).to_string()),
+        "w" => label(WeightFormat::from_key(key), |f| {
+            format!("{} · {:.2} bit", f.label(), f.bits().as_f64())
+        }),
+        "kv" => label(KvDtype::from_key(key), |k| k.label().to_string()),
+        "o" => label(Optimizer::from_key(key), |o| optimizer(lang, o).to_string()),
+        "gc" => label(Checkpointing::from_key(key), |c| ckpt(lang, c).to_string()),
+        "at" => label(Attention::from_key(key), |a| attention(lang, a).to_string()),
+        "ls" => label(Loss::from_key(key), |l| loss(lang, l).to_string()),
+        "z" => label(Zero::from_key(key), |z| zero(lang, z).to_string()),
+        "off" => label(Offload::from_key(key), |o| offload(lang, o).to_string()),
+        "gpu" => label(Gpu::from_key(key), |g| {
+            format!("{} · {} MiB", g.label(), g.mib())
+        }),
+        "unit" => label(Unit::from_key(key), |u| u.label().to_string()),
+        _ => None,
+    };
+    text.unwrap_or_else(|| key.to_string())
+}
+
 pub fn job(lang: Lang, j: Job) -> &'static str {
     match lang {
         Lang::En => j.label(),
@@ -262,24 +269,6 @@ pub fn loss(lang: Lang, l: Loss) -> &'static str {
         (Lang::Zh, Loss::ChunkedCompiled) => "分块交叉熵，编译（保留 16 位 logits）",
         (Lang::Zh, Loss::Fused) => "融合线性层 + 交叉熵（不生成 logits）",
         (Lang::Zh, Loss::NoLmHead) => "无语言模型头（分类器）",
-    }
-}
-
-pub fn switch(lang: Lang, w: Switch) -> &'static str {
-    match (lang, w) {
-        (Lang::En, w) => w.label(),
-        (Lang::Zh, Switch::MasterWeights) => "fp32 主权重 / fp32 适配器",
-        (Lang::Zh, Switch::LoraDropout) => "LoRA dropout（每个适配器保存自己的输入副本）",
-        (Lang::Zh, Switch::Dora) => "DoRA（幅度 + 方向分解的 LoRA）",
-        (Lang::Zh, Switch::TrainEmbedHead) => "完整训练嵌入层和输出头 (modules_to_save)",
-        (Lang::Zh, Switch::OptimizerInBackward) => {
-            "优化器在反向传播中逐参数更新 (optimizer_in_bwd)"
-        }
-        (Lang::Zh, Switch::OffloadActivations) => "激活值卸载到 CPU 内存",
-        (Lang::Zh, Switch::QuantizeHead) => "输出头也量化（litgpt 等）",
-        (Lang::Zh, Switch::Attention16) => "注意力保持 16 位（只量化 MLP）",
-        (Lang::Zh, Switch::StaticKv) => "KV Cache 按最大长度预先分配（静态缓存）",
-        (Lang::Zh, Switch::KvAllHeads) => "KV Cache 按全部注意力头存储（GQA 展开后）",
     }
 }
 

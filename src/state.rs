@@ -1,20 +1,21 @@
 //! The page's state: a handful of signals and one memo that every view reads.
 
 use leptos::prelude::*;
-use vram_engine::link::{self, PageSettings};
-use vram_engine::{Overview, Scenario};
+use vram_engine::{
+    decode_link, encode_link, EngineError, Notice, Overview, PageSettings, Scenario,
+};
 
-use crate::i18n::Lang;
+use crate::i18n::{browser_lang, Lang};
 
 /// The page state, shared through context.
 #[derive(Clone, Copy)]
 pub struct AppState {
     pub scenario: RwSignal<Scenario>,
     pub lang: RwSignal<Lang>,
-    /// What the opening link carried that was ignored.
-    pub notices: RwSignal<Vec<String>>,
+    /// What the opening link carried that was ignored (rendered in the page's language).
+    pub notices: RwSignal<Vec<Notice>>,
     /// The one memo: the breakdown and everything derived from it, or the reason it failed.
-    pub computed: Memo<Result<Overview, String>>,
+    pub computed: Memo<Result<Overview, EngineError>>,
 }
 
 impl AppState {
@@ -23,15 +24,14 @@ impl AppState {
         let search = web_sys::window()
             .and_then(|w| w.location().search().ok())
             .unwrap_or_default();
-        let decoded = link::decode(&search);
+        let decoded = decode_link(&search);
         let lang = decoded
             .page
             .lang
             .and_then(Lang::from_key)
-            .unwrap_or_else(Lang::from_browser);
+            .unwrap_or_else(browser_lang);
         let scenario = RwSignal::new(decoded.scenario);
-        let computed =
-            Memo::new(move |_| scenario.with(|s| Overview::compute(s).map_err(|e| e.to_string())));
+        let computed = Memo::new(move |_| scenario.with(Overview::compute));
         AppState {
             scenario,
             lang: RwSignal::new(lang),
@@ -45,11 +45,15 @@ impl AppState {
         let page = PageSettings {
             lang: Some(self.lang.get().key()),
         };
-        self.scenario.with(|s| link::encode(s, &page))
+        self.scenario.with(|s| encode_link(s, &page))
     }
 
-    /// Changes the scenario in place.
+    /// Changes the scenario in place, then lets the engine make the settings work together
+    /// (the page keeps no rule of its own).
     pub fn edit(&self, f: impl FnOnce(&mut Scenario)) {
-        self.scenario.update(f);
+        self.scenario.update(|s| {
+            f(s);
+            s.normalize();
+        });
     }
 }

@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use crate::i18n::{t, Lang};
+use crate::i18n::Lang;
 use crate::state::AppState;
 
 fn lang() -> Lang {
@@ -37,8 +37,9 @@ fn log_value(pos: u64, min: u64, max: u64, pow2: bool) -> u64 {
 pub fn SliderNumber(
     /// Stable id: the slider gets `id`, the box `{id}-num`.
     id: &'static str,
-    /// Text key of the label.
-    label: &'static str,
+    /// The label, in the page's language.
+    #[prop(into)]
+    label: Signal<String>,
     /// The current value.
     #[prop(into)]
     value: Signal<u64>,
@@ -67,9 +68,9 @@ pub fn SliderNumber(
     let err_id = format!("{id}-err");
     view! {
         <div class="field slider-field">
-            <label for=num_id.clone()>{move || t(lang(), label)}</label>
+            <label for=num_id.clone()>{label}</label>
             <div class="slider-row">
-                <input type="range" id=id aria-label=move || t(lang(), label) min=smin max=smax step="1"
+                <input type="range" id=id aria-label=label min=smin max=smax step="1"
                     prop:value=move || pos().to_string()
                     on:input=move |ev| {
                         if let Ok(p) = event_target_value(&ev).parse::<u64>() {
@@ -98,7 +99,7 @@ pub fn SliderNumber(
 #[component]
 pub fn EnumSlider(
     id: &'static str,
-    label: &'static str,
+    #[prop(into)] label: Signal<String>,
     /// (key, label) of every option, in slider order.
     #[prop(into)]
     options: Signal<Vec<(&'static str, String)>>,
@@ -112,10 +113,10 @@ pub fn EnumSlider(
     let select_id = format!("{id}-select");
     view! {
         <div class="field enum-field">
-            <label for=select_id.clone()>{move || t(lang(), label)} ": " <strong class="current" id=format!("{id}-value")>{current_label}</strong></label>
+            <label for=select_id.clone()>{label} ": " <strong class="current" id=format!("{id}-value")>{current_label}</strong></label>
             <div class="slider-row">
                 <input type="range" id=id min="0" max=move || options.with(|o| o.len().saturating_sub(1)).to_string() step="1"
-                    aria-label=move || t(lang(), label)
+                    aria-label=label
                     aria-valuetext=current_label
                     prop:value=move || index().to_string()
                     on:input=move |ev| {
@@ -133,13 +134,13 @@ pub fn EnumSlider(
 #[component]
 pub fn Select(
     #[prop(into)] id: String,
-    label: &'static str,
+    #[prop(into)] label: Signal<String>,
     #[prop(into)] options: Signal<Vec<(&'static str, String)>>,
     #[prop(into)] value: Signal<&'static str>,
     on_change: Callback<&'static str>,
 ) -> impl IntoView {
     view! {
-        <select id=id aria-label=move || t(lang(), label)
+        <select id=id aria-label=label
             on:change=move |ev| {
                 let k = event_target_value(&ev);
                 if let Some(key) = options.with(|o| o.iter().find(|(x, _)| *x == k).map(|(x, _)| *x)) { on_change.run(key); }
@@ -155,14 +156,14 @@ pub fn Select(
 #[component]
 pub fn SelectField(
     id: &'static str,
-    label: &'static str,
+    #[prop(into)] label: Signal<String>,
     #[prop(into)] options: Signal<Vec<(&'static str, String)>>,
     #[prop(into)] value: Signal<&'static str>,
     on_change: Callback<&'static str>,
 ) -> impl IntoView {
     view! {
         <div class="field">
-            <label for=id>{move || t(lang(), label)}</label>
+            <label for=id>{label}</label>
             <Select id=id label=label options=options value=value on_change=on_change />
         </div>
     }
@@ -172,14 +173,14 @@ pub fn SelectField(
 #[component]
 pub fn Segmented(
     id: &'static str,
-    label: &'static str,
+    #[prop(into)] label: Signal<String>,
     #[prop(into)] options: Signal<Vec<(&'static str, String)>>,
     #[prop(into)] value: Signal<&'static str>,
     on_change: Callback<&'static str>,
 ) -> impl IntoView {
     view! {
         <div class="field">
-            <span class="field-label" id=format!("{id}-label")>{move || t(lang(), label)}</span>
+            <span class="field-label" id=format!("{id}-label")>{label}</span>
             <div class="segmented" role="group" aria-labelledby=format!("{id}-label") id=id>
                 {move || options.get().into_iter().map(|(k, l)| view! {
                     <button type="button" id=format!("{id}-{k}") class:pressed=move || value.get() == k

@@ -11,6 +11,26 @@ use super::controls::Segmented;
 use crate::i18n::{t, Lang};
 use crate::state::AppState;
 
+/// Why a pasted or uploaded config.json was not used.
+#[derive(Clone, Debug)]
+enum ConfigProblem {
+    /// Larger than a config.json can be.
+    TooBig,
+    /// The browser could not read the file.
+    Unreadable,
+    Engine(vram_engine::EngineError),
+}
+
+impl ConfigProblem {
+    fn text(&self, lang: Lang) -> String {
+        match self {
+            ConfigProblem::TooBig => t(lang, "config_too_big").to_string(),
+            ConfigProblem::Unreadable => t(lang, "file_unreadable").to_string(),
+            ConfigProblem::Engine(e) => vram_text::error(lang, e),
+        }
+    }
+}
+
 #[component]
 pub fn ModelPicker() -> impl IntoView {
     let st = expect_context::<AppState>();
@@ -152,7 +172,7 @@ fn ParamsPicker() -> impl IntoView {
                     on:change=move |ev| match parse_param_count(&event_target_value(&ev)) {
                         Ok(n) if Architecture::from_param_count(n).is_ok() => { error.set(None); st.edit(|s| s.model = ModelChoice::Params(n)); }
                         Ok(_) => error.set(Some(match lang() { Lang::En => "Between 1M and 10T parameters.".into(), Lang::Zh => "参数量须在 1M 到 10T 之间。".into() })),
-                        Err(e) => error.set(Some(e.to_string())),
+                        Err(e) => error.set(Some(vram_text::error(lang(), &e))),
                     } />
             </div>
             <p class="input-error" id="params-err" role="status">{move || error.get()}</p>
@@ -170,10 +190,10 @@ fn ConfigPicker() -> impl IntoView {
         ModelChoice::Custom { name, .. } => name.clone(),
         _ => "my-model".to_string(),
     }));
-    let error = RwSignal::new(None::<String>);
+    let error = RwSignal::new(None::<ConfigProblem>);
     let apply = move |body: String| {
         if body.len() > MAX_CONFIG_BYTES {
-            error.set(Some(t(lang(), "config_too_big").to_string()));
+            error.set(Some(ConfigProblem::TooBig));
             return;
         }
         match ModelChoice::from_config(&name.get_untracked(), &body) {
@@ -182,7 +202,7 @@ fn ConfigPicker() -> impl IntoView {
                 st.edit(|s| s.model = m);
             }
             // the previous budget stays; the error sits next to the input
-            Err(e) => error.set(Some(e.to_string())),
+            Err(e) => error.set(Some(ConfigProblem::Engine(e))),
         }
     };
     let on_file = move |ev: leptos::ev::Event| {
@@ -196,7 +216,7 @@ fn ConfigPicker() -> impl IntoView {
             return;
         };
         if file.size() > MAX_CONFIG_BYTES as f64 {
-            error.set(Some(t(lang(), "config_too_big").to_string()));
+            error.set(Some(ConfigProblem::TooBig));
             return;
         }
         name.set(file.name().trim_end_matches(".json").to_string());
@@ -208,7 +228,7 @@ fn ConfigPicker() -> impl IntoView {
                     text.set(body.clone());
                     apply(body);
                 }
-                Err(_) => error.set(Some("the file could not be read".into())),
+                Err(_) => error.set(Some(ConfigProblem::Unreadable)),
             }
         });
     };
@@ -221,7 +241,7 @@ fn ConfigPicker() -> impl IntoView {
             <label for="config-text">{move || t(lang(), "paste_config")}</label>
             <textarea id="config-text" rows="6" spellcheck="false" placeholder="{\"hidden_size\": 4096, …}"
                 prop:value=move || text.get() on:input=move |ev| text.set(event_target_value(&ev))></textarea>
-            <p class="input-error" id="config-error" role="alert">{move || error.get()}</p>
+            <p class="input-error" id="config-error" role="alert">{move || error.with(|e| e.as_ref().map(|e| e.text(lang())))}</p>
             <div class="row">
                 <button type="button" id="config-apply" on:click=move |_| apply(text.get_untracked())>{move || t(lang(), "use_config")}</button>
                 <label class="file">{move || t(lang(), "upload_config")}
@@ -280,7 +300,7 @@ fn ArchEditor() -> impl IntoView {
             |a, v| a.head_dim = v,
         ),
     ];
-    let error = RwSignal::new(None::<String>);
+    let error = RwSignal::new(None::<vram_engine::EngineError>);
     move || {
         is_custom().then(|| {
             view! {
@@ -298,14 +318,14 @@ fn ArchEditor() -> impl IntoView {
                                             set(arch, v);
                                             match arch.validate() {
                                                 Ok(()) => { error.set(None); st.scenario.set(next); }
-                                                Err(e) => error.set(Some(e.to_string())),
+                                                Err(e) => error.set(Some(e)),
                                             }
                                         }
                                     } />
                             </label>
                         }
                     }).collect_view()}
-                    <p class="input-error" id="arch-error" role="alert">{move || error.get()}</p>
+                    <p class="input-error" id="arch-error" role="alert">{move || error.with(|e| e.as_ref().map(|e| vram_text::error(st.lang.get(), e)))}</p>
                 </div>
             }
         })

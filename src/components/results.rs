@@ -22,7 +22,7 @@ pub fn VerdictLine() -> impl IntoView {
         let l = st.lang.get();
         let (unit, gpu, job) = st.scenario.with(|s| (s.unit, s.gpu, s.job));
         match &*st.computed.read() {
-            Err(e) => view! { <div class="verdict error" id="verdict" role="alert">{t(l, "error")} " " {e.clone()}</div> }.into_any(),
+            Err(e) => view! { <div class="verdict error" id="verdict" role="alert">{t(l, "error")} " " {vram_text::error(l, e)}</div> }.into_any(),
             Ok(c) => {
                 let b = &c.breakdown;
                 let v = c.verdicts.iter().find(|v| v.gpu == gpu).copied();

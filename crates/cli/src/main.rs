@@ -3,9 +3,14 @@
 use std::process::ExitCode;
 
 use vram_engine::link::{self, PageSettings};
-use vram_engine::{config, fit, memory, presets, Breakdown, Component, Gpu, ModelChoice, Scenario};
+use vram_engine::{
+    decode_pairs, find_preset, fit, link_pairs, memory, parse_param_count, presets, Architecture,
+    Breakdown, Component, EngineError, Gpu, ModelChoice, Notice, Scenario, Setting, SettingKind,
+    MAX_CONFIG_BYTES, MAX_LINK_CHARS, SETTINGS,
+};
+use vram_text::{error, notice, refusal, setting_help, Lang};
 
-const USAGE: &str = "\
+const USAGE_HEAD: &str = "\
 vram-budget: how much GPU memory an LLM job needs, and whether it fits
 
 USAGE:
@@ -17,88 +22,39 @@ MODEL (one of):
     --params N            a bare parameter count: 7B, 1.5B, 350M (approximate dense shape)
     --config FILE         a Hugging Face config.json (--name NAME to label it)
 
-JOB:
-    --job J               infer | serve | full | lora | qlora   [lora]
-    --weights F           fp32 bf16 q8_0 int8 fp8 q6_k q5_k_m q4_k_m nf4 gptq4 awq4 nf4dq q3_k_m q2_k
-    --batch N  --seq N    micro-batch per GPU and tokens per sequence (prompt for inference)
-    --gen N               generated tokens (inference)
-    --grad-accum N        gradient accumulation steps (does not multiply gradient memory)
-    --rank N  --targets L LoRA rank and target modules: q,k,v,o,gate,up,down,embed,head or all
-    --lora-dropout 0|1    dropout on the adapters' input (each adapter keeps a copy and a mask)
-    --train-embed-head 0|1  modules_to_save: train full copies of the embeddings and the head
-    --dora 0|1            DoRA: a magnitude per output; base and adapter outputs kept for it
-    --optimizer O         adamw adamw_bf16 adamw_8bit adafactor lion sgd_momentum sgd
-    --master-weights 0|1  fp32 master weights (for LoRA: fp32 adapters)
-    --optimizer-in-backward 0|1  step each parameter as its gradient arrives (no gradient buffer)
-    --ckpt C              none | selective | full   (gradient checkpointing)
-    --offload-activations 0|1  saved activations wait in CPU memory (two layers stay on the GPU)
-    --attention A         flash | eager
-    --loss L              full | full16 | chunked | compiled | fused | none
-    --kv D                KV-cache dtype: bf16 fp8 int8 int4 fp32
-    --static-kv 0|1       inference cache allocated for --max-model-len tokens up front
-    --kv-all-heads 0|1    the cache keeps every attention head (GQA expanded), not the KV heads
-    --quantize-head 0|1   the output head is quantized with the layers (litgpt / Lightning)
-    --attention-16bit 0|1 only the MLP is quantized; attention projections stay 16-bit
+SETTINGS (each is also a link key, shown in brackets with its default):
+";
 
-HARDWARE:
-    --gpu G               see --list-gpus                        [rtx4090]
-    --gpus N  --tp N      GPUs and tensor-parallel degree
-    --zero S              0 | 1 | 2 | 3       --offload none|opt|all
-    --gpu-util P  --block-size N  --max-model-len N  --avg-tokens N  --concurrency N  --batched-tokens N
-                          serving (vLLM) settings
-    --context-mib N       CUDA context and workspaces, MiB      [1024]
-    --reserve P           allocator reserve, % of the tensor peak [5]
-
+const USAGE_TAIL: &str = "
 OUTPUT:
     --unit gib|gb  --explain (formulas)  --json  --list-models  --list-gpus  --help
 ";
 
-/// Flags that take a value, and the link key each one sets.
-const FLAGS: &[(&str, &str)] = &[
-    ("--model", "m"),
-    ("--params", "p"),
-    ("--job", "j"),
-    ("--weights", "w"),
-    ("--kv", "kv"),
-    ("--optimizer", "o"),
-    ("--ckpt", "gc"),
-    ("--attention", "at"),
-    ("--loss", "ls"),
-    ("--zero", "z"),
-    ("--offload", "off"),
-    ("--gpu", "gpu"),
-    ("--unit", "unit"),
-    ("--master-weights", "mw"),
-    ("--lora-dropout", "ld"),
-    ("--train-embed-head", "mts"),
-    ("--dora", "dora"),
-    ("--optimizer-in-backward", "obw"),
-    ("--offload-activations", "ao"),
-    ("--quantize-head", "qh"),
-    ("--attention-16bit", "a16"),
-    ("--static-kv", "ks"),
-    ("--kv-all-heads", "kvh"),
-    ("--targets", "t"),
-    ("--batch", "b"),
-    ("--seq", "s"),
-    ("--gen", "g"),
-    ("--grad-accum", "ga"),
-    ("--rank", "r"),
-    ("--gpus", "n"),
-    ("--tp", "tp"),
-    ("--gpu-util", "u"),
-    ("--block-size", "bs"),
-    ("--max-model-len", "ml"),
-    ("--avg-tokens", "al"),
-    ("--concurrency", "c"),
-    ("--batched-tokens", "bt"),
-    ("--context-mib", "ctx"),
-    ("--reserve", "rsv"),
-];
+/// The usage text: fixed parts around one line per setting of the engine's registry.
+fn usage() -> String {
+    let d = Scenario::default();
+    let mut o = USAGE_HEAD.to_string();
+    for st in SETTINGS {
+        let flag = format!("--{} {}", st.flag, st.value_hint);
+        let choices = match st.kind {
+            SettingKind::Choice => format!(": {}", st.keys().join(" ")),
+            _ => String::new(),
+        };
+        o.push_str(&format!(
+            "    {flag:<28} {}{choices}  [{}={}]\n",
+            setting_help(Lang::En, st.id),
+            st.key,
+            st.text(&d)
+        ));
+    }
+    o.push_str(USAGE_TAIL);
+    o
+}
 
 #[derive(Default)]
 struct Args {
-    pairs: Vec<(String, String)>,
+    /// (flag, link key, value) in the order given.
+    flags: Vec<(String, &'static str, String)>,
     link: Option<String>,
     config: Option<String>,
     name: Option<String>,
@@ -111,6 +67,18 @@ enum Command {
     Help,
     ListModels,
     ListGpus,
+}
+
+/// The link key a flag sets: a setting of the registry, or the model.
+fn flag_key(flag: &str) -> Option<&'static str> {
+    match flag {
+        "--model" => Some("m"),
+        "--params" => Some("p"),
+        _ => flag
+            .strip_prefix("--")
+            .and_then(Setting::by_flag)
+            .map(|st| st.key),
+    }
 }
 
 fn parse_args(argv: &[String]) -> Result<Command, String> {
@@ -140,10 +108,10 @@ fn parse_args(argv: &[String]) -> Result<Command, String> {
             "--link" => args.link = Some(value(&mut i)?),
             "--config" => args.config = Some(value(&mut i)?),
             "--name" => args.name = Some(value(&mut i)?),
-            f => match FLAGS.iter().find(|(name, _)| *name == f) {
-                Some((_, key)) => {
+            f => match flag_key(f) {
+                Some(key) => {
                     let v = value(&mut i)?;
-                    args.pairs.push((key.to_string(), v));
+                    args.flags.push((f.to_string(), key, v));
                 }
                 None => return Err(format!("unknown option {f:?} (see --help)")),
             },
@@ -153,63 +121,67 @@ fn parse_args(argv: &[String]) -> Result<Command, String> {
     Ok(Command::Run(args))
 }
 
-/// Builds the scenario: the link first, flags on top; any ignored value is an error here.
-fn scenario(args: &Args) -> Result<Scenario, String> {
-    let mut query = match &args.link {
-        Some(l) => {
-            // as link::decode reads it; a fragment is dropped so the flags appended below count
-            let q = match l.find('?') {
-                Some(i) => &l[i + 1..],
-                None => l.trim_start_matches('#'),
-            };
-            let q = q.split('#').next().unwrap_or("").to_string();
-            if q.chars().count() > link::MAX_LINK_CHARS {
-                return Err(format!(
-                    "the link is longer than {} characters",
-                    link::MAX_LINK_CHARS
-                ));
-            }
-            q
+/// Checks one flag's value on its own, so that a refusal names the flag.
+fn check_flag(flag: &str, key: &str, v: &str) -> Result<(), String> {
+    let why = match key {
+        "m" => find_preset(v).is_none().then(|| {
+            error(
+                Lang::En,
+                &EngineError::UnknownPreset(v.chars().take(40).collect()),
+            )
+        }),
+        "p" => match parse_param_count(v) {
+            Err(e) => Some(error(Lang::En, &e)),
+            Ok(n) => Architecture::from_param_count(n)
+                .err()
+                .map(|_| "not a parameter count between 1M and 10T".to_string()),
+        },
+        _ => {
+            Setting::by_key(key).and_then(|st| st.parse(v).err().map(|r| refusal(Lang::En, st, &r)))
         }
-        None => String::new(),
     };
-    for (k, v) in &args.pairs {
-        if k == "p" {
-            let n = link::parse_param_count(v).map_err(|e| e.to_string())?;
-            query.push_str(&format!("&p={n}"));
-            continue;
-        }
-        let encoded: String = v
-            .bytes()
-            .map(|b| {
-                if b.is_ascii_alphanumeric() || b"-._,".contains(&b) {
-                    (b as char).to_string()
-                } else {
-                    format!("%{b:02X}")
-                }
-            })
-            .collect();
-        query.push_str(&format!("&{k}={encoded}"));
+    match why {
+        Some(why) => Err(format!("{flag}: {why}")),
+        None => Ok(()),
     }
-    let decoded = link::decode(&query);
+}
+
+/// Builds the scenario: the link's pairs first, flags on top, through the same decoder as links;
+/// a refused flag, anything a link held that was ignored, or a conflict is an error here.
+fn scenario(args: &Args) -> Result<Scenario, String> {
+    let mut pairs = match &args.link {
+        Some(l) => link_pairs(l)
+            .ok_or_else(|| format!("the link is longer than {MAX_LINK_CHARS} characters"))?,
+        None => Vec::new(),
+    };
+    for (flag, key, v) in &args.flags {
+        check_flag(flag, key, v)?;
+        pairs.push((key.to_string(), v.clone()));
+    }
+    let decoded = decode_pairs(&pairs);
     if let Some(first) = decoded.notices.first() {
-        return Err(first.clone());
+        return Err(match first {
+            // flags were checked above: what is left is the link's, or a conflict
+            Notice::Reset(e) => error(Lang::En, e),
+            n => format!("link: {}", notice(Lang::En, n)),
+        });
     }
     let mut s = decoded.scenario;
     if let Some(path) = &args.config {
         let meta = std::fs::metadata(path).map_err(|e| format!("cannot read {path}: {e}"))?;
-        if meta.len() > config::MAX_CONFIG_BYTES as u64 {
+        if meta.len() > MAX_CONFIG_BYTES as u64 {
             return Err(format!(
                 "{path} is {} KiB; a config.json over {} KiB is refused",
                 meta.len() / 1024,
-                config::MAX_CONFIG_BYTES / 1024
+                MAX_CONFIG_BYTES / 1024
             ));
         }
         let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
         let name = args.name.clone().unwrap_or_else(|| path.to_string());
-        s.model = ModelChoice::from_config(&name, &text).map_err(|e| format!("{path}: {e}"))?;
+        s.model = ModelChoice::from_config(&name, &text)
+            .map_err(|e| format!("{path}: {}", error(Lang::En, &e)))?;
     }
-    s.validate().map_err(|e| e.to_string())?;
+    s.validate().map_err(|e| error(Lang::En, &e))?;
     Ok(s)
 }
 
@@ -217,7 +189,7 @@ fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().skip(1).collect();
     match parse_args(&argv) {
         Ok(Command::Help) => {
-            print!("{USAGE}");
+            print!("{}", usage());
             ExitCode::SUCCESS
         }
         Ok(Command::ListModels) => {
@@ -270,9 +242,9 @@ fn one_line(e: &str) -> String {
 
 fn run(args: &Args) -> Result<String, String> {
     let s = scenario(args)?;
-    let arch = s.model.architecture().map_err(|e| e.to_string())?;
-    let b = memory::estimate_with(&s, &arch, true).map_err(|e| e.to_string())?;
-    let verdicts = fit::verdicts(&s, &arch).map_err(|e| e.to_string())?;
+    let arch = s.model.architecture().map_err(|e| error(Lang::En, &e))?;
+    let b = memory::estimate_with(&s, &arch, true).map_err(|e| error(Lang::En, &e))?;
+    let verdicts = fit::verdicts(&s, &arch).map_err(|e| error(Lang::En, &e))?;
     let solved = fit::solve(&s, &arch);
     let remedies = fit::remedies(&s, &arch, &b);
     if args.json {

@@ -52,39 +52,51 @@ fn unknown_flags_and_missing_values_exit_2_with_one_line() {
 fn bad_values_exit_2_with_one_line() {
     refused(
         &["--batch", "lots"],
-        "batch must be a whole number from 1 to 1048576",
+        "--batch: Batch (per GPU) must be a whole number from 1 to 1048576",
     );
-    refused(&["--batch", "0"], "batch");
-    refused(&["--batch", "1000000000"], "batch");
-    refused(&["--batch", "1e9"], "batch");
-    refused(&["--batch", "-1"], "batch");
-    refused(&["--seq", "10485761"], "sequence length");
-    refused(&["--gpus", "8192"], "GPUs");
-    refused(&["--rank", "65537"], "LoRA rank");
-    refused(&["--gpu-util", "5"], "GPU memory utilization");
-    refused(&["--job", "pretrain"], "ignored j=\"pretrain\"");
-    refused(&["--weights", "int3"], "ignored w=\"int3\"");
-    refused(&["--model", "gpt-5"], "no such preset model");
-    refused(&["--targets", "q,zz"], "LoRA targets");
+    refused(&["--batch", "0"], "--batch: ");
+    refused(&["--batch", "1000000000"], "--batch: ");
+    refused(&["--batch", "1e9"], "--batch: ");
+    refused(&["--batch", "-1"], "--batch: ");
+    refused(&["--seq", "10485761"], "--seq: Sequence length");
+    refused(&["--gpus", "8192"], "--gpus: GPUs");
+    refused(&["--rank", "65537"], "--rank: LoRA rank");
+    refused(&["--gpu-util", "5"], "--gpu-util: gpu_memory_utilization");
+    refused(&["--job", "pretrain"], "--job: not a known value for Job");
+    refused(&["--weights", "int3"], "--weights: not a known value");
+    refused(&["--model", "gpt-5"], "--model: unknown model \"gpt-5\"");
+    refused(
+        &["--targets", "q,zz"],
+        "--targets: not a list of LoRA targets",
+    );
     refused(&["--targets", ""], "at least one target");
     refused(&["--master-weights", "yes"], "should be 0 or 1");
-    refused(&["--params", "lots"], "should look like 7B");
-    refused(&["--params", "11T"], "between 1M and 10T");
+    refused(
+        &["--params", "lots"],
+        "--params: the parameter count should look like 7B",
+    );
+    refused(
+        &["--params", "11T"],
+        "--params: not a parameter count between 1M and 10T",
+    );
     refused(
         &["--params", "300000000000000000000000000000000000000e-38"],
-        "between 1M and 10T",
+        "--params: not a parameter count between 1M and 10T",
     );
     refused(
         &["--job", "full", "--weights", "nf4"],
         "full fine-tuning updates every weight",
     );
     refused(&["--gpus", "6", "--tp", "4"], "tensor-parallel");
-    refused(&["--job", "\u{1b}[31mred"], "ignored j=\"\\u{1b}[31mred\"");
+    refused(&["--job", "\u{1b}[31mred"], "--job: not a known value");
 }
 
 #[test]
 fn bad_links_exit_2_with_one_line() {
-    refused(&["--link", "https://x.invalid/?v=1&b=abc"], "batch");
+    refused(
+        &["--link", "https://x.invalid/?v=1&b=abc"],
+        "link: ignored b=\"abc\": Batch (per GPU)",
+    );
     refused(&["--link", "?zzz=1"], "unknown setting \"zzz\"");
     refused(&["--link", "?v=7"], "version 1");
     refused(
@@ -103,13 +115,16 @@ fn bad_links_exit_2_with_one_line() {
         &["--link", "?p=300000000000000000000000000000000000000e-38"],
         "between 1M and 10T",
     );
-    refused(&["--link", "?j=full&w=nf4"], "that setting was reset");
+    refused(
+        &["--link", "?j=full&w=nf4"],
+        "full fine-tuning updates every weight",
+    );
     let long = format!("?b={}", "9".repeat(5_000));
     refused(&["--link", &long], "longer than 4096 characters");
     // flags after a link with a fragment still count (they were dropped before)
     refused(
         &["--link", "https://x.invalid/?v=1#top", "--batch", "0"],
-        "batch",
+        "--batch: ",
     );
 }
 

@@ -136,9 +136,9 @@ impl Fields<'_> {
                     if shown.len() < text.len() {
                         shown.push('…');
                     }
-                    Err(EngineError::BadField {
+                    Err(EngineError::NotAWholeNumber {
                         field: names[0].into(),
-                        why: format!("should be a whole number, not {shown}"),
+                        shown,
                     })
                 }
             },
@@ -166,22 +166,18 @@ impl Fields<'_> {
 /// Parses config.json text. Unknown fields are ignored; a missing required one is named.
 pub fn parse_config(text: &str) -> Result<Architecture, EngineError> {
     if text.len() > MAX_CONFIG_BYTES {
-        return Err(EngineError::BadConfig(format!(
-            "it is {} KiB; the limit is {} KiB",
-            text.len() / 1024,
-            MAX_CONFIG_BYTES / 1024
-        )));
+        return Err(EngineError::ConfigTooLarge {
+            bytes: text.len(),
+            limit: MAX_CONFIG_BYTES,
+        });
     }
-    let value: Value =
-        json::parse(text).map_err(|e| EngineError::BadConfig(format!("not valid JSON ({e})")))?;
+    let value: Value = json::parse(text).map_err(EngineError::NotJson)?;
     from_value(&value)
 }
 
 /// Reads an already-parsed config.json value.
 pub fn from_value(value: &Value) -> Result<Architecture, EngineError> {
-    let top = value
-        .as_object()
-        .ok_or_else(|| EngineError::BadConfig("the top level is not a JSON object".into()))?;
+    let top = value.as_object().ok_or(EngineError::NotAnObject)?;
     let text = top
         .get("text_config")
         .and_then(Value::as_object)
@@ -206,10 +202,7 @@ pub fn from_value(value: &Value) -> Result<Architecture, EngineError> {
     let heads = f.required(&["num_attention_heads", "n_head", "num_heads", "n_heads"])?;
     let vocab = f.required(&["vocab_size", "padded_vocab_size"])?;
     if heads == 0 {
-        return Err(EngineError::BadField {
-            field: "num_attention_heads".into(),
-            why: "is 0".into(),
-        });
+        return Err(EngineError::ZeroField("num_attention_heads".into()));
     }
     let multi_query = f.boolean(&["multi_query"]).unwrap_or(false);
     let kv_heads = match f.uint(&[
@@ -441,7 +434,7 @@ fn within(setting: &str, n: u64, min: u64, max: u64) -> Result<u64, EngineError>
     } else {
         Err(EngineError::OutOfRange {
             setting: setting.into(),
-            value: n.to_string(),
+            value: n,
             min,
             max,
         })
@@ -664,17 +657,17 @@ mod tests {
     fn malformed_json_is_a_bad_config_error_not_a_panic() {
         assert!(matches!(
             parse_config("{\"hidden_size\": 4096,"),
-            Err(EngineError::BadConfig(_))
+            Err(EngineError::NotJson(_))
         ));
         assert!(matches!(
             parse_config("[1,2]"),
-            Err(EngineError::BadConfig(_))
+            Err(EngineError::NotAnObject)
         ));
         assert!(matches!(
             parse_config(
                 r#"{"hidden_size":"big","num_hidden_layers":2,"num_attention_heads":2,"vocab_size":10}"#
             ),
-            Err(EngineError::BadField { .. })
+            Err(EngineError::NotAWholeNumber { .. })
         ));
     }
 
@@ -682,7 +675,7 @@ mod tests {
     fn a_config_over_one_megabyte_is_refused_before_parsing() {
         let big = format!("{{\"pad\":\"{}\"}}", "x".repeat(MAX_CONFIG_BYTES));
         assert!(
-            matches!(parse_config(&big), Err(EngineError::BadConfig(m)) if m.contains("limit"))
+            matches!(parse_config(&big), Err(EngineError::ConfigTooLarge { limit, .. }) if limit == MAX_CONFIG_BYTES)
         );
     }
 

@@ -1,52 +1,67 @@
-use std::fmt;
+//! Everything that can be wrong with a scenario, a config.json or a link, as data: the kind and
+//! its numbers. The page and the CLI put it into words (English or Chinese).
 
-/// Everything that can be wrong with a scenario, a config.json or a link, in words a user understands.
+use crate::dtype::WeightFormat;
+use crate::json::JsonError;
+use crate::scenario::{Job, LoraTargets};
+
+/// What went wrong, with what the user needs to fix it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum EngineError {
+    /// A config.json larger than the engine reads.
+    ConfigTooLarge { bytes: usize, limit: usize },
+    /// The pasted text is not JSON.
+    NotJson(JsonError),
+    /// The JSON's top level is not an object.
+    NotAnObject,
     /// A config.json lacks a field the engine needs.
     MissingField(String),
-    /// A field holds something that is not a usable number.
-    BadField { field: String, why: String },
-    /// A setting is outside the range the engine accepts.
+    /// A config.json field holds something that is not a whole number (`shown`: its first characters).
+    NotAWholeNumber { field: String, shown: String },
+    /// A config.json field that must not be 0 is 0.
+    ZeroField(String),
+    /// A value outside the range the engine accepts; `setting` is a config.json field name or a
+    /// setting's link key.
     OutOfRange {
         setting: String,
-        value: String,
+        value: u64,
         min: u64,
         max: u64,
     },
-    /// The model's shape does not hold together (heads that do not divide, ...).
-    BadShape(String),
-    /// The pasted text is not JSON, or too large.
-    BadConfig(String),
-    /// A link or flag names something unknown.
-    Unknown { what: String, value: String },
-    /// The job asks for something the chosen setup cannot do.
-    Unsupported(String),
+    /// Attention heads that KV heads cannot share evenly.
+    HeadsNotShared { heads: u64, kv_heads: u64 },
+    /// More experts per token than experts.
+    ExpertsPerToken { top_k: u64, experts: u64 },
+    /// A sliding window of 0 tokens.
+    ZeroWindow,
+    /// A model over 20 trillion parameters.
+    TooManyParameters,
+    /// A link or flag names a preset that does not exist.
+    UnknownPreset(String),
+    /// A LoRA target module that does not exist.
+    UnknownLoraTarget(String),
+    /// Not a parameter count such as 7B or 1.5B (its first characters).
+    NotAParamCount(String),
+    /// A compact architecture (`cfg=` in links) that does not read back (`field`: the letter).
+    BadArchField(String),
+    /// The GPUs cannot be split into tensor-parallel groups of this size.
+    TpDoesNotDivide { gpus: u64, tp: u64 },
+    /// The job cannot use weights in this format.
+    FormatNotForJob { job: Job, format: WeightFormat },
+    /// The optimizer step in backward cannot accumulate gradients over several micro-batches.
+    StepInBackwardAccumulates { steps: u64 },
+    /// LoRA without a target module.
+    NoLoraTargets,
+    /// None of the LoRA targets exists in the model, so nothing would train.
+    LoraTargetsAbsent(LoraTargets),
+    /// The job needs more than 1 EiB per GPU.
+    BeyondHardware,
 }
 
-impl fmt::Display for EngineError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            EngineError::MissingField(field) => write!(
-                f,
-                "config.json has no \"{field}\", which the estimate needs"
-            ),
-            EngineError::BadField { field, why } => {
-                write!(f, "config.json field \"{field}\" {why}")
-            }
-            EngineError::OutOfRange {
-                setting,
-                value,
-                min,
-                max,
-            } => {
-                write!(f, "{setting} must be between {min} and {max}, not {value}")
-            }
-            EngineError::BadShape(why) => write!(f, "the model's shape does not add up: {why}"),
-            EngineError::BadConfig(why) => write!(f, "this is not a usable config.json: {why}"),
-            EngineError::Unknown { what, value } => write!(f, "unknown {what} \"{value}\""),
-            EngineError::Unsupported(why) => write!(f, "{why}"),
-        }
+impl std::fmt::Display for EngineError {
+    /// The error's kind and numbers, for logs and tests; users see the shells' sentences.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{self:?}")
     }
 }
 

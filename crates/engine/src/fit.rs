@@ -200,6 +200,13 @@ fn largest(lo: u64, hi: u64, ok: impl Fn(u64) -> bool) -> Option<u64> {
     Some(good)
 }
 
+/// The range of the numeric setting with link key `key`, from the registry.
+fn bounds(key: &str) -> (u64, u64) {
+    crate::settings::Setting::by_key(key)
+        .and_then(|st| st.range())
+        .expect("a numeric setting of the registry")
+}
+
 /// Solves for the selected GPU: max batch, max sequence, max concurrency, best weight format.
 pub fn solve(s: &Scenario, arch: &Architecture) -> Solved {
     let gpu = s.gpu;
@@ -208,12 +215,14 @@ pub fn solve(s: &Scenario, arch: &Architecture) -> Solved {
             .map(|b| fits(t, &b, gpu))
             .unwrap_or(false)
     };
-    let max_batch = largest(1, 1 << 20, |x| {
+    let (batch_min, batch_max) = bounds("b");
+    let (seq_min, seq_max) = bounds("s");
+    let max_batch = largest(batch_min, batch_max, |x| {
         let mut t = s.clone();
         t.batch = x;
         fits_with(&t)
     });
-    let max_seq = largest(1, 10_485_760, |x| {
+    let max_seq = largest(seq_min, seq_max, |x| {
         let mut t = s.clone();
         t.seq = x;
         fits_with(&t)
@@ -230,12 +239,7 @@ pub fn solve(s: &Scenario, arch: &Architecture) -> Solved {
     let best_format = WeightFormat::ALL.iter().copied().find(|&f| {
         let mut t = s.clone();
         t.weights = f;
-        match s.job {
-            Job::Full => !f.is_quantized() && fits_with(&t),
-            Job::Lora => !f.is_quantized() && fits_with(&t),
-            Job::Qlora => f.is_quantized() && fits_with(&t),
-            _ => fits_with(&t),
-        }
+        s.job.allows(f) && fits_with(&t)
     });
     Solved {
         max_batch,

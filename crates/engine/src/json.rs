@@ -164,21 +164,31 @@ pub fn scaled(mantissa: u128, exp: i32, shift: i32) -> Option<u64> {
 }
 
 /// Where and why the text is not JSON.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct JsonError {
     pub line: usize,
     pub column: usize,
-    pub why: &'static str,
+    pub why: JsonProblem,
 }
 
-impl fmt::Display for JsonError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} at line {} column {}",
-            self.why, self.line, self.column
-        )
-    }
+/// What is wrong at that place.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JsonProblem {
+    /// The text ends inside a value.
+    EndOfText,
+    /// More text after the value.
+    Trailing,
+    /// Arrays or objects nested deeper than the reader goes.
+    TooDeep,
+    ExpectedValue,
+    ExpectedKey,
+    ExpectedColon,
+    /// Expected a comma or the end of the object or list.
+    ExpectedCommaOrEnd,
+    BadEscape,
+    BadUtf8,
+    ControlCharacter,
+    BadNumber,
 }
 
 /// Parses a whole JSON document.
@@ -191,7 +201,7 @@ pub fn parse(text: &str) -> Result<Value, JsonError> {
     let v = p.value(0)?;
     p.ws();
     if p.i != p.s.len() {
-        return Err(p.err("trailing characters after the JSON value"));
+        return Err(p.err(JsonProblem::Trailing));
     }
     Ok(v)
 }
@@ -202,7 +212,7 @@ struct Parser<'a> {
 }
 
 impl Parser<'_> {
-    fn err(&self, why: &'static str) -> JsonError {
+    fn err(&self, why: JsonProblem) -> JsonError {
         let upto = &self.s[..self.i.min(self.s.len())];
         let line = upto.iter().filter(|&&b| b == b'\n').count() + 1;
         let column = upto.iter().rev().take_while(|&&b| b != b'\n').count() + 1;
@@ -226,10 +236,10 @@ impl Parser<'_> {
 
     fn value(&mut self, depth: usize) -> Result<Value, JsonError> {
         if depth > MAX_DEPTH {
-            return Err(self.err("nested too deeply"));
+            return Err(self.err(JsonProblem::TooDeep));
         }
         match self.s.get(self.i) {
-            None => Err(self.err("EOF while parsing a value")),
+            None => Err(self.err(JsonProblem::EndOfText)),
             Some(b'{') => self.object(depth),
             Some(b'[') => self.array(depth),
             Some(b'"') => self.string().map(Value::String),
@@ -237,7 +247,7 @@ impl Parser<'_> {
             Some(b'f') if self.eat(b"false") => Ok(Value::Bool(false)),
             Some(b'n') if self.eat(b"null") => Ok(Value::Null),
             Some(b'-' | b'0'..=b'9') => self.number(),
-            Some(_) => Err(self.err("expected a value")),
+            Some(_) => Err(self.err(JsonProblem::ExpectedValue)),
         }
     }
 
@@ -251,12 +261,12 @@ impl Parser<'_> {
         loop {
             self.ws();
             if self.s.get(self.i) != Some(&b'"') {
-                return Err(self.err("expected a quoted key"));
+                return Err(self.err(JsonProblem::ExpectedKey));
             }
             let k = self.string()?;
             self.ws();
             if !self.eat(b":") {
-                return Err(self.err("expected `:`"));
+                return Err(self.err(JsonProblem::ExpectedColon));
             }
             self.ws();
             let v = self.value(depth + 1)?;
@@ -269,9 +279,9 @@ impl Parser<'_> {
                 return Ok(Value::Object(Map { entries }));
             }
             return Err(self.err(if self.i >= self.s.len() {
-                "EOF while parsing an object"
+                JsonProblem::EndOfText
             } else {
-                "expected `,` or `}`"
+                JsonProblem::ExpectedCommaOrEnd
             }));
         }
     }
@@ -294,9 +304,9 @@ impl Parser<'_> {
                 return Ok(Value::Array(items));
             }
             return Err(self.err(if self.i >= self.s.len() {
-                "EOF while parsing a list"
+                JsonProblem::EndOfText
             } else {
-                "expected `,` or `]`"
+                JsonProblem::ExpectedCommaOrEnd
             }));
         }
     }
@@ -305,11 +315,11 @@ impl Parser<'_> {
         let h = self
             .s
             .get(self.i..self.i + 4)
-            .ok_or_else(|| self.err("EOF in a \\u escape"))?;
+            .ok_or_else(|| self.err(JsonProblem::EndOfText))?;
         let h = std::str::from_utf8(h)
             .ok()
             .and_then(|h| u32::from_str_radix(h, 16).ok())
-            .ok_or_else(|| self.err("bad \\u escape"))?;
+            .ok_or_else(|| self.err(JsonProblem::BadEscape))?;
         self.i += 4;
         Ok(h)
     }
@@ -319,17 +329,14 @@ impl Parser<'_> {
         let mut out = Vec::new();
         loop {
             let Some(&b) = self.s.get(self.i) else {
-                return Err(self.err("EOF while parsing a string"));
+                return Err(self.err(JsonProblem::EndOfText));
             };
             self.i += 1;
             match b {
-                b'"' => {
-                    return String::from_utf8(out)
-                        .map_err(|_| self.err("invalid UTF-8 in a string"))
-                }
+                b'"' => return String::from_utf8(out).map_err(|_| self.err(JsonProblem::BadUtf8)),
                 b'\\' => {
                     let Some(&e) = self.s.get(self.i) else {
-                        return Err(self.err("EOF while parsing a string"));
+                        return Err(self.err(JsonProblem::EndOfText));
                     };
                     self.i += 1;
                     let c = match e {
@@ -351,12 +358,12 @@ impl Parser<'_> {
                             };
                             char::from_u32(code).unwrap_or('\u{FFFD}')
                         }
-                        _ => return Err(self.err("bad escape in a string")),
+                        _ => return Err(self.err(JsonProblem::BadEscape)),
                     };
                     let mut buf = [0u8; 4];
                     out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
                 }
-                0..=0x1f => return Err(self.err("control character in a string")),
+                0..=0x1f => return Err(self.err(JsonProblem::ControlCharacter)),
                 _ => out.push(b),
             }
         }
@@ -373,10 +380,10 @@ impl Parser<'_> {
             p.i > s
         };
         if !digits(self) {
-            return Err(self.err("expected digits"));
+            return Err(self.err(JsonProblem::BadNumber));
         }
         if self.eat(b".") && !digits(self) {
-            return Err(self.err("expected digits after `.`"));
+            return Err(self.err(JsonProblem::BadNumber));
         }
         if let Some(b'e' | b'E') = self.s.get(self.i) {
             self.i += 1;
@@ -384,7 +391,7 @@ impl Parser<'_> {
                 self.i += 1;
             }
             if !digits(self) {
-                return Err(self.err("expected an exponent"));
+                return Err(self.err(JsonProblem::BadNumber));
             }
         }
         let text = std::str::from_utf8(&self.s[start..self.i]).expect("ASCII digits");
@@ -434,6 +441,6 @@ mod tests {
     #[test]
     fn deep_nesting_is_refused_instead_of_overflowing_the_stack() {
         let deep = "[".repeat(100_000);
-        assert_eq!(parse(&deep).unwrap_err().why, "nested too deeply");
+        assert_eq!(parse(&deep).unwrap_err().why, JsonProblem::TooDeep);
     }
 }

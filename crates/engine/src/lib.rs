@@ -19,8 +19,10 @@ pub mod model;
 pub mod overview;
 pub mod presets;
 pub mod scenario;
+pub mod settings;
 pub mod units;
 
+pub use config::{parse_config, MAX_CONFIG_BYTES};
 pub use dtype::{KvDtype, WeightFormat};
 pub use error::EngineError;
 pub use fit::{remedies, solve, verdicts, Remedy, Solved, Verdict};
@@ -29,13 +31,20 @@ pub use gguf::{
     LayerTensors, MetaArray, MetaValue, MetadataEntry, TensorInfo, ValueType, STORED_ARRAY_MAX,
 };
 pub use gpus::Gpu;
+pub use json::{JsonError, JsonProblem};
 pub use link::{decode as decode_link, encode as encode_link, Decoded, PageSettings};
+pub use link::{
+    decode_arch, decode_pairs, encode_arch, pairs as link_pairs, parse_param_count, MAX_LINK_CHARS,
+};
+pub use link::{Ignored, Notice};
 pub use measured::{Comparison, Figure, Level, MeasureError, Measurement, SourceKind};
 pub use memory::{estimate, estimate_with, Breakdown, Component, Line, Phase};
 pub use model::Architecture;
 pub use overview::Overview;
+pub use presets::{all as presets, find as find_preset, Preset};
 pub use scenario::{
     Attention, Checkpointing, Job, LoraTargets, Loss, ModelChoice, Offload, Optimizer, Scenario,
     Switch, Zero,
 };
+pub use settings::{Refusal, Setting, SettingKind, SettingValue, SETTINGS};
 pub use units::Unit;

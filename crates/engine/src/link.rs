@@ -4,16 +4,11 @@
 //! new settings arrive (missing keys take defaults). Unknown keys and bad values are reported and
 //! replaced by defaults; nothing in a link is ever executed or shown as markup.
 
-use crate::dtype::{KvDtype, WeightFormat};
 use crate::error::EngineError;
-use crate::gpus::Gpu;
 use crate::model::{Architecture, Mla, MlpKind, Moe, NormKind};
 use crate::presets;
-use crate::scenario::{
-    Attention, Checkpointing, Job, LoraTargets, Loss, ModelChoice, Offload, Optimizer, Scenario,
-    Switch, Zero, RANGES,
-};
-use crate::units::Unit;
+use crate::scenario::{ModelChoice, Scenario};
+use crate::settings::{Refusal, Setting, SETTINGS};
 
 /// The link format's version.
 pub const VERSION: u64 = 1;
@@ -32,56 +27,62 @@ pub struct PageSettings {
 pub struct Decoded {
     pub scenario: Scenario,
     pub page: PageSettings,
-    /// One sentence per ignored key or value.
-    pub notices: Vec<String>,
+    /// One entry per ignored key or value, or setting that was reset.
+    pub notices: Vec<Notice>,
+}
+
+/// Something a link held that was not used as written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Notice {
+    /// The link is longer than [`MAX_LINK_CHARS`] and was not read.
+    TooLong { max: usize },
+    /// `key=value` was ignored (the value shown is its first 40 characters).
+    Ignored {
+        key: String,
+        value: String,
+        why: Ignored,
+    },
+    /// A key no version of the page wrote (its first 40 characters).
+    UnknownKey(String),
+    /// The compact architecture (`cfg=`) did not read back.
+    BadArchitecture(EngineError),
+    /// A setting that could not go with the others was reset (see [`Scenario::normalize`]).
+    Reset(EngineError),
+}
+
+/// Why a key's value was ignored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Ignored {
+    /// The setting refused it.
+    Refused(Refusal),
+    /// A link version this page does not write; the settings were read as version 1.
+    OtherVersion,
+    NoSuchPreset,
+    /// Not a parameter count between 1M and 10T.
+    NotAParamCount,
+    /// The page speaks en and zh.
+    OtherLanguage,
 }
 
 /// Writes the query string (without '?') for a scenario and page settings.
 pub fn encode(s: &Scenario, page: &PageSettings) -> String {
     let d = Scenario::default();
-    let mut out: Vec<(String, String)> = vec![("v".into(), VERSION.to_string())];
-    let mut put = |k: &str, v: String| out.push((k.to_string(), v));
+    let mut out: Vec<(&str, String)> = vec![("v", VERSION.to_string())];
     match &s.model {
-        ModelChoice::Preset(id) => put("m", id.to_string()),
-        ModelChoice::Params(n) => put("p", n.to_string()),
+        ModelChoice::Preset(id) => out.push(("m", id.to_string())),
+        ModelChoice::Params(n) => out.push(("p", n.to_string())),
         ModelChoice::Custom { name, arch } => {
-            put("mn", name.clone());
-            put("cfg", encode_arch(arch));
+            out.push(("mn", name.clone()));
+            out.push(("cfg", encode_arch(arch)));
         }
     }
-    macro_rules! named {
-        ($k:literal, $f:ident) => {
-            if s.$f != d.$f {
-                put($k, s.$f.key().to_string());
-            }
-        };
-    }
-    named!("j", job);
-    named!("w", weights);
-    named!("kv", kv_dtype);
-    named!("o", optimizer);
-    named!("gc", checkpointing);
-    named!("at", attention);
-    named!("ls", loss);
-    named!("z", zero);
-    named!("off", offload);
-    named!("gpu", gpu);
-    named!("unit", unit);
-    for &w in Switch::ALL {
-        if s.switch(w) != d.switch(w) {
-            put(w.key(), u8::from(s.switch(w)).to_string());
-        }
-    }
-    if s.lora_targets != d.lora_targets {
-        put("t", s.lora_targets.key());
-    }
-    for ((_, key, _, _), (v, dv)) in RANGES.iter().zip(s.numbers().iter().zip(d.numbers())) {
-        if *v != dv {
-            put(key, v.to_string());
+    for st in SETTINGS {
+        if st.get(s) != st.get(&d) {
+            out.push((st.key, st.text(s)));
         }
     }
     if let Some(l) = page.lang {
-        put("lang", l.to_string());
+        out.push(("lang", l.to_string()));
     }
     out.iter()
         .map(|(k, v)| format!("{k}={}", percent_encode(v)))
@@ -89,112 +90,104 @@ pub fn encode(s: &Scenario, page: &PageSettings) -> String {
         .join("&")
 }
 
-/// Reads a link: a whole URL, a query string with or without '?', or a fragment.
-pub fn decode(link: &str) -> Decoded {
-    let mut notices = Vec::new();
-    let mut s = Scenario::default();
-    let mut page = PageSettings::default();
+/// The `key=value` pairs of a link: a whole URL, a query string with or without '?', or a
+/// fragment; `None` when it is longer than [`MAX_LINK_CHARS`].
+pub fn pairs(link: &str) -> Option<Vec<(String, String)>> {
     if link.chars().count() > MAX_LINK_CHARS {
-        notices.push(format!("the link is longer than {MAX_LINK_CHARS} characters and was not read; defaults are shown"));
-        return Decoded {
-            scenario: s,
-            page,
-            notices,
-        };
+        return None;
     }
     let query = match link.find('?') {
         Some(i) => &link[i + 1..],
         None => link.trim_start_matches('#'),
     };
     let query = query.split('#').next().unwrap_or("");
-    let pairs: Vec<(String, String)> = query
-        .split('&')
-        .filter(|p| !p.is_empty())
-        .map(|p| {
-            let (k, v) = p.split_once('=').unwrap_or((p, ""));
-            (percent_decode(k), percent_decode(v))
-        })
-        .collect();
+    Some(
+        query
+            .split('&')
+            .filter(|p| !p.is_empty())
+            .map(|p| {
+                let (k, v) = p.split_once('=').unwrap_or((p, ""));
+                (percent_decode(k), percent_decode(v))
+            })
+            .collect(),
+    )
+}
+
+/// Reads a link: a whole URL, a query string with or without '?', or a fragment.
+pub fn decode(link: &str) -> Decoded {
+    match pairs(link) {
+        Some(p) => decode_pairs(&p),
+        None => Decoded {
+            scenario: Scenario::default(),
+            page: PageSettings::default(),
+            notices: vec![Notice::TooLong {
+                max: MAX_LINK_CHARS,
+            }],
+        },
+    }
+}
+
+/// Builds a scenario from `key=value` pairs (a link's, or the CLI's flags named by their keys):
+/// each pair on top of the defaults, then [`Scenario::normalize`].
+pub fn decode_pairs(pairs: &[(String, String)]) -> Decoded {
+    let mut notices = Vec::new();
+    let mut s = Scenario::default();
+    let mut page = PageSettings::default();
     let mut name: Option<String> = None;
     let mut cfg: Option<String> = None;
-    for (k, v) in &pairs {
-        let shown: String = v.chars().take(40).collect();
-        let bad = |notices: &mut Vec<String>, what: &str| {
-            notices.push(format!("ignored {k}={shown:?}: {what}"))
+    for (k, v) in pairs {
+        let ignored = |why: Ignored| Notice::Ignored {
+            key: k.chars().take(40).collect(),
+            value: v.chars().take(40).collect(),
+            why,
         };
-        macro_rules! named {
-            ($t:ty, $f:ident) => {
-                match <$t>::from_key(v) {
-                    Some(x) => s.$f = x,
-                    None => bad(&mut notices, "not a known value"),
-                }
-            };
-        }
-        match k.as_str() {
-            "v" => {
-                if v.parse::<u64>().ok() != Some(VERSION) {
-                    bad(
-                        &mut notices,
-                        "this page reads version 1 links; settings were read as version 1",
-                    );
-                }
-            }
+        let why = match k.as_str() {
+            "v" => (v.parse::<u64>().ok() != Some(VERSION)).then_some(Ignored::OtherVersion),
             "m" => match presets::find(v) {
-                Some(p) => s.model = ModelChoice::Preset(p.id),
-                None => bad(&mut notices, "no such preset model"),
+                Some(p) => {
+                    s.model = ModelChoice::Preset(p.id);
+                    None
+                }
+                None => Some(Ignored::NoSuchPreset),
             },
             "p" => match parse_count(v)
                 .and_then(|n| Architecture::from_param_count(n).map(|_| n).ok())
             {
-                Some(n) => s.model = ModelChoice::Params(n),
-                None => bad(&mut notices, "not a parameter count between 1M and 10T"),
+                Some(n) => {
+                    s.model = ModelChoice::Params(n);
+                    None
+                }
+                None => Some(Ignored::NotAParamCount),
             },
-            "mn" => name = Some(v.chars().take(80).collect()),
-            "cfg" => cfg = Some(v.clone()),
-            "j" => named!(Job, job),
-            "w" => named!(WeightFormat, weights),
-            "kv" => named!(KvDtype, kv_dtype),
-            "o" => named!(Optimizer, optimizer),
-            "gc" => named!(Checkpointing, checkpointing),
-            "at" => named!(Attention, attention),
-            "ls" => named!(Loss, loss),
-            "z" => named!(Zero, zero),
-            "off" => named!(Offload, offload),
-            "gpu" => named!(Gpu, gpu),
-            "unit" => named!(Unit, unit),
-            // empty is what `encode` writes for a job without adapters; `repair` resets it for LoRA
-            "t" => match LoraTargets::parse(v) {
-                Ok(t) => s.lora_targets = t,
-                Err(_) => bad(&mut notices, "not a list of LoRA targets"),
-            },
+            "mn" => {
+                name = Some(v.chars().take(80).collect());
+                None
+            }
+            "cfg" => {
+                cfg = Some(v.clone());
+                None
+            }
             "lang" => match v.as_str() {
-                "en" => page.lang = Some("en"),
-                "zh" => page.lang = Some("zh"),
-                _ => bad(&mut notices, "the page speaks en and zh"),
+                "en" => {
+                    page.lang = Some("en");
+                    None
+                }
+                "zh" => {
+                    page.lang = Some("zh");
+                    None
+                }
+                _ => Some(Ignored::OtherLanguage),
             },
-            key => match (
-                Switch::ALL.iter().find(|w| w.key() == key),
-                RANGES.iter().find(|(_, rk, _, _)| *rk == key),
-            ) {
-                (Some(&w), _) => match v.as_str() {
-                    "1" => s.set_switch(w, true),
-                    "0" => s.set_switch(w, false),
-                    _ => bad(&mut notices, "should be 0 or 1"),
-                },
-                (None, Some((label, _, min, max))) => match v.parse::<u64>() {
-                    Ok(n) if (*min..=*max).contains(&n) => {
-                        s.set_number(key, n);
-                    }
-                    _ => bad(
-                        &mut notices,
-                        &format!("{label} must be a whole number from {min} to {max}"),
-                    ),
-                },
-                (None, None) => {
-                    let shown_key: String = key.chars().take(40).collect();
-                    notices.push(format!("ignored unknown setting {shown_key:?}"));
+            key => match Setting::by_key(key) {
+                Some(st) => st.apply(&mut s, v).err().map(Ignored::Refused),
+                None => {
+                    notices.push(Notice::UnknownKey(key.chars().take(40).collect()));
+                    None
                 }
             },
+        };
+        if let Some(why) = why {
+            notices.push(ignored(why));
         }
     }
     if let Some(text) = cfg {
@@ -205,53 +198,14 @@ pub fn decode(link: &str) -> Decoded {
                     arch: Box::new(arch),
                 }
             }
-            Err(e) => notices.push(format!("ignored the custom architecture: {e}")),
+            Err(e) => notices.push(Notice::BadArchitecture(e)),
         }
     }
-    repair(&mut s, &mut notices);
+    notices.extend(s.normalize().into_iter().map(Notice::Reset));
     Decoded {
         scenario: s,
         page,
         notices,
-    }
-}
-
-/// Resets settings that cannot go together, saying which.
-fn repair(s: &mut Scenario, notices: &mut Vec<String>) {
-    // LoRA targets that do not exist in this model (a gate on a plain MLP) would train nothing
-    if s.job.is_peft() && s.lora_targets != LoraTargets::empty() {
-        if let Ok(arch) = s.model.architecture() {
-            if crate::memory::lora_params(&arch, s) == 0 {
-                notices.push(format!(
-                    "none of the LoRA targets ({}) exists in this model; the default targets were used",
-                    s.lora_targets.key()
-                ));
-                s.lora_targets = LoraTargets::all_linear();
-            }
-        }
-    }
-    for _ in 0..4 {
-        match s.validate() {
-            Ok(()) => return,
-            Err(e) => {
-                notices.push(format!("{e}; that setting was reset"));
-                let d = Scenario::default();
-                if !s.gpus.is_multiple_of(s.tp) {
-                    s.tp = 1;
-                } else if s.weights.is_quantized() && matches!(s.job, Job::Full | Job::Lora) {
-                    s.weights = d.weights;
-                } else if s.job.is_peft() && s.lora_targets == LoraTargets::empty() {
-                    s.lora_targets = d.lora_targets;
-                } else if s.optimizer_in_backward && s.grad_accum > 1 {
-                    s.optimizer_in_backward = false;
-                } else {
-                    *s = Scenario {
-                        model: s.model.clone(),
-                        ..d
-                    };
-                }
-            }
-        }
     }
 }
 
@@ -271,13 +225,7 @@ fn parse_count(v: &str) -> Option<u64> {
 
 /// Reads a parameter count such as "7B", "1.5b", "124M" or "6738415616".
 pub fn parse_param_count(v: &str) -> Result<u64, EngineError> {
-    parse_count(v).ok_or_else(|| EngineError::BadField {
-        field: "parameter count".into(),
-        why: format!(
-            "should look like 7B or 1.5B, not {:?}",
-            v.chars().take(40).collect::<String>()
-        ),
-    })
+    parse_count(v).ok_or_else(|| EngineError::NotAParamCount(v.chars().take(40).collect()))
 }
 
 const ARCH_KEYS: &[&str] = &[
@@ -369,14 +317,10 @@ pub fn decode_arch(text: &str) -> Result<Architecture, EngineError> {
         let key = ARCH_KEYS
             .iter()
             .find(|x| **x == k)
-            .ok_or_else(|| EngineError::Unknown {
-                what: "architecture field".into(),
-                value: k.chars().take(20).flat_map(char::escape_debug).collect(),
-            })?;
-        let n: u64 = v.parse().map_err(|_| EngineError::BadField {
-            field: k.to_string(),
-            why: "should be a whole number".into(),
-        })?;
+            .ok_or_else(|| EngineError::BadArchField(k.chars().take(20).collect()))?;
+        let n: u64 = v
+            .parse()
+            .map_err(|_| EngineError::BadArchField(k.to_string()))?;
         vals.insert(key, n);
     }
     let get = |k: &str| vals.get(k).copied();
@@ -487,6 +431,9 @@ fn percent_decode(v: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dtype::WeightFormat;
+    use crate::gpus::Gpu;
+    use crate::scenario::{Job, LoraTargets, Switch, Zero};
 
     #[test]
     fn the_default_scenario_encodes_to_a_short_link() {
@@ -509,7 +456,7 @@ mod tests {
         };
         let page = PageSettings { lang: Some("zh") };
         let d = decode(&format!("https://example.invalid/?{}", encode(&s, &page)));
-        assert_eq!(d.notices, Vec::<String>::new());
+        assert_eq!(d.notices, Vec::<Notice>::new());
         assert_eq!(d.scenario, s);
         assert_eq!(d.page, page);
     }
@@ -552,7 +499,10 @@ mod tests {
         assert_eq!(d.scenario.grad_accum, 4);
         assert!(d.scenario.dora);
         assert_eq!(d.notices.len(), 1, "{:?}", d.notices);
-        assert!(d.notices[0].contains("cannot accumulate"));
+        assert_eq!(
+            d.notices[0],
+            Notice::Reset(EngineError::StepInBackwardAccumulates { steps: 4 })
+        );
     }
 
     #[test]
@@ -573,7 +523,12 @@ mod tests {
     fn an_overlong_link_is_refused_not_parsed() {
         let d = decode(&format!("b={}", "9".repeat(MAX_LINK_CHARS)));
         assert_eq!(d.scenario, Scenario::default());
-        assert!(d.notices[0].contains("longer"));
+        assert_eq!(
+            d.notices,
+            vec![Notice::TooLong {
+                max: MAX_LINK_CHARS
+            }]
+        );
     }
 
     #[test]

@@ -171,17 +171,12 @@ pub fn estimate_with(
     s.validate()?;
     arch.validate()?;
     if s.job.is_peft() && lora_params(arch, s) == 0 {
-        return Err(EngineError::Unsupported(format!(
-            "none of the LoRA targets ({}) exists in this model, so nothing would train",
-            s.lora_targets.key()
-        )));
+        return Err(EngineError::LoraTargetsAbsent(s.lora_targets));
     }
     let b = Budget::new(s, arch, explain).run();
     // past an exbibyte a GPU the arithmetic has left physics (and saturated); say so instead
     if b.total >= MAX_PER_GPU || b.cpu >= MAX_PER_GPU {
-        return Err(EngineError::Unsupported(
-            "this job needs more than 1 EiB per GPU, beyond any hardware: check the sizes".into(),
-        ));
+        return Err(EngineError::BeyondHardware);
     }
     Ok(b)
 }

@@ -157,8 +157,8 @@ impl Architecture {
     pub fn from_param_count(params: u64) -> Result<Architecture, EngineError> {
         if !(1_000_000..=10_000_000_000_000).contains(&params) {
             return Err(EngineError::OutOfRange {
-                setting: "parameter count".into(),
-                value: crate::units::short_count(params),
+                setting: "p".into(),
+                value: params,
                 min: 1_000_000,
                 max: 10_000_000_000_000,
             });
@@ -413,7 +413,7 @@ impl Architecture {
         }
     }
 
-    /// Checks that the shape holds together, with a sentence for the user when it does not.
+    /// Checks that the shape holds together; the error names the field and its range.
     pub fn validate(&self) -> Result<(), EngineError> {
         // every field that feeds the parameter count, so that it cannot overflow (a link can set
         // them all)
@@ -425,14 +425,9 @@ impl Architecture {
             ("num_attention_heads", self.heads, 1, 4_096),
             ("num_key_value_heads", self.kv_heads, 1, 4_096),
             ("head_dim", self.head_dim, 1, 4_096),
-            ("norms per layer", self.norms_per_layer, 0, 8),
-            ("position embeddings", self.positions, 0, 1 << 28),
-            (
-                "parameters outside the language model",
-                self.extra_params,
-                0,
-                20_000_000_000_000,
-            ),
+            ("norms_per_layer", self.norms_per_layer, 0, 8),
+            ("position_embeddings", self.positions, 0, 1 << 28),
+            ("extra_params", self.extra_params, 0, 20_000_000_000_000),
         ];
         if let Some(m) = &self.moe {
             more.push(("shared_expert_intermediate_size", m.shared_ffn, 0, 1 << 24));
@@ -450,37 +445,37 @@ impl Architecture {
             if !(min..=max).contains(&value) {
                 return Err(EngineError::OutOfRange {
                     setting: name.into(),
-                    value: value.to_string(),
+                    value,
                     min,
                     max,
                 });
             }
         }
         if self.mla.is_none() && !self.heads.is_multiple_of(self.kv_heads) {
-            return Err(EngineError::BadShape(format!(
-                "{} attention heads cannot be shared evenly by {} KV heads",
-                self.heads, self.kv_heads
-            )));
+            return Err(EngineError::HeadsNotShared {
+                heads: self.heads,
+                kv_heads: self.kv_heads,
+            });
         }
         if let Some(m) = &self.moe {
             if m.experts == 0 || m.experts > 4_096 {
                 return Err(EngineError::OutOfRange {
                     setting: "experts".into(),
-                    value: m.experts.to_string(),
+                    value: m.experts,
                     min: 1,
                     max: 4_096,
                 });
             }
             if m.top_k == 0 || m.top_k > m.experts {
-                return Err(EngineError::BadShape(format!(
-                    "{} experts per token out of {} experts",
-                    m.top_k, m.experts
-                )));
+                return Err(EngineError::ExpertsPerToken {
+                    top_k: m.top_k,
+                    experts: m.experts,
+                });
             }
             if m.expert_ffn == 0 || m.expert_ffn > 1_048_576 {
                 return Err(EngineError::OutOfRange {
                     setting: "moe_intermediate_size".into(),
-                    value: m.expert_ffn.to_string(),
+                    value: m.expert_ffn,
                     min: 1,
                     max: 1_048_576,
                 });
@@ -488,13 +483,11 @@ impl Architecture {
         }
         if let Some(w) = self.sliding_window {
             if w == 0 {
-                return Err(EngineError::BadShape("a sliding window of 0 tokens".into()));
+                return Err(EngineError::ZeroWindow);
             }
         }
         if self.params().total() > 20_000_000_000_000 {
-            return Err(EngineError::BadShape(
-                "more than 20 trillion parameters".into(),
-            ));
+            return Err(EngineError::TooManyParameters);
         }
         Ok(())
     }
@@ -541,6 +534,12 @@ mod tests {
     #[test]
     fn kv_heads_that_do_not_divide_the_heads_are_an_error() {
         let a = Architecture::llama(32_000, 4_096, 11_008, 32, 32, 5, false);
-        assert!(matches!(a.validate(), Err(EngineError::BadShape(_))));
+        assert_eq!(
+            a.validate(),
+            Err(EngineError::HeadsNotShared {
+                heads: 32,
+                kv_heads: 5
+            })
+        );
     }
 }

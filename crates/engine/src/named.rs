@@ -13,7 +13,7 @@ macro_rules! named_enum {
             pub const ALL: &'static [$name] = &[$($name::$variant),+];
 
             /// The short key used in links and on the command line.
-            pub fn key(self) -> &'static str {
+            pub const fn key(self) -> &'static str {
                 match self { $($name::$variant => $key),+ }
             }
 

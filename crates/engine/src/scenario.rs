@@ -7,6 +7,7 @@ use crate::gpus::Gpu;
 use crate::model::Architecture;
 use crate::named_enum;
 use crate::presets;
+use crate::settings::{SettingValue, SETTINGS};
 use crate::units::Unit;
 
 named_enum! {
@@ -27,6 +28,16 @@ impl Job {
 
     pub fn is_peft(self) -> bool {
         matches!(self, Job::Lora | Job::Qlora)
+    }
+
+    /// Whether the job can run on weights stored in `format`: full fine-tuning and LoRA update
+    /// or sit on 16/32-bit weights, QLoRA on a quantized base; inference and serving take any.
+    pub fn allows(self, format: WeightFormat) -> bool {
+        match self {
+            Job::Full | Job::Lora => !format.is_quantized(),
+            Job::Qlora => format.is_quantized(),
+            Job::Inference | Job::Serving => true,
+        }
     }
 }
 
@@ -153,10 +164,9 @@ impl LoraTargets {
         let mut t = LoraTargets::empty();
         for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             if !Self::NAMES.contains(&part) {
-                return Err(EngineError::Unknown {
-                    what: "LoRA target".into(),
-                    value: part.chars().take(40).collect(),
-                });
+                return Err(EngineError::UnknownLoraTarget(
+                    part.chars().take(40).collect(),
+                ));
             }
             t = t.with(part, true);
         }
@@ -191,14 +201,9 @@ impl ModelChoice {
     /// The architecture behind the choice.
     pub fn architecture(&self) -> Result<Architecture, EngineError> {
         match self {
-            ModelChoice::Preset(id) => {
-                presets::find(id)
-                    .map(|p| p.architecture())
-                    .ok_or_else(|| EngineError::Unknown {
-                        what: "model".into(),
-                        value: id.to_string(),
-                    })
-            }
+            ModelChoice::Preset(id) => presets::find(id)
+                .map(|p| p.architecture())
+                .ok_or_else(|| EngineError::UnknownPreset(id.to_string())),
             ModelChoice::Custom { arch, .. } => {
                 arch.validate()?;
                 Ok((**arch).clone())
@@ -344,71 +349,7 @@ impl Default for Scenario {
     }
 }
 
-/// The accepted range of every numeric setting: (name, link key, min, max).
-pub const RANGES: &[(&str, &str, u64, u64)] = &[
-    ("batch", "b", 1, 1 << 20),
-    ("sequence length", "s", 1, 10_485_760),
-    ("generated tokens", "g", 0, 10_485_760),
-    ("gradient accumulation steps", "ga", 1, 65_536),
-    ("LoRA rank", "r", 1, 65_536),
-    ("GPUs", "n", 1, 4_096),
-    ("tensor parallel degree", "tp", 1, 64),
-    ("GPU memory utilization", "u", 10, 100),
-    ("block size", "bs", 1, 1_024),
-    ("max model length", "ml", 1, 10_485_760),
-    ("average request tokens", "al", 1, 10_485_760),
-    ("concurrent requests", "c", 1, 1 << 20),
-    ("batched tokens", "bt", 1, 10_485_760),
-    ("CUDA context (MiB)", "ctx", 0, 65_536),
-    ("allocator reserve (%)", "rsv", 0, 100),
-];
-
 impl Scenario {
-    /// The numeric settings paired with their range entries.
-    pub fn numbers(&self) -> [u64; 15] {
-        [
-            self.batch,
-            self.seq,
-            self.gen,
-            self.grad_accum,
-            self.lora_rank,
-            self.gpus,
-            self.tp,
-            self.gpu_util_pct,
-            self.block_size,
-            self.max_model_len,
-            self.avg_tokens,
-            self.concurrency,
-            self.batched_tokens,
-            self.context_mib,
-            self.reserve_pct,
-        ]
-    }
-
-    /// Sets the numeric setting with link key `key`; false when the key is not numeric.
-    pub fn set_number(&mut self, key: &str, v: u64) -> bool {
-        let slot = match key {
-            "b" => &mut self.batch,
-            "s" => &mut self.seq,
-            "g" => &mut self.gen,
-            "ga" => &mut self.grad_accum,
-            "r" => &mut self.lora_rank,
-            "n" => &mut self.gpus,
-            "tp" => &mut self.tp,
-            "u" => &mut self.gpu_util_pct,
-            "bs" => &mut self.block_size,
-            "ml" => &mut self.max_model_len,
-            "al" => &mut self.avg_tokens,
-            "c" => &mut self.concurrency,
-            "bt" => &mut self.batched_tokens,
-            "ctx" => &mut self.context_mib,
-            "rsv" => &mut self.reserve_pct,
-            _ => return false,
-        };
-        *slot = v;
-        true
-    }
-
     /// The on/off setting `w`.
     pub fn switch(&self, w: Switch) -> bool {
         match w {
@@ -444,46 +385,82 @@ impl Scenario {
 
     /// Checks every setting against its range and the combinations that cannot work.
     pub fn validate(&self) -> Result<(), EngineError> {
-        for ((name, _, min, max), v) in RANGES.iter().zip(self.numbers()) {
-            if !(*min..=*max).contains(&v) {
-                return Err(EngineError::OutOfRange {
-                    setting: (*name).into(),
-                    value: v.to_string(),
-                    min: *min,
-                    max: *max,
-                });
+        for st in SETTINGS {
+            if let (Some((min, max)), SettingValue::Number(v)) = (st.range(), st.get(self)) {
+                if !(min..=max).contains(&v) {
+                    return Err(EngineError::OutOfRange {
+                        setting: st.key.into(),
+                        value: v,
+                        min,
+                        max,
+                    });
+                }
             }
         }
         if !self.gpus.is_multiple_of(self.tp) {
-            return Err(EngineError::Unsupported(format!(
-                "{} GPUs cannot be split into tensor-parallel groups of {}",
-                self.gpus, self.tp
-            )));
+            return Err(EngineError::TpDoesNotDivide {
+                gpus: self.gpus,
+                tp: self.tp,
+            });
         }
-        if self.job == Job::Full && self.weights.is_quantized() {
-            return Err(EngineError::Unsupported(format!(
-                "full fine-tuning updates every weight, so they cannot stay {}; choose fp32 or bf16, or QLoRA",
-                self.weights.label()
-            )));
-        }
-        if self.job == Job::Lora && self.weights.is_quantized() {
-            return Err(EngineError::Unsupported(format!(
-                "LoRA on a {} base is QLoRA; choose the QLoRA job",
-                self.weights.label()
-            )));
+        if matches!(self.job, Job::Full | Job::Lora) && !self.job.allows(self.weights) {
+            return Err(EngineError::FormatNotForJob {
+                job: self.job,
+                format: self.weights,
+            });
         }
         if self.job.is_training() && self.optimizer_in_backward && self.grad_accum > 1 {
-            return Err(EngineError::Unsupported(format!(
-                "with the optimizer step in backward each gradient is applied and freed as it is produced, so it cannot accumulate over {} micro-batches; set gradient accumulation to 1",
-                self.grad_accum
-            )));
+            return Err(EngineError::StepInBackwardAccumulates {
+                steps: self.grad_accum,
+            });
         }
         if self.job.is_peft() && self.lora_targets == LoraTargets::empty() {
-            return Err(EngineError::Unsupported(
-                "LoRA needs at least one target module".into(),
-            ));
+            return Err(EngineError::NoLoraTargets);
         }
         Ok(())
+    }
+
+    /// Makes the settings work together, saying what it changed: LoRA targets the model lacks
+    /// become the default targets, and each setting that cannot go with the others is reset.
+    /// The link decoder, the page and the CLI all call this after changing settings.
+    pub fn normalize(&mut self) -> Vec<EngineError> {
+        let mut changed = Vec::new();
+        if self.job.is_peft() && self.lora_targets != LoraTargets::empty() {
+            if let Ok(arch) = self.model.architecture() {
+                if crate::memory::lora_params(&arch, self) == 0 {
+                    changed.push(EngineError::LoraTargetsAbsent(self.lora_targets));
+                    self.lora_targets = LoraTargets::all_linear();
+                }
+            }
+        }
+        for _ in 0..4 {
+            let Err(e) = self.validate() else {
+                return changed;
+            };
+            let d = Scenario::default();
+            match &e {
+                EngineError::TpDoesNotDivide { .. } => self.tp = 1,
+                EngineError::FormatNotForJob { .. } => self.weights = d.weights,
+                EngineError::NoLoraTargets => self.lora_targets = d.lora_targets,
+                EngineError::StepInBackwardAccumulates { .. } => self.optimizer_in_backward = false,
+                _ => {
+                    *self = Scenario {
+                        model: self.model.clone(),
+                        ..d
+                    }
+                }
+            }
+            changed.push(e);
+        }
+        changed
+    }
+
+    /// Tensor-parallel degrees the page offers: powers of two up to 64 that divide the GPUs.
+    pub fn tp_choices(&self) -> Vec<u64> {
+        (0..=6)
+            .map(|i| 1u64 << i)
+            .filter(|t| self.gpus.is_multiple_of(*t))
+            .collect()
     }
 
     /// The length the "memory as it grows" view sweeps: the average request for a server (it sizes

@@ -1,0 +1,437 @@
+//! The settings registry: one descriptor per setting of a scenario.
+//!
+//! The link codec, the CLI's flags and `--help`, range checks, the solver's bounds and the page's
+//! controls all read [`SETTINGS`]. Adding a setting means one descriptor here, its physics, and its
+//! label and help in both languages (the shells' text tables, keyed by [`Setting::id`]).
+//! The model (`m`, `p`, `cfg`, `mn`) and the page's language are not settings of the budget and are
+//! read by the link codec itself.
+
+use crate::dtype::{KvDtype, WeightFormat};
+use crate::gpus::Gpu;
+use crate::scenario::{
+    Attention, Checkpointing, Job, LoraTargets, Loss, Offload, Optimizer, Scenario, Switch, Zero,
+};
+use crate::units::Unit;
+
+/// A setting's value as the registry reads and writes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SettingValue {
+    Number(u64),
+    /// The key of one choice.
+    Choice(&'static str),
+    On(bool),
+    Targets(LoraTargets),
+}
+
+/// The kind of input a setting takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SettingKind {
+    /// A whole number in `min..=max`; the page's slider spans `slider` on a log scale (`log`),
+    /// stepping through powers of two when `pow2`.
+    Number {
+        min: u64,
+        max: u64,
+        slider: (u64, u64),
+        log: bool,
+        pow2: bool,
+    },
+    /// One of a list of keys.
+    Choice,
+    /// On or off (`1` / `0` in links and flags).
+    Switch,
+    /// A set of LoRA target modules ("q,v" or "all").
+    Targets,
+}
+
+/// Why a value was refused for a setting.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// Not a key this setting knows.
+    NotAChoice,
+    /// Not a whole number within the setting's range.
+    OutOfRange { min: u64, max: u64 },
+    /// A switch takes 0 or 1.
+    NotASwitch,
+    /// Not a list of LoRA target modules.
+    NotTargets,
+}
+
+/// One setting: how it is named in links, on the command line and on the page, what it accepts,
+/// and where it lives on a [`Scenario`].
+pub struct Setting {
+    /// The link key (`b` in `?b=8`); never changes, shared links depend on it.
+    pub key: &'static str,
+    /// The CLI flag without `--`; never changes, scripts depend on it.
+    pub flag: &'static str,
+    /// Stable id of the page's control, and the key of its label and help texts.
+    pub id: &'static str,
+    /// What the CLI's `--help` shows as the value (`N`, `0|1`, or the choices).
+    pub value_hint: &'static str,
+    pub kind: SettingKind,
+    /// Whether the setting means something for this scenario (its job, its weights).
+    pub applies: fn(&Scenario) -> bool,
+    read: fn(&Scenario) -> SettingValue,
+    write: fn(&mut Scenario, SettingValue),
+    /// Every key a choice accepts (in display order).
+    keys: fn() -> Vec<&'static str>,
+}
+
+impl Setting {
+    /// The setting with link key `key`.
+    pub fn by_key(key: &str) -> Option<&'static Setting> {
+        SETTINGS.iter().find(|s| s.key == key)
+    }
+
+    /// The setting with CLI flag `flag` (without `--`).
+    pub fn by_flag(flag: &str) -> Option<&'static Setting> {
+        SETTINGS.iter().find(|s| s.flag == flag)
+    }
+
+    /// The setting with page id `id`.
+    pub fn by_id(id: &str) -> Option<&'static Setting> {
+        SETTINGS.iter().find(|s| s.id == id)
+    }
+
+    /// The setting's current value on `s`.
+    pub fn get(&self, s: &Scenario) -> SettingValue {
+        (self.read)(s)
+    }
+
+    /// Sets an already-checked value (use [`Setting::parse`] for text).
+    pub fn set(&self, s: &mut Scenario, v: SettingValue) {
+        (self.write)(s, v)
+    }
+
+    /// Every key a choice setting accepts; empty for other kinds.
+    pub fn keys(&self) -> Vec<&'static str> {
+        (self.keys)()
+    }
+
+    /// The choices the page offers for `s`: what the engine allows with the other settings.
+    pub fn offered(&self, s: &Scenario) -> Vec<&'static str> {
+        match self.key {
+            "w" => WeightFormat::ALL
+                .iter()
+                .filter(|f| s.job.allows(**f))
+                .map(|f| f.key())
+                .collect(),
+            _ => self.keys(),
+        }
+    }
+
+    /// The range of a numeric setting.
+    pub fn range(&self) -> Option<(u64, u64)> {
+        match self.kind {
+            SettingKind::Number { min, max, .. } => Some((min, max)),
+            _ => None,
+        }
+    }
+
+    /// Reads a value written as in a link or on the command line.
+    pub fn parse(&self, text: &str) -> Result<SettingValue, Refusal> {
+        match self.kind {
+            SettingKind::Number { min, max, .. } => match text.parse::<u64>() {
+                Ok(n) if (min..=max).contains(&n) => Ok(SettingValue::Number(n)),
+                _ => Err(Refusal::OutOfRange { min, max }),
+            },
+            SettingKind::Choice => self
+                .keys()
+                .into_iter()
+                .find(|k| k.eq_ignore_ascii_case(text))
+                .map(SettingValue::Choice)
+                .ok_or(Refusal::NotAChoice),
+            SettingKind::Switch => match text {
+                "1" => Ok(SettingValue::On(true)),
+                "0" => Ok(SettingValue::On(false)),
+                _ => Err(Refusal::NotASwitch),
+            },
+            SettingKind::Targets => LoraTargets::parse(text)
+                .map(SettingValue::Targets)
+                .map_err(|_| Refusal::NotTargets),
+        }
+    }
+
+    /// Parses `text` and sets it on `s`.
+    pub fn apply(&self, s: &mut Scenario, text: &str) -> Result<(), Refusal> {
+        let v = self.parse(text)?;
+        self.set(s, v);
+        Ok(())
+    }
+
+    /// The value as a link or the CLI writes it.
+    pub fn text(&self, s: &Scenario) -> String {
+        match self.get(s) {
+            SettingValue::Number(n) => n.to_string(),
+            SettingValue::Choice(k) => k.to_string(),
+            SettingValue::On(on) => u8::from(on).to_string(),
+            SettingValue::Targets(t) => t.key(),
+        }
+    }
+}
+
+fn always(_: &Scenario) -> bool {
+    true
+}
+fn training(s: &Scenario) -> bool {
+    s.job.is_training()
+}
+fn peft(s: &Scenario) -> bool {
+    s.job.is_peft()
+}
+fn not_training(s: &Scenario) -> bool {
+    !s.job.is_training()
+}
+fn inference(s: &Scenario) -> bool {
+    s.job == Job::Inference
+}
+fn serving(s: &Scenario) -> bool {
+    s.job == Job::Serving
+}
+fn not_serving(s: &Scenario) -> bool {
+    s.job != Job::Serving
+}
+fn generating(s: &Scenario) -> bool {
+    matches!(s.job, Job::Inference | Job::Serving)
+}
+/// A quantized base that is not being fully trained: which parts stay 16-bit matters.
+fn quantized_base(s: &Scenario) -> bool {
+    s.effective_weights().is_quantized() && s.job != Job::Full
+}
+fn no_keys() -> Vec<&'static str> {
+    Vec::new()
+}
+
+/// A choice setting over a named enum's field.
+macro_rules! choice {
+    ($key:literal, $flag:literal, $id:literal, $hint:literal, $ty:ty, $field:ident, $applies:expr) => {
+        Setting {
+            key: $key,
+            flag: $flag,
+            id: $id,
+            value_hint: $hint,
+            kind: SettingKind::Choice,
+            applies: $applies,
+            read: |s| SettingValue::Choice(s.$field.key()),
+            write: |s, v| {
+                if let SettingValue::Choice(k) = v {
+                    if let Some(x) = <$ty>::from_key(k) {
+                        s.$field = x;
+                    }
+                }
+            },
+            keys: || <$ty>::ALL.iter().map(|x| x.key()).collect(),
+        }
+    };
+}
+
+/// An on/off setting over one of the scenario's [`Switch`]es.
+macro_rules! switch {
+    ($w:expr, $flag:literal, $id:literal, $applies:expr) => {
+        Setting {
+            key: $w.key(),
+            flag: $flag,
+            id: $id,
+            value_hint: "0|1",
+            kind: SettingKind::Switch,
+            applies: $applies,
+            read: |s| SettingValue::On(s.switch($w)),
+            write: |s, v| {
+                if let SettingValue::On(on) = v {
+                    s.set_switch($w, on)
+                }
+            },
+            keys: no_keys,
+        }
+    };
+}
+
+/// A whole-number setting over a `u64` field.
+macro_rules! number {
+    ($key:literal, $flag:literal, $id:literal, $field:ident, $min:expr, $max:expr, slider $smin:expr, $smax:expr, $log:expr, $pow2:expr, $applies:expr) => {
+        Setting {
+            key: $key,
+            flag: $flag,
+            id: $id,
+            value_hint: "N",
+            kind: SettingKind::Number {
+                min: $min,
+                max: $max,
+                slider: ($smin, $smax),
+                log: $log,
+                pow2: $pow2,
+            },
+            applies: $applies,
+            read: |s| SettingValue::Number(s.$field),
+            write: |s, v| {
+                if let SettingValue::Number(n) = v {
+                    s.$field = n;
+                }
+            },
+            keys: no_keys,
+        }
+    };
+}
+
+/// Every setting of a scenario, in the order links write them.
+pub static SETTINGS: &[Setting] = &[
+    choice!("j", "job", "job", "J", Job, job, always),
+    choice!(
+        "w",
+        "weights",
+        "weights",
+        "F",
+        WeightFormat,
+        weights,
+        always
+    ),
+    choice!("kv", "kv", "kv-dtype", "D", KvDtype, kv_dtype, not_training),
+    choice!(
+        "o",
+        "optimizer",
+        "optimizer",
+        "O",
+        Optimizer,
+        optimizer,
+        training
+    ),
+    choice!(
+        "gc",
+        "ckpt",
+        "ckpt",
+        "C",
+        Checkpointing,
+        checkpointing,
+        training
+    ),
+    choice!(
+        "at",
+        "attention",
+        "attention",
+        "A",
+        Attention,
+        attention,
+        always
+    ),
+    choice!("ls", "loss", "loss", "L", Loss, loss, training),
+    choice!("z", "zero", "zero", "S", Zero, zero, training),
+    choice!("off", "offload", "offload", "O", Offload, offload, training),
+    choice!("gpu", "gpu", "gpu", "G", Gpu, gpu, always),
+    choice!("unit", "unit", "unit", "U", Unit, unit, always),
+    switch!(
+        Switch::MasterWeights,
+        "master-weights",
+        "switch-mw",
+        training
+    ),
+    switch!(Switch::LoraDropout, "lora-dropout", "switch-ld", peft),
+    switch!(
+        Switch::TrainEmbedHead,
+        "train-embed-head",
+        "switch-mts",
+        peft
+    ),
+    switch!(Switch::Dora, "dora", "switch-dora", peft),
+    switch!(
+        Switch::OptimizerInBackward,
+        "optimizer-in-backward",
+        "switch-obw",
+        training
+    ),
+    switch!(
+        Switch::OffloadActivations,
+        "offload-activations",
+        "switch-ao",
+        training
+    ),
+    switch!(
+        Switch::QuantizeHead,
+        "quantize-head",
+        "switch-qh",
+        quantized_base
+    ),
+    switch!(
+        Switch::Attention16,
+        "attention-16bit",
+        "switch-a16",
+        quantized_base
+    ),
+    switch!(Switch::StaticKv, "static-kv", "switch-ks", inference),
+    switch!(Switch::KvAllHeads, "kv-all-heads", "switch-kvh", inference),
+    Setting {
+        key: "t",
+        flag: "targets",
+        id: "lora-targets",
+        value_hint: "L",
+        kind: SettingKind::Targets,
+        applies: peft,
+        read: |s| SettingValue::Targets(s.lora_targets),
+        write: |s, v| {
+            if let SettingValue::Targets(t) = v {
+                s.lora_targets = t;
+            }
+        },
+        keys: no_keys,
+    },
+    number!("b", "batch", "batch", batch, 1, 1 << 20, slider 1, 1024, true, true, not_serving),
+    number!("s", "seq", "seq", seq, 1, 10_485_760, slider 128, 1_048_576, true, false, not_serving),
+    number!("g", "gen", "gen", gen, 0, 10_485_760, slider 1, 131_072, true, false, inference),
+    number!("ga", "grad-accum", "grad-accum", grad_accum, 1, 65_536, slider 1, 128, true, true, training),
+    number!("r", "rank", "lora-rank", lora_rank, 1, 65_536, slider 1, 1024, true, true, peft),
+    number!("n", "gpus", "gpus", gpus, 1, 4_096, slider 1, 4096, true, true, always),
+    number!("tp", "tp", "tp", tp, 1, 64, slider 1, 64, true, true, always),
+    number!("u", "gpu-util", "gpu-util", gpu_util_pct, 10, 100, slider 10, 100, true, false, serving),
+    number!("bs", "block-size", "block-size", block_size, 1, 1_024, slider 1, 256, true, true, serving),
+    number!("ml", "max-model-len", "max-model-len", max_model_len, 1, 10_485_760, slider 128, 1_048_576, true, true, generating),
+    number!("al", "avg-tokens", "avg-tokens", avg_tokens, 1, 10_485_760, slider 64, 131_072, true, false, serving),
+    number!("c", "concurrency", "concurrency", concurrency, 1, 1 << 20, slider 1, 4096, true, false, serving),
+    number!("bt", "batched-tokens", "batched-tokens", batched_tokens, 1, 10_485_760, slider 128, 131_072, true, true, serving),
+    number!("ctx", "context-mib", "context-mib", context_mib, 0, 65_536, slider 0, 8192, true, false, always),
+    number!("rsv", "reserve", "reserve-pct", reserve_pct, 0, 100, slider 0, 100, true, false, always),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_flags_and_ids_are_each_unique() {
+        for (i, a) in SETTINGS.iter().enumerate() {
+            for b in &SETTINGS[i + 1..] {
+                assert_ne!(a.key, b.key);
+                assert_ne!(a.flag, b.flag);
+                assert_ne!(a.id, b.id);
+            }
+        }
+    }
+
+    #[test]
+    fn every_setting_writes_back_what_it_reads() {
+        let d = Scenario::default();
+        for st in SETTINGS {
+            let mut s = d.clone();
+            st.apply(&mut s, &st.text(&d)).unwrap();
+            assert_eq!(s, d, "{}", st.key);
+        }
+    }
+
+    #[test]
+    fn every_switch_of_the_scenario_has_a_setting() {
+        for w in Switch::ALL {
+            assert!(Setting::by_key(w.key()).is_some(), "{}", w.key());
+        }
+    }
+
+    #[test]
+    fn a_number_outside_its_range_is_refused_with_the_range() {
+        let b = Setting::by_key("b").unwrap();
+        assert_eq!(
+            b.parse("0"),
+            Err(Refusal::OutOfRange {
+                min: 1,
+                max: 1 << 20
+            })
+        );
+        assert_eq!(b.parse("-3"), b.parse("0"));
+        assert_eq!(b.parse("12"), Ok(SettingValue::Number(12)));
+    }
+}

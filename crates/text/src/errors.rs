@@ -1,0 +1,346 @@
+//! Errors, refused values and link notices as sentences.
+
+use vram_engine::{EngineError, Ignored, JsonProblem, Notice, Refusal, Setting};
+
+use crate::settings::{setting_label, setting_name};
+use crate::{shown, Lang};
+
+/// What went wrong, as a sentence a user can act on.
+pub fn error(lang: Lang, e: &EngineError) -> String {
+    use EngineError::*;
+    let zh = lang == Lang::Zh;
+    match e {
+        ConfigTooLarge { bytes, limit } => match zh {
+            false => format!("this is not a usable config.json: it is {} KiB; the limit is {} KiB", bytes / 1024, limit / 1024),
+            true => format!("这不是可用的 config.json：它有 {} KiB，上限是 {} KiB", bytes / 1024, limit / 1024),
+        },
+        NotJson(j) => match zh {
+            false => format!("this is not a usable config.json: not valid JSON ({} at line {} column {})", json_problem(lang, j.why), j.line, j.column),
+            true => format!("这不是可用的 config.json：不是有效的 JSON（第 {} 行第 {} 列：{}）", j.line, j.column, json_problem(lang, j.why)),
+        },
+        NotAnObject => lang.pick("this is not a usable config.json: the top level is not a JSON object", "这不是可用的 config.json：顶层不是 JSON 对象").into(),
+        MissingField(f) => match zh {
+            false => format!("config.json has no \"{}\", which the estimate needs", shown(f)),
+            true => format!("config.json 缺少估算所需的字段 \"{}\"", shown(f)),
+        },
+        NotAWholeNumber { field, shown: v } => match zh {
+            false => format!("config.json field \"{}\" should be a whole number, not {}", shown(field), shown(v)),
+            true => format!("config.json 字段 \"{}\" 应为整数，而不是 {}", shown(field), shown(v)),
+        },
+        ZeroField(f) => match zh {
+            false => format!("config.json field \"{}\" is 0", shown(f)),
+            true => format!("config.json 字段 \"{}\" 为 0", shown(f)),
+        },
+        OutOfRange { setting, value, min, max } => match zh {
+            false => format!("{} must be between {min} and {max}, not {value}", setting_name(lang, setting)),
+            true => format!("{} 必须在 {min} 到 {max} 之间，而不是 {value}", setting_name(lang, setting)),
+        },
+        HeadsNotShared { heads, kv_heads } => match zh {
+            false => format!("the model's shape does not add up: {heads} attention heads cannot be shared evenly by {kv_heads} KV heads"),
+            true => format!("模型结构不成立：{heads} 个注意力头无法被 {kv_heads} 个 KV 头平均分配"),
+        },
+        ExpertsPerToken { top_k, experts } => match zh {
+            false => format!("the model's shape does not add up: {top_k} experts per token out of {experts} experts"),
+            true => format!("模型结构不成立：每个 token 激活 {top_k} 个专家，但总共只有 {experts} 个"),
+        },
+        ZeroWindow => lang.pick("the model's shape does not add up: a sliding window of 0 tokens", "模型结构不成立：滑动窗口为 0 个 token").into(),
+        TooManyParameters => lang.pick("the model's shape does not add up: more than 20 trillion parameters", "模型结构不成立：参数超过 20 万亿").into(),
+        UnknownPreset(id) => match zh {
+            false => format!("unknown model \"{}\" (see --list-models)", shown(id)),
+            true => format!("未知模型 \"{}\"", shown(id)),
+        },
+        UnknownLoraTarget(t) => match zh {
+            false => format!("unknown LoRA target \"{}\"", shown(t)),
+            true => format!("未知的 LoRA 目标模块 \"{}\"", shown(t)),
+        },
+        NotAParamCount(v) => match zh {
+            false => format!("the parameter count should look like 7B or 1.5B, not \"{}\"", shown(v)),
+            true => format!("参数量应写成 7B 或 1.5B 这样的形式，而不是 \"{}\"", shown(v)),
+        },
+        BadArchField(f) => match zh {
+            false => format!("unknown architecture field \"{}\"", shown(f)),
+            true => format!("未知的结构字段 \"{}\"", shown(f)),
+        },
+        TpDoesNotDivide { gpus, tp } => match zh {
+            false => format!("{gpus} GPUs cannot be split into tensor-parallel groups of {tp}"),
+            true => format!("{gpus} 张 GPU 无法分成每组 {tp} 张的张量并行组"),
+        },
+        FormatNotForJob { job, format } => match (zh, job.is_peft()) {
+            (false, false) => format!("full fine-tuning updates every weight, so they cannot stay {}; choose fp32 or bf16, or QLoRA", format.label()),
+            (true, false) => format!("全量微调会更新每个权重，权重不能保持为 {}；请选择 fp32 或 bf16，或改用 QLoRA", format.label()),
+            (false, true) => format!("LoRA on a {} base is QLoRA; choose the QLoRA job", format.label()),
+            (true, true) => format!("在 {} 基座上做 LoRA 就是 QLoRA；请选择 QLoRA 任务", format.label()),
+        },
+        StepInBackwardAccumulates { steps } => match zh {
+            false => format!("with the optimizer step in backward each gradient is applied and freed as it is produced, so it cannot accumulate over {steps} micro-batches; set gradient accumulation to 1"),
+            true => format!("优化器在反向传播中更新时，每个梯度一产生就被应用并释放，无法在 {steps} 个 micro-batch 上累积；请把梯度累积设为 1"),
+        },
+        NoLoraTargets => lang.pick("LoRA needs at least one target module", "LoRA 至少需要一个目标模块").into(),
+        LoraTargetsAbsent(t) => match zh {
+            false => format!("none of the LoRA targets ({}) exists in this model, so nothing would train", t.key()),
+            true => format!("这些 LoRA 目标模块（{}）在该模型中都不存在，没有可训练的参数", t.key()),
+        },
+        BeyondHardware => lang.pick("this job needs more than 1 EiB per GPU, beyond any hardware: check the sizes", "该任务每卡需要超过 1 EiB，超出任何硬件：请检查各项大小").into(),
+    }
+}
+
+fn json_problem(lang: Lang, p: JsonProblem) -> &'static str {
+    use JsonProblem::*;
+    match p {
+        EndOfText => lang.pick("the text ends inside a value", "文本在一个值的中间结束"),
+        Trailing => lang.pick(
+            "trailing characters after the JSON value",
+            "JSON 值之后还有多余字符",
+        ),
+        TooDeep => lang.pick("nested too deeply", "嵌套太深"),
+        ExpectedValue => lang.pick("expected a value", "此处应为一个值"),
+        ExpectedKey => lang.pick("expected a quoted key", "此处应为带引号的键"),
+        ExpectedColon => lang.pick("expected `:`", "此处应为 `:`"),
+        ExpectedCommaOrEnd => lang.pick(
+            "expected `,` or the closing bracket",
+            "此处应为 `,` 或右括号",
+        ),
+        BadEscape => lang.pick("bad escape in a string", "字符串中的转义无效"),
+        BadUtf8 => lang.pick("invalid UTF-8 in a string", "字符串中有无效的 UTF-8"),
+        ControlCharacter => lang.pick("control character in a string", "字符串中有控制字符"),
+        BadNumber => lang.pick("a malformed number", "数字格式错误"),
+    }
+}
+
+/// Why a value was refused for a setting (the CLI's flags, the link's keys).
+pub fn refusal(lang: Lang, setting: &Setting, r: &Refusal) -> String {
+    let label = setting_label(lang, setting.id);
+    match (lang, r) {
+        (Lang::En, Refusal::OutOfRange { min, max }) => {
+            format!("{label} must be a whole number from {min} to {max}")
+        }
+        (Lang::Zh, Refusal::OutOfRange { min, max }) => {
+            format!("{label} 必须是 {min} 到 {max} 之间的整数")
+        }
+        (Lang::En, Refusal::NotAChoice) => format!(
+            "not a known value for {label} (one of {})",
+            setting.keys().join(", ")
+        ),
+        (Lang::Zh, Refusal::NotAChoice) => format!(
+            "不是 {label} 的可选值（可选：{}）",
+            setting.keys().join(", ")
+        ),
+        (Lang::En, Refusal::NotASwitch) => "should be 0 or 1".into(),
+        (Lang::Zh, Refusal::NotASwitch) => "应为 0 或 1".into(),
+        (Lang::En, Refusal::NotTargets) => "not a list of LoRA targets".into(),
+        (Lang::Zh, Refusal::NotTargets) => "不是 LoRA 目标模块列表".into(),
+    }
+}
+
+/// What a link held that was not used as written, as a sentence.
+pub fn notice(lang: Lang, n: &Notice) -> String {
+    let zh = lang == Lang::Zh;
+    match n {
+        Notice::TooLong { max } => match zh {
+            false => format!(
+                "the link is longer than {max} characters and was not read; defaults are shown"
+            ),
+            true => format!("链接超过 {max} 个字符，未读取；显示的是默认设置"),
+        },
+        Notice::Ignored { key, value, why } => {
+            let why = match why {
+                Ignored::Refused(r) => match Setting::by_key(key) {
+                    Some(st) => refusal(lang, st, r),
+                    None => String::new(),
+                },
+                Ignored::OtherVersion => lang
+                    .pick(
+                        "this page reads version 1 links; settings were read as version 1",
+                        "本页读取第 1 版链接；设置按第 1 版读取",
+                    )
+                    .into(),
+                Ignored::NoSuchPreset => {
+                    lang.pick("no such preset model", "没有这个预设模型").into()
+                }
+                Ignored::NotAParamCount => lang
+                    .pick(
+                        "not a parameter count between 1M and 10T",
+                        "不是 1M 到 10T 之间的参数量",
+                    )
+                    .into(),
+                Ignored::OtherLanguage => lang
+                    .pick("the page speaks en and zh", "本页支持 en 和 zh")
+                    .into(),
+            };
+            match zh {
+                false => format!("ignored {}={:?}: {why}", shown(key), value),
+                true => format!("已忽略 {}={:?}：{why}", shown(key), value),
+            }
+        }
+        Notice::UnknownKey(k) => match zh {
+            false => format!("ignored unknown setting {k:?}"),
+            true => format!("已忽略未知设置 {k:?}"),
+        },
+        Notice::BadArchitecture(e) => match zh {
+            false => format!("ignored the custom architecture: {}", error(lang, e)),
+            true => format!("已忽略自定义结构：{}", error(lang, e)),
+        },
+        Notice::Reset(e) => match (zh, e) {
+            (false, EngineError::LoraTargetsAbsent(t)) => format!(
+                "none of the LoRA targets ({}) exists in this model; the default targets were used",
+                t.key()
+            ),
+            (true, EngineError::LoraTargetsAbsent(t)) => format!(
+                "这些 LoRA 目标模块（{}）在该模型中都不存在；已改用默认目标模块",
+                t.key()
+            ),
+            (false, e) => format!("{}; that setting was reset", error(lang, e)),
+            (true, e) => format!("{}；该设置已重置", error(lang, e)),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vram_engine::{decode_link, Job, JsonError, LoraTargets, WeightFormat};
+
+    fn every_error() -> Vec<EngineError> {
+        use EngineError::*;
+        vec![
+            ConfigTooLarge {
+                bytes: 2 << 20,
+                limit: 1 << 20,
+            },
+            NotJson(JsonError {
+                line: 2,
+                column: 8,
+                why: JsonProblem::ExpectedValue,
+            }),
+            NotAnObject,
+            MissingField("hidden_size".into()),
+            NotAWholeNumber {
+                field: "hidden_size".into(),
+                shown: "\"big\"".into(),
+            },
+            ZeroField("num_attention_heads".into()),
+            OutOfRange {
+                setting: "b".into(),
+                value: 0,
+                min: 1,
+                max: 1 << 20,
+            },
+            OutOfRange {
+                setting: "kv_lora_rank".into(),
+                value: 0,
+                min: 1,
+                max: 65_536,
+            },
+            HeadsNotShared {
+                heads: 32,
+                kv_heads: 5,
+            },
+            ExpertsPerToken {
+                top_k: 9,
+                experts: 8,
+            },
+            ZeroWindow,
+            TooManyParameters,
+            UnknownPreset("nope".into()),
+            UnknownLoraTarget("xyz".into()),
+            NotAParamCount("lots".into()),
+            BadArchField("\n\u{1b}[".into()),
+            TpDoesNotDivide { gpus: 6, tp: 4 },
+            FormatNotForJob {
+                job: Job::Full,
+                format: WeightFormat::Nf4,
+            },
+            FormatNotForJob {
+                job: Job::Lora,
+                format: WeightFormat::Nf4,
+            },
+            StepInBackwardAccumulates { steps: 4 },
+            NoLoraTargets,
+            LoraTargetsAbsent(LoraTargets::parse("gate").unwrap()),
+            BeyondHardware,
+        ]
+    }
+
+    /// Latin words in a Chinese sentence beyond names that stay as they are (config fields,
+    /// format names, units, flags).
+    fn english_words(text: &str) -> Vec<String> {
+        const KEEP: &[&str] = &[
+            "config",
+            "big",
+            "bitsandbytes",
+            "token",
+            "json",
+            "JSON",
+            "KV",
+            "LoRA",
+            "QLoRA",
+            "GPU",
+            "EiB",
+            "KiB",
+            "UTF",
+            "fp32",
+            "bf16",
+            "NF4",
+            "micro",
+            "batch",
+            "hidden_size",
+            "num_attention_heads",
+            "kv_lora_rank",
+            "en",
+            "zh",
+            "nope",
+            "xyz",
+            "lots",
+            "gate",
+            "M",
+            "T",
+            "B",
+        ];
+        text.split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+            .filter(|w| {
+                w.chars().filter(char::is_ascii_alphabetic).count() > 1 && !KEEP.contains(w)
+            })
+            .map(String::from)
+            .collect()
+    }
+
+    #[test]
+    fn every_error_reads_as_one_line_in_both_languages_and_the_chinese_has_no_english_left() {
+        for e in every_error() {
+            let en = error(Lang::En, &e);
+            let zh = error(Lang::Zh, &e);
+            for t in [&en, &zh] {
+                assert!(!t.chars().any(char::is_control) && t.len() < 400, "{t:?}");
+            }
+            assert_ne!(en, zh);
+            assert!(
+                english_words(&zh).is_empty(),
+                "{zh}: {:?}",
+                english_words(&zh)
+            );
+        }
+    }
+
+    #[test]
+    fn link_notices_are_sentences_in_both_languages() {
+        let d = decode_link("v=2&b=0&zzz=1&m=nope&p=lots&lang=fr&j=full&w=nf4&ks=2&t=q,x&cfg=%0A");
+        assert_eq!(d.notices.len(), 10, "{:?}", d.notices);
+        for n in &d.notices {
+            let en = notice(Lang::En, n);
+            let zh = notice(Lang::Zh, n);
+            assert!(
+                !en.chars().any(char::is_control) && !zh.chars().any(char::is_control),
+                "{en:?}"
+            );
+            assert_ne!(en, zh);
+        }
+        assert_eq!(
+            notice(Lang::En, &d.notices[1]),
+            "ignored b=\"0\": Batch (per GPU) must be a whole number from 1 to 1048576"
+        );
+        assert_eq!(
+            notice(Lang::Zh, &d.notices[1]),
+            "已忽略 b=\"0\"：批大小（每卡） 必须是 1 到 1048576 之间的整数"
+        );
+    }
+}

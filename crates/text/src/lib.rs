@@ -1,0 +1,65 @@
+//! The words of vram-budget, in English and Chinese. The engine returns data (numbers, typed
+//! errors, notices, settings by id); the page and the CLI render them through this crate, so both
+//! shells say the same thing and a new setting's words are written once.
+//!
+//! ```
+//! use vram_text::{error, Lang};
+//! let e = vram_engine::EngineError::TpDoesNotDivide { gpus: 6, tp: 4 };
+//! assert_eq!(
+//!     error(Lang::En, &e),
+//!     "6 GPUs cannot be split into tensor-parallel groups of 4"
+//! );
+//! ```
+
+mod errors;
+mod settings;
+
+pub use errors::{error, notice, refusal};
+pub use settings::{setting_help, setting_label, setting_name};
+
+/// The languages the product speaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lang {
+    En,
+    Zh,
+}
+
+impl Lang {
+    /// The key in links (`lang=zh`).
+    pub fn key(self) -> &'static str {
+        match self {
+            Lang::En => "en",
+            Lang::Zh => "zh",
+        }
+    }
+
+    /// The language with link key `k`.
+    pub fn from_key(k: &str) -> Option<Lang> {
+        match k {
+            "en" => Some(Lang::En),
+            "zh" => Some(Lang::Zh),
+            _ => None,
+        }
+    }
+
+    /// The English or the Chinese of a pair.
+    pub fn pick<T>(self, en: T, zh: T) -> T {
+        match self {
+            Lang::En => en,
+            Lang::Zh => zh,
+        }
+    }
+}
+
+/// Text a user typed or a file held, made safe to show on one line: control characters escaped.
+pub fn shown(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
