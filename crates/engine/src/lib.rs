@@ -37,6 +37,10 @@ pub use link::{
     decode_arch, decode_pairs, encode_arch, pairs as link_pairs, parse_param_count, MAX_LINK_CHARS,
 };
 pub use link::{Ignored, Notice};
+pub use measured::{
+    parse as parse_measurement, parse_as as parse_measurement_as, Device, DeviceApi, Facts,
+    Reading, SizeUnit, Target, MAX_INPUT_BYTES as MAX_MEASUREMENT_BYTES,
+};
 pub use measured::{Comparison, Figure, Level, MeasureError, Measurement, SourceKind};
 pub use memory::{estimate, estimate_with, Breakdown, Component, Line, Phase};
 pub use model::Architecture;
