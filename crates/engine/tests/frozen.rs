@@ -7,9 +7,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use vram_engine::{
-    decode_link, encode_link, estimate_with, remedies, solve, verdicts, Component, PageSettings,
-};
+use vram_engine::{decode_link, encode_link, estimate_with, remedies, solve, verdicts, Component};
 
 /// Everything a link's budget shows, as plain text (bytes and keys, no words).
 fn record(link: &str) -> String {
