@@ -4,9 +4,10 @@
 use super::weights::adapted_matrices;
 use super::{Budget, Component, Phase};
 use crate::dtype::WeightFormat;
+use crate::formula::{Arg, Formula, Msg};
 use crate::model::{Architecture, MlpKind};
 use crate::scenario::{Attention, Checkpointing, Job, Loss, Scenario};
-use crate::units::{div_ceil, prod, thousands};
+use crate::units::{div_ceil, prod};
 
 impl Budget<'_> {
     pub(super) fn training_activations(&mut self) {
@@ -31,28 +32,19 @@ impl Budget<'_> {
         let bytes = prod(&[tokens, on_gpu_layers, kept])
             .saturating_add(working)
             .saturating_add(prod(&[tokens, final_norm]));
-        self.push(Component::Activations, Phase::Compute, bytes, |b| {
-            let mut f = format!(
-                "{} tokens × {} layers × {how}",
-                thousands(tokens),
-                on_gpu_layers
-            );
-            f.push_str(&format!(" + final norm {} B per token", final_norm));
+        self.push(Component::Activations, Phase::Compute, bytes, |_| {
+            let args = [Arg::Count(tokens), Arg::Int(on_gpu_layers)];
+            let mut f = Formula::of(Msg::ActivationsTokensLayers, &args);
+            f.clauses.extend(how.clauses);
+            f.push(Msg::FinalNorm, &[Arg::Int(final_norm)]);
             if scores > 0 && s.checkpointing != Checkpointing::Full {
-                f.push_str(&format!(
-                    "; eager attention stores {} B per token for the seq × seq scores",
-                    thousands(scores)
-                ));
+                f.push(Msg::EagerScores, &[Arg::Count(scores)]);
             }
             if s.offload_activations {
-                f.push_str(&format!(
-                    "; offloaded: {} layers' worth ({}) waits in CPU memory, the GPU holds the layer in use and the next one",
-                    layers,
-                    b.size(all_layers)
-                ));
+                let args = [Arg::Int(layers), Arg::Bytes(all_layers)];
+                f.push(Msg::ActivationsOffloaded, &args);
             }
-            f.push_str(&format!(" = {}", b.size(bytes)));
-            f
+            f.equals(bytes)
         });
         if s.job.is_peft() && s.dora {
             self.dora_norm();
@@ -62,36 +54,37 @@ impl Budget<'_> {
 
     /// What each layer keeps until its backward (bytes per token), what one layer needs on top
     /// while it is recomputed (bytes for all `tokens`), and the formula of the first.
-    fn kept_per_layer(&self, tokens: u64, layer: &LayerActivations) -> (u64, u64, String) {
+    fn kept_per_layer(&self, tokens: u64, layer: &LayerActivations) -> (u64, u64, Formula) {
         let per_token = layer.total();
         let scores = layer.scores_per_token;
         match self.scenario.checkpointing {
             Checkpointing::None => (
                 per_token,
                 0,
-                format!("{} B per token and layer", thousands(per_token)),
+                Formula::of(Msg::KeptAll, &[Arg::Count(per_token)]),
             ),
             Checkpointing::Selective => (
                 per_token - scores,
                 prod(&[tokens, scores]),
-                format!(
-                    "{} B per token and layer (attention core recomputed{})",
-                    thousands(per_token - scores),
+                Formula::of(
                     if scores > 0 {
-                        ", its scores alive for one layer"
+                        Msg::KeptSelectiveScores
                     } else {
-                        ""
-                    }
+                        Msg::KeptSelective
+                    },
+                    &[Arg::Count(per_token - scores)],
                 ),
             ),
             Checkpointing::Full => (
                 self.act_bytes * self.arch.hidden,
                 prod(&[tokens, per_token]),
-                format!(
-                    "{} B per token and layer (layer inputs kept) + one layer recomputed in backward: {} tokens × {} B",
-                    self.act_bytes * self.arch.hidden,
-                    thousands(tokens),
-                    thousands(per_token)
+                Formula::of(
+                    Msg::KeptLayerInputs,
+                    &[
+                        Arg::Int(self.act_bytes * self.arch.hidden),
+                        Arg::Count(tokens),
+                        Arg::Count(per_token),
+                    ],
                 ),
             ),
         }
@@ -113,26 +106,20 @@ impl Budget<'_> {
             0
         };
         let bytes = div_ceil(prod(&[n, 2 * adapter + dequant]), self.tp);
-        self.push(Component::Activations, Phase::Compute, bytes, |b| {
-            format!(
-                "DoRA's column norm: the largest adapted matrix ({} params) as B·A and W + B·A × {} B each{} = {}",
-                thousands(n),
-                adapter,
-                if dequant > 0 {
-                    format!(", after dequantizing W to {dequant} B")
-                } else {
-                    String::new()
-                },
-                b.size(bytes)
-            )
+        self.push(Component::Activations, Phase::Compute, bytes, |_| {
+            let mut f = Formula::of(Msg::DoraNorm, &[Arg::Count(n), Arg::Int(adapter)]);
+            if dequant > 0 {
+                f.push(Msg::DoraDequantized, &[Arg::Int(dequant)]);
+            }
+            f.equals(bytes)
         });
     }
 
     /// The loss's logits over `tokens`, and a 4-bit head's dequantized weight.
     fn logits(&mut self, tokens: u64) {
         let (bytes, f) = self.loss_bytes(tokens);
-        self.push(Component::Logits, Phase::Compute, bytes, |b| {
-            format!("{f} = {}", b.size(bytes))
+        self.push(Component::Logits, Phase::Compute, bytes, |_| {
+            f.equals(bytes)
         });
         // a 4-bit head (bitsandbytes) keeps its input for backward and dequantizes its whole
         // weight to 16-bit for each matmul, while the loss's logits are alive
@@ -144,70 +131,59 @@ impl Budget<'_> {
         }
         let (c, h) = (self.act_bytes, self.arch.hidden);
         let head = div_ceil(prod(&[n, 2]), self.tp).saturating_add(prod(&[tokens, h, c]));
-        self.push(Component::Logits, Phase::Compute, head, |b| {
-            format!(
-                "the 4-bit head dequantized for its matmul: {} params × 2 B + its input kept for backward: {} tokens × {} hidden × {c} B = {}",
-                thousands(n),
-                thousands(tokens),
-                h,
-                b.size(head)
-            )
+        self.push(Component::Logits, Phase::Compute, head, |_| {
+            let args = [Arg::Count(n), Arg::Count(tokens), Arg::Int(h), Arg::Int(c)];
+            Formula::of(Msg::HeadDequantized, &args).equals(head)
         });
     }
 
     /// Bytes of the loss over `tokens` as the scenario computes it, and the formula.
-    fn loss_bytes(&self, tokens: u64) -> (u64, String) {
+    fn loss_bytes(&self, tokens: u64) -> (u64, Formula) {
         let vocab = div_ceil(self.arch.vocab, self.tp);
         let h = self.arch.hidden;
         let c = self.act_bytes;
         let chunk = div_ceil(tokens, 8);
+        let (tokens_arg, vocab_arg, c_arg) = (Arg::Count(tokens), Arg::Count(vocab), Arg::Int(c));
         match self.scenario.loss {
             Loss::Full => (
                 prod(&[tokens, vocab, 12]),
-                format!("{} tokens × {} vocab × 12 B (fp32 log-probs 4 + their gradient 4 + the upcast's gradient 4)", thousands(tokens), thousands(vocab)),
+                Formula::of(Msg::LossFull, &[tokens_arg, vocab_arg]),
             ),
             Loss::Full16 => (
                 prod(&[tokens, vocab, 3 * c]),
-                format!(
-                    "{} tokens × {} vocab × {} B (16-bit logits, their shifted copy and log-probs; no fp32 upcast)",
-                    thousands(tokens),
-                    thousands(vocab),
-                    3 * c
-                ),
+                Formula::of(Msg::LossFull16, &[tokens_arg, vocab_arg, Arg::Int(3 * c)]),
             ),
             Loss::Chunked => (
                 prod(&[tokens, vocab, 4]).saturating_add(prod(&[chunk, vocab, 8])),
-                format!(
-                    "{} tokens × {} vocab × 4 B (log-probs kept for backward) + one chunk of {} tokens × 8 B (upcast + gradient)",
-                    thousands(tokens),
-                    thousands(vocab),
-                    thousands(chunk)
+                Formula::of(
+                    Msg::LossChunked,
+                    &[tokens_arg, vocab_arg, Arg::Count(chunk)],
                 ),
             ),
             Loss::ChunkedCompiled => (
                 prod(&[tokens, vocab, c]).saturating_add(prod(&[chunk, vocab, c])),
-                format!(
-                    "{} tokens × {} vocab × {c} B (the 16-bit logits: a compiled loss keeps them and recomputes the softmax in backward, no fp32 copy) + one chunk of {} tokens × {c} B (its gradient)",
-                    thousands(tokens),
-                    thousands(vocab),
-                    thousands(chunk)
+                Formula::of(
+                    Msg::LossChunkedCompiled,
+                    &[tokens_arg, vocab_arg, c_arg, Arg::Count(chunk)],
                 ),
             ),
             Loss::Fused => {
                 let chunk = div_ceil(prod(&[tokens, h]), vocab.max(1)).max(1);
                 (
                     prod(&[tokens, h, 2 * c]).saturating_add(prod(&[chunk, vocab, 8])),
-                    format!(
-                        "no full logits: {} tokens × {} hidden × {} B (hidden and its gradient) + a chunk of {} tokens × {} vocab × 8 B",
-                        thousands(tokens),
-                        h,
-                        2 * c,
-                        thousands(chunk),
-                        thousands(vocab)
+                    Formula::of(
+                        Msg::LossFused,
+                        &[
+                            tokens_arg,
+                            Arg::Int(h),
+                            Arg::Int(2 * c),
+                            Arg::Count(chunk),
+                            vocab_arg,
+                        ],
                     ),
                 )
             }
-            Loss::NoLmHead => (0, "no language-model head: the classifier's outputs are negligible".into()),
+            Loss::NoLmHead => (0, Formula::of(Msg::LossNoHead, &[])),
         }
     }
 

@@ -2,9 +2,10 @@
 //! transients, and how a vLLM-style server fills a GPU.
 
 use super::{prefill_activation_bytes, Breakdown, Budget, Component, Phase};
+use crate::formula::{Arg, Formula, Msg};
 use crate::model::Architecture;
 use crate::scenario::{Attention, Job, Scenario};
-use crate::units::{div_ceil, prod, scale, thousands};
+use crate::units::{div_ceil, prod, scale};
 
 /// How a vLLM-style server fills the selected GPU.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -78,29 +79,27 @@ impl Budget<'_> {
             div_ceil(self.arch.vocab, self.tp),
             4 + self.act_bytes,
         ]);
-        self.push(Component::Activations, Phase::Compute, act, |b| {
-            format!("peak of one forward over {} batched tokens (profiled like vLLM's max_num_batched_tokens) = {}", thousands(tokens), b.size(act))
+        self.push(Component::Activations, Phase::Compute, act, |_| {
+            Formula::of(Msg::ServingForward, &[Arg::Count(tokens)]).equals(act)
         });
         self.push(Component::Logits, Phase::Compute, logits, |b| {
-            format!(
-                "{} sequences × {} vocab × {} B (last-token logits for sampling) = {}",
-                sampled,
-                thousands(b.arch.vocab),
-                4 + b.act_bytes,
-                b.size(logits)
-            )
+            let args = [
+                Arg::Int(sampled),
+                Arg::Count(b.arch.vocab),
+                Arg::Int(4 + b.act_bytes),
+            ];
+            Formula::of(Msg::ServingLogits, &args).equals(logits)
         });
         let block_tokens = div_ceil(s.avg_tokens, s.block_size) * s.block_size;
         let kv = self.kv_bytes(s.concurrency, block_tokens);
         self.push(Component::KvCache, Phase::Always, kv, |b| {
-            format!(
-                "{} requests × {} tokens (average, rounded up to blocks of {}) × {} B per token = {}",
-                s.concurrency,
-                thousands(block_tokens),
-                s.block_size,
-                thousands(b.kv_bytes(1, 1)),
-                b.size(kv)
-            )
+            let args = [
+                Arg::Int(s.concurrency),
+                Arg::Count(block_tokens),
+                Arg::Int(s.block_size),
+                Arg::Count(b.kv_bytes(1, 1)),
+            ];
+            Formula::of(Msg::ServingKv, &args).equals(kv)
         });
     }
 
@@ -118,25 +117,17 @@ impl Budget<'_> {
         if self.dequantizes_4bit() && prod(&[s.batch, prompt]) > 1 {
             // bitsandbytes dequantizes each 4-bit matrix to 16-bit to multiply more than one token
             let (n, dq) = self.largest_in_16_bit();
-            self.push(Component::Weights, Phase::Compute, dq, |b| {
-                format!(
-                    "the prefill's 4-bit matmuls dequantize one matrix at a time: the largest, {} params × 2 B = {}",
-                    thousands(n),
-                    b.size(dq)
-                )
+            self.push(Component::Weights, Phase::Compute, dq, |_| {
+                Formula::of(Msg::PrefillDequantized, &[Arg::Count(n)]).equals(dq)
             });
         }
         let act = prefill_activation_bytes(self.arch, s, self.act_bytes, self.tp, s.batch, prompt);
-        self.push(Component::Activations, Phase::Compute, act, |b| {
-            let mut f = format!(
-                "largest transient of one layer over the prompt: {} tokens",
-                thousands(s.batch * prompt)
-            );
+        self.push(Component::Activations, Phase::Compute, act, |_| {
+            let mut f = Formula::of(Msg::PrefillActivations, &[Arg::Count(s.batch * prompt)]);
             if s.attention == Attention::Eager {
-                f.push_str(" incl. the eager seq × seq scores");
+                f.push(Msg::PrefillEagerScores, &[]);
             }
-            f.push_str(&format!(" = {}", b.size(act)));
-            f
+            f.equals(act)
         });
         let logits = prod(&[
             s.batch,
@@ -144,26 +135,23 @@ impl Budget<'_> {
             4 + self.act_bytes,
         ]);
         self.push(Component::Logits, Phase::Compute, logits, |b| {
-            format!(
-                "{} sequences × {} vocab × {} B (last-token logits, fp32 for sampling) = {}",
-                s.batch,
-                thousands(b.arch.vocab),
-                4 + b.act_bytes,
-                b.size(logits)
-            )
+            let args = [
+                Arg::Int(s.batch),
+                Arg::Count(b.arch.vocab),
+                Arg::Int(4 + b.act_bytes),
+            ];
+            Formula::of(Msg::GenerationLogits, &args).equals(logits)
         });
     }
 
     /// When every attention head is cached rather than the KV heads, the formula says so.
-    fn heads_note(&self) -> String {
+    fn heads_note(&self, f: &mut Formula) {
         let a = self.arch;
         if self.scenario.kv_all_heads && a.mla.is_none() && a.kv_heads < a.heads {
-            format!(
-                " (every one of the {} attention heads cached, not the {} KV heads)",
-                a.heads, a.kv_heads
-            )
-        } else {
-            String::new()
+            f.push(
+                Msg::AllHeadsCached,
+                &[Arg::Int(a.heads), Arg::Int(a.kv_heads)],
+            );
         }
     }
 
@@ -174,15 +162,19 @@ impl Budget<'_> {
         let len = s.max_model_len.max(full);
         let kv = self.kv_bytes(s.batch, len);
         self.push(Component::KvCache, Phase::Always, kv, |b| {
-            format!(
-                "{} sequences × {} tokens (a static cache, allocated for the {} before the first token) × {} B per token{} = {}",
-                s.batch,
-                thousands(len),
-                if len > s.max_model_len { "prompt + generated tokens, more than the max model length" } else { "max model length" },
-                thousands(b.kv_bytes(1, 1)),
-                b.heads_note(),
-                b.size(kv)
-            )
+            let msg = if len > s.max_model_len {
+                Msg::StaticKvPastMaxLength
+            } else {
+                Msg::StaticKv
+            };
+            let args = [
+                Arg::Int(s.batch),
+                Arg::Count(len),
+                Arg::Count(b.kv_bytes(1, 1)),
+            ];
+            let mut f = Formula::of(msg, &args);
+            b.heads_note(&mut f);
+            f.equals(kv)
         });
     }
 
@@ -193,33 +185,32 @@ impl Budget<'_> {
         let kv_prompt = self.kv_bytes(s.batch, prompt);
         let kv_full = self.kv_bytes(s.batch, full);
         self.push(Component::KvCache, Phase::Compute, kv_prompt, |b| {
-            format!(
-                "{} sequences × {} prompt tokens × {} B per token{}, at the prefill = {}",
-                s.batch,
-                thousands(prompt),
-                thousands(b.kv_bytes(1, 1)),
-                b.heads_note(),
-                b.size(kv_prompt)
-            )
+            let args = [
+                Arg::Int(s.batch),
+                Arg::Count(prompt),
+                Arg::Count(b.kv_bytes(1, 1)),
+            ];
+            let mut f = Formula::of(Msg::PromptKv, &args);
+            b.heads_note(&mut f);
+            f.and(Msg::AtThePrefill, &[]).equals(kv_prompt)
         });
         self.push(Component::KvCache, Phase::Step, kv_full, |b| {
-            let mut f = format!(
-                "{} sequences × {} tokens (prompt + generated) × {} B per token",
-                s.batch,
-                thousands(full),
-                thousands(b.kv_bytes(1, 1))
-            );
+            let args = [
+                Arg::Int(s.batch),
+                Arg::Count(full),
+                Arg::Count(b.kv_bytes(1, 1)),
+            ];
+            let mut f = Formula::of(Msg::GeneratedKv, &args);
             if let Some(w) = a.sliding_window {
-                f.push_str(&format!(
-                    " ({} of {} layers keep only the last {} tokens)",
-                    a.sliding_layers,
-                    a.layers,
-                    thousands(w)
-                ));
+                let args = [
+                    Arg::Int(a.sliding_layers),
+                    Arg::Int(a.layers),
+                    Arg::Count(w),
+                ];
+                f.push(Msg::SlidingLayers, &args);
             }
-            f.push_str(&b.heads_note());
-            f.push_str(&format!(" = {}", b.size(kv_full)));
-            f
+            b.heads_note(&mut f);
+            f.equals(kv_full)
         });
     }
 }

@@ -20,10 +20,11 @@ pub use weights::lora_params;
 
 use crate::dtype::WeightFormat;
 use crate::error::EngineError;
+use crate::formula::{Arg, Formula, Msg};
 use crate::model::{Architecture, ParamCounts};
 use crate::named_enum;
 use crate::scenario::{Job, Scenario, Zero};
-use crate::units::{prod, scale, Unit, MIB};
+use crate::units::{prod, scale, MIB};
 
 named_enum! {
     /// One kind of memory. The order is the chart's stacking order and never changes.
@@ -51,16 +52,27 @@ named_enum! {
     }
 }
 
+/// A phase in the words of a job, for the shells to name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Moment {
+    Always,
+    StartOfBackward,
+    OptimizerStep,
+    Prefill,
+    EndOfGeneration,
+    LoadingWeights,
+}
+
 impl Phase {
     /// When the phase happens, in the words of the job: training or inference.
-    pub fn describe(self, job: Job) -> &'static str {
+    pub fn describe(self, job: Job) -> Moment {
         match (self, job.is_training()) {
-            (Phase::Always, _) => "always",
-            (Phase::Compute, true) => "start of backward",
-            (Phase::Step, true) => "optimizer step",
-            (Phase::Compute, false) => "prefill",
-            (Phase::Step, false) => "end of generation",
-            (Phase::Load, _) => "loading the weights",
+            (Phase::Always, _) => Moment::Always,
+            (Phase::Compute, true) => Moment::StartOfBackward,
+            (Phase::Step, true) => Moment::OptimizerStep,
+            (Phase::Compute, false) => Moment::Prefill,
+            (Phase::Step, false) => Moment::EndOfGeneration,
+            (Phase::Load, _) => Moment::LoadingWeights,
         }
     }
 
@@ -74,8 +86,9 @@ pub struct Line {
     pub component: Component,
     pub phase: Phase,
     pub bytes: u64,
-    /// The formula with this scenario's numbers substituted (empty when not asked for).
-    pub formula: String,
+    /// The formula with this scenario's numbers substituted (empty when not asked for); the
+    /// shells write it in words.
+    pub formula: Formula,
 }
 
 /// The whole budget of one scenario, per GPU.
@@ -171,7 +184,6 @@ struct Budget<'a> {
     arch: &'a Architecture,
     /// Whether to write the formulas (the solvers skip them).
     explain: bool,
-    unit: Unit,
     lines: Vec<Line>,
     /// Host memory that offloading uses so far.
     cpu: u64,
@@ -212,7 +224,6 @@ impl<'a> Budget<'a> {
             scenario,
             arch,
             explain,
-            unit: scenario.unit,
             lines: Vec::with_capacity(16),
             cpu: 0,
             format,
@@ -225,23 +236,18 @@ impl<'a> Budget<'a> {
         }
     }
 
-    /// `bytes` as the scenario's unit shows them.
-    fn size(&self, bytes: u64) -> String {
-        self.unit.format(bytes)
-    }
-
     /// Adds a line; `formula` runs only when the budget explains itself.
     fn push(
         &mut self,
         component: Component,
         phase: Phase,
         bytes: u64,
-        formula: impl FnOnce(&Self) -> String,
+        formula: impl FnOnce(&Self) -> Formula,
     ) {
         let formula = if self.explain {
             formula(self)
         } else {
-            String::new()
+            Formula::new()
         };
         self.lines.push(Line {
             component,
@@ -276,16 +282,18 @@ impl<'a> Budget<'a> {
 
     /// The formula's divisions for model states that ZeRO shards from `stage` on, and for tensor
     /// parallelism.
-    fn shard_text(&self, formula: &mut String, stage: u8) {
+    fn shard_clauses(&self, formula: &mut Formula, stage: u8) {
         if self.zero().stage() >= stage && self.dp > 1 {
-            formula.push_str(&format!(
-                " ÷ {} GPUs (ZeRO-{})",
-                self.dp,
-                self.zero().stage()
-            ));
+            let zero = u64::from(self.zero().stage());
+            formula.push(Msg::ZeroShards, &[Arg::Int(self.dp), Arg::Int(zero)]);
         }
+        self.tensor_parallel_clause(formula);
+    }
+
+    /// The formula's division by the tensor-parallel ranks, when there are several.
+    fn tensor_parallel_clause(&self, formula: &mut Formula) {
         if self.tp > 1 {
-            formula.push_str(&format!(" ÷ {} (tensor parallel)", self.tp));
+            formula.push(Msg::TensorParallel, &[Arg::Int(self.tp)]);
         }
     }
 
@@ -300,21 +308,13 @@ impl<'a> Budget<'a> {
         }
         let context = self.scenario.context_mib * MIB;
         self.push(Component::Context, Phase::Always, context, |b| {
-            format!(
-                "{} MiB (CUDA context, cuBLAS/NCCL workspaces; edit under advanced) = {}",
-                b.scenario.context_mib,
-                b.size(context)
-            )
+            Formula::of(Msg::Context, &[Arg::Int(b.scenario.context_mib)]).equals(context)
         });
         let (peak_phase, tensors) = self.peak(context);
         let reserve = scale(tensors, self.scenario.reserve_pct, 100);
         self.push(Component::Reserve, Phase::Always, reserve, |b| {
-            format!(
-                "{}% × {} live tensors at the peak = {}",
-                b.scenario.reserve_pct,
-                b.size(tensors),
-                b.size(reserve)
-            )
+            let pct = Arg::Int(b.scenario.reserve_pct);
+            Formula::of(Msg::Reserve, &[pct, Arg::Bytes(tensors)]).equals(reserve)
         });
         let total = tensors.saturating_add(context).saturating_add(reserve);
         let kv_bytes_per_token = self.kv_bytes(1, 1);

@@ -4,14 +4,15 @@
 use super::weights::lora_largest_matrix;
 use super::{Budget, Component, Phase};
 use crate::dtype::WeightFormat;
+use crate::formula::{Arg, Formula, Msg};
 use crate::model::Architecture;
 use crate::scenario::{Job, Offload, Optimizer, Scenario};
-use crate::units::{div_ceil, prod, thousands};
+use crate::units::{div_ceil, prod};
 
 /// A group of trainable parameters sharing one element size.
 struct Trainables {
-    /// Prefix of the group's formulas ("" for the main group).
-    what: &'static str,
+    /// Whether the group is PEFT's embedding and head copies (their formulas say so first).
+    saved_copies: bool,
     count: u64,
     /// Bytes of one parameter (and of its gradient).
     elem: u64,
@@ -47,7 +48,7 @@ impl Budget<'_> {
             self.master_weights(n);
         }
         let main = Trainables {
-            what: "",
+            saved_copies: false,
             count: n,
             elem: self.trainable_bytes(),
             state_elem: self.state_elem_bytes(),
@@ -63,7 +64,7 @@ impl Budget<'_> {
                 _ => elem,
             };
             let saved = Trainables {
-                what: "embeddings + head copies: ",
+                saved_copies: true,
                 count: self.saved_copies,
                 elem,
                 state_elem,
@@ -79,12 +80,8 @@ impl Budget<'_> {
     fn master_weights(&mut self, n: u64) {
         if self.format == WeightFormat::Fp32 {
             let copies = div_ceil(prod(&[n, 2]), self.shard(3) * self.tp);
-            self.push(Component::Master, Phase::Compute, copies, |b| {
-                format!(
-                    "fp32 weights are the master copy; autocast keeps 16-bit copies for backward: {} × 2 B = {}",
-                    thousands(n),
-                    b.size(copies)
-                )
+            self.push(Component::Master, Phase::Compute, copies, |_| {
+                Formula::of(Msg::MasterFp32Weights, &[Arg::Count(n)]).equals(copies)
             });
             return;
         }
@@ -95,14 +92,9 @@ impl Budget<'_> {
         }
         let gpu = if on_cpu { 0 } else { master };
         self.push(Component::Master, Phase::Always, gpu, |b| {
-            let mut f = format!("{} × 4 B (fp32 copy the optimizer updates)", thousands(n));
-            b.shard_text(&mut f, 1);
-            f.push_str(&if on_cpu {
-                format!(" → offloaded to CPU ({})", b.size(master))
-            } else {
-                format!(" = {}", b.size(gpu))
-            });
-            f
+            let mut f = Formula::of(Msg::MasterWeights, &[Arg::Count(n)]);
+            b.shard_clauses(&mut f, 1);
+            b.offloaded_or_equals(f, on_cpu, master)
         });
     }
 
@@ -110,7 +102,6 @@ impl Budget<'_> {
     /// when the optimizer steps inside backward.
     fn gradients(&mut self, group: &Trainables) {
         let &Trainables {
-            what,
             count,
             elem,
             largest,
@@ -120,19 +111,14 @@ impl Budget<'_> {
             // each gradient is applied by its own optimizer as soon as it exists, then freed
             let one = div_ceil(prod(&[largest, elem]), self.shard(2) * self.tp);
             self.push(Component::Gradients, Phase::Compute, one, |b| {
-                let mut f = format!(
-                    "{what}optimizer step in backward: each gradient is applied and freed as soon as it exists, so only the largest ({} params) × {} B is alive",
-                    thousands(largest),
-                    elem
+                let mut f = group.formula();
+                f.push(
+                    Msg::GradientsInBackward,
+                    &[Arg::Count(largest), Arg::Int(elem)],
                 );
-                b.shard_text(&mut f, 2);
-                f.push_str(&format!(
-                    " = {}, not the whole {} × {} B buffer",
-                    b.size(one),
-                    thousands(count),
-                    elem
-                ));
-                f
+                b.shard_clauses(&mut f, 2);
+                let args = [Arg::Bytes(one), Arg::Count(count), Arg::Int(elem)];
+                f.and(Msg::NotTheWholeBuffer, &args)
             });
             return;
         }
@@ -147,22 +133,18 @@ impl Budget<'_> {
         let persist = accumulating > 1 || self.scenario.gpus > 1;
         let phase = if persist { Phase::Always } else { Phase::Step };
         self.push(Component::Gradients, phase, gpu_grads, |b| {
-            let mut f = format!("{what}{} trainable × {} B", thousands(count), elem);
-            b.shard_text(&mut f, 2);
+            let mut f = group.formula();
+            f.push(Msg::Gradients, &[Arg::Count(count), Arg::Int(elem)]);
+            b.shard_clauses(&mut f, 2);
             if on_cpu {
-                f.push_str(&format!(
-                    " → streamed to CPU memory with the offloaded optimizer ({})",
-                    b.size(grads)
-                ));
+                f.push(Msg::GradientsStreamedToCpu, &[Arg::Bytes(grads)]);
             } else {
-                f.push_str(&format!(" = {}", b.size(grads)));
+                f.push(Msg::Equals, &[Arg::Bytes(grads)]);
             }
             if accumulating > 1 {
-                f.push_str(&format!(
-                    "; accumulating {accumulating} micro-batches adds into the same buffer, so it is not ×{accumulating}"
-                ));
+                f.push(Msg::GradientsAccumulated, &[Arg::Int(accumulating)]);
             } else if !persist {
-                f.push_str("; freed after each step (zero_grad(set_to_none)), so alive at the step, not at the start of backward");
+                f.push(Msg::GradientsFreedAfterStep, &[]);
             }
             f
         });
@@ -172,7 +154,6 @@ impl Budget<'_> {
     /// optimizer makes one.
     fn optimizer_states(&mut self, group: &Trainables) {
         let &Trainables {
-            what,
             count,
             state_elem,
             largest,
@@ -186,14 +167,10 @@ impl Budget<'_> {
         }
         let gpu = if on_cpu { 0 } else { opt };
         self.push(Component::Optimizer, Phase::Always, gpu, |b| {
-            let mut f = format!("{what}{formula}");
-            b.shard_text(&mut f, 1);
-            f.push_str(&if on_cpu {
-                format!(" → offloaded to CPU ({})", b.size(opt))
-            } else {
-                format!(" = {}", b.size(gpu))
-            });
-            f
+            let mut f = group.formula();
+            f.clauses.extend(formula.clauses);
+            b.shard_clauses(&mut f, 1);
+            b.offloaded_or_equals(f, on_cpu, opt)
         });
         // foreach AdamW/Lion/SGD-momentum allocate one state-sized temporary during the step; in
         // backward the step runs one parameter at a time
@@ -211,19 +188,25 @@ impl Budget<'_> {
             (count, Phase::Step)
         };
         let temp = div_ceil(prod(&[temp_count, state_elem]), self.shard(1) * self.tp);
-        self.push(Component::Optimizer, phase, temp, |b| {
-            format!(
-                "{what}{} × {} B: the step's temporary ({}) = {}",
-                thousands(temp_count),
-                state_elem,
-                if in_backward {
-                    "one parameter at a time, inside backward"
-                } else {
-                    "multi-tensor update"
-                },
-                b.size(temp)
-            )
+        self.push(Component::Optimizer, phase, temp, |_| {
+            let msg = if in_backward {
+                Msg::StepTemporaryInBackward
+            } else {
+                Msg::StepTemporary
+            };
+            let mut f = group.formula();
+            f.push(msg, &[Arg::Count(temp_count), Arg::Int(state_elem)]);
+            f.equals(temp)
         });
+    }
+
+    /// The formula's end for something offloaded (its `bytes` on the host) or on the GPU.
+    fn offloaded_or_equals(&self, f: Formula, on_cpu: bool, bytes: u64) -> Formula {
+        if on_cpu {
+            f.and(Msg::OffloadedToCpu, &[Arg::Bytes(bytes)])
+        } else {
+            f.equals(bytes)
+        }
     }
 
     /// Parameters of the largest trainable tensor (the one gradient alive with the step in backward).
@@ -235,26 +218,39 @@ impl Budget<'_> {
     }
 }
 
+impl Trainables {
+    /// The start of the group's formulas: nothing for the main group, a name for the copies.
+    fn formula(&self) -> Formula {
+        if self.saved_copies {
+            Formula::of(Msg::SavedCopiesGroup, &[])
+        } else {
+            Formula::new()
+        }
+    }
+}
+
 /// Optimizer-state bytes for `n` trainable parameters of `state_elem` bytes each, and the formula.
-fn optimizer_state_bytes(a: &Architecture, s: &Scenario, n: u64, state_elem: u64) -> (u64, String) {
-    let t = thousands(n);
+fn optimizer_state_bytes(
+    a: &Architecture,
+    s: &Scenario,
+    n: u64,
+    state_elem: u64,
+) -> (u64, Formula) {
+    let t = Arg::Count(n);
     match s.optimizer {
         Optimizer::AdamW | Optimizer::AdamWBf16 => (
             prod(&[n, 2, state_elem]),
-            format!("{t} trainable × 2 moments × {state_elem} B"),
+            Formula::of(Msg::AdamStates, &[t, Arg::Int(state_elem)]),
         ),
         Optimizer::AdamW8bit => {
             let b = prod(&[n, 2]) + div_ceil(n, 2048) * 2 * 4;
-            (
-                b,
-                format!("{t} trainable × 2 moments × 1 B + an fp32 scale per 2048-value block"),
-            )
+            (b, Formula::of(Msg::Adam8bitStates, &[t]))
         }
         Optimizer::Lion | Optimizer::SgdMomentum => (
             prod(&[n, state_elem]),
-            format!("{t} trainable × 1 momentum × {state_elem} B"),
+            Formula::of(Msg::MomentumStates, &[t, Arg::Int(state_elem)]),
         ),
-        Optimizer::Sgd => (0, "plain SGD keeps no state".into()),
+        Optimizer::Sgd => (0, Formula::of(Msg::SgdStates, &[])),
         Optimizer::Adafactor => {
             // factored second moment: a row and a column vector per matrix
             let factored = if s.job == Job::Full {
@@ -268,7 +264,10 @@ fn optimizer_state_bytes(a: &Architecture, s: &Scenario, n: u64, state_elem: u64
             } else {
                 prod(&[n, 4]) / 8
             };
-            (factored, format!("Adafactor keeps a row and a column of the second moment per matrix: {} values × 4 B", thousands(factored / 4)))
+            (
+                factored,
+                Formula::of(Msg::AdafactorStates, &[Arg::Count(factored / 4)]),
+            )
         }
     }
 }

@@ -2,17 +2,19 @@
 //! LoRA adapters that train beside them.
 
 use super::{Budget, Component, Phase};
+use crate::formula::{Arg, Formula, Msg};
+
 use crate::model::Architecture;
 use crate::scenario::{Job, Offload, Scenario, Zero};
-use crate::units::{div_ceil, prod, thousands};
+use crate::units::{div_ceil, prod};
 
 impl Budget<'_> {
     pub(super) fn weights(&mut self) {
         let all = self.weight_bytes();
-        let text = if self.explain {
-            self.weights_text()
+        let formula = if self.explain {
+            self.weights_formula()
         } else {
-            String::new()
+            Formula::new()
         };
         let z3 = self.zero() == Zero::Z3;
         let offload_params = z3 && self.scenario.offload == Offload::All;
@@ -22,43 +24,32 @@ impl Budget<'_> {
         }
         let gpu_bytes = if offload_params { 0 } else { per_gpu };
         self.push(Component::Weights, Phase::Always, gpu_bytes, |b| {
-            let mut f = text;
+            let mut f = formula;
             if z3 {
-                f.push_str(&format!(" ÷ {} GPUs (ZeRO-3 shards weights)", b.dp));
+                f.push(Msg::WeightsZero3, &[Arg::Int(b.dp)]);
             }
             if offload_params {
-                f.push_str(&format!(
-                    " → {} in CPU memory, 0 on the GPU",
-                    b.size(per_gpu)
-                ));
+                f.and(Msg::WeightsOnCpu, &[Arg::Bytes(per_gpu)])
             } else {
-                f.push_str(&format!(" = {}", b.size(gpu_bytes)));
+                f.equals(gpu_bytes)
             }
-            f
         });
         if z3 && self.dp > 1 {
             // ZeRO-3/FSDP gathers a layer at a time and prefetches the next one
             let layer = self.format.bits().bytes(self.arch.largest_layer_params());
             let gathered = 2 * div_ceil(layer, self.tp);
             self.push(Component::Weights, Phase::Compute, gathered, |b| {
-                format!(
-                    "2 × {} params of the largest layer × {:.3} bits (ZeRO-3 gathers one layer and prefetches the next) = {}",
-                    thousands(b.arch.largest_layer_params()),
-                    b.format.bits().as_f64(),
-                    b.size(gathered)
-                )
+                let layer = Arg::Count(b.arch.largest_layer_params());
+                let bits = Arg::Bits(b.format.bits().as_f64());
+                Formula::of(Msg::WeightsGathered, &[layer, bits]).equals(gathered)
             });
         }
         // bitsandbytes quantizes while loading: each matrix reaches the GPU in 16-bit first (a
         // server measures its KV pool after loading, so serving has no such moment)
         if self.format.quantizes_on_load() && self.scenario.job != Job::Serving {
             let (largest, copy) = self.largest_in_16_bit();
-            self.push(Component::Weights, Phase::Load, copy, |b| {
-                format!(
-                    "bitsandbytes quantizes while loading: the largest matrix ({} params) is on the GPU in 16-bit before it is quantized, × 2 B = {}",
-                    thousands(largest),
-                    b.size(copy)
-                )
+            self.push(Component::Weights, Phase::Load, copy, |_| {
+                Formula::of(Msg::QuantizingOnLoad, &[Arg::Count(largest)]).equals(copy)
             });
         }
     }
@@ -85,52 +76,49 @@ impl Budget<'_> {
     }
 
     /// The weights' formula up to the sharding: what each part counts and its bits.
-    fn weights_text(&self) -> String {
+    fn weights_formula(&self) -> Formula {
         let p = &self.params;
         let format = self.format;
-        let small_bytes = format.compute_bytes();
-        let mut t = if let Some(head) = self.quantized_head() {
-            format!(
-                "{} linear + {} head ({}) × {:.3} bits + {} embeddings × {:.3} bits + {} norms/biases × {} B",
-                thousands(p.linear),
-                thousands(head),
-                if self.arch.tied { "quantized too, so no longer tied" } else { "quantized too" },
-                format.bits().as_f64(),
-                thousands(p.embedding + p.head - p.head.min(head)),
-                format.embedding_bits().as_f64(),
-                thousands(p.small + p.extra),
-                small_bytes
-            )
+        let bits = Arg::Bits(format.bits().as_f64());
+        let embedding_bits = Arg::Bits(format.embedding_bits().as_f64());
+        let small = Arg::Count(p.small + p.extra);
+        let small_bytes = Arg::Int(format.compute_bytes());
+        let mut f = if let Some(head) = self.quantized_head() {
+            let msg = if self.arch.tied {
+                Msg::WeightsTiedHeadQuantized
+            } else {
+                Msg::WeightsHeadQuantized
+            };
+            let embeddings = Arg::Count(p.embedding + p.head - p.head.min(head));
+            let (linear, head) = (Arg::Count(p.linear), Arg::Count(head));
+            let args = [
+                linear,
+                head,
+                bits,
+                embeddings,
+                embedding_bits,
+                small,
+                small_bytes,
+            ];
+            Formula::of(msg, &args)
         } else if format.is_quantized() {
-            format!(
-                "{} linear × {:.3} bits + {} embedding/head × {:.3} bits + {} norms/biases × {} B",
-                thousands(p.linear),
-                format.bits().as_f64(),
-                thousands(p.embedding + p.head),
-                format.embedding_bits().as_f64(),
-                thousands(p.small + p.extra),
-                small_bytes
-            )
+            let (linear, embeddings) = (Arg::Count(p.linear), Arg::Count(p.embedding + p.head));
+            let args = [linear, bits, embeddings, embedding_bits, small, small_bytes];
+            Formula::of(Msg::WeightsQuantized, &args)
         } else {
-            format!(
-                "{} params × {} B ({})",
-                thousands(p.total()),
-                format.bits().num / 8,
-                format.key()
-            )
+            let args = [
+                Arg::Count(p.total()),
+                Arg::Int(format.bits().num / 8),
+                Arg::Format(format),
+            ];
+            Formula::of(Msg::WeightsPlain, &args)
         };
         let attn16 = self.attention_kept_16_bit();
         if attn16 > 0 {
-            t.push_str(&format!(
-                ", of which {} attention params stay 16-bit (× 2 B, not {:.3} bits)",
-                thousands(attn16),
-                format.bits().as_f64()
-            ));
+            f.push(Msg::WeightsAttention16, &[Arg::Count(attn16), bits]);
         }
-        if self.tp > 1 {
-            t.push_str(&format!(" ÷ {} (tensor parallel)", self.tp));
-        }
-        t
+        self.tensor_parallel_clause(&mut f);
+        f
     }
 
     /// Attention parameters kept 16-bit when only the MLP is quantized.
@@ -166,13 +154,8 @@ impl Budget<'_> {
             let elem = self.format.compute_bytes();
             let saved = self.saved_copies;
             let copies = div_ceil(prod(&[saved, elem]), self.shard(3) * self.tp);
-            self.push(Component::Adapter, Phase::Always, copies, |b| {
-                format!(
-                    "modules_to_save: trainable copies of the embeddings and the head, {} params × {} B (the frozen originals stay in the weights) = {}",
-                    thousands(saved),
-                    elem,
-                    b.size(copies)
-                )
+            self.push(Component::Adapter, Phase::Always, copies, |_| {
+                Formula::of(Msg::SavedCopies, &[Arg::Count(saved), Arg::Int(elem)]).equals(copies)
             });
         }
         if self.scenario.job.is_peft() {
@@ -181,14 +164,13 @@ impl Budget<'_> {
             let elem = self.trainable_bytes();
             let bytes = div_ceil(prod(&[n, elem]), self.shard(3) * self.tp);
             self.push(Component::Adapter, Phase::Always, bytes, |b| {
-                format!(
-                    "{} trainable = r {} × (d_in + d_out) over {} per layer × {} B = {}",
-                    thousands(n),
-                    b.scenario.lora_rank,
-                    b.scenario.lora_targets.key(),
-                    elem,
-                    b.size(bytes)
-                )
+                let args = [
+                    Arg::Count(n),
+                    Arg::Int(b.scenario.lora_rank),
+                    Arg::Targets(b.scenario.lora_targets),
+                    Arg::Int(elem),
+                ];
+                Formula::of(Msg::LoraAdapters, &args).equals(bytes)
             });
         }
     }
