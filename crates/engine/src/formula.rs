@@ -100,7 +100,7 @@ messages! {
     ZeroShards,
     /// bytes
     OffloadedToCpu,
-    /// count of 16-bit weights, bytes per weight, format
+    /// params, bytes per param, format
     WeightsPlain,
     /// linear, bits, embedding and head, their bits, norms and biases, their bytes
     WeightsQuantized,

@@ -246,3 +246,27 @@ fn chinese_formulas_leave_no_english_words_for_any_job_or_switch() {
     }
     assert!(left.is_empty(), "untranslated: {left:?}");
 }
+
+#[test]
+fn every_clause_the_engine_writes_fills_its_sentence_exactly_for_every_frozen_link() {
+    let links = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../engine/tests/frozen/links.txt"
+    );
+    let links = std::fs::read_to_string(links).expect("the engine's frozen links");
+    let mut clauses = 0;
+    for link in links
+        .lines()
+        .filter(|l| !l.is_empty() && !l.starts_with("# "))
+    {
+        let Ok(b) = estimate(&vram_engine::decode_link(link).scenario) else {
+            continue;
+        };
+        for clause in b.lines.iter().flat_map(|l| &l.formula.clauses) {
+            let wanted = placeholders(sentence(Lang::En, clause.msg)).len();
+            assert_eq!(clause.args.len(), wanted, "{clause:?} in {link}");
+            clauses += 1;
+        }
+    }
+    assert!(clauses > 10_000, "only {clauses} clauses");
+}
