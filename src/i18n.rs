@@ -1,8 +1,8 @@
 //! English and Chinese text. Every string the page shows goes through `t`.
 
 use vram_engine::{
-    Attention, Checkpointing, Component, Gpu, Job, KvDtype, Loss, Offload, Optimizer, Remedy, Unit,
-    WeightFormat, Zero,
+    Attention, Checkpointing, Component, Formula, Gpu, Job, KvDtype, Loss, Moment, Offload,
+    Optimizer, Remedy, Unit, WeightFormat, Zero,
 };
 
 pub use vram_text::Lang;
@@ -133,17 +133,8 @@ const TEXT: &[(&str, &str, &str)] = &[
 ];
 
 /// A moment of the peak as the engine describes it (`Phase::describe`), in `lang`.
-pub fn phase(lang: Lang, english: &'static str) -> &'static str {
-    match (lang, english) {
-        (Lang::En, e) => e,
-        (Lang::Zh, "always") => "始终",
-        (Lang::Zh, "start of backward") => "反向传播开始时",
-        (Lang::Zh, "optimizer step") => "优化器更新时",
-        (Lang::Zh, "prefill") => "预填充 (prefill)",
-        (Lang::Zh, "end of generation") => "生成结束时",
-        (Lang::Zh, "loading the weights") => "加载权重时",
-        (Lang::Zh, e) => e,
-    }
+pub fn phase(lang: Lang, moment: Moment) -> &'static str {
+    vram_text::moment(lang, moment)
 }
 
 /// The component's name.
@@ -308,304 +299,18 @@ pub fn offload(lang: Lang, o: Offload) -> &'static str {
     }
 }
 
-/// Translates the engine's formula text: the arithmetic stays, the words change.
-pub fn formula(lang: Lang, text: &str) -> String {
-    if lang == Lang::En {
-        return text.to_string();
-    }
-    let mut s = text.to_string();
-    for (en, zh) in FORMULA_WORDS {
-        s = s.replace(en, zh);
-    }
-    s
+/// The engine's formula in `lang`, sizes in `unit`: sentences from `vram_text`, the numbers
+/// this scenario's.
+pub fn formula(lang: Lang, formula: &Formula, unit: Unit) -> String {
+    vram_text::formula(lang, formula, unit)
 }
-
-const FORMULA_WORDS: &[(&str, &str)] = &[
-    ("bitsandbytes quantizes while loading: the largest matrix", "bnb 在加载时量化：最大的矩阵"),
-    (" B each", " B（各一份）"),
-    ("the 4-bit head dequantized for its matmul:", "4 位输出头为矩阵乘法反量化："),
-    ("+ its input kept for backward:", "+ 为反向保存的输入："),
-    ("the prefill's 4-bit matmuls dequantize one matrix at a time: the largest,", "预填充时 4 位矩阵乘法每次反量化一个矩阵：最大的为"),
-    ("+ an fp32 scale per 2048-value block", "+ 每 2048 个值一个 fp32 缩放因子"),
-    ("Adafactor keeps a row and a column of the second moment per matrix:", "Adafactor 每个矩阵只保存二阶矩的一行和一列："),
-    (" values × ", " 个值 × "),
-    ("→ streamed to CPU memory with the offloaded optimizer", "→ 随卸载的优化器流式传到 CPU 内存"),
-    ("(every one of the ", "（全部 "),
-    (", of which", "，其中"),
-    ("(× 2 B, not", "（× 2 B，而不是"),
-    (" head (", " 输出头 ("),
-    ("is on the GPU in 16-bit before it is quantized", "量化前以 16 位放在 GPU 上"),
-    ("optimizer step in backward: each gradient is applied and freed as soon as it exists, so only the largest", "优化器在反向传播中更新：每个梯度一产生就被应用并释放，所以只有最大的一个"),
-    ("one parameter at a time, inside backward", "在反向传播中逐参数进行"),
-    ("the step's temporary", "优化器更新时的临时张量"),
-    ("embeddings + head copies: ", "嵌入层 + 输出头副本："),
-    ("modules_to_save: trainable copies of the embeddings and the head,", "modules_to_save：嵌入层和输出头的可训练副本，"),
-    ("(the frozen originals stay in the weights)", "（冻结的原始权重仍计入权重）"),
-    ("offloaded:", "已卸载："),
-    ("layers' worth", "层的激活"),
-    ("waits in CPU memory, the GPU holds the layer in use and the next one", "存放在 CPU 内存，GPU 只保留正在使用的一层和下一层"),
-    ("(the 16-bit logits: a compiled loss keeps them and recomputes the softmax in backward, no fp32 copy) + one chunk of", "（16 位 logits：编译后的损失保留它们并在反向时重算 softmax，不生成 fp32 副本）+ 一个分块"),
-    ("(its gradient)", "（其梯度）"),
-    ("(a static cache, allocated for the max model length before the first token)", "（静态缓存，在第一个 token 之前按最大长度分配）"),
-    ("attention heads cached, not the", "个注意力头都被缓存，而不是"),
-    ("KV heads", "个 KV 头"),
-    ("quantized too, so no longer tied", "也被量化，因此不再共享"),
-    ("quantized too", "也被量化"),
-    ("attention params stay 16-bit", "注意力参数保持 16 位"),
-    ("fp32 weights are the master copy; autocast keeps 16-bit copies for backward", "fp32 权重即主权重；autocast 为反向传播保留 16 位副本"),
-    ("(fp32 copy the optimizer updates)", "（供优化器更新的 fp32 副本）"),
-    ("; accumulating ", "；累积 "),
-    (" micro-batches adds into the same buffer, so it is not ×", " 个 micro-batch 在同一缓冲区内相加，所以不是 ×"),
-    ("; freed after each step (zero_grad(set_to_none)), so alive at the step, not at the start of backward", "；每步后释放 (zero_grad(set_to_none))，只在优化器更新时存在，反向传播开始时不存在"),
-    ("multi-tensor update", "多张量批量更新"),
-    ("DoRA's column norm: the largest adapted matrix", "DoRA 的列范数：最大的被适配矩阵"),
-    ("as B·A and W + B·A", "构造 B·A 与 W + B·A"),
-    ("after dequantizing W to", "先把 W 反量化为"),
-    ("(layer inputs kept) + one layer recomputed in backward:", "（保存每层输入）+ 反向时重算一层："),
-    ("(attention core recomputed", "（重算注意力核心"),
-    (", its scores alive for one layer", "，其得分矩阵只存在一层"),
-    ("eager attention stores", "eager 注意力保存"),
-    ("for the seq × seq scores", "用于 seq × seq 得分矩阵"),
-    ("per token and layer", "每 token 每层"),
-    ("+ final norm", "+ 最终归一化"),
-    ("per token", "每 token"),
-    ("(16-bit logits, their shifted copy and log-probs; no fp32 upcast)", "（16 位 logits、其移位副本与对数概率；不升为 fp32）"),
-    ("(fp32 log-probs 4 + their gradient 4 + the upcast's gradient 4)", "（fp32 对数概率 4 + 其梯度 4 + 升精度的梯度 4）"),
-    ("(log-probs kept for backward) + one chunk of", "（为反向保存的对数概率）+ 一个分块"),
-    ("(upcast + gradient)", "（升精度 + 梯度）"),
-    ("no full logits:", "不生成完整 logits："),
-    ("(hidden and its gradient) + a chunk of", "（隐藏状态及其梯度）+ 一个分块"),
-    ("no language-model head: the classifier's outputs are negligible", "无语言模型头：分类器输出可忽略"),
-    ("(last-token logits, fp32 for sampling)", "（最后一个 token 的 logits，fp32 用于采样）"),
-    ("(last-token logits for sampling)", "（最后一个 token 的 logits，用于采样）"),
-    ("largest transient of one layer over the prompt:", "预填充时单层最大的临时张量："),
-    ("incl. the eager seq × seq scores", "含 eager 的 seq × seq 得分矩阵"),
-    ("peak of one forward over", "一次前向的峰值，共"),
-    ("batched tokens (profiled like vLLM's max_num_batched_tokens)", "个批处理 token（按 vLLM 的 max_num_batched_tokens 预估）"),
-    ("prompt tokens", "提示词 token"),
-    ("at the prefill", "预填充时"),
-    ("(prompt + generated)", "（提示词 + 生成）"),
-    ("layers keep only the last", "层只保留最近"),
-    ("(average, rounded up to blocks of", "（平均长度，向上取整到块大小"),
-    ("(d_in + d_out) over ", "(d_in + d_out)，作用于 "),
-    ("requests", "个请求"),
-    ("sequences", "条序列"),
-    (" tokens", " token"),
-    ("layers", "层"),
-    ("trainable", "可训练"),
-    ("params", "参数"),
-    ("linear", "线性层"),
-    ("embedding/head", "嵌入/输出头"),
-    ("embeddings", "嵌入层"),
-    ("norms/biases", "归一化/偏置"),
-    ("bits", "位"),
-    ("vocab", "词表"),
-    ("hidden", "隐藏维度"),
-    ("moments", "个动量"),
-    ("momentum", "动量"),
-    ("(tensor parallel)", "（张量并行）"),
-    ("GPUs (ZeRO-3 shards weights)", "卡（ZeRO-3 切分权重）"),
-    ("GPUs (ZeRO-", "卡（ZeRO-"),
-    ("→ offloaded to CPU", "→ 卸载到 CPU"),
-    ("in CPU memory, 0 on the GPU", "在 CPU 内存，GPU 上为 0"),
-    ("(CUDA context, cuBLAS/NCCL workspaces; edit under advanced)", "（CUDA 上下文、cuBLAS/NCCL 工作区；可在“高级”中修改）"),
-    ("live tensors at the peak", "峰值时的张量"),
-    ("of the largest layer", "（最大一层）"),
-    ("(ZeRO-3 gathers one layer and prefetches the next)", "（ZeRO-3 每次聚合一层并预取下一层）"),
-    ("plain SGD keeps no state", "普通 SGD 没有状态"),
-    ("per layer", "每层"),
-    ("is alive", "同时存在"),
-    ("not the whole", "而不是整个"),
-    ("buffer", "缓冲区"),
-    (" of ", " / "),
-];
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn every_moment_the_engine_describes_has_a_chinese_name() {
-        use vram_engine::Phase;
-        for job in Job::ALL {
-            for p in Phase::ALL {
-                let en = p.describe(*job);
-                assert_ne!(phase(Lang::Zh, en), en, "{en}");
-            }
-        }
-    }
-
-    /// Latin words left in a Chinese formula, beyond names that stay as they are.
-    fn untranslated(text: &str) -> Vec<String> {
-        const KEPT: &[&str] = &[
-            "GiB",
-            "GB",
-            "MiB",
-            "bf16",
-            "fp16",
-            "fp32",
-            "fp8",
-            "int8",
-            "int4",
-            "LoRA",
-            "ZeRO",
-            "NF4",
-            "GPTQ",
-            "AWQ",
-            "GGUF",
-            "CUDA",
-            "cuBLAS",
-            "NCCL",
-            "SDPA",
-            "eager",
-            "autocast",
-            "zero_grad",
-            "set_to_none",
-            "multi",
-            "tensor",
-            "vLLM",
-            "max_num_batched_tokens",
-            "seq",
-            "bits",
-            "B",
-            "r",
-            "d_in",
-            "d_out",
-            "DoRA",
-            "W",
-            "BA",
-            "softmax",
-            "modules_to_save",
-            "bitsandbytes",
-            "token",
-            "logits",
-            "moments",
-            "AdamW",
-            "SGD",
-            "Adafactor",
-            "Lion",
-            "q",
-            "k",
-            "v",
-            "o",
-            "gate",
-            "up",
-            "down",
-            "embed",
-            "head",
-            "LLM",
-            "g128",
-            "Q8_0",
-            "Q6_K",
-            "Q5_K_M",
-            "Q4_K_M",
-            "Q3_K_M",
-            "Q2_K",
-            "e4m3",
-            "DQ",
-            "x",
-            "A",
-            "CPU",
-            "GPU",
-            "KV",
-            "bnb",
-            "micro",
-            "batch",
-        ];
-        text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .filter(|w| w.chars().any(|c| c.is_ascii_alphabetic()))
-            .filter(|w| !KEPT.contains(w))
-            .map(str::to_string)
-            .collect()
-    }
-
-    #[test]
-    fn chinese_formulas_leave_no_english_words_for_any_job_or_switch() {
-        use vram_engine::{Attention, Checkpointing, Loss, Offload, Optimizer, Zero};
-        use vram_engine::{Scenario, Switch, WeightFormat};
-        // every job with each switch flipped, and with each other setting moved off its default
-        type Vary = Box<dyn Fn(&mut Scenario)>;
-        let variations: Vec<Vary> = vec![
-            Box::new(|_| {}),
-            Box::new(|s| s.attention = Attention::Eager),
-            Box::new(|s| {
-                s.gpus = 8;
-                s.zero = Zero::Z3;
-                s.offload = Offload::All;
-            }),
-            Box::new(|s| {
-                s.gpus = 8;
-                s.zero = Zero::Z2;
-                s.offload = Offload::Optimizer;
-                s.grad_accum = 4;
-            }),
-            Box::new(|s| {
-                s.gpus = 2;
-                s.tp = 2;
-            }),
-            Box::new(|s| {
-                s.weights = WeightFormat::Fp32;
-                s.master_weights = true;
-            }),
-            Box::new(|s| s.weights = WeightFormat::GgufQ4KM),
-            Box::new(|s| s.model = vram_engine::ModelChoice::Preset("deepseek-v3")),
-            Box::new(|s| s.model = vram_engine::ModelChoice::Preset("gemma-3-12b")),
-        ];
-        let mut scenarios = Vec::new();
-        for job in Job::ALL {
-            for vary in &variations {
-                let mut base = Scenario {
-                    job: *job,
-                    ..Scenario::default()
-                };
-                if *job == Job::Qlora || *job == Job::Inference {
-                    base.weights = WeightFormat::Nf4;
-                }
-                vary(&mut base);
-                for w in Switch::ALL {
-                    let mut s = base.clone();
-                    s.set_switch(*w, !s.switch(*w));
-                    scenarios.push(s);
-                }
-                for o in Optimizer::ALL {
-                    scenarios.push(Scenario {
-                        optimizer: *o,
-                        ..base.clone()
-                    });
-                }
-                for c in Checkpointing::ALL {
-                    scenarios.push(Scenario {
-                        checkpointing: *c,
-                        ..base.clone()
-                    });
-                }
-                for l in Loss::ALL {
-                    scenarios.push(Scenario {
-                        loss: *l,
-                        ..base.clone()
-                    });
-                }
-                scenarios.push(base);
-            }
-        }
-        let mut left = std::collections::BTreeSet::new();
-        for s in &scenarios {
-            let Ok(b) = vram_engine::estimate(s) else {
-                continue;
-            };
-            for l in &b.lines {
-                let zh = formula(Lang::Zh, &l.formula);
-                let words = untranslated(&zh);
-                if !words.is_empty() {
-                    eprintln!("{words:?} in {zh}");
-                }
-                for word in words {
-                    left.insert(word);
-                }
-            }
-        }
-        assert!(left.is_empty(), "untranslated: {left:?}");
-    }
+    // the formulas' and moments' sentences, and the test that the Chinese ones leave no English
+    // words for any job or switch, live in crates/text with the renderer
 
     #[test]
     fn every_key_has_text_in_both_languages() {

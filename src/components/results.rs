@@ -227,7 +227,7 @@ pub fn Explanations() -> impl IntoView {
                             r#"<li{}><span class="phase">[{}]</span> <code>{}</code>{}</li>"#,
                             if dead { r#" class="dead""# } else { "" },
                             phase_text(l, job, line.phase),
-                            chart::escape(&i18n::formula(l, &line.formula)),
+                            chart::escape(&i18n::formula(l, &line.formula, unit)),
                             if dead {
                                 format!(r#"<span class="muted"> ({})</span>"#, t(l, "not_at_peak"))
                             } else {

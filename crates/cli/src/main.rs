@@ -254,6 +254,16 @@ fn run(args: &Args) -> Result<String, String> {
     }
 }
 
+/// A line's formula in English, sizes in the scenario's unit.
+fn formula(s: &Scenario, f: &vram_engine::Formula) -> String {
+    vram_text::formula(vram_text::Lang::En, f, s.unit)
+}
+
+/// When a phase happens, in the job's words.
+fn moment(s: &Scenario, phase: vram_engine::Phase) -> &'static str {
+    vram_text::moment(vram_text::Lang::En, phase.describe(s.job))
+}
+
 fn json(
     s: &Scenario,
     b: &Breakdown,
@@ -269,7 +279,7 @@ fn json(
     let lines: Vec<Value> = b
         .lines
         .iter()
-        .map(|l| json!({"component": l.component.key(), "phase": l.phase.key(), "bytes": l.bytes, "at_peak": b.at_peak(l), "formula": l.formula}))
+        .map(|l| json!({"component": l.component.key(), "phase": l.phase.key(), "bytes": l.bytes, "at_peak": b.at_peak(l), "formula": formula(s, &l.formula)}))
         .collect();
     let fits: Vec<Value> = verdicts
         .iter()
@@ -283,7 +293,7 @@ fn json(
         "trainable_params": b.trainable,
         "per_gpu": true,
         "gpus": s.gpus,
-        "peak_phase": b.peak_phase.describe(s.job),
+        "peak_phase": moment(s, b.peak_phase),
         "components_bytes": components,
         "tensors_bytes": b.tensors,
         "total_bytes": b.total,
@@ -342,7 +352,7 @@ fn table(
         let _ = writeln!(o, "{:<28} {:>10.2}  {}", c.label(), u.value(at), note);
         if explain {
             for l in b.lines.iter().filter(|l| l.component == *c) {
-                let _ = writeln!(o, "    [{}] {}", l.phase.describe(s.job), l.formula);
+                let _ = writeln!(o, "    [{}] {}", moment(s, l.phase), formula(s, &l.formula));
             }
         }
     }
@@ -352,7 +362,7 @@ fn table(
         "Total per GPU",
         u.value(b.total),
         u.format(b.tensors),
-        b.peak_phase.describe(s.job)
+        moment(s, b.peak_phase)
     );
     if b.cpu > 0 {
         let _ = writeln!(o, "{:<28} {:>10.2}", "CPU memory (offload)", u.value(b.cpu));

@@ -385,7 +385,10 @@ fn cpu_section(dir: &Path) -> Result<String, String> {
                     && !matches!(l.component, Component::Context | Component::Reserve)
                     && l.bytes > 0
             })
-            .map(|l| format!("  - {}: {}", l.component.label(), l.formula))
+            .map(|l| {
+                let formula = vram_text::formula(vram_text::Lang::En, &l.formula, s.unit);
+                format!("  - {}: {formula}", l.component.label())
+            })
             .collect();
         let _ = writeln!(
             notes,

@@ -9,6 +9,7 @@ pub mod config;
 pub mod dtype;
 pub mod error;
 pub mod fit;
+pub mod formula;
 mod gguf;
 pub mod gpus;
 pub mod json;
@@ -26,6 +27,7 @@ pub use config::{parse_config, MAX_CONFIG_BYTES};
 pub use dtype::{KvDtype, WeightFormat};
 pub use error::EngineError;
 pub use fit::{remedies, solve, verdicts, Remedy, Solved, Verdict};
+pub use formula::{Arg, Clause, Formula, Msg};
 pub use gguf::{
     read_gguf, GgmlType, GgufError, GgufHeader, GgufLimit, Hyperparameters, LayerCounts,
     LayerTensors, MetaArray, MetaValue, MetadataEntry, TensorInfo, ValueType, STORED_ARRAY_MAX,
@@ -42,7 +44,7 @@ pub use measured::{
     Reading, SizeUnit, Target, MAX_INPUT_BYTES as MAX_MEASUREMENT_BYTES,
 };
 pub use measured::{Comparison, Figure, Level, MeasureError, Measurement, SourceKind};
-pub use memory::{estimate, estimate_with, Breakdown, Component, Line, Phase};
+pub use memory::{estimate, estimate_with, Breakdown, Component, Line, Moment, Phase};
 pub use model::Architecture;
 pub use overview::Overview;
 pub use presets::{all as presets, find as find_preset, Preset};

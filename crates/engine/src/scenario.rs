@@ -94,8 +94,14 @@ named_enum! {
 }
 
 impl Zero {
+    /// The stage number: what it shards is physics, so it never follows the variants' order.
     pub fn stage(self) -> u8 {
-        self.index() as u8
+        match self {
+            Zero::Z0 => 0,
+            Zero::Z1 => 1,
+            Zero::Z2 => 2,
+            Zero::Z3 => 3,
+        }
     }
 }
 

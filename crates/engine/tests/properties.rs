@@ -93,7 +93,8 @@ proptest! {
         for l in &b.lines {
             prop_assert!(l.bytes < SATURATED, "{:?} saturated: {} for {s:?}", l.component, l.bytes);
             prop_assert!(!l.formula.is_empty(), "{:?} has no formula", l.component);
-            prop_assert!(!shows_non_finite(&l.formula), "{}", l.formula);
+            let formula = vram_text::formula(vram_text::Lang::En, &l.formula, s.unit);
+            prop_assert!(!shows_non_finite(&formula), "{}", formula);
         }
         prop_assert!(b.total < SATURATED, "total saturated for {s:?}");
         prop_assert!(b.total >= b.tensors);

@@ -1,20 +1,28 @@
 //! The words of vram-budget, in English and Chinese. The engine returns data (numbers, typed
-//! errors, notices, settings by id); the page and the CLI render them through this crate, so both
-//! shells say the same thing and a new setting's words are written once.
+//! errors, notices, settings by id, formula clauses by message id, moments); the page and the CLI
+//! render them through this crate, so both shells say the same thing and a new setting's words
+//! are written once.
 //!
 //! ```
-//! use vram_text::{error, Lang};
+//! use vram_text::{error, formula, Lang};
 //! let e = vram_engine::EngineError::TpDoesNotDivide { gpus: 6, tp: 4 };
 //! assert_eq!(
 //!     error(Lang::En, &e),
 //!     "6 GPUs cannot be split into tensor-parallel groups of 4"
 //! );
+//! let f = vram_engine::Formula::of(vram_engine::Msg::Context, &[vram_engine::Arg::Int(1024)]);
+//! assert_eq!(
+//!     formula(Lang::En, &f, vram_engine::Unit::Gib),
+//!     "1024 MiB (CUDA context, cuBLAS/NCCL workspaces; edit under advanced)"
+//! );
 //! ```
 
 mod errors;
+mod formulas;
 mod settings;
 
 pub use errors::{error, notice, refusal};
+pub use formulas::{formula, moment, sentence};
 pub use settings::{setting_help, setting_label, setting_name};
 
 /// The languages the product speaks.

@@ -1,0 +1,382 @@
+//! What the forward pass keeps for backward (or holds for a moment in inference), and the
+//! loss's logits.
+
+use super::weights::adapted_matrices;
+use super::{Budget, Component, Phase};
+use crate::dtype::WeightFormat;
+use crate::formula::{Arg, Formula, Msg};
+use crate::model::{Architecture, MlpKind};
+use crate::scenario::{Attention, Checkpointing, Job, Loss, Scenario};
+use crate::units::{div_ceil, prod};
+
+impl Budget<'_> {
+    pub(super) fn training_activations(&mut self) {
+        let s = self.scenario;
+        let layers = self.arch.layers;
+        let tokens = prod(&[s.batch, s.seq]);
+        let layer = layer_activation_bytes(self.arch, s, self.act_bytes, self.tp);
+        let scores = layer.scores_per_token;
+        let final_norm = (4 + 2 * self.act_bytes) * self.arch.hidden;
+        let (kept, working, how) = self.kept_per_layer(tokens, &layer);
+        let all_layers = prod(&[tokens, layers, kept]);
+        // offloaded: the kept tensors wait in CPU memory; the GPU holds the layer in use and the
+        // next one, copied back ahead of time
+        let on_gpu_layers = if s.offload_activations {
+            layers.min(2)
+        } else {
+            layers
+        };
+        if s.offload_activations {
+            self.offload(all_layers);
+        }
+        let bytes = prod(&[tokens, on_gpu_layers, kept])
+            .saturating_add(working)
+            .saturating_add(prod(&[tokens, final_norm]));
+        self.push(Component::Activations, Phase::Compute, bytes, |_| {
+            let args = [Arg::Count(tokens), Arg::Int(on_gpu_layers)];
+            let mut f = Formula::of(Msg::ActivationsTokensLayers, &args);
+            f.clauses.extend(how.clauses);
+            f.push(Msg::FinalNorm, &[Arg::Int(final_norm)]);
+            if scores > 0 && s.checkpointing != Checkpointing::Full {
+                f.push(Msg::EagerScores, &[Arg::Count(scores)]);
+            }
+            if s.offload_activations {
+                let args = [Arg::Int(layers), Arg::Bytes(all_layers)];
+                f.push(Msg::ActivationsOffloaded, &args);
+            }
+            f.equals(bytes)
+        });
+        if s.job.is_peft() && s.dora {
+            self.dora_norm();
+        }
+        self.logits(tokens);
+    }
+
+    /// What each layer keeps until its backward (bytes per token), what one layer needs on top
+    /// while it is recomputed (bytes for all `tokens`), and the formula of the first.
+    fn kept_per_layer(&self, tokens: u64, layer: &LayerActivations) -> (u64, u64, Formula) {
+        let per_token = layer.total();
+        let scores = layer.scores_per_token;
+        match self.scenario.checkpointing {
+            Checkpointing::None => (
+                per_token,
+                0,
+                Formula::of(Msg::KeptAll, &[Arg::Count(per_token)]),
+            ),
+            Checkpointing::Selective => (
+                per_token - scores,
+                prod(&[tokens, scores]),
+                Formula::of(
+                    if scores > 0 {
+                        Msg::KeptSelectiveScores
+                    } else {
+                        Msg::KeptSelective
+                    },
+                    &[Arg::Count(per_token - scores)],
+                ),
+            ),
+            Checkpointing::Full => (
+                self.act_bytes * self.arch.hidden,
+                prod(&[tokens, per_token]),
+                Formula::of(
+                    Msg::KeptLayerInputs,
+                    &[
+                        Arg::Int(self.act_bytes * self.arch.hidden),
+                        Arg::Count(tokens),
+                        Arg::Count(per_token),
+                    ],
+                ),
+            ),
+        }
+    }
+
+    /// DoRA's weight norm: each adapted layer builds B·A and W + B·A (in the adapters' dtype; a
+    /// 4-bit base is dequantized first) to take the column norm, one layer at a time.
+    fn dora_norm(&mut self) {
+        let s = self.scenario;
+        let n = adapted_matrices(self.arch, s)
+            .iter()
+            .map(|(_, i, o)| prod(&[*i, *o]))
+            .max()
+            .unwrap_or(0);
+        let adapter = if s.master_weights { 4 } else { self.act_bytes };
+        let dequant = if s.job == Job::Qlora {
+            self.act_bytes
+        } else {
+            0
+        };
+        let bytes = div_ceil(prod(&[n, 2 * adapter + dequant]), self.tp);
+        self.push(Component::Activations, Phase::Compute, bytes, |_| {
+            let mut f = Formula::of(Msg::DoraNorm, &[Arg::Count(n), Arg::Int(adapter)]);
+            if dequant > 0 {
+                f.push(Msg::DoraDequantized, &[Arg::Int(dequant)]);
+            }
+            f.equals(bytes)
+        });
+    }
+
+    /// The loss's logits over `tokens`, and a 4-bit head's dequantized weight.
+    fn logits(&mut self, tokens: u64) {
+        let (bytes, f) = self.loss_bytes(tokens);
+        self.push(Component::Logits, Phase::Compute, bytes, |_| {
+            f.equals(bytes)
+        });
+        // a 4-bit head (bitsandbytes) keeps its input for backward and dequantizes its whole
+        // weight to 16-bit for each matmul, while the loss's logits are alive
+        let Some(n) = self.quantized_head() else {
+            return;
+        };
+        if !self.dequantizes_4bit() || self.scenario.loss == Loss::NoLmHead {
+            return;
+        }
+        let (c, h) = (self.act_bytes, self.arch.hidden);
+        let head = div_ceil(prod(&[n, 2]), self.tp).saturating_add(prod(&[tokens, h, c]));
+        self.push(Component::Logits, Phase::Compute, head, |_| {
+            let args = [Arg::Count(n), Arg::Count(tokens), Arg::Int(h), Arg::Int(c)];
+            Formula::of(Msg::HeadDequantized, &args).equals(head)
+        });
+    }
+
+    /// Bytes of the loss over `tokens` as the scenario computes it, and the formula.
+    fn loss_bytes(&self, tokens: u64) -> (u64, Formula) {
+        let vocab = div_ceil(self.arch.vocab, self.tp);
+        let h = self.arch.hidden;
+        let c = self.act_bytes;
+        let chunk = div_ceil(tokens, 8);
+        let (tokens_arg, vocab_arg, c_arg) = (Arg::Count(tokens), Arg::Count(vocab), Arg::Int(c));
+        match self.scenario.loss {
+            Loss::Full => (
+                prod(&[tokens, vocab, 12]),
+                Formula::of(Msg::LossFull, &[tokens_arg, vocab_arg]),
+            ),
+            Loss::Full16 => (
+                prod(&[tokens, vocab, 3 * c]),
+                Formula::of(Msg::LossFull16, &[tokens_arg, vocab_arg, Arg::Int(3 * c)]),
+            ),
+            Loss::Chunked => (
+                prod(&[tokens, vocab, 4]).saturating_add(prod(&[chunk, vocab, 8])),
+                Formula::of(
+                    Msg::LossChunked,
+                    &[tokens_arg, vocab_arg, Arg::Count(chunk)],
+                ),
+            ),
+            Loss::ChunkedCompiled => (
+                prod(&[tokens, vocab, c]).saturating_add(prod(&[chunk, vocab, c])),
+                Formula::of(
+                    Msg::LossChunkedCompiled,
+                    &[tokens_arg, vocab_arg, c_arg, Arg::Count(chunk)],
+                ),
+            ),
+            Loss::Fused => {
+                let chunk = div_ceil(prod(&[tokens, h]), vocab.max(1)).max(1);
+                (
+                    prod(&[tokens, h, 2 * c]).saturating_add(prod(&[chunk, vocab, 8])),
+                    Formula::of(
+                        Msg::LossFused,
+                        &[
+                            tokens_arg,
+                            Arg::Int(h),
+                            Arg::Int(2 * c),
+                            Arg::Count(chunk),
+                            vocab_arg,
+                        ],
+                    ),
+                )
+            }
+            Loss::NoLmHead => (0, Formula::of(Msg::LossNoHead, &[])),
+        }
+    }
+
+    /// Whether matmuls with these weights dequantize a whole 4-bit matrix to 16-bit first
+    /// (bitsandbytes NF4 outside single-token decoding).
+    pub(super) fn dequantizes_4bit(&self) -> bool {
+        matches!(self.format, WeightFormat::Nf4 | WeightFormat::Nf4Dq)
+    }
+}
+
+/// Per-token activation bytes of one decoder layer kept for backward, split as the layer computes them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LayerActivations {
+    /// Inside the norms: the fp32 upcast, and the normalised input when the norm's weight trains.
+    pub norms: u64,
+    /// What attention itself keeps: q, k, v after RoPE, the kernel's output and log-sum-exp.
+    pub attention: u64,
+    /// What the MLP's nonlinearity keeps: gate and up outputs and act(gate) (gated), or the GELU input.
+    pub mlp: u64,
+    /// Inputs of the linear layers that keep them: trainable weights, or bitsandbytes 4-bit matmuls.
+    pub linear_inputs: u64,
+    /// LoRA: each adapter's input cast to the adapter dtype, and its r-wide middle.
+    pub lora: u64,
+    /// Eager attention's seq x seq scores, per token of the sequence.
+    pub scores_per_token: u64,
+}
+
+impl LayerActivations {
+    pub fn total(&self) -> u64 {
+        self.norms
+            + self.attention
+            + self.mlp
+            + self.linear_inputs
+            + self.lora
+            + self.scores_per_token
+    }
+}
+
+/// What one decoder layer saves for backward per token (bytes), with `c`-byte activations.
+///
+/// A linear layer keeps its input only to compute its weight's gradient, so frozen layers keep
+/// nothing (bitsandbytes' 4-bit matmul is the exception: it keeps its input anyway). Norms keep
+/// their fp32 upcast; attention keeps q, k, v and its output; the MLP keeps what its
+/// nonlinearity needs. MoE layers do this for the top_k experts each token is routed to.
+pub fn layer_activation_bytes(a: &Architecture, s: &Scenario, c: u64, tp: u64) -> LayerActivations {
+    let h = a.hidden;
+    let full = s.job == Job::Full;
+    let norms = a.norms_per_layer.max(2) * (4 + if full { c } else { 0 }) * h;
+    let attention = c * (a.q_dim() + 2 * a.kv_dim() + a.attn_out_dim())
+        + 4 * a.heads
+        + if a.dropout { h } else { 0 };
+    let mut scores = 0;
+    if s.attention == Attention::Eager {
+        // fp32 softmax output + the c-byte probabilities for the matmul with V, per head and key
+        scores = prod(&[a.heads, s.seq, 4 + c]);
+        if a.dropout {
+            scores = scores.saturating_add(prod(&[a.heads, s.seq, 1 + c]));
+        }
+    }
+    let mut mlp = mlp_activation_bytes(a, c);
+    if a.dropout {
+        mlp += h;
+    }
+    let (linear_inputs, lora) = linear_and_lora_bytes(a, s, c);
+    LayerActivations {
+        norms,
+        attention: div_ceil(attention, tp),
+        mlp: div_ceil(mlp, tp),
+        linear_inputs: div_ceil(linear_inputs, tp),
+        lora,
+        scores_per_token: div_ceil(scores, tp),
+    }
+}
+
+/// What the MLP's nonlinearity keeps per token, averaged over dense and MoE layers.
+fn mlp_activation_bytes(a: &Architecture, c: u64) -> u64 {
+    let core = |f: u64| match a.mlp {
+        MlpKind::Gated => 3 * f * c,
+        MlpKind::Plain => f * c,
+    };
+    let dense = core(a.intermediate);
+    match &a.moe {
+        None => dense,
+        Some(m) => {
+            let moe_part = m.top_k * core(m.expert_ffn)
+                + 4 * m.experts
+                + if m.shared_ffn > 0 {
+                    core(m.shared_ffn)
+                } else {
+                    0
+                };
+            (a.dense_layers() * dense + a.moe_layers() * moe_part) / a.layers.max(1)
+        }
+    }
+}
+
+/// Per token of one layer: the inputs linear layers keep for backward (before tensor
+/// parallelism), and what the LoRA adapters keep.
+fn linear_and_lora_bytes(a: &Architecture, s: &Scenario, c: u64) -> (u64, u64) {
+    let h = a.hidden;
+    // bitsandbytes' MatMul4Bit saves its input even though the weight is frozen
+    let linears_keep_inputs = s.job == Job::Full
+        || (s.job == Job::Qlora
+            && matches!(
+                s.effective_weights(),
+                WeightFormat::Nf4 | WeightFormat::Nf4Dq
+            ));
+    let (ffn, routed) = match &a.moe {
+        None => (a.intermediate, 1),
+        Some(m) => (m.expert_ffn, m.top_k),
+    };
+    // input groups of the linear layers: (modules sharing one input, input width, tokens per token)
+    let groups: [(&[&str], u64, u64); 4] = [
+        (&["q", "k", "v"], h, 1),
+        (&["o"], a.attn_out_dim(), 1),
+        (&["gate", "up"], h, routed),
+        (&["down"], ffn, routed),
+    ];
+    let adapter_bytes = if s.master_weights { 4 } else { c };
+    // output width of each adaptable module, for DoRA's saved outputs
+    let out_of = |name: &str| -> u64 {
+        a.attention_matrices()
+            .into_iter()
+            .chain(a.mlp_matrices(ffn))
+            // the last matrix of a name is the one whose output the layer uses (MLA's q_b)
+            .rfind(|(n, _, _)| *n == name)
+            .map_or(0, |(_, _, o)| o)
+    };
+    let mut linear_inputs = 0;
+    let mut lora = 0;
+    for (modules, width, times) in groups {
+        let targeted: Vec<&&str> = modules
+            .iter()
+            .filter(|m| s.job.is_peft() && s.lora_targets.contains(m))
+            // a plain (2-matrix) MLP has no gate to adapt
+            .filter(|m| **m != "gate" || a.mlp == MlpKind::Gated)
+            .collect();
+        let shares_input = !targeted.is_empty() && adapter_bytes == c && !s.lora_dropout;
+        if linears_keep_inputs || shares_input {
+            linear_inputs += times * c * width;
+        }
+        for m in &targeted {
+            // PEFT casts the input to the adapter's dtype (a copy lora_A keeps); dropout makes each
+            // adapter its own copy plus a 1-byte mask; lora_B keeps A's r outputs
+            let input = if s.lora_dropout {
+                (adapter_bytes + 1) * width
+            } else if adapter_bytes != c {
+                adapter_bytes * width
+            } else {
+                0
+            };
+            lora += times * (input + adapter_bytes * s.lora_rank);
+            if s.dora {
+                // DoRA scales the base output and the adapter's output by the trainable
+                // magnitude: both are saved for its gradient
+                lora += times * (c + adapter_bytes) * out_of(m);
+            }
+        }
+    }
+    (linear_inputs, lora)
+}
+
+/// The largest transient of an inference forward over `seqs` × `len` tokens: one layer's
+/// intermediates (no autograd keeps anything), eager scores when the kernel materialises them.
+pub fn prefill_activation_bytes(
+    a: &Architecture,
+    s: &Scenario,
+    c: u64,
+    tp: u64,
+    seqs: u64,
+    len: u64,
+) -> u64 {
+    let tokens = prod(&[seqs, len]);
+    let h = a.hidden;
+    let ffn = |f: u64| match a.mlp {
+        MlpKind::Gated => 3 * f,
+        MlpKind::Plain => 2 * f,
+    };
+    let mlp = match &a.moe {
+        None => ffn(a.intermediate),
+        Some(m) => (m.top_k * ffn(m.expert_ffn)
+            + if m.shared_ffn > 0 {
+                ffn(m.shared_ffn)
+            } else {
+                0
+            })
+        .max(ffn(a.intermediate)),
+    };
+    let attn = a.q_dim() + 2 * a.kv_dim() + a.attn_out_dim();
+    let per_token = c * (div_ceil(mlp.max(attn), tp) + 4 * h);
+    let mut bytes = prod(&[tokens, per_token]);
+    if s.attention == Attention::Eager {
+        bytes = bytes.saturating_add(prod(&[seqs, div_ceil(a.heads, tp), len, len, 4 + 3 * c]));
+    }
+    bytes
+}

@@ -1,0 +1,243 @@
+//! Inference and serving: the KV cache as it grows (or as a server pools it), the prefill's
+//! transients, and how a vLLM-style server fills a GPU.
+
+use super::{prefill_activation_bytes, Breakdown, Budget, Component, Phase};
+use crate::formula::{Arg, Formula, Msg};
+use crate::model::Architecture;
+use crate::scenario::{Attention, Job, Scenario};
+use crate::units::{div_ceil, prod, scale};
+
+/// How a vLLM-style server fills the selected GPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ServingFit {
+    /// gpu_memory_utilization x capacity: what the server reserves up front.
+    pub budget: u64,
+    /// What is left for KV blocks after weights, activations and non-torch memory.
+    pub kv_pool: u64,
+    pub kv_bytes_per_token: u64,
+    pub blocks: u64,
+    pub tokens: u64,
+    /// Requests of the average length that fit at once.
+    pub max_concurrency: u64,
+    /// Whether one request of max_model_len fits in the pool (vLLM refuses to start otherwise).
+    pub max_len_fits: bool,
+}
+
+impl ServingFit {
+    /// How a vLLM-style server started with this budget's settings fills `gpu`: it reserves
+    /// gpu_memory_utilization × capacity and gives KV blocks whatever the weights, the profiled
+    /// activations and the non-torch memory leave (the allocator reserve is part of that pool).
+    pub fn on(b: &Breakdown, s: &Scenario, gpu: crate::gpus::Gpu) -> ServingFit {
+        let budget = scale(gpu.bytes(), s.gpu_util_pct, 100);
+        let fixed = b.total - b.bytes(Component::KvCache) - b.bytes(Component::Reserve);
+        let kv_pool = budget.saturating_sub(fixed);
+        let per_token = b.kv_bytes_per_token.max(1);
+        let blocks = kv_pool / prod(&[per_token, s.block_size]).max(1);
+        let tokens = blocks * s.block_size;
+        let avg = div_ceil(s.avg_tokens, s.block_size) * s.block_size;
+        ServingFit {
+            budget,
+            kv_pool,
+            kv_bytes_per_token: per_token,
+            blocks,
+            tokens,
+            max_concurrency: tokens / avg.max(1),
+            max_len_fits: tokens >= s.max_model_len,
+        }
+    }
+}
+
+impl Budget<'_> {
+    /// KV-cache bytes of `seqs` sequences of `ctx` tokens of context, on one rank.
+    pub(super) fn kv_bytes(&self, seqs: u64, ctx: u64) -> u64 {
+        let bits = self.scenario.kv_dtype.bits();
+        if self.scenario.kv_all_heads && self.arch.mla.is_none() {
+            kv_bytes_with_heads(self.arch, self.arch.heads, bits, self.tp, seqs, ctx)
+        } else {
+            kv_cache_bytes(self.arch, bits, self.tp, seqs, ctx)
+        }
+    }
+
+    pub(super) fn inference(&mut self) {
+        if self.scenario.job == Job::Serving {
+            self.serving();
+        } else {
+            self.generation();
+        }
+    }
+
+    /// A server: one profiled forward over the batched tokens, sampling logits, and the KV cache
+    /// of the concurrent requests.
+    fn serving(&mut self) {
+        let s = self.scenario;
+        let tokens = s.batched_tokens;
+        let act = prefill_activation_bytes(self.arch, s, self.act_bytes, self.tp, 1, tokens);
+        // vLLM samples one token per sequence: logits of up to 256 sequences in fp32
+        let sampled = s.concurrency.min(256);
+        let logits = prod(&[
+            sampled,
+            div_ceil(self.arch.vocab, self.tp),
+            4 + self.act_bytes,
+        ]);
+        self.push(Component::Activations, Phase::Compute, act, |_| {
+            Formula::of(Msg::ServingForward, &[Arg::Count(tokens)]).equals(act)
+        });
+        self.push(Component::Logits, Phase::Compute, logits, |b| {
+            let args = [
+                Arg::Int(sampled),
+                Arg::Count(b.arch.vocab),
+                Arg::Int(4 + b.act_bytes),
+            ];
+            Formula::of(Msg::ServingLogits, &args).equals(logits)
+        });
+        let block_tokens = div_ceil(s.avg_tokens, s.block_size) * s.block_size;
+        let kv = self.kv_bytes(s.concurrency, block_tokens);
+        self.push(Component::KvCache, Phase::Always, kv, |b| {
+            let args = [
+                Arg::Int(s.concurrency),
+                Arg::Count(block_tokens),
+                Arg::Int(s.block_size),
+                Arg::Count(b.kv_bytes(1, 1)),
+            ];
+            Formula::of(Msg::ServingKv, &args).equals(kv)
+        });
+    }
+
+    /// Generating from a prompt: the KV cache, the prefill's dequantized matrix, activations and
+    /// last-token logits.
+    fn generation(&mut self) {
+        let s = self.scenario;
+        let prompt = s.seq;
+        let full = s.seq + s.gen;
+        if s.static_kv {
+            self.static_kv(full);
+        } else {
+            self.growing_kv(prompt, full);
+        }
+        if self.dequantizes_4bit() && prod(&[s.batch, prompt]) > 1 {
+            // bitsandbytes dequantizes each 4-bit matrix to 16-bit to multiply more than one token
+            let (n, dq) = self.largest_in_16_bit();
+            self.push(Component::Weights, Phase::Compute, dq, |_| {
+                Formula::of(Msg::PrefillDequantized, &[Arg::Count(n)]).equals(dq)
+            });
+        }
+        let act = prefill_activation_bytes(self.arch, s, self.act_bytes, self.tp, s.batch, prompt);
+        self.push(Component::Activations, Phase::Compute, act, |_| {
+            let mut f = Formula::of(Msg::PrefillActivations, &[Arg::Count(s.batch * prompt)]);
+            if s.attention == Attention::Eager {
+                f.push(Msg::PrefillEagerScores, &[]);
+            }
+            f.equals(act)
+        });
+        let logits = prod(&[
+            s.batch,
+            div_ceil(self.arch.vocab, self.tp),
+            4 + self.act_bytes,
+        ]);
+        self.push(Component::Logits, Phase::Compute, logits, |b| {
+            let args = [
+                Arg::Int(s.batch),
+                Arg::Count(b.arch.vocab),
+                Arg::Int(4 + b.act_bytes),
+            ];
+            Formula::of(Msg::GenerationLogits, &args).equals(logits)
+        });
+    }
+
+    /// When every attention head is cached rather than the KV heads, the formula says so.
+    fn heads_note(&self, f: &mut Formula) {
+        let a = self.arch;
+        if self.scenario.kv_all_heads && a.mla.is_none() && a.kv_heads < a.heads {
+            f.push(
+                Msg::AllHeadsCached,
+                &[Arg::Int(a.heads), Arg::Int(a.kv_heads)],
+            );
+        }
+    }
+
+    /// A static cache, allocated for its whole length before the first token; past it, what
+    /// generation needs (`full` tokens).
+    fn static_kv(&mut self, full: u64) {
+        let s = self.scenario;
+        let len = s.max_model_len.max(full);
+        let kv = self.kv_bytes(s.batch, len);
+        self.push(Component::KvCache, Phase::Always, kv, |b| {
+            let msg = if len > s.max_model_len {
+                Msg::StaticKvPastMaxLength
+            } else {
+                Msg::StaticKv
+            };
+            let args = [
+                Arg::Int(s.batch),
+                Arg::Count(len),
+                Arg::Count(b.kv_bytes(1, 1)),
+            ];
+            let mut f = Formula::of(msg, &args);
+            b.heads_note(&mut f);
+            f.equals(kv)
+        });
+    }
+
+    /// The cache as it grows: the prompt's at the prefill, prompt + generated at the end.
+    fn growing_kv(&mut self, prompt: u64, full: u64) {
+        let s = self.scenario;
+        let a = self.arch;
+        let kv_prompt = self.kv_bytes(s.batch, prompt);
+        let kv_full = self.kv_bytes(s.batch, full);
+        self.push(Component::KvCache, Phase::Compute, kv_prompt, |b| {
+            let args = [
+                Arg::Int(s.batch),
+                Arg::Count(prompt),
+                Arg::Count(b.kv_bytes(1, 1)),
+            ];
+            let mut f = Formula::of(Msg::PromptKv, &args);
+            b.heads_note(&mut f);
+            f.and(Msg::AtThePrefill, &[]).equals(kv_prompt)
+        });
+        self.push(Component::KvCache, Phase::Step, kv_full, |b| {
+            let args = [
+                Arg::Int(s.batch),
+                Arg::Count(full),
+                Arg::Count(b.kv_bytes(1, 1)),
+            ];
+            let mut f = Formula::of(Msg::GeneratedKv, &args);
+            if let Some(w) = a.sliding_window {
+                let args = [
+                    Arg::Int(a.sliding_layers),
+                    Arg::Int(a.layers),
+                    Arg::Count(w),
+                ];
+                f.push(Msg::SlidingLayers, &args);
+            }
+            b.heads_note(&mut f);
+            f.equals(kv_full)
+        });
+    }
+}
+
+/// KV-cache bytes for `seqs` sequences of `ctx` tokens: 2 (K and V) × KV heads per rank × head_dim
+/// × bits/8 per layer and token; MLA caches one latent (kv_lora_rank + rope dim); sliding-window
+/// layers keep at most `window` tokens.
+pub fn kv_cache_bytes(a: &Architecture, bits: u64, tp: u64, seqs: u64, ctx: u64) -> u64 {
+    kv_bytes_with_heads(a, a.kv_heads, bits, tp, seqs, ctx)
+}
+
+/// [`kv_cache_bytes`] with `heads` K/V heads cached per layer (not MLA).
+fn kv_bytes_with_heads(
+    a: &Architecture,
+    heads: u64,
+    bits: u64,
+    tp: u64,
+    seqs: u64,
+    ctx: u64,
+) -> u64 {
+    let per_layer_token_bits = match &a.mla {
+        Some(m) => (m.kv_lora_rank + m.rope_dim) * bits,
+        None => 2 * div_ceil(heads, tp) * a.head_dim * bits,
+    };
+    let full_layers = a.full_attention_layers();
+    let sliding_layers = a.layers - full_layers;
+    let window = a.sliding_window.unwrap_or(ctx).min(ctx);
+    let token_layers = prod(&[full_layers, ctx]).saturating_add(prod(&[sliding_layers, window]));
+    div_ceil(prod(&[seqs, token_layers, per_layer_token_bits]), 8)
+}

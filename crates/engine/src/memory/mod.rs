@@ -1,0 +1,357 @@
+//! The budget: every memory component of a scenario, per GPU, with the formula behind each number.
+//!
+//! Peak = what persists + the largest transient alive at the same moment. Training has two candidate
+//! moments: the start of the backward pass (activations and the loss's logits are all alive) and the
+//! optimizer step (gradients and the optimizer's temporaries are). Inference has the prefill and the
+//! end of generation (the KV cache at full length).
+//!
+//! One file per family of components: `weights` (weights and LoRA adapters), `training`
+//! (gradients, master weights, optimizer states), `activations` (activations and logits), `kv`
+//! (KV cache and how a server fills a GPU). This file holds the types and the peak.
+
+mod activations;
+mod kv;
+mod training;
+mod weights;
+
+pub use activations::{layer_activation_bytes, prefill_activation_bytes, LayerActivations};
+pub use kv::{kv_cache_bytes, ServingFit};
+pub use weights::lora_params;
+
+use crate::dtype::WeightFormat;
+use crate::error::EngineError;
+use crate::formula::{Arg, Formula, Msg};
+use crate::model::{Architecture, ParamCounts};
+use crate::named_enum;
+use crate::scenario::{Job, Scenario, Zero};
+use crate::units::{prod, scale, MIB};
+
+named_enum! {
+    /// One kind of memory. The order is the chart's stacking order and never changes.
+    pub enum Component {
+        Weights => ("weights", "Weights"),
+        Adapter => ("adapter", "LoRA adapters"),
+        Master => ("master", "Master weights"),
+        Gradients => ("grads", "Gradients"),
+        Optimizer => ("optimizer", "Optimizer states"),
+        Activations => ("activations", "Activations"),
+        Logits => ("logits", "Logits and loss"),
+        KvCache => ("kv", "KV cache"),
+        Context => ("context", "CUDA context & workspaces"),
+        Reserve => ("reserve", "Allocator reserve"),
+    }
+}
+
+named_enum! {
+    /// When a line's memory is alive.
+    pub enum Phase {
+        Always => ("always", "always"),
+        Compute => ("compute", "forward / backward (prefill)"),
+        Step => ("step", "optimizer step (decode)"),
+        Load => ("load", "loading the weights"),
+    }
+}
+
+/// A phase in the words of a job, for the shells to name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Moment {
+    Always,
+    StartOfBackward,
+    OptimizerStep,
+    Prefill,
+    EndOfGeneration,
+    LoadingWeights,
+}
+
+impl Phase {
+    /// When the phase happens, in the words of the job: training or inference.
+    pub fn describe(self, job: Job) -> Moment {
+        match (self, job.is_training()) {
+            (Phase::Always, _) => Moment::Always,
+            (Phase::Compute, true) => Moment::StartOfBackward,
+            (Phase::Step, true) => Moment::OptimizerStep,
+            (Phase::Compute, false) => Moment::Prefill,
+            (Phase::Step, false) => Moment::EndOfGeneration,
+            (Phase::Load, _) => Moment::LoadingWeights,
+        }
+    }
+
+    /// The moments whose transients compete for the peak, in tie-break order.
+    pub const TRANSIENT: [Phase; 3] = [Phase::Compute, Phase::Step, Phase::Load];
+}
+
+/// One line of the budget: a component's bytes per GPU, when they are alive, and the arithmetic.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Line {
+    pub component: Component,
+    pub phase: Phase,
+    pub bytes: u64,
+    /// The formula with this scenario's numbers substituted (empty when not asked for); the
+    /// shells write it in words.
+    pub formula: Formula,
+}
+
+/// The whole budget of one scenario, per GPU.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Breakdown {
+    pub lines: Vec<Line>,
+    /// The moment of the peak.
+    pub peak_phase: Phase,
+    /// Live tensor bytes at the peak (what torch.cuda.max_memory_allocated reports).
+    pub tensors: u64,
+    /// Everything on the device at the peak: tensors + context + reserve (what nvidia-smi shows).
+    pub total: u64,
+    /// Host memory that offloading uses, per GPU.
+    pub cpu: u64,
+    pub params: ParamCounts,
+    pub active_params: u64,
+    pub trainable: u64,
+    /// KV-cache bytes of one token (all layers, one rank).
+    pub kv_bytes_per_token: u64,
+    pub serving: Option<ServingFit>,
+}
+
+impl Breakdown {
+    /// Whether a line is alive at the peak.
+    pub fn at_peak(&self, line: &Line) -> bool {
+        line.phase == Phase::Always || line.phase == self.peak_phase
+    }
+
+    /// Bytes of a component at the peak.
+    pub fn bytes(&self, component: Component) -> u64 {
+        self.lines
+            .iter()
+            .filter(|l| l.component == component && self.at_peak(l))
+            .map(|l| l.bytes)
+            .sum()
+    }
+
+    /// Bytes of a component when it is largest, whether or not that is the peak.
+    pub fn largest(&self, component: Component) -> u64 {
+        Phase::TRANSIENT
+            .iter()
+            .map(|p| {
+                self.lines
+                    .iter()
+                    .filter(|l| {
+                        l.component == component && (l.phase == Phase::Always || l.phase == *p)
+                    })
+                    .map(|l| l.bytes)
+                    .sum()
+            })
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+/// Estimates the scenario, formulas included.
+pub fn estimate(s: &Scenario) -> Result<Breakdown, EngineError> {
+    let arch = s.model.architecture()?;
+    estimate_with(s, &arch, true)
+}
+
+/// Estimates the scenario for a known architecture; `explain` false skips the formula text (for solvers).
+pub fn estimate_with(
+    s: &Scenario,
+    arch: &Architecture,
+    explain: bool,
+) -> Result<Breakdown, EngineError> {
+    s.validate()?;
+    arch.validate()?;
+    if s.job.is_peft() && lora_params(arch, s) == 0 {
+        return Err(EngineError::LoraTargetsAbsent(s.lora_targets));
+    }
+    let b = Budget::new(s, arch, explain).run();
+    // past an exbibyte a GPU the arithmetic has left physics (and saturated); say so instead
+    if b.total >= MAX_PER_GPU || b.cpu >= MAX_PER_GPU {
+        return Err(EngineError::BeyondHardware);
+    }
+    Ok(b)
+}
+
+/// The largest budget per GPU the engine reports (1 EiB); anything larger is an error.
+pub const MAX_PER_GPU: u64 = 1 << 60;
+
+/// The budget while it is being built: the scenario, what follows from it, and the lines so far.
+/// Each component family adds its lines in its own file (`impl Budget` there).
+struct Budget<'a> {
+    scenario: &'a Scenario,
+    arch: &'a Architecture,
+    /// Whether to write the formulas (the solvers skip them).
+    explain: bool,
+    lines: Vec<Line>,
+    /// Host memory that offloading uses so far.
+    cpu: u64,
+    /// The weights' format as the job stores them.
+    format: WeightFormat,
+    /// Bytes of one activation element.
+    act_bytes: u64,
+    tp: u64,
+    /// Data-parallel ranks: GPUs ÷ tensor parallel.
+    dp: u64,
+    params: ParamCounts,
+    /// Everything that trains: the whole model, or the adapters plus `saved_copies`.
+    trainable: u64,
+    /// Parameters of the full embedding and head copies PEFT trains (modules_to_save).
+    saved_copies: u64,
+}
+
+impl<'a> Budget<'a> {
+    fn new(scenario: &'a Scenario, arch: &'a Architecture, explain: bool) -> Budget<'a> {
+        let format = scenario.effective_weights();
+        let act_bytes = if format == WeightFormat::Fp32 && !scenario.master_weights {
+            4
+        } else {
+            2
+        };
+        let params = arch.params();
+        let saved_copies = if scenario.job.is_peft() && scenario.train_embed_head {
+            prod(&[2, arch.vocab, arch.hidden])
+        } else {
+            0
+        };
+        let trainable = match scenario.job {
+            Job::Full => params.total() - params.extra,
+            Job::Lora | Job::Qlora => lora_params(arch, scenario) + saved_copies,
+            Job::Inference | Job::Serving => 0,
+        };
+        Budget {
+            scenario,
+            arch,
+            explain,
+            lines: Vec::with_capacity(16),
+            cpu: 0,
+            format,
+            act_bytes,
+            tp: scenario.tp,
+            dp: scenario.gpus / scenario.tp,
+            params,
+            trainable,
+            saved_copies,
+        }
+    }
+
+    /// Adds a line; `formula` runs only when the budget explains itself.
+    fn push(
+        &mut self,
+        component: Component,
+        phase: Phase,
+        bytes: u64,
+        formula: impl FnOnce(&Self) -> Formula,
+    ) {
+        let formula = if self.explain {
+            formula(self)
+        } else {
+            Formula::new()
+        };
+        self.lines.push(Line {
+            component,
+            phase,
+            bytes,
+            formula,
+        });
+    }
+
+    /// Host memory for something offloaded.
+    fn offload(&mut self, bytes: u64) {
+        self.cpu = self.cpu.saturating_add(bytes);
+    }
+
+    /// The ZeRO stage that applies: inference shards nothing.
+    fn zero(&self) -> Zero {
+        if self.scenario.job.is_training() {
+            self.scenario.zero
+        } else {
+            Zero::Z0
+        }
+    }
+
+    /// Divisor of model states under ZeRO for a given stage threshold.
+    fn shard(&self, from_stage: u8) -> u64 {
+        if self.zero().stage() >= from_stage {
+            self.dp
+        } else {
+            1
+        }
+    }
+
+    /// The formula's divisions for model states that ZeRO shards from `stage` on, and for tensor
+    /// parallelism.
+    fn shard_clauses(&self, formula: &mut Formula, stage: u8) {
+        if self.zero().stage() >= stage && self.dp > 1 {
+            let zero = u64::from(self.zero().stage());
+            formula.push(Msg::ZeroShards, &[Arg::Int(self.dp), Arg::Int(zero)]);
+        }
+        self.tensor_parallel_clause(formula);
+    }
+
+    /// The formula's division by the tensor-parallel ranks, when there are several.
+    fn tensor_parallel_clause(&self, formula: &mut Formula) {
+        if self.tp > 1 {
+            formula.push(Msg::TensorParallel, &[Arg::Int(self.tp)]);
+        }
+    }
+
+    fn run(mut self) -> Breakdown {
+        self.weights();
+        if self.scenario.job.is_training() {
+            self.adapters();
+            self.training_states();
+            self.training_activations();
+        } else {
+            self.inference();
+        }
+        let context = self.scenario.context_mib * MIB;
+        self.push(Component::Context, Phase::Always, context, |b| {
+            Formula::of(Msg::Context, &[Arg::Int(b.scenario.context_mib)]).equals(context)
+        });
+        let (peak_phase, tensors) = self.peak(context);
+        let reserve = scale(tensors, self.scenario.reserve_pct, 100);
+        self.push(Component::Reserve, Phase::Always, reserve, |b| {
+            let pct = Arg::Int(b.scenario.reserve_pct);
+            Formula::of(Msg::Reserve, &[pct, Arg::Bytes(tensors)]).equals(reserve)
+        });
+        let total = tensors.saturating_add(context).saturating_add(reserve);
+        let kv_bytes_per_token = self.kv_bytes(1, 1);
+        let mut b = Breakdown {
+            lines: self.lines,
+            peak_phase,
+            tensors,
+            total,
+            cpu: self.cpu,
+            params: self.params,
+            active_params: self.arch.active_params(),
+            trainable: self.trainable,
+            kv_bytes_per_token,
+            serving: None,
+        };
+        if self.scenario.job == Job::Serving {
+            b.serving = Some(ServingFit::on(&b, self.scenario, self.scenario.gpu));
+        }
+        b
+    }
+
+    /// The moment of the peak and the live tensor bytes then: what is always alive (but the
+    /// `context`) plus the largest transient moment; on a tie the earlier one in TRANSIENT.
+    fn peak(&self, context: u64) -> (Phase, u64) {
+        let sum = |p: Phase| -> u64 {
+            self.lines
+                .iter()
+                .filter(|l| l.phase == p)
+                .map(|l| l.bytes)
+                .fold(0u64, u64::saturating_add)
+        };
+        let always_tensors = sum(Phase::Always) - context;
+        let (peak_phase, transient) = Phase::TRANSIENT.iter().map(|&p| (p, sum(p))).fold(
+            (Phase::Compute, 0),
+            |best, (p, v)| {
+                if v > best.1 {
+                    (p, v)
+                } else {
+                    best
+                }
+            },
+        );
+        (peak_phase, always_tensors.saturating_add(transient))
+    }
+}

@@ -1,0 +1,234 @@
+//! The model's weights in their stored format (and the moments they are briefly larger), and the
+//! LoRA adapters that train beside them.
+
+use super::{Budget, Component, Phase};
+use crate::formula::{Arg, Formula, Msg};
+
+use crate::model::Architecture;
+use crate::scenario::{Job, Offload, Scenario, Zero};
+use crate::units::{div_ceil, prod};
+
+impl Budget<'_> {
+    pub(super) fn weights(&mut self) {
+        let all = self.weight_bytes();
+        let formula = if self.explain {
+            self.weights_formula()
+        } else {
+            Formula::new()
+        };
+        let z3 = self.zero() == Zero::Z3;
+        let offload_params = z3 && self.scenario.offload == Offload::All;
+        let per_gpu = if z3 { div_ceil(all, self.dp) } else { all };
+        if offload_params {
+            self.offload(per_gpu);
+        }
+        let gpu_bytes = if offload_params { 0 } else { per_gpu };
+        self.push(Component::Weights, Phase::Always, gpu_bytes, |b| {
+            let mut f = formula;
+            if z3 {
+                f.push(Msg::WeightsZero3, &[Arg::Int(b.dp)]);
+            }
+            if offload_params {
+                f.and(Msg::WeightsOnCpu, &[Arg::Bytes(per_gpu)])
+            } else {
+                f.equals(gpu_bytes)
+            }
+        });
+        if z3 && self.dp > 1 {
+            // ZeRO-3/FSDP gathers a layer at a time and prefetches the next one
+            let layer = self.format.bits().bytes(self.arch.largest_layer_params());
+            let gathered = 2 * div_ceil(layer, self.tp);
+            self.push(Component::Weights, Phase::Compute, gathered, |b| {
+                let layer = Arg::Count(b.arch.largest_layer_params());
+                let bits = Arg::Bits(b.format.bits().as_f64());
+                Formula::of(Msg::WeightsGathered, &[layer, bits]).equals(gathered)
+            });
+        }
+        // bitsandbytes quantizes while loading: each matrix reaches the GPU in 16-bit first (a
+        // server measures its KV pool after loading, so serving has no such moment)
+        if self.format.quantizes_on_load() && self.scenario.job != Job::Serving {
+            let (largest, copy) = self.largest_in_16_bit();
+            self.push(Component::Weights, Phase::Load, copy, |_| {
+                Formula::of(Msg::QuantizingOnLoad, &[Arg::Count(largest)]).equals(copy)
+            });
+        }
+    }
+
+    /// Bytes of all model weights in their stored format, on one tensor-parallel rank.
+    fn weight_bytes(&self) -> u64 {
+        let p = &self.params;
+        let format = self.format;
+        let embeddings = match self.quantized_head() {
+            // the head takes the linear layers' format; a tied head becomes its own copy
+            Some(head) => format
+                .embedding_bits()
+                .bytes(p.embedding + p.head - p.head.min(head))
+                .saturating_add(format.bits().bytes(head)),
+            None => format.embedding_bits().bytes(p.embedding + p.head),
+        };
+        let attn16 = self.attention_kept_16_bit();
+        let linear = format
+            .bits()
+            .bytes(p.linear - attn16)
+            .saturating_add(prod(&[attn16, 2]));
+        let small = (p.small + p.extra) * format.compute_bytes();
+        div_ceil(embeddings + linear + small, self.tp)
+    }
+
+    /// The weights' formula up to the sharding: what each part counts and its bits.
+    fn weights_formula(&self) -> Formula {
+        let p = &self.params;
+        let format = self.format;
+        let bits = Arg::Bits(format.bits().as_f64());
+        let embedding_bits = Arg::Bits(format.embedding_bits().as_f64());
+        let small = Arg::Count(p.small + p.extra);
+        let small_bytes = Arg::Int(format.compute_bytes());
+        let mut f = if let Some(head) = self.quantized_head() {
+            let msg = if self.arch.tied {
+                Msg::WeightsTiedHeadQuantized
+            } else {
+                Msg::WeightsHeadQuantized
+            };
+            let embeddings = Arg::Count(p.embedding + p.head - p.head.min(head));
+            let (linear, head) = (Arg::Count(p.linear), Arg::Count(head));
+            let args = [
+                linear,
+                head,
+                bits,
+                embeddings,
+                embedding_bits,
+                small,
+                small_bytes,
+            ];
+            Formula::of(msg, &args)
+        } else if format.is_quantized() {
+            let (linear, embeddings) = (Arg::Count(p.linear), Arg::Count(p.embedding + p.head));
+            let args = [linear, bits, embeddings, embedding_bits, small, small_bytes];
+            Formula::of(Msg::WeightsQuantized, &args)
+        } else {
+            let args = [
+                Arg::Count(p.total()),
+                Arg::Int(format.bits().num / 8),
+                Arg::Format(format),
+            ];
+            Formula::of(Msg::WeightsPlain, &args)
+        };
+        let attn16 = self.attention_kept_16_bit();
+        if attn16 > 0 {
+            f.push(Msg::WeightsAttention16, &[Arg::Count(attn16), bits]);
+        }
+        self.tensor_parallel_clause(&mut f);
+        f
+    }
+
+    /// Attention parameters kept 16-bit when only the MLP is quantized.
+    fn attention_kept_16_bit(&self) -> u64 {
+        if self.scenario.attention_16bit && self.format.is_quantized() {
+            prod(&[self.arch.layers, self.arch.attention_params()])
+        } else {
+            0
+        }
+    }
+
+    /// The largest quantized matrix (a layer's, or the head when it is quantized too) and its
+    /// bytes in 16-bit on one rank: what bitsandbytes holds while it quantizes or dequantizes.
+    pub(super) fn largest_in_16_bit(&self) -> (u64, u64) {
+        let n = self
+            .arch
+            .largest_linear_matrix()
+            .max(self.quantized_head().unwrap_or(0));
+        (n, div_ceil(prod(&[n, 2]), self.tp))
+    }
+
+    /// Parameters of the output head when it is quantized with the linear layers.
+    pub(super) fn quantized_head(&self) -> Option<u64> {
+        (self.scenario.quantize_head
+            && self.format.is_quantized()
+            && self.scenario.job != Job::Full)
+            .then(|| prod(&[self.arch.vocab, self.arch.hidden]))
+    }
+
+    /// PEFT's trainable copies of the embeddings and head (modules_to_save), and the adapters.
+    pub(super) fn adapters(&mut self) {
+        if self.saved_copies > 0 {
+            let elem = self.format.compute_bytes();
+            let saved = self.saved_copies;
+            let copies = div_ceil(prod(&[saved, elem]), self.shard(3) * self.tp);
+            self.push(Component::Adapter, Phase::Always, copies, |_| {
+                Formula::of(Msg::SavedCopies, &[Arg::Count(saved), Arg::Int(elem)]).equals(copies)
+            });
+        }
+        if self.scenario.job.is_peft() {
+            // adapters shard with the layers they adapt, like their gradients and states
+            let n = self.trainable - self.saved_copies;
+            let elem = self.trainable_bytes();
+            let bytes = div_ceil(prod(&[n, elem]), self.shard(3) * self.tp);
+            self.push(Component::Adapter, Phase::Always, bytes, |b| {
+                let args = [
+                    Arg::Count(n),
+                    Arg::Int(b.scenario.lora_rank),
+                    Arg::Targets(b.scenario.lora_targets),
+                    Arg::Int(elem),
+                ];
+                Formula::of(Msg::LoraAdapters, &args).equals(bytes)
+            });
+        }
+    }
+}
+
+/// Trainable LoRA parameters: r × (d_in + d_out) for each targeted matrix of each layer (each expert).
+pub fn lora_params(a: &Architecture, s: &Scenario) -> u64 {
+    let r = s.lora_rank;
+    let targets = s.lora_targets;
+    // DoRA adds a magnitude per output of each adapted matrix
+    let magnitude = u64::from(s.dora);
+    let sum = |ms: &[(&str, u64, u64)]| -> u64 {
+        ms.iter()
+            .filter(|(n, _, _)| targets.contains(n))
+            .map(|(_, i, o)| r * (i + o) + magnitude * o)
+            .sum()
+    };
+    let mut n = a.layers * sum(&a.attention_matrices());
+    n += a.dense_layers() * sum(&a.mlp_matrices(a.intermediate));
+    if let Some(m) = &a.moe {
+        let per_layer = m.experts * sum(&a.mlp_matrices(m.expert_ffn))
+            + if m.shared_ffn > 0 {
+                sum(&a.mlp_matrices(m.shared_ffn))
+            } else {
+                0
+            };
+        n += a.moe_layers() * per_layer;
+    }
+    if targets.contains("embed") {
+        n += r * (a.vocab + a.hidden);
+    }
+    if targets.contains("head") {
+        n += r * (a.hidden + a.vocab);
+    }
+    n
+}
+
+/// The matrices LoRA adapts in one layer (and one expert), as (name, in, out).
+pub(super) fn adapted_matrices(a: &Architecture, s: &Scenario) -> Vec<(&'static str, u64, u64)> {
+    let mut ms = a.attention_matrices();
+    ms.extend(a.mlp_matrices(a.intermediate));
+    if let Some(m) = &a.moe {
+        ms.extend(a.mlp_matrices(m.expert_ffn));
+    }
+    ms.retain(|(n, _, _)| s.lora_targets.contains(n));
+    ms
+}
+
+/// Parameters of the largest LoRA matrix: r × the widest dimension among the targeted modules.
+pub(super) fn lora_largest_matrix(a: &Architecture, s: &Scenario) -> u64 {
+    let targets = s.lora_targets;
+    let mut widest = adapted_matrices(a, s)
+        .iter()
+        .map(|(_, i, o)| *i.max(o))
+        .max()
+        .unwrap_or(0);
+    if targets.contains("embed") || targets.contains("head") {
+        widest = widest.max(a.vocab);
+    }
+    prod(&[s.lora_rank, widest])
+}
