@@ -106,8 +106,11 @@ size() {
 browser() {
   command -v chromium >/dev/null && command -v chromedriver >/dev/null ||
     die "the browser benchmark needs chromium and chromedriver on PATH: bash scripts/dev.sh setup"
+  say "building the page with the benchmark hook (--features bench) into dist-bench/"
+  TRUNK_BUILD_FEATURES=bench trunk build --release --dist dist-bench ||
+    die "step 'browser build' failed. To run it by hand: TRUNK_BUILD_FEATURES=bench trunk build --release --dist dist-bench"
   say "browser: $CHANGES slider changes, $LOADS page loads, the engine inside the wasm (headless Chromium)"
-  VRAM_E2E_DIST="$ROOT/dist" cargo run -q -p e2e --release --bin browser-bench -- "$CHANGES" "$LOADS" ||
+  VRAM_E2E_DIST="$ROOT/dist-bench" cargo run -q -p e2e --release --bin browser-bench -- "$CHANGES" "$LOADS" ||
     die "step 'browser' failed. To run it by hand: cargo run -p e2e --release --bin browser-bench -- $CHANGES $LOADS"
 }
 

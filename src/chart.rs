@@ -2,8 +2,8 @@
 //! totals (plotters has no stacked series); tooltips and labels are added as escaped SVG text.
 
 use plotters::prelude::*;
-use vram_engine::gpus::CAPACITY_LINES_GIB;
-use vram_engine::units::GIB;
+use vram_engine::CAPACITY_LINES_GIB;
+use vram_engine::GIB;
 use vram_engine::{Breakdown, Component, Gpu, Unit};
 
 use crate::i18n::{self, t, Lang};
@@ -70,7 +70,8 @@ pub fn stacked(
     let n = bars.len().max(1) as f64;
     let mut svg = String::new();
     let mut overlay = String::new();
-    {
+    // plotters reports a failed draw; the page then shows no chart rather than half of one
+    let drawn = (|| -> Result<(), Box<dyn std::error::Error>> {
         let root = SVGBackend::with_string(&mut svg, (W, H)).into_drawing_area();
         let Ok(mut chart) = ChartBuilder::on(&root)
             .margin_top(14)
@@ -80,9 +81,9 @@ pub fn stacked(
             .y_label_area_size(52)
             .build_cartesian_2d(0f64..n, 0f64..ymax)
         else {
-            return String::new();
+            return Err("the chart's area could not be laid out".into());
         };
-        let _ = chart
+        chart
             .configure_mesh()
             .disable_x_mesh()
             .x_labels(0)
@@ -91,13 +92,13 @@ pub fn stacked(
             .axis_style(INK)
             .bold_line_style(INK.mix(0.12))
             .light_line_style(INK.mix(0.05))
-            .draw();
+            .draw()?;
         // capacity lines of common cards, the selected one highlighted
         for (gib, y) in capacity_lines(ymax, cap, ubytes) {
-            let _ = chart.draw_series(std::iter::once(PathElement::new(
+            chart.draw_series(std::iter::once(PathElement::new(
                 vec![(0.0, y), (n, y)],
                 INK.mix(0.35).stroke_width(1),
-            )));
+            )))?;
             let (px, py) = chart.backend_coord(&(n, y));
             overlay.push_str(&format!(
                 r#"<text x="{}" y="{}" class="cap-label" dominant-baseline="middle">{} GiB</text>"#,
@@ -106,10 +107,10 @@ pub fn stacked(
                 gib
             ));
         }
-        let _ = chart.draw_series(std::iter::once(PathElement::new(
+        chart.draw_series(std::iter::once(PathElement::new(
             vec![(0.0, cap), (n, cap)],
             RGBColor(0xd6, 0x27, 0x28).stroke_width(2),
-        )));
+        )))?;
         let (px, py) = chart.backend_coord(&(n, cap));
         overlay.push_str(&format!(
             r#"<text x="{}" y="{}" class="cap-label selected" dominant-baseline="middle">{}</text>"#,
@@ -129,10 +130,10 @@ pub fn stacked(
                 let y0 = base as f64 / ubytes;
                 let y1 = (base + bytes) as f64 / ubytes;
                 base += bytes;
-                let _ = chart.draw_series(std::iter::once(Rectangle::new(
+                chart.draw_series(std::iter::once(Rectangle::new(
                     [(x0, y0), (x1, y1)],
                     colour(*c).filled(),
-                )));
+                )))?;
                 let (ax, ay) = chart.backend_coord(&(x0, y1));
                 let (bx, by) = chart.backend_coord(&(x1, y0));
                 let label = format!("{}: {}", i18n::component(lang, *c), unit.format(bytes));
@@ -172,7 +173,11 @@ pub fn stacked(
                 escape(&gpus_label)
             ));
         }
-        let _ = root.present();
+        root.present()?;
+        Ok(())
+    })();
+    if drawn.is_err() {
+        return String::new();
     }
     let svg = themed(svg);
     let title = format!(r#"<title>{}</title>"#, escape(t(lang, "chart_title")));
@@ -206,7 +211,8 @@ pub fn sweep(
     let (x0, x1) = (lx(points[0].0), lx(points[points.len() - 1].0));
     let mut svg = String::new();
     let mut overlay = String::new();
-    {
+    // plotters reports a failed draw; the page then shows no chart rather than half of one
+    let drawn = (|| -> Result<(), Box<dyn std::error::Error>> {
         let root = SVGBackend::with_string(&mut svg, (W, 260)).into_drawing_area();
         let Ok(mut chart) = ChartBuilder::on(&root)
             .margin_top(10)
@@ -216,9 +222,9 @@ pub fn sweep(
             .y_label_area_size(52)
             .build_cartesian_2d(x0..x1, 0f64..ymax)
         else {
-            return String::new();
+            return Err("the chart's area could not be laid out".into());
         };
-        let _ = chart
+        chart
             .configure_mesh()
             .x_desc(match (lang, serving) {
                 (Lang::Zh, false) => "序列长度（token）",
@@ -232,17 +238,17 @@ pub fn sweep(
             .axis_style(INK)
             .bold_line_style(INK.mix(0.12))
             .light_line_style(INK.mix(0.05))
-            .draw();
+            .draw()?;
         for (_, y) in capacity_lines(ymax, cap, ubytes) {
-            let _ = chart.draw_series(std::iter::once(PathElement::new(
+            chart.draw_series(std::iter::once(PathElement::new(
                 vec![(x0, y), (x1, y)],
                 INK.mix(0.3).stroke_width(1),
-            )));
+            )))?;
         }
-        let _ = chart.draw_series(std::iter::once(PathElement::new(
+        chart.draw_series(std::iter::once(PathElement::new(
             vec![(x0, cap), (x1, cap)],
             RGBColor(0xd6, 0x27, 0x28).stroke_width(2),
-        )));
+        )))?;
         let (px, py) = chart.backend_coord(&(x1, cap));
         overlay.push_str(&format!(r#"<text x="{}" y="{}" class="cap-label selected" dominant-baseline="middle">{}</text>"#, px + 4, py, escape(gpu.label())));
         // the curve until it leaves the chart: cut where it crosses the top, never flattened
@@ -256,15 +262,15 @@ pub fn sweep(
                 _ => line.push((x, y.min(ymax))),
             }
         }
-        let _ = chart.draw_series(std::iter::once(PathElement::new(
+        chart.draw_series(std::iter::once(PathElement::new(
             line,
             colour(Component::Weights).stroke_width(2),
-        )));
+        )))?;
         let cur = lx(current_seq).clamp(x0, x1);
-        let _ = chart.draw_series(std::iter::once(PathElement::new(
+        chart.draw_series(std::iter::once(PathElement::new(
             vec![(cur, 0.0), (cur, ymax)],
             INK.mix(0.5).stroke_width(1),
-        )));
+        )))?;
         // where it stops fitting
         if let Some(w) = points
             .windows(2)
@@ -278,7 +284,11 @@ pub fn sweep(
                 escape(&short_tokens(w[0].0 as f64))
             ));
         }
-        let _ = root.present();
+        root.present()?;
+        Ok(())
+    })();
+    if drawn.is_err() {
+        return String::new();
     }
     let key = if serving { "request_view" } else { "seq_view" };
     let title = format!(r#"<title>{}</title>"#, escape(t(lang, key)));
@@ -314,7 +324,7 @@ fn insert_overlay(svg: &str, overlay: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use vram_engine::{memory, Scenario};
+    use vram_engine::{estimate, Scenario};
 
     #[test]
     fn escaping_turns_markup_into_text() {
@@ -327,7 +337,7 @@ mod tests {
     #[test]
     fn the_stacked_chart_has_one_segment_per_nonzero_component() {
         let s = Scenario::default();
-        let b = memory::estimate(&s).unwrap();
+        let b = estimate(&s).unwrap();
         let svg = stacked(&[(1, b.clone())], 1, s.gpu, s.unit, Lang::En);
         let segments = svg.matches(r#"class="seg""#).count();
         let nonzero = Component::ALL.iter().filter(|c| b.bytes(**c) > 0).count();

@@ -1,10 +1,11 @@
 //! The model: a searchable preset, a bare parameter count, or a pasted / uploaded config.json.
 
 use leptos::prelude::*;
-use vram_engine::config::MAX_CONFIG_BYTES;
-use vram_engine::link::parse_param_count;
-use vram_engine::units::{short_count, thousands};
+use vram_engine::find_preset;
+use vram_engine::parse_param_count;
+use vram_engine::MAX_CONFIG_BYTES;
 use vram_engine::{presets, Architecture, ModelChoice};
+use vram_engine::{short_count, thousands};
 use wasm_bindgen::JsCast;
 
 use super::controls::Segmented;
@@ -94,7 +95,7 @@ fn PresetPicker() -> impl IntoView {
     };
     let matching = move || {
         let f = filter.get().to_ascii_lowercase();
-        presets::all()
+        presets()
             .iter()
             .filter(|p| {
                 f.is_empty() || p.id.contains(&f) || p.name.to_ascii_lowercase().contains(&f)
@@ -116,7 +117,7 @@ fn PresetPicker() -> impl IntoView {
             <label for="preset">{move || t(lang(), "preset")}</label>
             <select id="preset" size="6" on:change=move |ev| {
                 let v = event_target_value(&ev);
-                if let Some(p) = presets::find(&v) { st.edit(|s| s.model = ModelChoice::Preset(p.id)); }
+                if let Some(p) = find_preset(&v) { st.edit(|s| s.model = ModelChoice::Preset(p.id)); }
             }>
                 // one group per family, in the presets' order
                 {move || {

@@ -2,10 +2,11 @@
 //! each component's formula with this scenario's numbers.
 
 use leptos::prelude::*;
-use vram_engine::units::thousands;
+use vram_engine::thousands;
 use vram_engine::{Component, Job, Phase};
 
 use crate::chart;
+use crate::chart::escape as esc;
 use crate::i18n::{self, t, Lang};
 use crate::state::AppState;
 
@@ -138,9 +139,9 @@ pub fn FitTable() -> impl IntoView {
                         format!(
                             r#"<tr id="fit-{}" class="{class}"><th scope="row">{}</th><td>{:.1}</td><td class="verdict-cell">{}</td><td>{head:+.1}</td><td>{}</td></tr>"#,
                             v.gpu.key(),
-                            v.gpu.label(),
+                            esc(v.gpu.label()),
                             unit.value(v.capacity),
-                            if v.fits { t(l, "yes") } else { t(l, "no") },
+                            esc(if v.fits { t(l, "yes") } else { t(l, "no") }),
                             v.gpus_needed.map(|n| n.to_string()).unwrap_or_else(|| "–".into())
                         )
                     })
@@ -153,7 +154,7 @@ pub fn FitTable() -> impl IntoView {
                     if fits_here {
                         String::new()
                     } else {
-                        format!(r#"<p class="remedies-h" id="no-remedy">{}</p>"#, t(l, "no_remedy"))
+                        format!(r#"<p class="remedies-h" id="no-remedy">{}</p>"#, esc(t(l, "no_remedy")))
                     }
                 } else {
                     let items: String = c
@@ -163,14 +164,14 @@ pub fn FitTable() -> impl IntoView {
                             format!(
                                 r#"<li data-remedy="{}">{} → <strong>{}</strong></li>"#,
                                 r.key(),
-                                i18n::remedy(l, *r),
-                                unit.format(*total)
+                                esc(i18n::remedy(l, *r)),
+                                esc(&unit.format(*total))
                             )
                         })
                         .collect();
                     format!(
                         r#"<p class="remedies-h">{}</p><ul class="remedies" id="remedies">{items}</ul>"#,
-                        t(l, "remedies")
+                        esc(t(l, "remedies"))
                     )
                 };
                 view! {
@@ -217,19 +218,19 @@ pub fn Explanations() -> impl IntoView {
                         r#"<details id="explain-{}"><summary><svg class="swatch" viewBox="0 0 1 1" aria-hidden="true"><rect width="1" height="1" fill="{}"/></svg>{}: {}</summary><p>{}</p><ul>"#,
                         comp.key(),
                         chart::css_colour(*comp),
-                        i18n::component(l, *comp),
-                        unit.format(b.bytes(*comp)),
-                        chart::escape(i18n::component_doc(l, *comp))
+                        esc(i18n::component(l, *comp)),
+                        esc(&unit.format(b.bytes(*comp))),
+                        esc(i18n::component_doc(l, *comp))
                     ));
                     for line in b.lines.iter().filter(|line| line.component == *comp) {
                         let dead = !b.at_peak(line);
                         html.push_str(&format!(
                             r#"<li{}><span class="phase">[{}]</span> <code>{}</code>{}</li>"#,
                             if dead { r#" class="dead""# } else { "" },
-                            phase_text(l, job, line.phase),
-                            chart::escape(&i18n::formula(l, &line.formula, unit)),
+                            esc(phase_text(l, job, line.phase)),
+                            esc(&i18n::formula(l, &line.formula, unit)),
                             if dead {
-                                format!(r#"<span class="muted"> ({})</span>"#, t(l, "not_at_peak"))
+                                format!(r#"<span class="muted"> ({})</span>"#, esc(t(l, "not_at_peak")))
                             } else {
                                 String::new()
                             }
@@ -238,7 +239,7 @@ pub fn Explanations() -> impl IntoView {
                     html.push_str("</ul></details>");
                 }
                 if job.is_training() && ga > 1 {
-                    html.push_str(&format!(r#"<p class="note" id="accum-note">{}</p>"#, t(l, "accum_note")));
+                    html.push_str(&format!(r#"<p class="note" id="accum-note">{}</p>"#, esc(t(l, "accum_note"))));
                 }
                 view! {
                     <section class="panel" aria-labelledby="explain-h" id="explanations">

@@ -1,11 +1,12 @@
 //! `vram-budget`: the same budget as the page, on the command line.
 
 use std::process::ExitCode;
+use vram_engine::{encode_link, estimate_with, remedies, solve, verdicts, Remedy, Solved, Verdict};
 
-use vram_engine::link::{self, PageSettings};
+use vram_engine::PageSettings;
 use vram_engine::{
-    decode_pairs, find_preset, fit, link_pairs, memory, parse_param_count, presets, Architecture,
-    Breakdown, Component, EngineError, Gpu, ModelChoice, Notice, Scenario, Setting, SettingKind,
+    decode_pairs, find_preset, link_pairs, parse_param_count, presets, Architecture, Breakdown,
+    Component, EngineError, Gpu, ModelChoice, Notice, Scenario, Setting, SettingKind,
     MAX_CONFIG_BYTES, MAX_LINK_CHARS, SETTINGS,
 };
 use vram_text::{error, notice, refusal, setting_help, Lang};
@@ -193,13 +194,13 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Ok(Command::ListModels) => {
-            for p in presets::all() {
+            for p in presets() {
                 let a = p.architecture();
                 println!(
                     "{:<22} {:<44} {:>18} params",
                     p.id,
                     p.name,
-                    vram_engine::units::thousands(a.params().total())
+                    vram_engine::thousands(a.params().total())
                 );
             }
             ExitCode::SUCCESS
@@ -243,10 +244,10 @@ fn one_line(e: &str) -> String {
 fn run(args: &Args) -> Result<String, String> {
     let s = scenario(args)?;
     let arch = s.model.architecture().map_err(|e| error(Lang::En, &e))?;
-    let b = memory::estimate_with(&s, &arch, true).map_err(|e| error(Lang::En, &e))?;
-    let verdicts = fit::verdicts(&s, &arch).map_err(|e| error(Lang::En, &e))?;
-    let solved = fit::solve(&s, &arch);
-    let remedies = fit::remedies(&s, &arch, &b);
+    let b = estimate_with(&s, &arch, true).map_err(|e| error(Lang::En, &e))?;
+    let verdicts = verdicts(&s, &arch).map_err(|e| error(Lang::En, &e))?;
+    let solved = solve(&s, &arch);
+    let remedies = remedies(&s, &arch, &b);
     if args.json {
         Ok(json(&s, &b, &verdicts, &solved, &remedies) + "\n")
     } else {
@@ -267,9 +268,9 @@ fn moment(s: &Scenario, phase: vram_engine::Phase) -> &'static str {
 fn json(
     s: &Scenario,
     b: &Breakdown,
-    verdicts: &[fit::Verdict],
-    solved: &fit::Solved,
-    remedies: &[(fit::Remedy, u64)],
+    verdicts: &[Verdict],
+    solved: &Solved,
+    remedies: &[(Remedy, u64)],
 ) -> String {
     use serde_json::{json, Map, Value};
     let mut components = Map::new();
@@ -287,7 +288,7 @@ fn json(
         .collect();
     let out = json!({
         "model": s.model.name(),
-        "link": link::encode(s, &PageSettings::default()),
+        "link": encode_link(s, &PageSettings::default()),
         "params": b.params.total(),
         "active_params": b.active_params,
         "trainable_params": b.trainable,
@@ -310,15 +311,15 @@ fn json(
 fn table(
     s: &Scenario,
     b: &Breakdown,
-    verdicts: &[fit::Verdict],
-    solved: &fit::Solved,
-    remedies: &[(fit::Remedy, u64)],
+    verdicts: &[Verdict],
+    solved: &Solved,
+    remedies: &[(Remedy, u64)],
     explain: bool,
 ) -> String {
     use std::fmt::Write;
     let u = s.unit;
     let mut o = String::new();
-    let th = vram_engine::units::thousands;
+    let th = vram_engine::thousands;
     let _ = writeln!(
         o,
         "{} · {} · {} · batch {} × {} tokens · {} × {}",
@@ -423,7 +424,7 @@ fn table(
             let _ = writeln!(o, "  {:<52} {}", r.label(), u.format(*total));
         }
     }
-    let _ = writeln!(o, "link: ?{}", link::encode(s, &PageSettings::default()));
+    let _ = writeln!(o, "link: ?{}", encode_link(s, &PageSettings::default()));
     o
 }
 
@@ -472,13 +473,13 @@ mod tests {
     fn json_output_names_every_component_in_bytes() {
         let s = Scenario::default();
         let arch = s.model.architecture().unwrap();
-        let b = memory::estimate_with(&s, &arch, true).unwrap();
+        let b = estimate_with(&s, &arch, true).unwrap();
         let v: serde_json::Value = serde_json::from_str(&json(
             &s,
             &b,
-            &fit::verdicts(&s, &arch).unwrap(),
-            &fit::solve(&s, &arch),
-            &fit::remedies(&s, &arch, &b),
+            &verdicts(&s, &arch).unwrap(),
+            &solve(&s, &arch),
+            &remedies(&s, &arch, &b),
         ))
         .unwrap();
         for c in Component::ALL {

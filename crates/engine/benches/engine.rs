@@ -6,12 +6,10 @@
 
 use std::hint::black_box;
 use std::time::Duration;
+use vram_engine::{estimate_with, solve, sweep_points, verdicts};
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use vram_engine::{
-    fit, memory, overview, Architecture, Gpu, Job, ModelChoice, Overview, Scenario, WeightFormat,
-    Zero,
-};
+use vram_engine::{Architecture, Gpu, Job, ModelChoice, Overview, Scenario, WeightFormat, Zero};
 
 /// The scenarios: (name, scenario). Each one is validated before it is timed.
 fn scenarios() -> Vec<(&'static str, Scenario)> {
@@ -77,7 +75,7 @@ fn prepared() -> Vec<(&'static str, Scenario, Architecture)> {
         .into_iter()
         .map(|(name, s)| {
             let arch = s.model.architecture().expect("preset architecture");
-            memory::estimate_with(&s, &arch, true)
+            estimate_with(&s, &arch, true)
                 .unwrap_or_else(|e| panic!("scenario {name} does not estimate: {e}"));
             (name, s, arch)
         })
@@ -88,10 +86,10 @@ fn bench_estimate(c: &mut Criterion) {
     let mut g = c.benchmark_group("estimate");
     for (name, s, arch) in prepared() {
         g.bench_with_input(BenchmarkId::new("explain", name), &s, |b, s| {
-            b.iter(|| memory::estimate_with(black_box(s), black_box(&arch), true))
+            b.iter(|| estimate_with(black_box(s), black_box(&arch), true))
         });
         g.bench_with_input(BenchmarkId::new("numbers", name), &s, |b, s| {
-            b.iter(|| memory::estimate_with(black_box(s), black_box(&arch), false))
+            b.iter(|| estimate_with(black_box(s), black_box(&arch), false))
         });
     }
     g.finish();
@@ -101,17 +99,17 @@ fn bench_fit(c: &mut Criterion) {
     let mut g = c.benchmark_group("fit");
     for (name, s, arch) in prepared() {
         g.bench_with_input(BenchmarkId::new("verdicts", name), &s, |b, s| {
-            b.iter(|| fit::verdicts(black_box(s), black_box(&arch)))
+            b.iter(|| verdicts(black_box(s), black_box(&arch)))
         });
         g.bench_with_input(BenchmarkId::new("solve", name), &s, |b, s| {
-            b.iter(|| fit::solve(black_box(s), black_box(&arch)))
+            b.iter(|| solve(black_box(s), black_box(&arch)))
         });
     }
     g.finish();
 }
 
 fn bench_page(c: &mut Criterion) {
-    let points = overview::sweep_points();
+    let points = sweep_points();
     assert_eq!(points.len(), 27);
     let mut g = c.benchmark_group("page");
     for (name, s, arch) in prepared() {
@@ -125,7 +123,7 @@ fn bench_page(c: &mut Criterion) {
                     .filter_map(|&len| {
                         let mut t = s.clone();
                         t.seq = len;
-                        memory::estimate_with(&t, black_box(&arch), false).ok()
+                        estimate_with(&t, black_box(&arch), false).ok()
                     })
                     .map(|b| b.total)
                     .sum::<u64>()

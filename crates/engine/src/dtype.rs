@@ -1,6 +1,6 @@
 //! Number formats: weights (plain and quantized, with their real bits per weight), KV cache, compute.
 
-use crate::named_enum;
+use crate::named::named_enum;
 
 named_enum! {
     /// How the model's weights are stored. Ordered from the most to the fewest bits.
@@ -108,16 +108,6 @@ impl WeightFormat {
             self,
             WeightFormat::Int8 | WeightFormat::Nf4 | WeightFormat::Nf4Dq
         )
-    }
-
-    /// Whether this format is one a QLoRA base uses (4-bit or less).
-    pub fn is_4bit_or_less(self) -> bool {
-        self.bits().as_f64() < 5.0
-    }
-
-    /// The slider position of the format, fp32 first.
-    pub fn step(self) -> usize {
-        self.index()
     }
 }
 

@@ -5,7 +5,7 @@ use crate::error::EngineError;
 use crate::gpus::Gpu;
 use crate::memory::{estimate_with, Breakdown, ServingFit};
 use crate::model::Architecture;
-use crate::named_enum;
+use crate::named::named_enum;
 use crate::scenario::{Checkpointing, Job, Loss, Offload, Optimizer, Scenario, Zero};
 
 named_enum! {

@@ -1,6 +1,6 @@
 //! The GPU catalog: the memory each card really shows (nvidia-smi / rocm-smi total, MiB).
 
-use crate::named_enum;
+use crate::named::named_enum;
 use crate::units::MIB;
 
 named_enum! {

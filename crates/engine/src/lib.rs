@@ -1,56 +1,89 @@
 //! vram-budget's engine: how much GPU memory an LLM job needs, component by component.
 //!
-//! Pure: plain data in, plain data out, no I/O. The page compiles it to WebAssembly and the CLI
-//! links it natively.
+//! Pure: plain data in, plain data out, no I/O, no words. The page compiles it to WebAssembly
+//! and the CLI links it natively; both render its numbers, typed errors, notices and formula
+//! clauses through `vram-text`.
+//!
+//! ```
+//! use vram_engine::{decode_link, estimate, verdicts, Component, Gpu, GIB};
+//!
+//! // a share link (or the CLI's flags, or the page's controls) gives a scenario
+//! let opened = decode_link("?v=1&m=llama-3.1-8b&j=lora&b=4&gpu=rtx4090");
+//! assert!(opened.notices.is_empty());
+//! let s = opened.scenario;
+//!
+//! // the budget per GPU, component by component, exact to the byte
+//! let b = estimate(&s).unwrap();
+//! assert!(b.bytes(Component::Weights) > 14 * GIB);
+//! assert!(b.total >= b.tensors);
+//!
+//! // and whether it fits each GPU of the catalog
+//! let arch = s.model.architecture().unwrap();
+//! let on_a_4090 = verdicts(&s, &arch).unwrap().into_iter().find(|v| v.gpu == Gpu::Rtx4090);
+//! assert!(on_a_4090.is_some());
+//! ```
+//!
+//! Every setting is described once in [`SETTINGS`] (link key, CLI flag, page id, range or
+//! choices, which jobs it applies to); rules between settings live in [`Job::allows`] and
+//! [`Scenario::normalize`].
 
-pub mod named;
+mod named;
 
-pub mod config;
-pub mod dtype;
-pub mod error;
-pub mod fit;
-pub mod formula;
+mod config;
+mod dtype;
+mod error;
+mod fit;
+mod formula;
 mod gguf;
-pub mod gpus;
-pub mod json;
-pub mod link;
-pub mod measured;
-pub mod memory;
-pub mod model;
-pub mod overview;
-pub mod presets;
-pub mod scenario;
-pub mod settings;
-pub mod units;
+mod gpus;
+mod json;
+mod link;
+mod measured;
+mod memory;
+mod model;
+mod overview;
+mod presets;
+mod scenario;
+mod settings;
+mod units;
 
+// The public API: everything the page, the CLI and the tests use, at one path each.
 pub use config::{parse_config, MAX_CONFIG_BYTES};
-pub use dtype::{KvDtype, WeightFormat};
+pub use dtype::{Bits, KvDtype, WeightFormat};
 pub use error::EngineError;
-pub use fit::{remedies, solve, verdicts, Remedy, Solved, Verdict};
+pub use fit::{fits, remedies, solve, spread, verdicts, Remedy, Solved, Verdict};
 pub use formula::{Arg, Clause, Formula, Msg};
 pub use gguf::{
     read_gguf, GgmlType, GgufError, GgufHeader, GgufLimit, Hyperparameters, LayerCounts,
     LayerTensors, MetaArray, MetaValue, MetadataEntry, TensorInfo, ValueType, STORED_ARRAY_MAX,
 };
-pub use gpus::Gpu;
-pub use json::{JsonError, JsonProblem};
-pub use link::{decode as decode_link, encode as encode_link, Decoded, PageSettings};
+pub use gpus::{Gpu, CAPACITY_LINES_GIB};
+pub use json::{
+    parse as parse_json, JsonError, JsonProblem, Value as JsonValue, MAX_DEPTH as JSON_MAX_DEPTH,
+};
 pub use link::{
-    decode_arch, decode_pairs, encode_arch, pairs as link_pairs, parse_param_count, MAX_LINK_CHARS,
+    decode as decode_link, decode_arch, decode_pairs, encode as encode_link, encode_arch,
+    pairs as link_pairs, parse_param_count, Decoded, Ignored, Notice, PageSettings, MAX_LINK_CHARS,
 };
-pub use link::{Ignored, Notice};
+pub use measured::link::LINK_MAX as MAX_MEASUREMENT_LINK;
 pub use measured::{
-    parse as parse_measurement, parse_as as parse_measurement_as, Device, DeviceApi, Facts,
-    Reading, SizeUnit, Target, MAX_INPUT_BYTES as MAX_MEASUREMENT_BYTES,
+    parse as parse_measurement, parse_as as parse_measurement_as, Comparison, Device, DeviceApi,
+    Facts, Figure, Level, MeasureError, Measurement, Reading, SizeUnit, SourceKind, Target,
+    MAX_BYTES as MAX_MEASURED_BYTES, MAX_COUNT as MAX_MEASURED_COUNT,
+    MAX_FIGURES as MAX_MEASURED_FIGURES, MAX_INPUT_BYTES as MAX_MEASUREMENT_BYTES,
+    MAX_LINES as MAX_MEASUREMENT_LINES,
 };
-pub use measured::{Comparison, Figure, Level, MeasureError, Measurement, SourceKind};
-pub use memory::{estimate, estimate_with, Breakdown, Component, Line, Moment, Phase};
-pub use model::Architecture;
-pub use overview::Overview;
+pub use memory::{
+    estimate, estimate_with, kv_cache_bytes, layer_activation_bytes, lora_params,
+    prefill_activation_bytes, Breakdown, Component, LayerActivations, Line, Moment, Phase,
+    ServingFit, MAX_PER_GPU,
+};
+pub use model::{Architecture, Mla, MlpKind, Moe, NormKind, ParamCounts};
+pub use overview::{sweep_points, Overview};
 pub use presets::{all as presets, find as find_preset, Preset};
 pub use scenario::{
     Attention, Checkpointing, Job, LoraTargets, Loss, ModelChoice, Offload, Optimizer, Scenario,
     Switch, Zero,
 };
 pub use settings::{Refusal, Setting, SettingKind, SettingValue, SETTINGS};
-pub use units::Unit;
+pub use units::{short_count, thousands, Unit, GB, GIB, KIB, MIB};

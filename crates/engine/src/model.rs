@@ -1,7 +1,7 @@
 //! Model architectures and their exact parameter counts.
 
 use crate::error::EngineError;
-use crate::named_enum;
+use crate::named::named_enum;
 use crate::units::prod;
 
 named_enum! {

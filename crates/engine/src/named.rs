@@ -1,7 +1,6 @@
 //! Enums that know their own names: a short key for links and the CLI, and an English label.
 
 /// Declares a fieldless enum with `ALL`, `key()`, `label()` and `from_key()`.
-#[macro_export]
 macro_rules! named_enum {
     ($(#[$meta:meta])* pub enum $name:ident { $($(#[$vmeta:meta])* $variant:ident => ($key:literal, $label:literal)),+ $(,)? }) => {
         $(#[$meta])*
@@ -40,3 +39,5 @@ macro_rules! named_enum {
         }
     };
 }
+
+pub(crate) use named_enum;

@@ -5,7 +5,7 @@ use crate::dtype::{KvDtype, WeightFormat};
 use crate::error::EngineError;
 use crate::gpus::Gpu;
 use crate::model::Architecture;
-use crate::named_enum;
+use crate::named::named_enum;
 use crate::presets;
 use crate::settings::{SettingValue, SETTINGS};
 use crate::units::Unit;

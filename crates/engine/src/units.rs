@@ -5,7 +5,7 @@ pub const MIB: u64 = 1 << 20;
 pub const GIB: u64 = 1 << 30;
 pub const GB: u64 = 1_000_000_000;
 
-crate::named_enum! {
+crate::named::named_enum! {
     /// How sizes are shown: GPUs and PyTorch count in GiB (2^30); vendors' boxes say GB (10^9).
     pub enum Unit {
         Gib => ("gib", "GiB"),

@@ -5,13 +5,12 @@
 mod common;
 
 use common::{shows_non_finite, SATURATED};
-use vram_engine::link;
 use vram_engine::*;
 
 const TEN_T: u64 = 10_000_000_000_000;
 
 fn assert_countable(s: &Scenario) -> Breakdown {
-    let b = memory::estimate(s).unwrap_or_else(|e| panic!("{e}: {s:?}"));
+    let b = estimate(s).unwrap_or_else(|e| panic!("{e}: {s:?}"));
     for l in &b.lines {
         assert!(
             l.bytes < SATURATED,
@@ -31,7 +30,7 @@ fn assert_countable(s: &Scenario) -> Breakdown {
 /// The decoded link's scenario, asserting exactly the notices named (by a piece of each notice's
 /// data: its kind, its key, its range).
 fn decode_with(link: &str, expected: &[&str]) -> Scenario {
-    let d = link::decode(link);
+    let d = decode_link(link);
     assert_eq!(d.notices.len(), expected.len(), "{link}: {:?}", d.notices);
     for (n, word) in d.notices.iter().zip(expected) {
         let data = format!("{n:?}");
@@ -238,7 +237,7 @@ fn the_settings_combined_maxima_are_refused_in_words_never_shown_saturated() {
             checkpointing: Checkpointing::None,
             ..Scenario::default()
         };
-        match memory::estimate(&s) {
+        match estimate(&s) {
             Ok(_) => {
                 assert_countable(&s);
             }

@@ -1,8 +1,8 @@
 //! Behaviours that differ between frameworks, exposed as settings: each test checks the arithmetic
 //! a setting stands for, against a hand-computed figure.
 
-use vram_engine::memory::{estimate, Breakdown};
 use vram_engine::EngineError;
+use vram_engine::{estimate, Breakdown};
 use vram_engine::{
     Checkpointing, Component, Job, Loss, ModelChoice, Offload, Optimizer, Phase, Scenario,
     WeightFormat,

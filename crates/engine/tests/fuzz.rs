@@ -1,6 +1,6 @@
 //! A proptest-driven fuzzer for everything that reads untrusted text: share links
-//! (`link::decode`, `link::decode_arch`), config.json (`config::parse_config`, `json::parse`) and
-//! parameter counts (`link::parse_param_count`).
+//! (`decode_link`, `decode_arch`), config.json (`parse_config`, `parse_json`) and
+//! parameter counts (`parse_param_count`).
 //!
 //! Inputs: arbitrary strings and bytes, random JSON (huge numbers, deep nesting, unicode and
 //! escapes, duplicated keys), config-shaped objects, mutated real configs from the presets,
@@ -28,7 +28,6 @@ use std::time::{Duration, Instant};
 use common::*;
 use proptest::prelude::*;
 use proptest::sample::select;
-use vram_engine::link;
 use vram_engine::*;
 
 /// The longest any single call may take (debug build, a busy CI machine).
@@ -92,7 +91,7 @@ fn one_bounded_line(what: &str, message: &str) {
 /// Everything a link may do: notices are bounded, and the scenario is valid, estimates, and
 /// survives its own link unchanged.
 fn check_decode(input: &str) {
-    let d = timed("link::decode", input, || link::decode(input));
+    let d = timed("decode_link", input, || decode_link(input));
     if d.notices.is_empty() {
         accepted();
     }
@@ -111,15 +110,15 @@ fn check_decode(input: &str) {
         .unwrap_or_else(|e| panic!("{input:?} decodes to an invalid scenario: {e}"));
     // a decoded scenario estimates, or is refused in words as beyond any hardware (> 1 EiB per GPU,
     // e.g. eager attention over millions of tokens): never any other error
-    if let Err(e) = timed("memory::estimate", input, || memory::estimate(&d.scenario)) {
+    if let Err(e) = timed("estimate", input, || estimate(&d.scenario)) {
         assert_eq!(
             e,
             EngineError::BeyondHardware,
             "{input:?} decodes to a scenario without an estimate"
         );
     }
-    let again = link::encode(&d.scenario, &d.page);
-    let d2 = link::decode(&again);
+    let again = encode_link(&d.scenario, &d.page);
+    let d2 = decode_link(&again);
     assert!(d2.notices.is_empty(), "{again}: {:?}", d2.notices);
     assert_eq!(d2.scenario, d.scenario, "{again}");
 }
@@ -129,8 +128,8 @@ fn check_accepted_arch(input: &str, a: &Architecture) {
     accepted();
     a.validate()
         .unwrap_or_else(|e| panic!("{input:?} gives an invalid architecture: {e}"));
-    let text = link::encode_arch(a);
-    assert_eq!(link::decode_arch(&text).as_ref(), Ok(a), "{text}");
+    let text = encode_arch(a);
+    assert_eq!(decode_arch(&text).as_ref(), Ok(a), "{text}");
     let s = Scenario {
         model: ModelChoice::Custom {
             name: "fuzz".into(),
@@ -140,49 +139,45 @@ fn check_accepted_arch(input: &str, a: &Architecture) {
     };
     for job in [Job::Lora, Job::Inference] {
         let s = Scenario { job, ..s.clone() };
-        timed("memory::estimate", input, || memory::estimate(&s))
+        timed("estimate", input, || estimate(&s))
             .unwrap_or_else(|e| panic!("{input:?}: no estimate: {e}"));
     }
 }
 
 fn check_decode_arch(input: &str) {
-    match timed("link::decode_arch", input, || link::decode_arch(input)) {
+    match timed("decode_arch", input, || decode_arch(input)) {
         Ok(a) => check_accepted_arch(input, &a),
-        Err(e) => one_bounded_line("link::decode_arch", &e.to_string()),
+        Err(e) => one_bounded_line("decode_arch", &e.to_string()),
     }
 }
 
 fn check_config(input: &str) {
-    match timed("config::parse_config", input, || {
-        config::parse_config(input)
-    }) {
+    match timed("parse_config", input, || parse_config(input)) {
         Ok(a) => check_accepted_arch(input, &a),
-        Err(e) => one_bounded_line("config::parse_config", &e.to_string()),
+        Err(e) => one_bounded_line("parse_config", &e.to_string()),
     }
 }
 
-fn check_json(input: &str) -> Option<json::Value> {
-    match timed("json::parse", input, || json::parse(input)) {
+fn check_json(input: &str) -> Option<JsonValue> {
+    match timed("parse_json", input, || parse_json(input)) {
         Ok(v) => {
             accepted();
             Some(v)
         }
         Err(e) => {
-            one_bounded_line("json::parse", &format!("{e:?}"));
+            one_bounded_line("parse_json", &format!("{e:?}"));
             None
         }
     }
 }
 
 fn check_param_count(input: &str) {
-    match timed("link::parse_param_count", input, || {
-        link::parse_param_count(input)
-    }) {
+    match timed("parse_param_count", input, || parse_param_count(input)) {
         Ok(n) => {
             accepted();
             assert!((1..=1_000_000_000_000_000).contains(&n), "{input:?}: {n}")
         }
-        Err(e) => one_bounded_line("link::parse_param_count", &e.to_string()),
+        Err(e) => one_bounded_line("parse_param_count", &e.to_string()),
     }
 }
 
@@ -707,7 +702,7 @@ fn random_json_parses_like_serde_json_and_never_breaks_the_config_reader() {
             let ours = check_json(&text);
             if let Ok(theirs) = serde_json::from_str::<serde_json::Value>(&text) {
                 // valid JSON within the depth limit reads, and reads the same
-                if depth + 6 < json::MAX_DEPTH {
+                if depth + 6 < JSON_MAX_DEPTH {
                     let ours = ours.unwrap_or_else(|| panic!("valid JSON refused: {text}"));
                     same(&ours, &theirs);
                 }
@@ -727,7 +722,7 @@ fn config_shaped_objects_are_read_or_refused_with_a_reason() {
 #[test]
 fn mutated_preset_configs_are_read_or_refused_with_a_reason() {
     let strategy = (
-        select(presets::all().to_vec()),
+        select(presets().to_vec()),
         proptest::collection::vec(arb_op(), 0..6),
         proptest::collection::vec((arb_key(), arb_field_value()), 0..4),
     );
@@ -753,7 +748,7 @@ fn mutated_valid_links_decode_to_a_usable_scenario() {
         proptest::collection::vec(arb_op(), 0..8),
     );
     fuzz("mutated valid links", strategy, |(s, page, ops)| {
-        check_decode(&mutate(&link::encode(&s, &page), &ops))
+        check_decode(&mutate(&encode_link(&s, &page), &ops))
     });
 }
 
@@ -774,7 +769,7 @@ fn architecture_strings_are_read_or_refused_with_a_reason() {
     fuzz("architecture strings", strategy, |(text, a, ops)| {
         check_decode_arch(&text);
         check_decode(&format!("cfg={text}"));
-        check_decode_arch(&mutate(&link::encode_arch(&a), &ops));
+        check_decode_arch(&mutate(&encode_arch(&a), &ops));
     });
 }
 
@@ -789,7 +784,7 @@ fn parameter_counts_are_read_or_refused_with_a_reason() {
             text.parse::<u64>(),
         ) {
             if (1..=1_000_000_000_000_000).contains(&n) {
-                assert_eq!(link::parse_param_count(&text), Ok(n));
+                assert_eq!(parse_param_count(&text), Ok(n));
             }
         }
     });
@@ -797,22 +792,22 @@ fn parameter_counts_are_read_or_refused_with_a_reason() {
 
 /// Our JSON value and serde_json's agree: structure, strings, keys (a later duplicate wins) and
 /// every whole number serde_json reads as a u64.
-fn same(ours: &json::Value, theirs: &serde_json::Value) {
+fn same(ours: &JsonValue, theirs: &serde_json::Value) {
     use serde_json::Value as S;
     match (ours, theirs) {
-        (json::Value::Null, S::Null) => {}
-        (json::Value::Bool(a), S::Bool(b)) => assert_eq!(a, b),
-        (json::Value::Number(n), S::Number(m)) => {
+        (JsonValue::Null, S::Null) => {}
+        (JsonValue::Bool(a), S::Bool(b)) => assert_eq!(a, b),
+        (JsonValue::Number(n), S::Number(m)) => {
             if let Some(m) = m.as_u64() {
                 assert_eq!(ours.as_u64(), Some(m), "{n}");
             }
         }
-        (json::Value::String(a), S::String(b)) => assert_eq!(a, b),
-        (json::Value::Array(a), S::Array(b)) => {
+        (JsonValue::String(a), S::String(b)) => assert_eq!(a, b),
+        (JsonValue::Array(a), S::Array(b)) => {
             assert_eq!(a.len(), b.len());
             a.iter().zip(b).for_each(|(x, y)| same(x, y));
         }
-        (json::Value::Object(a), S::Object(b)) => {
+        (JsonValue::Object(a), S::Object(b)) => {
             for (k, v) in b {
                 same(a.get(k).unwrap_or_else(|| panic!("no key {k:?}")), v);
             }

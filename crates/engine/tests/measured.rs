@@ -9,9 +9,12 @@ use std::time::{Duration, Instant};
 
 use proptest::prelude::*;
 use proptest::sample::select;
-use vram_engine::measured::{
-    self, link::LINK_MAX, Device, DeviceApi, Facts, Figure, Level, MeasureError, Measurement,
-    Reading, SizeUnit, SourceKind, MAX_BYTES, MAX_COUNT, MAX_FIGURES, MAX_INPUT_BYTES, MAX_LINES,
+use vram_engine::{
+    parse_measurement, parse_measurement_as, Device, DeviceApi, Facts, Figure, Level, MeasureError,
+    Measurement, Reading, SizeUnit, SourceKind, MAX_MEASURED_BYTES as MAX_BYTES,
+    MAX_MEASURED_COUNT as MAX_COUNT, MAX_MEASURED_FIGURES as MAX_FIGURES,
+    MAX_MEASUREMENT_BYTES as MAX_INPUT_BYTES, MAX_MEASUREMENT_LINES as MAX_LINES,
+    MAX_MEASUREMENT_LINK as LINK_MAX,
 };
 
 /// The longest one parse may take (debug build, a busy machine).
@@ -35,7 +38,7 @@ fn config() -> ProptestConfig {
 /// Everything a parse may return: in time, bounded, and an accepted measurement survives its link.
 fn check(text: &str) {
     let t = Instant::now();
-    let r = measured::parse(text);
+    let r = parse_measurement(text);
     let took = t.elapsed();
     assert!(took < MAX_CALL, "{took:?} on {:?}", prefix(text));
     match r {
@@ -46,7 +49,7 @@ fn check(text: &str) {
         }
     }
     for kind in SourceKind::ALL {
-        if let Ok(m) = measured::parse_as(*kind, text) {
+        if let Ok(m) = parse_measurement_as(*kind, text) {
             usable(&m);
         }
     }
@@ -320,7 +323,7 @@ proptest! {
         let scale = 10u128.pow(frac.len() as u32);
         let mantissa = u128::from(int) * scale + frac.parse::<u128>().unwrap_or(0);
         let exact = (mantissa * per_unit * 2 + scale) / (scale * 2);
-        match measured::parse(&text) {
+        match parse_measurement(&text) {
             Ok(m) => {
                 prop_assert_eq!(m.figures().len(), 1);
                 let f = m.figures()[0];
@@ -347,7 +350,7 @@ fn huge_numbers_are_out_of_range_or_unreadable_never_wrapped() {
         "llm_load_tensors:      CUDA0 buffer size = 999999999999999999.99 MiB",
         "| N/A 27C P0 32W / 250W | 99999999999999999999MiB / 16384MiB |",
     ] {
-        let e = measured::parse(text).unwrap_err();
+        let e = parse_measurement(text).unwrap_err();
         assert!(
             matches!(
                 e,
@@ -358,11 +361,11 @@ fn huge_numbers_are_out_of_range_or_unreadable_never_wrapped() {
     }
     let digits = format!("allocated {} GiB", "9".repeat(10_000));
     assert_eq!(
-        measured::parse(&digits),
+        parse_measurement(&digits),
         Err(MeasureError::BadNumber { line: 1 })
     );
     let count = "# GPU blocks: 99999999999999999999";
-    assert!(measured::parse(count).is_err());
+    assert!(parse_measurement(count).is_err());
 }
 
 #[test]
@@ -370,14 +373,14 @@ fn overlong_lines_nul_bytes_and_a_million_lines_are_handled_quickly() {
     let t = Instant::now();
     // a line past MAX_LINE_BYTES is skipped unread, the next one still counts
     let long = format!("{}\n21 GiB allocated", "7 ".repeat(100_000));
-    assert_eq!(measured::parse(&long).unwrap().figures().len(), 1);
+    assert_eq!(parse_measurement(&long).unwrap().figures().len(), 1);
     // numbers everywhere in one long line that is short enough to read
     let numbers = "1 2 3 4 5 6 7 8 9 ".repeat(800) + "1 GiB used";
-    assert_eq!(measured::parse(&numbers).unwrap().figures().len(), 1);
+    assert_eq!(parse_measurement(&numbers).unwrap().figures().len(), 1);
     let nul = "\0".repeat(1000) + "21 GiB\0allocated\0";
     check(&nul);
     assert_eq!(
-        measured::parse(&"\n".repeat(1_000_000)),
+        parse_measurement(&"\n".repeat(1_000_000)),
         Err(MeasureError::TooLarge {
             bytes: 1_000_000,
             limit: MAX_INPUT_BYTES
@@ -385,19 +388,22 @@ fn overlong_lines_nul_bytes_and_a_million_lines_are_handled_quickly() {
     );
     let lines = "\n".repeat(MAX_LINES + 10) + "1 GiB";
     assert!(matches!(
-        measured::parse(&lines),
+        parse_measurement(&lines),
         Err(MeasureError::TooManyLines { .. })
     ));
     let deep = format!("{{\"peak_bytes_total\": 1, \"a\": {}", "[".repeat(100_000));
     assert!(matches!(
-        measured::parse(&deep),
+        parse_measurement(&deep),
         Err(MeasureError::BadJson { .. })
     ));
     let many = "llm_load_tensors:      CUDA0 buffer size =  5434.38 MiB\n".repeat(3000)
         + &(0..200)
             .map(|i| format!("llm_load_tensors:      CUDA{i} buffer size =  {i}.5 MiB\n"))
             .collect::<String>();
-    assert_eq!(measured::parse(&many).unwrap().figures().len(), MAX_FIGURES);
+    assert_eq!(
+        parse_measurement(&many).unwrap().figures().len(),
+        MAX_FIGURES
+    );
     assert!(t.elapsed() < MAX_CALL * 4, "{:?}", t.elapsed());
 }
 

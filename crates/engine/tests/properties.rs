@@ -6,11 +6,11 @@ mod common;
 
 use common::*;
 use proptest::prelude::*;
-use vram_engine::link::{self, PageSettings};
+use vram_engine::PageSettings;
 use vram_engine::*;
 
 fn estimate_of(s: &Scenario) -> Breakdown {
-    memory::estimate(s).unwrap_or_else(|e| panic!("no estimate ({e}) for {s:?}"))
+    estimate(s).unwrap_or_else(|e| panic!("no estimate ({e}) for {s:?}"))
 }
 
 fn config() -> ProptestConfig {
@@ -57,13 +57,13 @@ proptest! {
         page in arb_page(),
     ) {
         prop_assert!(s.validate().is_ok(), "the strategy made an invalid scenario: {s:?}");
-        let q = link::encode(&s, &page);
-        let d = link::decode(&q);
+        let q = encode_link(&s, &page);
+        let d = decode_link(&q);
         prop_assert!(d.notices.is_empty(), "{q}: {:?}", d.notices);
         prop_assert_eq!(&d.scenario, &s, "{}", q);
         prop_assert_eq!(d.page, page);
         // and as a whole URL, as the page shares it
-        let url = link::decode(&format!("https://example.invalid/vram/?{q}"));
+        let url = decode_link(&format!("https://example.invalid/vram/?{q}"));
         prop_assert!(url.notices.is_empty());
         prop_assert_eq!(url.scenario, s);
     }
@@ -75,7 +75,7 @@ proptest! {
     ) {
         if let Ok(model) = ModelChoice::from_config(&name, &text) {
             let s = Scenario { model, ..Scenario::default() };
-            let d = link::decode(&link::encode(&s, &PageSettings::default()));
+            let d = decode_link(&encode_link(&s, &PageSettings::default()));
             prop_assert!(d.notices.is_empty(), "{:?}", d.notices);
             prop_assert_eq!(d.scenario, s);
         }
@@ -83,8 +83,8 @@ proptest! {
 
     #[test]
     fn a_generated_architecture_survives_its_share_link(a in arb_arch()) {
-        let text = link::encode_arch(&a);
-        prop_assert_eq!(link::decode_arch(&text), Ok(a));
+        let text = encode_arch(&a);
+        prop_assert_eq!(decode_arch(&text), Ok(a));
     }
 
     #[test]
@@ -245,16 +245,16 @@ proptest! {
     #[test]
     fn every_suggested_change_makes_the_job_fit_and_none_is_suggested_when_it_fits(s in arb_scenario()) {
         let arch = s.model.architecture().unwrap();
-        let b = memory::estimate_with(&s, &arch, false).unwrap();
-        let remedies = fit::remedies(&s, &arch, &b);
-        if fit::fits(&s, &b, s.gpu) {
+        let b = estimate_with(&s, &arch, false).unwrap();
+        let remedies = remedies(&s, &arch, &b);
+        if fits(&s, &b, s.gpu) {
             prop_assert!(remedies.is_empty());
         }
         for (r, total) in remedies {
             let t = r.apply(&s).unwrap();
-            let bt = memory::estimate_with(&t, &arch, false).unwrap();
+            let bt = estimate_with(&t, &arch, false).unwrap();
             prop_assert_eq!(bt.total, total);
-            prop_assert!(fit::fits(&t, &bt, t.gpu), "{:?} does not fit: {:?}", r, t);
+            prop_assert!(fits(&t, &bt, t.gpu), "{:?} does not fit: {:?}", r, t);
         }
     }
 
@@ -263,9 +263,9 @@ proptest! {
         let arch = s.model.architecture().unwrap();
         let fits = |batch: u64| {
             let t = Scenario { batch, ..s.clone() };
-            memory::estimate_with(&t, &arch, false).is_ok_and(|b| fit::fits(&t, &b, t.gpu))
+            estimate_with(&t, &arch, false).is_ok_and(|b| fits(&t, &b, t.gpu))
         };
-        match fit::solve(&s, &arch).max_batch {
+        match solve(&s, &arch).max_batch {
             Some(n) => {
                 prop_assert!(fits(n), "max batch {n} does not fit: {s:?}");
                 prop_assert!(!fits(n + 1), "max batch {n} but {} fits: {s:?}", n + 1);

@@ -2,20 +2,19 @@
 //! the property tests (`tests/properties.rs`) and by the fuzzer (`tests/fuzz.rs`); see
 //! docs/robustness.md. Add a line for each new finding.
 
-use vram_engine::link;
 use vram_engine::*;
 
 #[derive(Clone, Copy, Debug)]
 enum Reader {
-    /// `link::decode`
+    /// `decode_link`
     Decode,
-    /// `link::decode_arch`
+    /// `decode_arch`
     DecodeArch,
-    /// `config::parse_config`
+    /// `parse_config`
     Config,
-    /// `json::parse`, then `as_u64` of the value
+    /// `parse_json`, then `as_u64` of the value
     JsonU64,
-    /// `link::parse_param_count`
+    /// `parse_param_count`
     ParamCount,
 }
 
@@ -100,37 +99,37 @@ fn every_input_that_once_broke_a_reader_gives_what_it_should() {
         let what = format!("case {i} {reader:?} {input:?} (before: {before})");
         let outcome = std::panic::catch_unwind(|| match (reader, expect) {
             (Decode, Notices(phrases)) => {
-                let d = link::decode(input);
+                let d = decode_link(input);
                 assert_eq!(d.notices.len(), phrases.len(), "{:?}", d.notices);
                 for (n, p) in d.notices.iter().zip(phrases.iter()) {
                     let n = format!("{n:?}");
                     single_line("notice", &n);
                     assert!(n.contains(p), "{n:?} does not hold {p:?}");
                 }
-                assert!(memory::estimate(&d.scenario).is_ok());
+                assert!(estimate(&d.scenario).is_ok());
             }
             (DecodeArch, Accepted) => {
-                let a = link::decode_arch(input).unwrap();
-                assert_eq!(link::decode_arch(&link::encode_arch(&a)), Ok(a));
+                let a = decode_arch(input).unwrap();
+                assert_eq!(decode_arch(&encode_arch(&a)), Ok(a));
             }
             (Config, Accepted) => {
-                let a = config::parse_config(input).unwrap();
-                assert_eq!(link::decode_arch(&link::encode_arch(&a)), Ok(a));
+                let a = parse_config(input).unwrap();
+                assert_eq!(decode_arch(&encode_arch(&a)), Ok(a));
             }
             (DecodeArch | Config, Refused(phrase)) => {
                 let e = match reader {
-                    DecodeArch => link::decode_arch(input).unwrap_err(),
-                    _ => config::parse_config(input).unwrap_err(),
+                    DecodeArch => decode_arch(input).unwrap_err(),
+                    _ => parse_config(input).unwrap_err(),
                 };
                 let e = format!("{e:?}");
                 single_line("error", &e);
                 assert!(e.contains(phrase), "{e:?} does not hold {phrase:?}");
             }
             (JsonU64, Number(n)) => {
-                assert_eq!(json::parse(input).unwrap().as_u64(), *n);
+                assert_eq!(parse_json(input).unwrap().as_u64(), *n);
             }
             (ParamCount, Number(n)) => {
-                assert_eq!(link::parse_param_count(input).ok(), *n);
+                assert_eq!(parse_param_count(input).ok(), *n);
             }
             _ => panic!("no such check"),
         });
@@ -153,7 +152,7 @@ fn a_gpt_2_style_config_with_268_million_positions_survives_its_link() {
         model,
         ..Scenario::default()
     };
-    let d = link::decode(&link::encode(&s, &link::PageSettings::default()));
+    let d = decode_link(&encode_link(&s, &PageSettings::default()));
     assert!(d.notices.is_empty(), "{:?}", d.notices);
     assert_eq!(d.scenario, s);
 }
@@ -165,7 +164,7 @@ fn an_inference_scenario_without_lora_targets_survives_its_link() {
         lora_targets: LoraTargets::empty(),
         ..Scenario::default()
     };
-    let d = link::decode(&link::encode(&s, &link::PageSettings::default()));
+    let d = decode_link(&encode_link(&s, &PageSettings::default()));
     assert!(d.notices.is_empty(), "{:?}", d.notices);
     assert_eq!(d.scenario, s);
 }
@@ -176,7 +175,7 @@ fn a_megabyte_value_in_a_config_gives_a_short_error() {
         let cfg = format!(
             r#"{{"hidden_size":{value},"num_hidden_layers":2,"num_attention_heads":2,"vocab_size":10}}"#
         );
-        let e = config::parse_config(&cfg).unwrap_err();
+        let e = parse_config(&cfg).unwrap_err();
         match &e {
             EngineError::NotAWholeNumber { field, shown } => {
                 assert_eq!(field, "hidden_size");
@@ -191,20 +190,20 @@ fn a_megabyte_value_in_a_config_gives_a_short_error() {
 fn large_inputs_are_refused_or_read_quickly() {
     let t = std::time::Instant::now();
     // deep nesting, a link of nothing but separators, a config at the size limit
-    assert!(json::parse(&"[".repeat(1_000_000)).is_err());
-    assert!(json::parse(&"{\"a\":".repeat(100_000)).is_err());
-    let d = link::decode(&"&".repeat(link::MAX_LINK_CHARS));
+    assert!(parse_json(&"[".repeat(1_000_000)).is_err());
+    assert!(parse_json(&"{\"a\":".repeat(100_000)).is_err());
+    let d = decode_link(&"&".repeat(MAX_LINK_CHARS));
     assert!(d.notices.is_empty());
-    let d = link::decode(&"a=1&".repeat(link::MAX_LINK_CHARS / 4));
-    assert_eq!(d.notices.len(), link::MAX_LINK_CHARS / 4);
-    let d = link::decode(&"%".repeat(link::MAX_LINK_CHARS + 1));
+    let d = decode_link(&"a=1&".repeat(MAX_LINK_CHARS / 4));
+    assert_eq!(d.notices.len(), MAX_LINK_CHARS / 4);
+    let d = decode_link(&"%".repeat(MAX_LINK_CHARS + 1));
     assert_eq!(d.notices.len(), 1);
     let wide = format!(
         "{{{}\"hidden_size\":64}}",
-        "\"k\":[1,2,3],".repeat(config::MAX_CONFIG_BYTES / 14)
+        "\"k\":[1,2,3],".repeat(MAX_CONFIG_BYTES / 14)
     );
-    assert!(wide.len() <= config::MAX_CONFIG_BYTES);
-    assert!(config::parse_config(&wide).is_err());
+    assert!(wide.len() <= MAX_CONFIG_BYTES);
+    assert!(parse_config(&wide).is_err());
     assert!(
         t.elapsed() < std::time::Duration::from_secs(10),
         "{:?}",

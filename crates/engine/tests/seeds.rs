@@ -1,11 +1,12 @@
 //! The seed texts' worked examples (the two source texts the product grew from: a book chapter and a blog post, in Chinese). Where their physics holds the engine agrees;
 //! where it does not, the test pins the right figure and its name says why.
 
-use vram_engine::memory::{estimate, kv_cache_bytes, lora_params};
-use vram_engine::units::{GB, GIB};
+use vram_engine::find_preset;
+use vram_engine::{estimate, kv_cache_bytes, lora_params};
 use vram_engine::{
-    presets, Component, Gpu, Job, LoraTargets, ModelChoice, Optimizer, Scenario, WeightFormat,
+    Component, Gpu, Job, LoraTargets, ModelChoice, Optimizer, Scenario, WeightFormat,
 };
+use vram_engine::{GB, GIB};
 
 fn llama2_7b() -> Scenario {
     Scenario {
@@ -76,7 +77,7 @@ fn seed_000_thirteen_b_full_fine_tune_keeps_26_gb_of_bf16_weights_and_26_gb_of_g
 #[test]
 fn seed_000_kv_cache_of_llama_7b_at_2048_tokens_is_1_gib_not_the_seeds_2_gb() {
     // 2 (K, V) × 32 layers × 4096 × 2048 tokens × 2 B = 1,073,741,824 B: the seed doubles it
-    let a = presets::find("llama-2-7b").unwrap().architecture();
+    let a = find_preset("llama-2-7b").unwrap().architecture();
     assert_eq!(kv_cache_bytes(&a, 16, 1, 1, 2048), GIB);
     assert_eq!(
         kv_cache_bytes(&a, 16, 1, 8, 2048),
@@ -87,8 +88,8 @@ fn seed_000_kv_cache_of_llama_7b_at_2048_tokens_is_1_gib_not_the_seeds_2_gb() {
 
 #[test]
 fn kv_cache_follows_kv_heads_so_llama_3_8b_needs_a_quarter_of_llama_2_7b_per_token() {
-    let l2 = presets::find("llama-2-7b").unwrap().architecture();
-    let l3 = presets::find("llama-3.1-8b").unwrap().architecture();
+    let l2 = find_preset("llama-2-7b").unwrap().architecture();
+    let l3 = find_preset("llama-3.1-8b").unwrap().architecture();
     assert_eq!(
         kv_cache_bytes(&l2, 16, 1, 1, 1),
         4 * kv_cache_bytes(&l3, 16, 1, 1, 1)
@@ -102,7 +103,7 @@ fn seed_000_lora_rank_8_on_q_and_v_of_a_7b_trains_about_4_million_parameters() {
         lora_targets: LoraTargets::parse("q,v").unwrap(),
         ..llama2_7b()
     };
-    let a = presets::find("llama-2-7b").unwrap().architecture();
+    let a = find_preset("llama-2-7b").unwrap().architecture();
     assert_eq!(lora_params(&a, &s), 4_194_304);
 }
 
@@ -175,7 +176,7 @@ fn a_frozen_quantized_base_has_no_gradients_or_optimizer_states_of_its_own() {
         ..llama2_7b()
     };
     let b = estimate(&s).unwrap();
-    let a = presets::find("llama-2-7b").unwrap().architecture();
+    let a = find_preset("llama-2-7b").unwrap().architecture();
     assert_eq!(b.trainable, lora_params(&a, &s));
     // gradients only for the adapters (fp32), none for the 6.7B frozen base
     assert_eq!(b.largest(Component::Gradients), b.trainable * 4);

@@ -19,7 +19,7 @@ mod vllm;
 pub use compare::{Comparison, Target};
 pub use quantity::{Reading, SizeUnit};
 
-use crate::named_enum;
+use crate::named::named_enum;
 use quantity::{NumberProblem, Quantity};
 
 /// Pasted text longer than this is refused (a whole vLLM start-up log is 20–60 KiB).

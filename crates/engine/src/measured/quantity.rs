@@ -1,7 +1,7 @@
 //! Numbers with units as people paste them: "21.3 GiB", "23,000 MiB", "14.9888 GB", exact to the byte.
 
 use super::MAX_BYTES;
-use crate::named_enum;
+use crate::named::named_enum;
 
 named_enum! {
     /// A size unit exactly as the source wrote it.

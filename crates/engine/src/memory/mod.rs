@@ -22,7 +22,7 @@ use crate::dtype::WeightFormat;
 use crate::error::EngineError;
 use crate::formula::{Arg, Formula, Msg};
 use crate::model::{Architecture, ParamCounts};
-use crate::named_enum;
+use crate::named::named_enum;
 use crate::scenario::{Job, Scenario, Zero};
 use crate::units::{prod, scale, MIB};
 

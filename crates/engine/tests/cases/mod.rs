@@ -22,13 +22,13 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use vram_engine::memory::lora_params;
-use vram_engine::model::{MlpKind, NormKind};
-use vram_engine::units::GIB;
+use vram_engine::lora_params;
+use vram_engine::GIB;
 use vram_engine::{
     estimate_with, Architecture, Attention, Breakdown, Checkpointing, Component, Gpu, Job,
     LoraTargets, Loss, ModelChoice, Offload, Optimizer, Scenario, Switch, WeightFormat, Zero,
 };
+use vram_engine::{MlpKind, NormKind};
 
 /// The target the report is held to: median and 90th-percentile absolute error, in percent.
 pub const TARGET_MEDIAN_PCT: f64 = 10.0;
@@ -761,13 +761,13 @@ fn architecture(n: &Value, fam: Family, notes: &mut Vec<String>) -> Result<Archi
             if a.extra_params > stated / 1000 {
                 notes.push(format!(
                     "{} parameters outside the shape (extra)",
-                    vram_engine::units::short_count(a.extra_params)
+                    vram_engine::short_count(a.extra_params)
                 ));
             }
         } else if shape - stated > stated / 1000 {
             notes.push(format!(
                 "the shape has {} more parameters than stated",
-                vram_engine::units::short_count(shape - stated)
+                vram_engine::short_count(shape - stated)
             ));
         }
     }
@@ -1178,8 +1178,8 @@ pub fn map_case(c: &Value, n: &Value) -> Result<(Mapped, Option<String>), String
                 };
                 notes.push(format!(
                     "LoRA params {} vs {} stated{why}",
-                    vram_engine::units::short_count(ours),
-                    vram_engine::units::short_count(stated)
+                    vram_engine::short_count(ours),
+                    vram_engine::short_count(stated)
                 ));
             }
         }

@@ -6,8 +6,8 @@
 
 use proptest::prelude::*;
 use proptest::sample::select;
-use vram_engine::model::{Mla, MlpKind, Moe, NormKind};
 use vram_engine::*;
+use vram_engine::{Mla, MlpKind, Moe, NormKind};
 
 /// A byte count at or above this means a product saturated: the engine's `prod` clamps at
 /// u64::MAX, and the KV cache divides a (possibly clamped) bit count by 8. No real estimate
@@ -21,7 +21,7 @@ pub fn shows_non_finite(text: &str) -> bool {
 }
 
 pub fn preset_ids() -> Vec<&'static str> {
-    presets::all().iter().map(|p| p.id).collect()
+    presets().iter().map(|p| p.id).collect()
 }
 
 /// Every quantized weight format (QLoRA's bases).
@@ -183,7 +183,7 @@ pub fn config_edit() -> impl Strategy<Value = (&'static str, serde_json::Value)>
 /// A preset's config.json with a few fields changed: real shapes, slightly off the catalog.
 pub fn arb_config_text() -> impl Strategy<Value = String> {
     (
-        select(presets::all().to_vec()),
+        select(presets().to_vec()),
         proptest::collection::vec(config_edit(), 0..4),
     )
         .prop_map(|(p, edits)| {
@@ -382,7 +382,7 @@ pub fn within_bounds(mut s: Scenario) -> Scenario {
     let trains_nothing = s
         .model
         .architecture()
-        .is_ok_and(|a| vram_engine::memory::lora_params(&a, &s) == 0);
+        .is_ok_and(|a| vram_engine::lora_params(&a, &s) == 0);
     if s.job.is_peft() && trains_nothing {
         s.lora_targets = vram_engine::LoraTargets::all_linear();
     }
@@ -398,8 +398,7 @@ pub fn within_bounds(mut s: Scenario) -> Scenario {
             },
         ];
         std::iter::once(t).chain(bigger.iter()).any(|x| {
-            vram_engine::memory::estimate(x)
-                .is_err_and(|e| e == vram_engine::EngineError::BeyondHardware)
+            vram_engine::estimate(x).is_err_and(|e| e == vram_engine::EngineError::BeyondHardware)
         })
     };
     for _ in 0..64 {
@@ -414,7 +413,6 @@ pub fn within_bounds(mut s: Scenario) -> Scenario {
 }
 
 /// Page settings a link can carry.
-pub fn arb_page() -> impl Strategy<Value = vram_engine::link::PageSettings> {
-    select(vec![None, Some("en"), Some("zh")])
-        .prop_map(|lang| vram_engine::link::PageSettings { lang })
+pub fn arb_page() -> impl Strategy<Value = vram_engine::PageSettings> {
+    select(vec![None, Some("en"), Some("zh")]).prop_map(|lang| vram_engine::PageSettings { lang })
 }

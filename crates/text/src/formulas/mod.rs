@@ -4,10 +4,10 @@
 mod sentences;
 
 use crate::Lang;
-use vram_engine::formula::{Arg, Formula};
-use vram_engine::memory::Moment;
-use vram_engine::units::thousands;
+use vram_engine::thousands;
+use vram_engine::Moment;
 use vram_engine::Unit;
+use vram_engine::{Arg, Formula};
 
 pub use sentences::sentence;
 

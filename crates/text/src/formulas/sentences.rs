@@ -3,7 +3,7 @@
 //! `--explain` prints.
 
 use crate::Lang;
-use vram_engine::formula::Msg;
+use vram_engine::Msg;
 
 /// The sentence of `msg` in `lang`, with its placeholders.
 pub fn sentence(lang: Lang, msg: Msg) -> &'static str {

@@ -1,5 +1,5 @@
 use super::*;
-use vram_engine::formula::Msg;
+use vram_engine::Msg;
 use vram_engine::{
     estimate, Attention, Checkpointing, Job, Loss, ModelChoice, Offload, Optimizer, Phase,
     Scenario, Switch, WeightFormat, Zero,

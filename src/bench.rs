@@ -1,0 +1,34 @@
+//! The browser benchmark's hook, built only with `--features bench` (scripts/bench.sh builds
+//! dist-bench/ with it); the production page does not carry it.
+
+/// Times the engine inside the page (called by the browser benchmark through `window.wasmBindings`):
+/// microseconds per estimate, per solver run and per "memory vs sequence" sweep.
+#[wasm_bindgen::prelude::wasm_bindgen]
+pub fn engine_bench() -> String {
+    use vram_engine::{estimate_with, solve, Overview, Scenario};
+    let now = || {
+        web_sys::window()
+            .and_then(|w| w.performance())
+            .map(|p| p.now())
+            .unwrap_or(0.0)
+    };
+    let s = Scenario::default();
+    let arch = s.model.architecture().expect("default preset");
+    let n = 2_000;
+    let t0 = now();
+    for _ in 0..n {
+        let _ = std::hint::black_box(estimate_with(&s, &arch, true));
+    }
+    let estimate_us = (now() - t0) * 1000.0 / n as f64;
+    let t0 = now();
+    for _ in 0..20 {
+        let _ = std::hint::black_box(solve(&s, &arch));
+    }
+    let solve_us = (now() - t0) * 1000.0 / 20.0;
+    let t0 = now();
+    for _ in 0..20 {
+        let _ = std::hint::black_box(Overview::compute(&s));
+    }
+    let page_us = (now() - t0) * 1000.0 / 20.0;
+    format!("estimate {estimate_us:.1} us, solver {solve_us:.0} us, whole page memo (estimate + verdicts + solver + bars + sweep) {page_us:.0} us")
+}
