@@ -1,0 +1,84 @@
+//! The settings registry, seen from the built page: every setting that applies to a job has its
+//! control (found by the registry's id), none that does not, and a changed control lands in the
+//! link under the registry's key. Errors and notices speak the page's language.
+
+use e2e::Page;
+use vram_engine::{decode_link, Job, Scenario, SettingKind, SETTINGS};
+
+/// The scenario a link of this job opens with.
+fn opened(job: Job) -> Scenario {
+    decode_link(&format!("v=1&j={}", job.key())).scenario
+}
+
+#[test]
+fn every_setting_that_applies_to_a_job_has_its_control_and_no_other_setting_does() {
+    let page = Page::open("/");
+    for job in Job::ALL {
+        page.click(&format!("#job-{}", job.key()));
+        let s = opened(*job);
+        page.wait_until(&format!("the {} controls", job.key()), 10, |p| {
+            SETTINGS
+                .iter()
+                .all(|st| p.count(&format!("[id='{}']", st.id)) == u64::from((st.applies)(&s)))
+        });
+        for st in SETTINGS {
+            let shown = page.count(&format!("[id='{}']", st.id));
+            assert_eq!(
+                shown,
+                u64::from((st.applies)(&s)),
+                "{} on the {} job",
+                st.id,
+                job.key()
+            );
+        }
+    }
+    page.assert_no_console_errors();
+}
+
+#[test]
+fn a_switch_and_a_number_changed_on_the_page_land_in_the_link_under_their_registry_keys() {
+    let page = Page::open("/?v=1&j=full");
+    for st in SETTINGS {
+        match st.kind {
+            SettingKind::Switch if (st.applies)(&opened(Job::Full)) => {
+                let before = page.url();
+                page.click(&format!("#{}", st.id));
+                page.wait_until(&format!("{} in the link", st.key), 5, |p| {
+                    p.url() != before && p.url().contains(&format!("{}=", st.key))
+                });
+            }
+            _ => {}
+        }
+    }
+    page.set("#grad-accum-num", "8", "change");
+    page.wait_until("ga=8 in the link", 5, |p| p.url().contains("ga=8"));
+    let reopened = decode_link(&page.url());
+    assert_eq!(reopened.scenario.grad_accum, 8);
+    page.assert_no_console_errors();
+}
+
+#[test]
+fn on_the_chinese_page_a_link_notice_and_an_error_are_in_chinese() {
+    let page = Page::open("/?v=1&lang=zh&b=0&zzz=1&j=full&w=nf4");
+    let notice = page.text_of("#link-notice");
+    assert!(
+        notice.contains("已忽略 b=") && notice.contains("已忽略未知设置") && notice.contains("该设置已重置"),
+        "{notice}"
+    );
+    assert!(!notice.contains("ignored"), "{notice}");
+    page.click("#model-source-config");
+    page.wait_for("#config-text", 5);
+    page.set("#config-text", "[1,2]", "input");
+    page.click("#config-apply");
+    page.wait_until("the inline error", 5, |s| {
+        !s.text_of("#config-error").is_empty()
+    });
+    let error = page.text_of("#config-error");
+    assert!(error.contains("顶层不是 JSON 对象"), "{error}");
+    // the same error follows the language toggle
+    page.click("#lang-toggle");
+    page.wait_until("the error in English", 5, |s| {
+        s.text_of("#config-error").contains("top level is not a JSON object")
+    });
+    page.assert_no_console_errors();
+}
