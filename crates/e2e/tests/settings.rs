@@ -62,7 +62,9 @@ fn on_the_chinese_page_a_link_notice_and_an_error_are_in_chinese() {
     let page = Page::open("/?v=1&lang=zh&b=0&zzz=1&j=full&w=nf4");
     let notice = page.text_of("#link-notice");
     assert!(
-        notice.contains("已忽略 b=") && notice.contains("已忽略未知设置") && notice.contains("该设置已重置"),
+        notice.contains("已忽略 b=")
+            && notice.contains("已忽略未知设置")
+            && notice.contains("该设置已重置"),
         "{notice}"
     );
     assert!(!notice.contains("ignored"), "{notice}");
@@ -78,7 +80,8 @@ fn on_the_chinese_page_a_link_notice_and_an_error_are_in_chinese() {
     // the same error follows the language toggle
     page.click("#lang-toggle");
     page.wait_until("the error in English", 5, |s| {
-        s.text_of("#config-error").contains("top level is not a JSON object")
+        s.text_of("#config-error")
+            .contains("top level is not a JSON object")
     });
     page.assert_no_console_errors();
 }

@@ -4,277 +4,289 @@ use vram_engine::Setting;
 
 use crate::Lang;
 
-/// (id, English label, Chinese label, English help, Chinese help).
-const WORDS: &[(&str, &str, &str, &str, &str)] = &[
-    (
-        "job",
-        "Job",
-        "任务",
-        "what the GPU is asked to do",
-        "GPU 要做的事：推理、服务、全量微调、LoRA 或 QLoRA",
-    ),
-    (
-        "weights",
-        "Weights",
-        "权重格式",
-        "the format the weights are stored in",
-        "权重的存储格式",
-    ),
-    (
-        "kv-dtype",
-        "KV cache dtype",
-        "KV Cache 精度",
-        "KV-cache dtype",
-        "KV Cache 的数据类型",
-    ),
-    (
-        "optimizer",
-        "Optimizer",
-        "优化器",
-        "the optimizer and where its states live",
-        "优化器及其状态的存放方式",
-    ),
-    (
-        "ckpt",
-        "Gradient checkpointing",
-        "梯度检查点",
-        "gradient checkpointing",
-        "梯度（激活）检查点",
-    ),
-    (
-        "attention",
-        "Attention kernel",
-        "注意力实现",
-        "the attention kernel: fused kernels never store the seq × seq scores",
-        "注意力实现：融合内核不保存 seq × seq 得分矩阵",
-    ),
-    (
-        "loss",
-        "Loss",
-        "损失计算",
-        "how the loss is computed over the vocabulary",
-        "在词表上计算损失的方式",
-    ),
-    (
-        "zero",
-        "ZeRO stage",
-        "ZeRO 阶段",
-        "what ZeRO / FSDP shards over the GPUs",
-        "ZeRO / FSDP 在各卡之间切分的内容",
-    ),
-    (
-        "offload",
-        "CPU offload",
-        "CPU 卸载",
-        "what ZeRO-Offload moves to CPU memory",
-        "ZeRO-Offload 移到 CPU 内存的内容",
-    ),
-    ("gpu", "GPU", "GPU 型号", "the GPU model", "GPU 型号"),
-    (
-        "unit",
-        "Units",
-        "单位",
-        "GiB (2^30 bytes) or GB (10^9 bytes)",
-        "GiB（2^30 字节）或 GB（10^9 字节）",
-    ),
+/// (id, English label, Chinese label): what the page and the CLI call each setting.
+const LABELS: &[(&str, &str, &str)] = &[
+    ("job", "Job", "任务"),
+    ("weights", "Weights", "权重格式"),
+    ("kv-dtype", "KV cache dtype", "KV Cache 精度"),
+    ("optimizer", "Optimizer", "优化器"),
+    ("ckpt", "Gradient checkpointing", "梯度检查点"),
+    ("attention", "Attention kernel", "注意力实现"),
+    ("loss", "Loss", "损失计算"),
+    ("zero", "ZeRO stage", "ZeRO 阶段"),
+    ("offload", "CPU offload", "CPU 卸载"),
+    ("gpu", "GPU", "GPU 型号"),
+    ("unit", "Units", "单位"),
     (
         "switch-mw",
         "fp32 master weights (LoRA: fp32 adapters)",
         "fp32 主权重 / fp32 适配器",
-        "fp32 master weights (for LoRA: fp32 adapters)",
-        "fp32 主权重（LoRA：fp32 适配器）",
     ),
     (
         "switch-ld",
         "LoRA dropout (adapters keep their own input copy)",
         "LoRA dropout（每个适配器保存自己的输入副本）",
-        "dropout on the adapters' input (each adapter keeps a copy and a mask)",
-        "适配器输入上的 dropout（每个适配器保存一份输入副本和掩码）",
     ),
     (
         "switch-mts",
         "embeddings and head trained in full (modules_to_save)",
         "完整训练嵌入层和输出头 (modules_to_save)",
-        "modules_to_save: train full copies of the embeddings and the head",
-        "modules_to_save：训练嵌入层和输出头的完整副本",
     ),
     (
         "switch-dora",
         "DoRA (magnitude + direction adapters)",
         "DoRA（幅度 + 方向分解的 LoRA）",
-        "DoRA: a magnitude per output; base and adapter outputs kept for it",
-        "DoRA：每个输出一个幅度参数，并保留基座和适配器的输出",
     ),
     (
         "switch-obw",
         "optimizer step fused into backward",
         "优化器在反向传播中逐参数更新 (optimizer_in_bwd)",
-        "step each parameter as its gradient arrives (no gradient buffer)",
-        "梯度一产生就更新对应参数（没有梯度缓冲区）",
     ),
     (
         "switch-ao",
         "activations offloaded to CPU memory",
         "激活值卸载到 CPU 内存",
-        "saved activations wait in CPU memory (two layers stay on the GPU)",
-        "保存的激活值放在 CPU 内存（GPU 上只留两层）",
     ),
     (
         "switch-qh",
         "output head quantized too",
         "输出头也量化（litgpt 等）",
-        "the output head is quantized with the layers (litgpt / Lightning)",
-        "输出头与各层一起量化（litgpt / Lightning）",
     ),
     (
         "switch-a16",
         "attention kept 16-bit (only the MLP quantized)",
         "注意力保持 16 位（只量化 MLP）",
-        "only the MLP is quantized; attention projections stay 16-bit",
-        "只量化 MLP，注意力投影保持 16 位",
     ),
     (
         "switch-ks",
         "KV cache preallocated for the max model length",
         "KV Cache 按最大长度预先分配（静态缓存）",
-        "inference cache allocated for --max-model-len tokens up front",
-        "推理缓存预先按 --max-model-len 个 token 分配",
     ),
     (
         "switch-kvh",
         "KV cache keeps every attention head (GQA expanded)",
         "KV Cache 按全部注意力头存储（GQA 展开后）",
-        "the cache keeps every attention head (GQA expanded), not the KV heads",
-        "缓存保存全部注意力头（GQA 展开），而不是 KV 头",
     ),
-    (
-        "lora-targets",
-        "LoRA target modules",
-        "LoRA 目标模块",
-        "q,k,v,o,gate,up,down,embed,head or all",
-        "q,k,v,o,gate,up,down,embed,head 或 all",
-    ),
-    (
-        "batch",
-        "Batch (per GPU)",
-        "批大小（每卡）",
-        "micro-batch per GPU (concurrent sequences for inference)",
-        "每卡 micro-batch（推理时为并发序列数）",
-    ),
-    (
-        "seq",
-        "Sequence length",
-        "序列长度",
-        "tokens per sequence (the prompt for inference)",
-        "每条序列的 token 数（推理时为提示词长度）",
-    ),
-    (
-        "gen",
-        "Generated tokens",
-        "生成 token 数",
-        "generated tokens (inference)",
-        "生成的 token 数（推理）",
-    ),
-    (
-        "grad-accum",
-        "Gradient accumulation",
-        "梯度累积步数",
-        "gradient accumulation steps (does not multiply gradient memory)",
-        "梯度累积步数（不会使梯度显存成倍增加）",
-    ),
-    ("lora-rank", "LoRA rank", "LoRA 秩", "LoRA rank", "LoRA 秩"),
-    (
-        "gpus",
-        "GPUs",
-        "GPU 数量",
-        "GPUs the job runs on",
-        "任务使用的 GPU 数量",
-    ),
-    (
-        "tp",
-        "Tensor parallel",
-        "张量并行",
-        "tensor-parallel degree (divides the GPUs)",
-        "张量并行度（须整除 GPU 数）",
-    ),
+    ("lora-targets", "LoRA target modules", "LoRA 目标模块"),
+    ("batch", "Batch (per GPU)", "批大小（每卡）"),
+    ("seq", "Sequence length", "序列长度"),
+    ("gen", "Generated tokens", "生成 token 数"),
+    ("grad-accum", "Gradient accumulation", "梯度累积步数"),
+    ("lora-rank", "LoRA rank", "LoRA 秩"),
+    ("gpus", "GPUs", "GPU 数量"),
+    ("tp", "Tensor parallel", "张量并行"),
     (
         "gpu-util",
         "gpu_memory_utilization (%)",
         "gpu_memory_utilization (%)",
-        "vLLM gpu_memory_utilization, in percent",
-        "vLLM 的 gpu_memory_utilization（百分比）",
     ),
-    (
-        "block-size",
-        "KV block size",
-        "KV 块大小",
-        "vLLM KV block size in tokens",
-        "vLLM KV 块大小（token）",
-    ),
-    (
-        "max-model-len",
-        "max_model_len",
-        "max_model_len",
-        "vLLM max_model_len (and the static cache's length)",
-        "vLLM 的 max_model_len（也是静态缓存的长度）",
-    ),
+    ("block-size", "KV block size", "KV 块大小"),
+    ("max-model-len", "max_model_len", "max_model_len"),
     (
         "avg-tokens",
         "Average request tokens",
         "平均请求长度（token）",
-        "average tokens of a served request (prompt + output)",
-        "服务请求的平均 token 数（提示词 + 输出）",
     ),
-    (
-        "concurrency",
-        "Concurrent requests",
-        "并发请求数",
-        "concurrent requests to plan for (serving)",
-        "需要支持的并发请求数（服务）",
-    ),
+    ("concurrency", "Concurrent requests", "并发请求数"),
     (
         "batched-tokens",
         "max_num_batched_tokens",
         "max_num_batched_tokens",
-        "vLLM max_num_batched_tokens: tokens of one profiled batch",
-        "vLLM 的 max_num_batched_tokens：一次预估批次的 token 数",
     ),
     (
         "context-mib",
         "CUDA context & workspaces (MiB)",
         "CUDA 上下文与工作区 (MiB)",
+    ),
+    ("reserve-pct", "Allocator reserve (%)", "分配器预留 (%)"),
+];
+
+/// (id, English help, Chinese help): one line on what each setting changes (the CLI's --help).
+/// A table of its own, so that a shell that shows no help does not carry it.
+const HELP: &[(&str, &str, &str)] = &[
+    (
+        "job",
+        "what the GPU is asked to do",
+        "GPU 要做的事：推理、服务、全量微调、LoRA 或 QLoRA",
+    ),
+    (
+        "weights",
+        "the format the weights are stored in",
+        "权重的存储格式",
+    ),
+    ("kv-dtype", "KV-cache dtype", "KV Cache 的数据类型"),
+    (
+        "optimizer",
+        "the optimizer and where its states live",
+        "优化器及其状态的存放方式",
+    ),
+    ("ckpt", "gradient checkpointing", "梯度（激活）检查点"),
+    (
+        "attention",
+        "the attention kernel: fused kernels never store the seq × seq scores",
+        "注意力实现：融合内核不保存 seq × seq 得分矩阵",
+    ),
+    (
+        "loss",
+        "how the loss is computed over the vocabulary",
+        "在词表上计算损失的方式",
+    ),
+    (
+        "zero",
+        "what ZeRO / FSDP shards over the GPUs",
+        "ZeRO / FSDP 在各卡之间切分的内容",
+    ),
+    (
+        "offload",
+        "what ZeRO-Offload moves to CPU memory",
+        "ZeRO-Offload 移到 CPU 内存的内容",
+    ),
+    ("gpu", "the GPU model", "GPU 型号"),
+    (
+        "unit",
+        "GiB (2^30 bytes) or GB (10^9 bytes)",
+        "GiB（2^30 字节）或 GB（10^9 字节）",
+    ),
+    (
+        "switch-mw",
+        "fp32 master weights (for LoRA: fp32 adapters)",
+        "fp32 主权重（LoRA：fp32 适配器）",
+    ),
+    (
+        "switch-ld",
+        "dropout on the adapters' input (each adapter keeps a copy and a mask)",
+        "适配器输入上的 dropout（每个适配器保存一份输入副本和掩码）",
+    ),
+    (
+        "switch-mts",
+        "modules_to_save: train full copies of the embeddings and the head",
+        "modules_to_save：训练嵌入层和输出头的完整副本",
+    ),
+    (
+        "switch-dora",
+        "DoRA: a magnitude per output; base and adapter outputs kept for it",
+        "DoRA：每个输出一个幅度参数，并保留基座和适配器的输出",
+    ),
+    (
+        "switch-obw",
+        "step each parameter as its gradient arrives (no gradient buffer)",
+        "梯度一产生就更新对应参数（没有梯度缓冲区）",
+    ),
+    (
+        "switch-ao",
+        "saved activations wait in CPU memory (two layers stay on the GPU)",
+        "保存的激活值放在 CPU 内存（GPU 上只留两层）",
+    ),
+    (
+        "switch-qh",
+        "the output head is quantized with the layers (litgpt / Lightning)",
+        "输出头与各层一起量化（litgpt / Lightning）",
+    ),
+    (
+        "switch-a16",
+        "only the MLP is quantized; attention projections stay 16-bit",
+        "只量化 MLP，注意力投影保持 16 位",
+    ),
+    (
+        "switch-ks",
+        "inference cache allocated for --max-model-len tokens up front",
+        "推理缓存预先按 --max-model-len 个 token 分配",
+    ),
+    (
+        "switch-kvh",
+        "the cache keeps every attention head (GQA expanded), not the KV heads",
+        "缓存保存全部注意力头（GQA 展开），而不是 KV 头",
+    ),
+    (
+        "lora-targets",
+        "q,k,v,o,gate,up,down,embed,head or all",
+        "q,k,v,o,gate,up,down,embed,head 或 all",
+    ),
+    (
+        "batch",
+        "micro-batch per GPU (concurrent sequences for inference)",
+        "每卡 micro-batch（推理时为并发序列数）",
+    ),
+    (
+        "seq",
+        "tokens per sequence (the prompt for inference)",
+        "每条序列的 token 数（推理时为提示词长度）",
+    ),
+    (
+        "gen",
+        "generated tokens (inference)",
+        "生成的 token 数（推理）",
+    ),
+    (
+        "grad-accum",
+        "gradient accumulation steps (does not multiply gradient memory)",
+        "梯度累积步数（不会使梯度显存成倍增加）",
+    ),
+    ("lora-rank", "LoRA rank", "LoRA 秩"),
+    ("gpus", "GPUs the job runs on", "任务使用的 GPU 数量"),
+    (
+        "tp",
+        "tensor-parallel degree (divides the GPUs)",
+        "张量并行度（须整除 GPU 数）",
+    ),
+    (
+        "gpu-util",
+        "vLLM gpu_memory_utilization, in percent",
+        "vLLM 的 gpu_memory_utilization（百分比）",
+    ),
+    (
+        "block-size",
+        "vLLM KV block size in tokens",
+        "vLLM KV 块大小（token）",
+    ),
+    (
+        "max-model-len",
+        "vLLM max_model_len (and the static cache's length)",
+        "vLLM 的 max_model_len（也是静态缓存的长度）",
+    ),
+    (
+        "avg-tokens",
+        "average tokens of a served request (prompt + output)",
+        "服务请求的平均 token 数（提示词 + 输出）",
+    ),
+    (
+        "concurrency",
+        "concurrent requests to plan for (serving)",
+        "需要支持的并发请求数（服务）",
+    ),
+    (
+        "batched-tokens",
+        "vLLM max_num_batched_tokens: tokens of one profiled batch",
+        "vLLM 的 max_num_batched_tokens：一次预估批次的 token 数",
+    ),
+    (
+        "context-mib",
         "CUDA context and workspaces, MiB",
         "CUDA 上下文与工作区（MiB）",
     ),
     (
         "reserve-pct",
-        "Allocator reserve (%)",
-        "分配器预留 (%)",
         "allocator reserve, % of the tensor peak",
         "分配器预留，占张量峰值的百分比",
     ),
 ];
 
-fn words(
+/// The row of `table` for setting `id`.
+fn find(
+    table: &'static [(&'static str, &'static str, &'static str)],
     id: &str,
-) -> Option<&'static (
-    &'static str,
-    &'static str,
-    &'static str,
-    &'static str,
-    &'static str,
-)> {
-    WORDS.iter().find(|w| w.0 == id)
+) -> Option<&'static (&'static str, &'static str, &'static str)> {
+    table.iter().find(|w| w.0 == id)
 }
 
 /// The label of the setting with page id `id` ("?" for an id the table lacks: a test catches it).
 pub fn setting_label(lang: Lang, id: &str) -> &'static str {
-    words(id).map_or("?", |w| lang.pick(w.1, w.2))
+    find(LABELS, id).map_or("?", |w| lang.pick(w.1, w.2))
 }
 
 /// One line of help for the setting with page id `id`.
 pub fn setting_help(lang: Lang, id: &str) -> &'static str {
-    words(id).map_or("?", |w| lang.pick(w.3, w.4))
+    find(HELP, id).map_or("?", |w| lang.pick(w.1, w.2))
 }
 
 /// A name an error gives a value: a setting's link key becomes its label; a config.json field
@@ -313,9 +325,14 @@ mod tests {
             }
         }
         assert_eq!(
-            WORDS.len(),
+            LABELS.len(),
             SETTINGS.len(),
-            "words for a setting that is gone"
+            "a label for a setting that is gone"
+        );
+        assert_eq!(
+            HELP.len(),
+            SETTINGS.len(),
+            "help for a setting that is gone"
         );
     }
 }
