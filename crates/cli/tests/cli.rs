@@ -324,3 +324,50 @@ fn a_config_file_runs_as_a_custom_model() {
     assert_eq!(v["params"], 6_738_415_616u64);
     assert_eq!(v["model"], "llama-2-7b copy");
 }
+
+#[test]
+fn every_setting_of_the_registry_is_a_flag_whose_value_reaches_the_link() {
+    use vram_engine::{Scenario, SettingKind, SETTINGS};
+    let d = Scenario::default();
+    for st in SETTINGS {
+        let default = st.text(&d);
+        let value = match st.kind {
+            SettingKind::Number { min, max, .. } => {
+                let n: u64 = default.parse().unwrap();
+                if n < max { n + 1 } else { min }.to_string()
+            }
+            SettingKind::Choice => st
+                .offered(&d)
+                .into_iter()
+                .find(|k| *k != default)
+                .unwrap()
+                .to_string(),
+            SettingKind::Switch => if default == "1" { "0" } else { "1" }.to_string(),
+            SettingKind::Targets => "q,v".to_string(),
+        };
+        let flag = format!("--{}", st.flag);
+        let mut args = vec![flag.as_str(), value.as_str(), "--json"];
+        // a tensor-parallel degree needs GPUs to divide; a huge job needs a model that fits the count
+        if st.key == "tp" {
+            args.extend(["--gpus", "64"]);
+        }
+        let out = run(&args);
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let link = v["link"].as_str().unwrap();
+        assert!(
+            link.split('&')
+                .any(|kv| kv == format!("{}={value}", st.key)),
+            "{args:?}: {link}"
+        );
+        let help = String::from_utf8_lossy(&run(&["--help"]).stdout).into_owned();
+        assert!(
+            help.contains(&format!("--{} ", st.flag)),
+            "--help lacks {flag}"
+        );
+    }
+}

@@ -1,0 +1,65 @@
+//! The settings registry walked setting by setting: a value other than the default travels
+//! through a link and back, and every value a setting refuses is refused with its range.
+
+use vram_engine::{
+    decode_link, encode_link, PageSettings, Refusal, Scenario, SettingKind, SettingValue, SETTINGS,
+};
+
+/// A scenario with one setting moved off its default (and, for the tensor-parallel degree, GPUs
+/// for it to divide), with the value as the link writes it.
+fn moved(st: &vram_engine::Setting) -> (Scenario, String) {
+    let mut s = Scenario::default();
+    if st.key == "tp" {
+        s.gpus = 64;
+    }
+    let default = st.text(&s);
+    let other = match st.kind {
+        SettingKind::Number { min, max, .. } => {
+            let d: u64 = default.parse().unwrap();
+            if d < max { d + 1 } else { min }.to_string()
+        }
+        SettingKind::Choice => st
+            .offered(&s)
+            .into_iter()
+            .find(|k| *k != default)
+            .expect("a second choice")
+            .to_string(),
+        SettingKind::Switch => if default == "1" { "0" } else { "1" }.to_string(),
+        SettingKind::Targets => "q,v".to_string(),
+    };
+    st.apply(&mut s, &other).unwrap();
+    (s, other)
+}
+
+#[test]
+fn every_setting_moved_off_its_default_travels_through_a_link_and_back() {
+    for st in SETTINGS {
+        let (s, value) = moved(st);
+        let link = encode_link(&s, &PageSettings::default());
+        assert!(
+            link.split('&')
+                .any(|kv| kv == format!("{}={value}", st.key)),
+            "{}: {link}",
+            st.key
+        );
+        let back = decode_link(&link);
+        assert!(back.notices.is_empty(), "{}: {:?}", st.key, back.notices);
+        assert_eq!(back.scenario, s, "{}", st.key);
+        assert_eq!(st.text(&back.scenario), value, "{}", st.key);
+    }
+}
+
+#[test]
+fn a_number_one_past_either_end_of_its_range_is_refused_with_the_range() {
+    for st in SETTINGS {
+        let Some((min, max)) = st.range() else {
+            continue;
+        };
+        let refused = Err(Refusal::OutOfRange { min, max });
+        assert_eq!(st.parse(&(max + 1).to_string()), refused, "{}", st.key);
+        if min > 0 {
+            assert_eq!(st.parse(&(min - 1).to_string()), refused, "{}", st.key);
+        }
+        assert_eq!(st.parse(&max.to_string()), Ok(SettingValue::Number(max)));
+    }
+}
