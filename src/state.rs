@@ -44,6 +44,7 @@ impl AppState {
     pub fn query(&self) -> String {
         let page = PageSettings {
             lang: Some(self.lang.get().key()),
+            measured: None,
         };
         self.scenario.with(|s| encode_link(s, &page))
     }

@@ -12,9 +12,11 @@
 //! ```
 
 mod errors;
+mod measured;
 mod settings;
 
 pub use errors::{error, notice, refusal};
+pub use measured::{level_name, level_note, measure_error, reading_note, source_name};
 pub use settings::{setting_help, setting_label, setting_name};
 
 /// The languages the product speaks.

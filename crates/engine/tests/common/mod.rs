@@ -414,7 +414,9 @@ pub fn within_bounds(mut s: Scenario) -> Scenario {
 }
 
 /// Page settings a link can carry.
-pub fn arb_page() -> impl Strategy<Value = vram_engine::link::PageSettings> {
-    select(vec![None, Some("en"), Some("zh")])
-        .prop_map(|lang| vram_engine::link::PageSettings { lang })
+pub fn arb_page() -> impl Strategy<Value = vram_engine::PageSettings> {
+    select(vec![None, Some("en"), Some("zh")]).prop_map(|lang| vram_engine::PageSettings {
+        lang,
+        measured: None,
+    })
 }
