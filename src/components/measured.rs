@@ -80,8 +80,8 @@ pub fn MeasuredPanel() -> impl IntoView {
     view! {
         <section class="panel" aria-labelledby="measured-h" id="measured">
             <h2 id="measured-h">{move || t(lang(), "measured_h")}</h2>
-            <p class="note">{move || t(lang(), "measured_help")}</p>
-            <textarea id="measured-text" rows="5" spellcheck="false" aria-labelledby="measured-h"
+            <label class="note" for="measured-text">{move || t(lang(), "measured_help")}</label>
+            <textarea id="measured-text" rows="5" spellcheck="false"
                 placeholder="Loading model weights took 14.99 GB · 21.3 GiB allocated · …"
                 prop:value=move || text.get() on:input=move |ev| text.set(event_target_value(&ev))></textarea>
             <p class="input-error" id="measured-error" role="alert">{move || error.get().map(|e| measure_error(lang(), &e))}</p>
@@ -201,8 +201,8 @@ fn MismatchReport() -> impl IntoView {
         let l = st.lang.get();
         report.get().map(|text| {
             view! {
-                <p class="note" id="mismatch-h">{t(l, "mismatch_h")}</p>
-                <textarea id="mismatch-report" rows="10" readonly aria-labelledby="mismatch-h" prop:value=text></textarea>
+                <label class="note" for="mismatch-report">{t(l, "mismatch_h")}</label>
+                <textarea id="mismatch-report" rows="10" readonly prop:value=text></textarea>
                 <div class="row">
                     <button type="button" id="mismatch-copy" on:click=copy>{t(l, "copy_report")}</button>
                     <span role="status">{move || copied.get().map(|k| t(l, k))}</span>

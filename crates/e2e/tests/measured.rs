@@ -39,17 +39,34 @@ fn a_pasted_vllm_log_shows_the_marker_the_difference_and_survives_the_link() {
     let page = Page::open("/?v=1&j=serve&gpu=rtx3090");
     compare(&page, VLLM_LOG, "vllm_weights");
     let weights = page.text_of("#measured-table tr[data-level='vllm_weights']");
-    assert!(weights.contains("14.99 GiB") && weights.contains("14.96 GiB"), "{weights}");
+    assert!(
+        weights.contains("14.99 GiB") && weights.contains("14.96 GiB"),
+        "{weights}"
+    );
     assert!(weights.contains("(-0.2 %)"), "{weights}");
     assert!(page.text_of("#measured-table").contains("vLLM KV cache"));
     assert!(page.count("#chart svg #measured-marker line") == 1);
-    assert!(page.text_of("#measured-marker").contains("vLLM weights: 14.99 GiB"));
+    assert!(page
+        .text_of("#measured-marker")
+        .contains("vLLM weights: 14.99 GiB"));
     // non-torch memory is 0.35 GiB against 1 GiB estimated: far more than 10 % off
     let report = page.value_of("#mismatch-report");
-    for phrase in ["| vLLM KV cache (`vllm_kv`) |", "ms=1", "- torch: ", "- GPU: "] {
+    for phrase in [
+        "| vLLM KV cache (`vllm_kv`) |",
+        "ms=1",
+        "- torch: ",
+        "- GPU: ",
+    ] {
         assert!(report.contains(phrase), "no {phrase:?} in\n{report}");
     }
-    page.wait_until("the URL to carry the measurement", 5, |s| s.url().contains("ms=1"));
+    let labelled = page.js(
+        "return document.querySelector('#mismatch-report').labels.length",
+        vec![],
+    );
+    assert_eq!(labelled, serde_json::json!(1));
+    page.wait_until("the URL to carry the measurement", 5, |s| {
+        s.url().contains("ms=1")
+    });
     let url = page.url();
     let again = Page::open(&url[url.find("/?").expect("a query")..]);
     again.wait_for("#measured-table", 10);
@@ -64,11 +81,21 @@ fn a_pasted_memory_stats_dump_is_compared_at_allocated_and_reserved() {
     let page = Page::open("/?v=1&m=llama-3.2-1b&j=full");
     compare(&page, MEMORY_STATS, "reserved");
     let allocated = page.text_of("#measured-table tr[data-level='allocated']");
-    assert!(allocated.contains("21.30 GiB") && allocated.contains("%"), "{allocated}");
-    assert!(allocated.contains("max_memory_allocated"), "the level is explained: {allocated}");
+    assert!(
+        allocated.contains("21.30 GiB") && allocated.contains("%"),
+        "{allocated}"
+    );
+    assert!(
+        allocated.contains("max_memory_allocated"),
+        "the level is explained: {allocated}"
+    );
     // the marker sits at the first whole-device figure: allocated
-    assert!(page.text_of("#measured-marker").contains("PyTorch allocated (peak): 21.30 GiB"));
-    page.wait_until("the URL to carry the measurement", 5, |s| s.url().contains("ms=1"));
+    assert!(page
+        .text_of("#measured-marker")
+        .contains("PyTorch allocated (peak): 21.30 GiB"));
+    page.wait_until("the URL to carry the measurement", 5, |s| {
+        s.url().contains("ms=1")
+    });
     let url = page.url();
     let again = Page::open(&url[url.find("/?").expect("a query")..]);
     again.wait_for("#measured-marker", 10);
@@ -82,10 +109,18 @@ fn a_garbage_paste_shows_the_message_and_keeps_the_previous_comparison() {
     compare(&page, MEMORY_STATS, "allocated");
     let before = shown(&page);
     let total = page.text_of("#total");
-    page.set("#measured-text", "<img src=x onerror=alert(1)> hello world", "input");
+    page.set(
+        "#measured-text",
+        "<img src=x onerror=alert(1)> hello world",
+        "input",
+    );
     page.click("#measured-apply");
-    page.wait_until("the inline error", 5, |s| !s.text_of("#measured-error").is_empty());
-    assert!(page.text_of("#measured-error").contains("no memory figure found"));
+    page.wait_until("the inline error", 5, |s| {
+        !s.text_of("#measured-error").is_empty()
+    });
+    assert!(page
+        .text_of("#measured-error")
+        .contains("no memory figure found"));
     assert_eq!(page.count("#measured img"), 0);
     assert_eq!(shown(&page), before);
     assert_eq!(page.text_of("#total"), total);
@@ -94,7 +129,8 @@ fn a_garbage_paste_shows_the_message_and_keeps_the_previous_comparison() {
     page.set("#measured-text", &"9".repeat(300 * 1024), "input");
     page.click("#measured-apply");
     page.wait_until("the size refusal in Chinese", 5, |s| {
-        s.text_of("#measured-error").contains("KiB 的测量结果不予读取")
+        s.text_of("#measured-error")
+            .contains("KiB 的测量结果不予读取")
     });
     assert_eq!(page.count("#measured-table tr[data-level='allocated']"), 1);
     page.assert_no_console_errors();
@@ -104,7 +140,9 @@ fn a_garbage_paste_shows_the_message_and_keeps_the_previous_comparison() {
 fn a_bad_measurement_in_the_link_is_a_notice_and_the_page_opens() {
     let page = Page::open("/?v=1&ms=1z~zz~");
     page.wait_for("#link-notice", 10);
-    assert!(page.text_of("#link-notice").contains("measurement in the link cannot be read"));
+    assert!(page
+        .text_of("#link-notice")
+        .contains("measurement in the link cannot be read"));
     assert!(!page.exists("#measured-table"));
     assert!(!page.exists("#measured-marker"));
     page.assert_no_console_errors();
