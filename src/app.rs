@@ -4,6 +4,7 @@ use leptos::prelude::*;
 use vram_engine::{Job, LoraTargets, Setting, SettingKind, SettingValue};
 
 use crate::components::controls::{EnumSlider, Segmented, SelectField, SliderNumber};
+use crate::components::measured::MeasuredPanel;
 use crate::components::model::ModelPicker;
 use crate::components::results::{Charts, Explanations, FitTable, VerdictLine};
 use crate::i18n::{self, t, Lang};
@@ -81,6 +82,7 @@ pub fn App() -> impl IntoView {
                 <VerdictLine />
                 <Charts />
                 <FitTable />
+                <MeasuredPanel />
                 <Explanations />
             </div>
         </main>
@@ -95,14 +97,7 @@ fn Header() -> impl IntoView {
     let st = expect_context::<AppState>();
     let lang = move || st.lang.get();
     let copied = RwSignal::new(None::<&'static str>);
-    let link = move || {
-        let q = st.query();
-        let base = web_sys::window().and_then(|w| {
-            let l = w.location();
-            Some(format!("{}{}", l.origin().ok()?, l.pathname().ok()?))
-        });
-        format!("{}?{q}", base.unwrap_or_default())
-    };
+    let link = move || st.share_url();
     let copy = move |_| {
         let url = link();
         let Some(w) = web_sys::window() else { return };

@@ -55,16 +55,25 @@ fn themed(svg: String) -> String {
 const W: u32 = 640;
 const H: u32 = 340;
 
-/// Stacked bars: one per GPU count, one segment per component, capacity lines behind.
+/// Stacked bars: one per GPU count, one segment per component, capacity lines behind; `marker`
+/// (bytes, label) is a dashed line across the current bar at what the user measured.
 pub fn stacked(
     bars: &[(u64, Breakdown)],
     current: u64,
     gpu: Gpu,
     unit: Unit,
     lang: Lang,
+    marker: Option<(u64, &str)>,
 ) -> String {
     let ubytes = unit.bytes() as f64;
-    let tallest = bars.iter().map(|(_, b)| b.total).max().unwrap_or(0) as f64 / ubytes;
+    let measured = marker.map_or(0, |m| m.0);
+    let tallest = bars
+        .iter()
+        .map(|(_, b)| b.total)
+        .max()
+        .unwrap_or(0)
+        .max(measured) as f64
+        / ubytes;
     let cap = gpu.bytes() as f64 / ubytes;
     let ymax = (tallest.max(cap) * 1.12).max(1.0);
     let n = bars.len().max(1) as f64;
@@ -172,6 +181,11 @@ pub fn stacked(
                 if *gpus == current { " current" } else { "" },
                 escape(&gpus_label)
             ));
+            if let Some((bytes, label)) = marker.filter(|_| *gpus == current) {
+                let (ax, y) = chart.backend_coord(&(x0, bytes as f64 / ubytes));
+                let (bx, _) = chart.backend_coord(&(x1, 0.0));
+                overlay.push_str(&marker_svg(ax - 6, bx + 6, y, &escape(label)));
+            }
         }
         root.present()?;
         Ok(())
@@ -295,6 +309,14 @@ pub fn sweep(
     insert_overlay(&themed(svg), &(title + &overlay))
 }
 
+/// The measured level: a dashed line with its label above, one element with a stable id.
+fn marker_svg(x0: i32, x1: i32, y: i32, label: &str) -> String {
+    format!(
+        r#"<g id="measured-marker" class="measured-marker"><title>{label}</title><line x1="{x0}" y1="{y}" x2="{x1}" y2="{y}" stroke="currentColor" stroke-width="2" stroke-dasharray="6 4"/><text x="{x0}" y="{}" class="marker-label">{label}</text></g>"#,
+        y - 5
+    )
+}
+
 /// The common cards' capacities (GiB, height in the chart's unit) below the top of the chart,
 /// without the one the selected GPU's own line would hide.
 fn capacity_lines(ymax: f64, cap: f64, ubytes: f64) -> impl Iterator<Item = (u64, f64)> {
@@ -338,11 +360,42 @@ mod tests {
     fn the_stacked_chart_has_one_segment_per_nonzero_component() {
         let s = Scenario::default();
         let b = estimate(&s).unwrap();
-        let svg = stacked(&[(1, b.clone())], 1, s.gpu, s.unit, Lang::En);
+        let svg = stacked(&[(1, b.clone())], 1, s.gpu, s.unit, Lang::En, None);
         let segments = svg.matches(r#"class="seg""#).count();
         let nonzero = Component::ALL.iter().filter(|c| b.bytes(**c) > 0).count();
         assert_eq!(segments, nonzero);
         assert!(svg.starts_with("<svg") && svg.ends_with("</svg>\n") || svg.ends_with("</svg>"));
+    }
+
+    #[test]
+    fn a_measured_marker_sits_on_the_current_bar_with_its_label_escaped() {
+        let s = Scenario::default();
+        let b = estimate(&s).unwrap();
+        let bars = [(1, b.clone()), (2, b.clone())];
+        let svg = stacked(
+            &bars,
+            2,
+            s.gpu,
+            s.unit,
+            Lang::En,
+            Some((200 << 30, "<b>x</b>")),
+        );
+        assert_eq!(svg.matches(r#"id="measured-marker""#).count(), 1);
+        assert!(svg.contains("&lt;b&gt;x&lt;/b&gt;") && !svg.contains("<b>"));
+        // 200 GiB is above every bar: the axis grows to show it
+        let y: i32 = svg
+            .split(r#"<line x1=""#)
+            .nth(1)
+            .unwrap()
+            .split(r#"y1=""#)
+            .nth(1)
+            .unwrap()
+            .split('"')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(y > 0, "{y}");
     }
 
     #[test]

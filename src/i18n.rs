@@ -130,6 +130,23 @@ const TEXT: &[(&str, &str, &str)] = &[
     ("accum_note", "Gradient accumulation reuses one gradient buffer: it adds to memory nothing beyond one micro-batch.", "梯度累积复用同一个梯度缓冲区：显存只按一个 micro-batch 计算，不会乘以累积步数。"),
     ("file_unreadable", "The file could not be read.", "无法读取该文件。"),
     ("config_too_big", "This file is larger than 1 MiB; a config.json is a few KiB. It was not read.", "文件超过 1 MiB；config.json 通常只有几 KiB。未读取。"),
+    ("measured_h", "Your measurement", "你的实测"),
+    ("measured_help", "Paste what the job really used: a vLLM or llama.cpp log, torch.cuda.memory_stats() or memory_summary(), nvidia-smi, the measuring tool's JSON, or a size such as \"21.3 GiB allocated\". It is read here and never sent anywhere.", "粘贴任务实际占用的显存：vLLM 或 llama.cpp 日志、torch.cuda.memory_stats() 或 memory_summary()、nvidia-smi、测量工具的 JSON，或 \"21.3 GiB allocated\" 这样的大小。内容只在本页读取，不会发送到任何地方。"),
+    ("measured_apply", "Compare", "比较"),
+    ("measured", "Measured", "实测"),
+    ("estimate", "Estimate", "估算"),
+    ("difference", "Estimate − measured", "估算 − 实测"),
+    ("not_compared", "no estimate at this level", "估算中没有对应口径"),
+    ("mismatch_h", "The estimate is more than 10 % off. Help fix it: copy this report into an issue and fill in the versions.", "估算与实测相差超过 10%。欢迎帮助改进：复制这份报告提交 issue，并填写版本信息。"),
+    ("copy_report", "Copy report", "复制报告"),
+    ("report_copied", "Report copied", "报告已复制"),
+    ("report_title", "vram-budget: estimate vs measurement", "vram-budget：估算与实测对比"),
+    ("report_scenario", "Scenario", "场景"),
+    ("report_source", "Measured with", "实测来源"),
+    ("report_level", "Level", "口径"),
+    ("report_components", "Estimate per component (per GPU, at the peak):", "各部分估算（每卡，峰值时刻）："),
+    ("report_versions", "Versions (please fill in):", "版本（请填写）："),
+    ("report_driver", "driver / CUDA", "驱动 / CUDA"),
 ];
 
 /// A moment of the peak as the engine describes it (`Phase::describe`), in `lang`.

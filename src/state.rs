@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 use vram_engine::{
-    decode_link, encode_link, EngineError, Notice, Overview, PageSettings, Scenario,
+    decode_link, encode_link, EngineError, Measurement, Notice, Overview, PageSettings, Scenario,
 };
 
 use crate::i18n::{browser_lang, Lang};
@@ -14,6 +14,8 @@ pub struct AppState {
     pub lang: RwSignal<Lang>,
     /// What the opening link carried that was ignored (rendered in the page's language).
     pub notices: RwSignal<Vec<Notice>>,
+    /// "Your measurement", compared with the estimate; it travels in the link (`ms=`).
+    pub measured: RwSignal<Option<Measurement>>,
     /// The one memo: the breakdown and everything derived from it, or the reason it failed.
     pub computed: Memo<Result<Overview, EngineError>>,
 }
@@ -36,6 +38,7 @@ impl AppState {
             scenario,
             lang: RwSignal::new(lang),
             notices: RwSignal::new(decoded.notices),
+            measured: RwSignal::new(decoded.page.measured),
             computed,
         }
     }
@@ -44,8 +47,18 @@ impl AppState {
     pub fn query(&self) -> String {
         let page = PageSettings {
             lang: Some(self.lang.get().key()),
+            measured: self.measured.get(),
         };
         self.scenario.with(|s| encode_link(s, &page))
+    }
+
+    /// The whole share link of the current state.
+    pub fn share_url(&self) -> String {
+        let base = web_sys::window().and_then(|w| {
+            let l = w.location();
+            Some(format!("{}{}", l.origin().ok()?, l.pathname().ok()?))
+        });
+        format!("{}?{}", base.unwrap_or_default(), self.query())
     }
 
     /// Changes the scenario in place, then lets the engine make the settings work together

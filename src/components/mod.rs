@@ -1,5 +1,6 @@
 //! Small components: generic inputs, the model picker, the results.
 
 pub mod controls;
+pub mod measured;
 pub mod model;
 pub mod results;

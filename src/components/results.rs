@@ -7,6 +7,7 @@ use vram_engine::{Component, Job, Phase};
 
 use crate::chart;
 use crate::chart::escape as esc;
+use crate::components::measured;
 use crate::i18n::{self, t, Lang};
 use crate::state::AppState;
 
@@ -61,7 +62,15 @@ pub fn Charts() -> impl IntoView {
         let (gpus, gpu, unit) = st.scenario.with(|s| (s.gpus, s.gpu, s.unit));
         st.computed.with(|c| {
             c.as_ref()
-                .map(|c| chart::stacked(&c.bars, gpus, gpu, unit, l))
+                .map(|c| {
+                    let marker = st
+                        .measured
+                        .with(|m| measured::marker(l, unit, m.as_ref()?, &c.breakdown));
+                    let marker = marker
+                        .as_ref()
+                        .map(|(bytes, label)| (*bytes, label.as_str()));
+                    chart::stacked(&c.bars, gpus, gpu, unit, l, marker)
+                })
                 .unwrap_or_default()
         })
     });

@@ -1,13 +1,15 @@
 //! `vram-budget`: the same budget as the page, on the command line.
 
+mod measured;
+
 use std::process::ExitCode;
 use vram_engine::{encode_link, estimate_with, remedies, solve, verdicts, Remedy, Solved, Verdict};
 
 use vram_engine::PageSettings;
 use vram_engine::{
-    decode_pairs, find_preset, link_pairs, parse_param_count, presets, Architecture, Breakdown,
-    Component, EngineError, Gpu, ModelChoice, Notice, Scenario, Setting, SettingKind,
-    MAX_CONFIG_BYTES, MAX_LINK_CHARS, SETTINGS,
+    decode_link, decode_pairs, find_preset, link_pairs, parse_param_count, presets, Architecture,
+    Breakdown, Component, EngineError, Gpu, Measurement, ModelChoice, Notice, Scenario, Setting,
+    SettingKind, MAX_CONFIG_BYTES, MAX_LINK_CHARS, SETTINGS,
 };
 use vram_text::{error, notice, refusal, setting_help, Lang};
 
@@ -29,6 +31,11 @@ SETTINGS (each is also a link key, shown in brackets with its default):
 const USAGE_TAIL: &str = "
 OUTPUT:
     --unit gib|gb  --explain (formulas)  --json  --list-models  --list-gpus  --help
+
+YOUR MEASUREMENT:
+    --measured FILE       compare with what you measured (- for standard input): a vLLM or
+                          llama.cpp log, torch.cuda.memory_stats()/memory_summary(), nvidia-smi,
+                          the measuring tool's JSON, or a size such as \"21.3 GiB allocated\"
 ";
 
 /// The usage text: fixed parts around one line per setting of the engine's registry.
@@ -59,6 +66,7 @@ struct Args {
     link: Option<String>,
     config: Option<String>,
     name: Option<String>,
+    measured: Option<String>,
     json: bool,
     explain: bool,
 }
@@ -109,6 +117,7 @@ fn parse_args(argv: &[String]) -> Result<Command, String> {
             "--link" => args.link = Some(value(&mut i)?),
             "--config" => args.config = Some(value(&mut i)?),
             "--name" => args.name = Some(value(&mut i)?),
+            "--measured" => args.measured = Some(value(&mut i)?),
             f => match flag_key(f) {
                 Some(key) => {
                     let v = value(&mut i)?;
@@ -248,10 +257,28 @@ fn run(args: &Args) -> Result<String, String> {
     let verdicts = verdicts(&s, &arch).map_err(|e| error(Lang::En, &e))?;
     let solved = solve(&s, &arch);
     let remedies = remedies(&s, &arch, &b);
+    let page = PageSettings {
+        lang: None,
+        measured: measurement(args)?,
+    };
     if args.json {
-        Ok(json(&s, &b, &verdicts, &solved, &remedies) + "\n")
+        Ok(json(&s, &b, &verdicts, &solved, &remedies, &page) + "\n")
     } else {
-        Ok(table(&s, &b, &verdicts, &solved, &remedies, args.explain))
+        let mut out = table(&s, &b, &verdicts, &solved, &remedies, args.explain);
+        if let Some(m) = &page.measured {
+            out.push_str(&measured::section(m, &b, s.unit));
+        }
+        out.push_str(&format!("link: ?{}\n", encode_link(&s, &page)));
+        Ok(out)
+    }
+}
+
+/// The measurement to compare with: `--measured FILE`, or the one a `--link` carries.
+fn measurement(args: &Args) -> Result<Option<Measurement>, String> {
+    match (&args.measured, &args.link) {
+        (Some(path), _) => measured::read(path).map(Some),
+        (None, Some(l)) => Ok(decode_link(l).page.measured),
+        (None, None) => Ok(None),
     }
 }
 
@@ -271,6 +298,7 @@ fn json(
     verdicts: &[Verdict],
     solved: &Solved,
     remedies: &[(Remedy, u64)],
+    page: &PageSettings,
 ) -> String {
     use serde_json::{json, Map, Value};
     let mut components = Map::new();
@@ -288,7 +316,7 @@ fn json(
         .collect();
     let out = json!({
         "model": s.model.name(),
-        "link": encode_link(s, &PageSettings::default()),
+        "link": encode_link(s, page),
         "params": b.params.total(),
         "active_params": b.active_params,
         "trainable_params": b.trainable,
@@ -304,6 +332,7 @@ fn json(
         "fit": fits,
         "solver": {"gpu": s.gpu.key(), "max_batch": solved.max_batch, "max_seq": solved.max_seq, "max_concurrency": solved.max_concurrency, "best_format": solved.best_format.map(|f| f.key())},
         "remedies": remedies.iter().map(|(r, total)| json!({"change": r.key(), "label": r.label(), "total_bytes": total})).collect::<Vec<Value>>(),
+        "measured": page.measured.as_ref().map(|m| measured::json(m, b)),
     });
     serde_json::to_string_pretty(&out).expect("JSON of plain values")
 }
@@ -424,7 +453,6 @@ fn table(
             let _ = writeln!(o, "  {:<52} {}", r.label(), u.format(*total));
         }
     }
-    let _ = writeln!(o, "link: ?{}", encode_link(s, &PageSettings::default()));
     o
 }
 
@@ -480,6 +508,7 @@ mod tests {
             &verdicts(&s, &arch).unwrap(),
             &solve(&s, &arch),
             &remedies(&s, &arch, &b),
+            &PageSettings::default(),
         ))
         .unwrap();
         for c in Component::ALL {

@@ -371,3 +371,141 @@ fn every_setting_of_the_registry_is_a_flag_whose_value_reaches_the_link() {
         );
     }
 }
+
+/// A file of real log lines under `tests/measured/`.
+fn measured_file(name: &str) -> String {
+    format!("{}/tests/measured/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A run that must succeed; its stdout.
+#[track_caller]
+fn ok(args: &[&str]) -> String {
+    let out = run(args);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.stderr.is_empty());
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn a_vllm_log_is_compared_figure_by_figure_after_the_table_and_travels_in_the_link() {
+    let log = measured_file("vllm-0.6.4-rtx3090.log");
+    let table = ok(&["--job", "serve", "--gpu", "rtx3090", "--measured", &log]);
+    let section = table.split("Your measurement").nth(1).expect("a section");
+    for phrase in [
+        " (a vLLM start-up log), in GiB per GPU",
+        "vLLM weights                        14.99      14.96       -0.03    -0.2 %",
+        "    The memory the model's weights took when vLLM loaded them.",
+        "vLLM KV cache",
+        "device capacity                     23.58  (no estimate at this level)",
+        "note: GB was read as GiB: this source divides by 1024",
+        "differ by more than 10 %",
+    ] {
+        assert!(section.contains(phrase), "no {phrase:?} in\n{section}");
+    }
+    let link = table.lines().last().unwrap();
+    assert!(
+        link.starts_with("link: ?") && link.contains("&ms=1"),
+        "{link}"
+    );
+    // the link alone brings the same comparison back
+    let again = ok(&["--link", &link["link: ".len()..]]);
+    assert_eq!(again, table);
+}
+
+#[test]
+fn json_output_carries_every_measured_figure_in_bytes_and_each_comparison() {
+    let log = measured_file("llama-cpp-2024-two-cuda.log");
+    let out = ok(&["--job", "infer", "--measured", &log, "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let m = &v["measured"];
+    assert_eq!(m["source"], "llama");
+    let figures = m["figures"].as_array().unwrap();
+    // 13989.53 MiB on CUDA1, to the byte
+    let cuda1_model = (1_398_953u64 * (1 << 20) + 50) / 100;
+    assert!(
+        figures.iter().any(|f| f["level"] == "llama_model"
+            && f["bytes"] == cuda1_model
+            && f["device"]["api"] == "cuda"
+            && f["device"]["index"] == 1),
+        "{figures:?}"
+    );
+    let kv = m["comparisons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["level"] == "llama_kv")
+        .expect("the KV buffers compared");
+    // both devices' KV buffers summed: 1536 + 3584 MiB
+    assert_eq!(kv["measured_bytes"], 5120u64 << 20);
+    let diff = kv["estimated_bytes"].as_i64().unwrap() - kv["measured_bytes"].as_i64().unwrap();
+    assert_eq!(kv["difference_bytes"], diff);
+    assert!(kv["difference_basis_points"].is_i64());
+    assert!(v["link"].as_str().unwrap().contains("ms=1"));
+    // without a measurement the key is there and empty
+    let plain: serde_json::Value = serde_json::from_str(&ok(&["--json"])).unwrap();
+    assert!(plain["measured"].is_null());
+}
+
+#[test]
+fn a_measurement_reads_from_standard_input() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let stats = std::fs::read(measured_file("memory-stats.txt")).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_vram-budget"))
+        .args([
+            "--job",
+            "full",
+            "--model",
+            "llama-3.2-1b",
+            "--measured",
+            "-",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(&stats).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let table = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        table.contains("PyTorch allocated (peak)            21.30"),
+        "{table}"
+    );
+    assert!(table.contains("PyTorch reserved (peak)"), "{table}");
+}
+
+#[test]
+fn a_missing_huge_or_unreadable_measurement_exits_2_with_one_line_naming_the_flag() {
+    refused(&["--measured"], "--measured needs a value");
+    refused(
+        &["--measured", "/nonexistent/vllm.log"],
+        "--measured: cannot read /nonexistent/vllm.log",
+    );
+    let garbage = scratch("garbage.log", b"hello <script>alert(1)</script>\n\x1b[31m");
+    refused(&["--measured", garbage.to_str().unwrap()], "--measured: ");
+    refused(
+        &["--measured", garbage.to_str().unwrap()],
+        "no memory figure found",
+    );
+    let huge = scratch("huge.log", &vec![b'7'; 300 * 1024]);
+    refused(
+        &["--measured", huge.to_str().unwrap()],
+        "measurements over 256 KiB are refused",
+    );
+    let empty = scratch("empty.log", b"  \n");
+    refused(
+        &["--measured", empty.to_str().unwrap()],
+        "nothing to compare",
+    );
+    refused(
+        &["--link", "?ms=1z~zz~"],
+        "the measurement in the link cannot be read",
+    );
+}

@@ -5,6 +5,7 @@
 //! replaced by defaults; nothing in a link is ever executed or shown as markup.
 
 use crate::error::EngineError;
+use crate::measured::{MeasureError, Measurement};
 use crate::model::{Architecture, Mla, MlpKind, Moe, NormKind};
 use crate::presets;
 use crate::scenario::{ModelChoice, Scenario};
@@ -20,6 +21,8 @@ pub const MAX_LINK_CHARS: usize = 4_096;
 pub struct PageSettings {
     /// "en" or "zh" when the link names a language.
     pub lang: Option<&'static str>,
+    /// "Your measurement", compared with the estimate (`ms=`, see [`Measurement::to_link`]).
+    pub measured: Option<Measurement>,
 }
 
 /// A decoded link: the scenario, page settings, and what was ignored.
@@ -48,6 +51,8 @@ pub enum Notice {
     BadArchitecture(EngineError),
     /// A setting that could not go with the others was reset (see [`Scenario::normalize`]).
     Reset(EngineError),
+    /// The measurement (`ms=`) did not read back and was left out.
+    BadMeasurement(MeasureError),
 }
 
 /// Why a key's value was ignored.
@@ -83,6 +88,9 @@ pub fn encode(s: &Scenario, page: &PageSettings) -> String {
     }
     if let Some(l) = page.lang {
         out.push(("lang", l.to_string()));
+    }
+    if let Some(m) = &page.measured {
+        out.push(("ms", m.to_link()));
     }
     out.iter()
         .map(|(k, v)| format!("{k}={}", percent_encode(v)))
@@ -178,6 +186,13 @@ pub fn decode_pairs(pairs: &[(String, String)]) -> Decoded {
                 }
                 _ => Some(Ignored::OtherLanguage),
             },
+            "ms" => {
+                match Measurement::from_link(v) {
+                    Ok(m) => page.measured = Some(m),
+                    Err(e) => notices.push(Notice::BadMeasurement(e)),
+                }
+                None
+            }
             key => match Setting::by_key(key) {
                 Some(st) => st.apply(&mut s, v).err().map(Ignored::Refused),
                 None => {
@@ -454,7 +469,10 @@ mod tests {
             lora_dropout: true,
             ..Scenario::default()
         };
-        let page = PageSettings { lang: Some("zh") };
+        let page = PageSettings {
+            lang: Some("zh"),
+            measured: None,
+        };
         let d = decode(&format!("https://example.invalid/?{}", encode(&s, &page)));
         assert_eq!(d.notices, Vec::<Notice>::new());
         assert_eq!(d.scenario, s);
@@ -528,6 +546,40 @@ mod tests {
             vec![Notice::TooLong {
                 max: MAX_LINK_CHARS
             }]
+        );
+    }
+
+    #[test]
+    fn a_measurement_travels_in_the_link_under_ms_and_reads_back_equal() {
+        let m = crate::measured::parse(
+            "model weights take 14.96GiB; non_torch_memory takes 1.79GiB; PyTorch activation peak memory takes 1.26GiB; the rest of the memory reserved for KV Cache is 53.29GiB.",
+        )
+        .unwrap();
+        let page = PageSettings {
+            lang: None,
+            measured: Some(m),
+        };
+        let q = encode(&Scenario::default(), &page);
+        assert!(q.starts_with("v=1&m=llama-3.1-8b&ms=1"), "{q}");
+        let d = decode(&q);
+        assert_eq!(d.notices, Vec::<Notice>::new());
+        assert_eq!(d.page, page);
+    }
+
+    #[test]
+    fn a_bad_measurement_in_the_link_is_a_notice_and_the_rest_of_the_link_is_read() {
+        let d = decode("b=7&ms=1z~zz~&lang=zh");
+        assert_eq!(d.scenario.batch, 7);
+        assert_eq!(d.page.lang, Some("zh"));
+        assert_eq!(d.page.measured, None);
+        assert_eq!(
+            d.notices,
+            vec![Notice::BadMeasurement(MeasureError::BadLink)]
+        );
+        let long = decode(&format!("ms=1{}", "0".repeat(400)));
+        assert_eq!(
+            long.notices,
+            vec![Notice::BadMeasurement(MeasureError::BadLink)]
         );
     }
 

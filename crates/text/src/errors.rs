@@ -192,6 +192,7 @@ pub fn notice(lang: Lang, n: &Notice) -> String {
             (false, e) => format!("{}; that setting was reset", error(lang, e)),
             (true, e) => format!("{}；该设置已重置", error(lang, e)),
         },
+        Notice::BadMeasurement(e) => crate::measured::measure_error(lang, e),
     }
 }
 

@@ -19,10 +19,12 @@
 
 mod errors;
 mod formulas;
+mod measured;
 mod settings;
 
 pub use errors::{error, notice, refusal};
 pub use formulas::{formula, moment, sentence};
+pub use measured::{level_name, level_note, measure_error, reading_note, source_name};
 pub use settings::{setting_help, setting_label, setting_name};
 
 /// The languages the product speaks.

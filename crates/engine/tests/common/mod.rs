@@ -414,5 +414,8 @@ pub fn within_bounds(mut s: Scenario) -> Scenario {
 
 /// Page settings a link can carry.
 pub fn arb_page() -> impl Strategy<Value = vram_engine::PageSettings> {
-    select(vec![None, Some("en"), Some("zh")]).prop_map(|lang| vram_engine::PageSettings { lang })
+    select(vec![None, Some("en"), Some("zh")]).prop_map(|lang| vram_engine::PageSettings {
+        lang,
+        measured: None,
+    })
 }

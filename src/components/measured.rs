@@ -1,0 +1,255 @@
+//! "Your measurement": paste or upload what the job really used, see it beside the estimate at
+//! the same level, and, when they differ by more than 10 %, copy a ready report.
+
+use leptos::prelude::*;
+use vram_engine::{
+    parse_measurement, Breakdown, Comparison, Component, MeasureError, Measurement, Target, Unit,
+    MAX_MEASUREMENT_BYTES,
+};
+use vram_text::{level_name, level_note, measure_error, reading_note, source_name};
+use wasm_bindgen::JsCast;
+
+use crate::chart::escape;
+use crate::i18n::{self, t, Lang};
+use crate::state::AppState;
+
+/// A difference above this many hundredths of a percent of the measurement is a mismatch (10 %).
+const MISMATCH_BASIS_POINTS: i128 = 1_000;
+
+fn mismatched(c: &Comparison) -> bool {
+    c.basis_points()
+        .is_some_and(|bp| bp.abs() > MISMATCH_BASIS_POINTS)
+}
+
+/// The figure the chart marks: the first that counts the whole device or all tensors, else the
+/// first compared; its bytes and label ("PyTorch reserved (peak): 22.50 GiB").
+pub fn marker(lang: Lang, unit: Unit, m: &Measurement, b: &Breakdown) -> Option<(u64, String)> {
+    let all = m.compare(b);
+    let whole = |c: &&Comparison| {
+        matches!(
+            c.level.target(),
+            Some(
+                Target::Total | Target::TensorsAndReserve | Target::Tensors | Target::ServingBudget
+            )
+        )
+    };
+    let c = all.iter().find(whole).or(all.first())?;
+    let label = format!("{}: {}", level_name(lang, c.level), unit.format(c.measured));
+    Some((c.measured, label))
+}
+
+#[component]
+pub fn MeasuredPanel() -> impl IntoView {
+    let st = expect_context::<AppState>();
+    let lang = move || st.lang.get();
+    let text = RwSignal::new(String::new());
+    let error = RwSignal::new(None::<MeasureError>);
+    // a refused text leaves the previous comparison (and budget) as they were
+    let apply = move |body: String| match parse_measurement(&body) {
+        Ok(m) => {
+            error.set(None);
+            st.measured.set(Some(m));
+        }
+        Err(e) => error.set(Some(e)),
+    };
+    let on_file = move |ev: leptos::ev::Event| {
+        let Some(file) = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+            .and_then(|i| i.files())
+            .and_then(|f| f.get(0))
+        else {
+            return;
+        };
+        if file.size() > MAX_MEASUREMENT_BYTES as f64 {
+            let bytes = file.size() as usize;
+            error.set(Some(MeasureError::TooLarge {
+                bytes,
+                limit: MAX_MEASUREMENT_BYTES,
+            }));
+            return;
+        }
+        let promise = file.text();
+        leptos::task::spawn_local(async move {
+            let body = wasm_bindgen_futures::JsFuture::from(promise).await;
+            let body = body.ok().and_then(|v| v.as_string()).unwrap_or_default();
+            text.set(body.clone());
+            apply(body);
+        });
+    };
+    view! {
+        <section class="panel" aria-labelledby="measured-h" id="measured">
+            <h2 id="measured-h">{move || t(lang(), "measured_h")}</h2>
+            <label class="note" for="measured-text">{move || t(lang(), "measured_help")}</label>
+            <textarea id="measured-text" rows="5" spellcheck="false"
+                placeholder="Loading model weights took 14.99 GB · 21.3 GiB allocated · …"
+                prop:value=move || text.get() on:input=move |ev| text.set(event_target_value(&ev))></textarea>
+            <p class="input-error" id="measured-error" role="alert">{move || error.get().map(|e| measure_error(lang(), &e))}</p>
+            <div class="row">
+                <button type="button" id="measured-apply" on:click=move |_| apply(text.get_untracked())>{move || t(lang(), "measured_apply")}</button>
+                <label class="file">{move || t(lang(), "upload_config")}
+                    <input type="file" id="measured-file" accept=".txt,.log,.json,text/plain,application/json" on:change=on_file /></label>
+            </div>
+            <MeasuredTable />
+            <MismatchReport />
+        </section>
+    }
+}
+
+/// Measured beside estimated, one row per compared level, each level explained.
+#[component]
+fn MeasuredTable() -> impl IntoView {
+    let st = expect_context::<AppState>();
+    move || {
+        let l = st.lang.get();
+        let unit = st.scenario.with(|s| s.unit);
+        let m = st.measured.get()?;
+        let html = st.computed.with(|c| {
+            c.as_ref()
+                .ok()
+                .map(|c| table_html(l, unit, &m, &c.breakdown))
+        })?;
+        Some(view! { <div class="table-wrap" inner_html=html></div> })
+    }
+}
+
+/// The comparison as markup: fixed words and the engine's numbers, escaped.
+fn table_html(l: Lang, unit: Unit, m: &Measurement, b: &Breakdown) -> String {
+    let all = m.compare(b);
+    let mut rows = String::new();
+    for c in &all {
+        rows.push_str(&format!(
+            r#"<tr data-level="{}"{}><th scope="row">{}<br><span class="note">{}</span></th><td>{}</td><td>{}</td><td>{}</td></tr>"#,
+            c.level.key(),
+            if mismatched(c) { r#" class="off""# } else { "" },
+            escape(level_name(l, c.level)),
+            escape(level_note(l, c.level)),
+            unit.format(c.measured),
+            unit.format(c.estimated),
+            difference(unit, c)
+        ));
+    }
+    let mut notes: Vec<String> = m
+        .figures()
+        .iter()
+        .filter(|f| !all.iter().any(|c| c.level == f.level))
+        .map(|f| {
+            format!(
+                "{}: {} ({})",
+                level_name(l, f.level),
+                unit.format(f.bytes),
+                t(l, "not_compared")
+            )
+        })
+        .collect();
+    for note in m.figures().iter().filter_map(|f| reading_note(l, f)) {
+        if !notes.contains(&note) {
+            notes.push(note);
+        }
+    }
+    let notes: String = notes
+        .iter()
+        .map(|n| format!("<li>{}</li>", escape(n)))
+        .collect();
+    format!(
+        r#"<p class="note">{}</p><table id="measured-table"><thead><tr><th scope="col"></th><th scope="col">{}</th><th scope="col">{}</th><th scope="col">{}</th></tr></thead><tbody>{rows}</tbody></table><ul class="note">{notes}</ul>"#,
+        escape(source_name(l, m.source())),
+        t(l, "measured"),
+        t(l, "estimate"),
+        t(l, "difference")
+    )
+}
+
+/// "+0.65 GiB (+185.7 %)": estimate minus measurement.
+fn difference(unit: Unit, c: &Comparison) -> String {
+    let d = c.difference() as f64 / unit.bytes() as f64;
+    match c.percent() {
+        Some(p) => format!("{d:+.2} {} ({p:+.1} %)", unit.label()),
+        None => format!("{d:+.2} {}", unit.label()),
+    }
+}
+
+/// When a figure is more than 10 % off: a Markdown report to paste into an issue.
+#[component]
+fn MismatchReport() -> impl IntoView {
+    let st = expect_context::<AppState>();
+    let copied = RwSignal::new(None::<&'static str>);
+    let report = Memo::new(move |_| {
+        let l = st.lang.get();
+        let unit = st.scenario.with(|s| s.unit);
+        let m = st.measured.get()?;
+        st.computed.with(|c| {
+            let b = &c.as_ref().ok()?.breakdown;
+            m.compare(b)
+                .iter()
+                .any(mismatched)
+                .then(|| report_markdown(l, unit, &st.share_url(), &m, b))
+        })
+    });
+    let copy = move |_| {
+        let Some(w) = web_sys::window() else { return };
+        let promise = w
+            .navigator()
+            .clipboard()
+            .write_text(&report.get_untracked().unwrap_or_default());
+        leptos::task::spawn_local(async move {
+            let ok = wasm_bindgen_futures::JsFuture::from(promise).await.is_ok();
+            copied.set(Some(if ok { "report_copied" } else { "copy_failed" }));
+        });
+    };
+    move || {
+        let l = st.lang.get();
+        report.get().map(|text| {
+            view! {
+                <label class="note" for="mismatch-report">{t(l, "mismatch_h")}</label>
+                <textarea id="mismatch-report" rows="10" readonly prop:value=text></textarea>
+                <div class="row">
+                    <button type="button" id="mismatch-copy" on:click=copy>{t(l, "copy_report")}</button>
+                    <span role="status">{move || copied.get().map(|k| t(l, k))}</span>
+                </div>
+            }
+        })
+    }
+}
+
+/// The report: the scenario's link, each measured figure with its level beside the estimate, the
+/// estimate per component, and blanks for the versions.
+fn report_markdown(l: Lang, unit: Unit, link: &str, m: &Measurement, b: &Breakdown) -> String {
+    let mut o = format!(
+        "### {}\n\n{}: {link}\n{}: {}\n\n| {} | {} | {} | {} |\n|---|---:|---:|---:|\n",
+        t(l, "report_title"),
+        t(l, "report_scenario"),
+        t(l, "report_source"),
+        source_name(l, m.source()),
+        t(l, "report_level"),
+        t(l, "measured"),
+        t(l, "estimate"),
+        t(l, "difference")
+    );
+    for c in m.compare(b) {
+        o.push_str(&format!(
+            "| {} (`{}`) | {} | {} | {} |\n",
+            level_name(l, c.level),
+            c.level.key(),
+            unit.format(c.measured),
+            unit.format(c.estimated),
+            difference(unit, &c)
+        ));
+    }
+    o.push_str(&format!("\n{}\n\n", t(l, "report_components")));
+    for comp in Component::ALL.iter().filter(|c| b.bytes(**c) > 0) {
+        o.push_str(&format!(
+            "- {}: {}\n",
+            i18n::component(l, *comp),
+            unit.format(b.bytes(*comp))
+        ));
+    }
+    o.push_str(&format!(
+        "- {}: {}\n\n{}\n\n- torch: \n- transformers / vLLM / llama.cpp: \n- GPU: \n- {}: \n",
+        t(l, "total"),
+        unit.format(b.total),
+        t(l, "report_versions"),
+        t(l, "report_driver")
+    ));
+    o
+}
