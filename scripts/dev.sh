@@ -94,8 +94,10 @@ serve() {
 }
 
 size_budget() {
-  say "size budget: everything the page downloads, gzip-compressed, at most 250 KB"
-  python3 scripts/size_budget.py dist 250000
+  # 250 KB until the measurement panel (a user's pasted logs, parsed in the page) landed at
+  # +30.7 KB; issue 16 brings the page to 230 KB by loading such readers on demand
+  say "size budget: everything the page downloads, gzip-compressed, at most 285 KB"
+  python3 scripts/size_budget.py dist 285000
 }
 
 test_all() {
