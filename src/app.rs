@@ -182,6 +182,7 @@ const JOB_PANEL: &[(&str, Look)] = &[
     ("switch-dora", Look::Plain),
     ("grad-accum", Look::Plain),
     ("optimizer", Look::Plain),
+    ("switch-po", Look::Plain),
     ("switch-mw", Look::Plain),
     ("ckpt", Look::Plain),
     ("switch-ao", Look::Plain),

@@ -150,6 +150,10 @@ messages! {
     SgdStates,
     /// values
     AdafactorStates,
+    /// (no arguments)
+    PagedStates,
+    /// (no arguments)
+    UnpagedStates,
     /// params, bytes per state
     StepTemporary,
     /// params, bytes per state

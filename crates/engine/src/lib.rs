@@ -75,7 +75,7 @@ pub use measured::{
 };
 pub use memory::{
     estimate, estimate_with, kv_cache_bytes, layer_activation_bytes, lora_params,
-    prefill_activation_bytes, Breakdown, Component, LayerActivations, Line, Moment, Phase,
+    prefill_activation_bytes, Breakdown, Component, LayerActivations, Line, Moment, Phase, Pool,
     ServingFit, MAX_PER_GPU,
 };
 pub use model::{Architecture, Mla, MlpKind, Moe, NormKind, ParamCounts};

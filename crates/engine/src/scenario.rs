@@ -54,6 +54,16 @@ named_enum! {
     }
 }
 
+impl Optimizer {
+    /// Whether bitsandbytes has a paged variant (PagedAdamW, PagedAdamW8bit, PagedLion).
+    pub fn can_page(self) -> bool {
+        matches!(
+            self,
+            Optimizer::AdamW | Optimizer::AdamW8bit | Optimizer::Lion
+        )
+    }
+}
+
 named_enum! {
     /// Gradient (activation) checkpointing.
     pub enum Checkpointing {
@@ -127,6 +137,7 @@ named_enum! {
         Attention16 => ("a16", "attention kept 16-bit (only the MLP quantized)"),
         StaticKv => ("ks", "KV cache preallocated for the max model length"),
         KvAllHeads => ("kvh", "KV cache keeps every attention head (GQA expanded)"),
+        PagedOptimizer => ("po", "paged optimizer states (bitsandbytes, CUDA unified memory)"),
     }
 }
 
@@ -283,6 +294,10 @@ pub struct Scenario {
     /// Inference: the cache holds K and V after the GQA expansion, one per attention head (an
     /// implementation some libraries had), not one per KV head.
     pub kv_all_heads: bool,
+    /// bitsandbytes' paged optimizers (PagedAdamW, PagedAdamW8bit, PagedLion; HF Trainer
+    /// `paged_adamw_32bit` / `paged_adamw_8bit`): the states of large tensors live in CUDA unified
+    /// memory, outside PyTorch's caching allocator.
+    pub paged_optimizer: bool,
     /// fp32 master weights (mixed precision); for LoRA, adapters kept in fp32.
     pub master_weights: bool,
     pub checkpointing: Checkpointing,
@@ -333,6 +348,7 @@ impl Default for Scenario {
             attention_16bit: false,
             static_kv: false,
             kv_all_heads: false,
+            paged_optimizer: false,
             master_weights: true,
             checkpointing: Checkpointing::Full,
             attention: Attention::Flash,
@@ -369,6 +385,7 @@ impl Scenario {
             Switch::Attention16 => self.attention_16bit,
             Switch::StaticKv => self.static_kv,
             Switch::KvAllHeads => self.kv_all_heads,
+            Switch::PagedOptimizer => self.paged_optimizer,
         }
     }
 
@@ -385,6 +402,7 @@ impl Scenario {
             Switch::Attention16 => &mut self.attention_16bit,
             Switch::StaticKv => &mut self.static_kv,
             Switch::KvAllHeads => &mut self.kv_all_heads,
+            Switch::PagedOptimizer => &mut self.paged_optimizer,
         };
         *slot = on;
     }

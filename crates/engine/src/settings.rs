@@ -178,6 +178,10 @@ fn training(s: &Scenario) -> bool {
 fn peft(s: &Scenario) -> bool {
     s.job.is_peft()
 }
+/// Training with an optimizer bitsandbytes can page.
+fn pageable(s: &Scenario) -> bool {
+    s.job.is_training() && s.optimizer.can_page()
+}
 fn not_training(s: &Scenario) -> bool {
     !s.job.is_training()
 }
@@ -357,6 +361,12 @@ pub static SETTINGS: &[Setting] = &[
     ),
     switch!(Switch::StaticKv, "static-kv", "switch-ks", inference),
     switch!(Switch::KvAllHeads, "kv-all-heads", "switch-kvh", inference),
+    switch!(
+        Switch::PagedOptimizer,
+        "paged-optimizer",
+        "switch-po",
+        pageable
+    ),
     Setting {
         key: "t",
         flag: "targets",

@@ -67,6 +67,11 @@ const LABELS: &[(&str, &str, &str)] = &[
         "KV cache keeps every attention head (GQA expanded)",
         "KV Cache 按全部注意力头存储（GQA 展开后）",
     ),
+    (
+        "switch-po",
+        "paged optimizer (bitsandbytes, states in unified memory)",
+        "分页优化器（bitsandbytes，状态放在统一内存）",
+    ),
     ("lora-targets", "LoRA target modules", "LoRA 目标模块"),
     ("batch", "Batch (per GPU)", "批大小（每卡）"),
     ("seq", "Sequence length", "序列长度"),
@@ -196,6 +201,11 @@ const HELP: &[(&str, &str, &str)] = &[
         "switch-kvh",
         "the cache keeps every attention head (GQA expanded), not the KV heads",
         "缓存保存全部注意力头（GQA 展开），而不是 KV 头",
+    ),
+    (
+        "switch-po",
+        "PagedAdamW / paged_adamw_8bit: states of large tensors in CUDA unified memory, unseen by torch's allocator, paged to CPU memory under pressure",
+        "PagedAdamW / paged_adamw_8bit：大张量的状态放在 CUDA 统一内存，PyTorch 分配器看不到，显存紧张时换出到 CPU 内存",
     ),
     (
         "lora-targets",

@@ -430,10 +430,10 @@ impl Report {
         out.push_str("## How each case is compared\n\n");
         out.push_str(
             "- **allocated (tensors)**: `torch.cuda.max_memory_allocated`, torchtune's active/peak, litgpt's \"Memory used\" \
-             → the breakdown's live tensors at the peak (no CUDA context, no allocator cache).\n\
+             → the breakdown's live tensors at the peak (no CUDA context, no allocator cache, no paged optimizer states).\n\
              - **reserved**: `max_memory_reserved` (or PEFT's `memory_reserved()` after each step) → tensors × (1 + reserve %).\n\
              - **device (total)**: nvidia-smi, pynvml, a GPU monitor, and sources that do not name their tool (Qwen's \
-             fine-tuning table) → tensors + CUDA context + reserve.\n\
+             fine-tuning table) → tensors + paged optimizer states (CUDA unified memory, resident) + CUDA context + reserve.\n\
              - **vLLM**: the KV cache it reserved (GiB) or its `# GPU blocks` → the serving fit's KV pool: \
              `gpu_memory_utilization` × the catalog capacity − weights − profile activations − sampler logits − context.\n\
              - **allocated after load**: the peak right after loading the model → weights + adapters.\n\n\
@@ -449,11 +449,12 @@ impl Report {
              keeps 16-bit logits (`ls=compiled`), without it fp32 log-probs (`ls=chunked`); `optimizer_in_bwd` → \
              `obw`; `activation_offload` → `ao`; `modules_to_save` on the embeddings and head → `mts`; `use_dora` → `dora`; a static \
              cache → `ks` sized by its stated max_seq_len, cached after GQA expansion → `kvh`; an FP8 checkpoint \
-             with bf16 attention → `a16`. \
+             with bf16 attention → `a16`; a bitsandbytes paged optimizer (PagedAdamW, `paged_adamw_*`) → `po`, whose \
+             states of tensors of 100,000 elements or more sit in CUDA unified memory: only device-level figures count them. \
              Units: GB = 10⁹ B, GiB = 2³⁰ B; figures summed over GPUs are divided by the GPU count. \
              A case is *not expressible* when the run used something that moves or removes a first-order component \
-             the engine cannot switch off; second-order differences (torch.compile outside the loss, paged optimizer \
-             states of a LoRA-sized optimizer, fused-qkv LoRA) are compared and noted.\n\n",
+             the engine cannot switch off; second-order differences (torch.compile outside the loss, \
+             fused-qkv LoRA) are compared and noted.\n\n",
         );
 
         out.push_str("## Case by case\n\n");
@@ -931,7 +932,12 @@ fn mlp_only_quantized(c: &Value) -> bool {
 }
 
 /// Which unmodelled features of a run the engine has a setting for.
-const MODELLED: &[&str] = &["chunked CE", "optimizer-in-backward", "activation offload"];
+const MODELLED: &[&str] = &[
+    "chunked CE",
+    "optimizer-in-backward",
+    "activation offload",
+    "paged optimizer",
+];
 
 /// Maps one case to a scenario and says what to compare.
 pub fn map_case(c: &Value, n: &Value) -> Result<(Mapped, Option<String>), String> {
@@ -1084,6 +1090,9 @@ pub fn map_case(c: &Value, n: &Value) -> Result<(Mapped, Option<String>), String
             .and_then(Value::as_bool)
             .unwrap_or(false),
         optimizer: optimizer(n),
+        // bitsandbytes PagedAdamW / HF Trainer paged_adamw_*: the case names the optimizer
+        paged_optimizer: lower(c, "optimizer").contains("paged")
+            || lower(n, "opt").contains("paged"),
         optimizer_in_backward: unmodelled_has(n, "optimizer-in-backward")
             || flag(c, "optimizer_in_bwd"),
         offload_activations: unmodelled_has(n, "activation offload")

@@ -279,6 +279,7 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
             any::<bool>(),
             any::<bool>(),
             any::<bool>(),
+            any::<bool>(),
         );
         (
             Just(model.clone()),
@@ -321,6 +322,7 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
                         static_kv,
                         kv_all_heads,
                         dora,
+                        paged_optimizer,
                     ) = switches;
                     let seq = if attention == Attention::Eager {
                         1 + (seq - 1) % 32_768
@@ -349,6 +351,7 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
                         attention_16bit,
                         static_kv,
                         kv_all_heads,
+                        paged_optimizer,
                         master_weights,
                         checkpointing,
                         attention,
