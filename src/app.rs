@@ -204,6 +204,8 @@ const ADVANCED_PANEL: &[(&str, Look)] = &[
     ("block-size", Look::Plain),
     ("max-model-len", Look::Plain),
     ("batched-tokens", Look::Plain),
+    ("max-num-seqs", Look::Plain),
+    ("vllm-version", Look::Plain),
 ];
 const HEADER_PANEL: &[(&str, Look)] = &[("unit", Look::Buttons)];
 

@@ -222,6 +222,8 @@ messages! {
     SlidingLayers,
     /// MiB
     Context,
+    /// (no arguments)
+    ContextBeforeSnapshot,
     /// percent, bytes of live tensors
     Reserve,
 }

@@ -83,7 +83,7 @@ pub use overview::{sweep_points, Overview};
 pub use presets::{all as presets, find as find_preset, Preset};
 pub use scenario::{
     Attention, Checkpointing, Job, LoraTargets, Loss, ModelChoice, Offload, Optimizer, Scenario,
-    Switch, Zero,
+    Switch, VllmVersion, Zero,
 };
 pub use settings::{Refusal, Setting, SettingKind, SettingValue, SETTINGS};
 pub use units::{short_count, thousands, Unit, GB, GIB, KIB, MIB};

@@ -65,6 +65,20 @@ impl Optimizer {
 }
 
 named_enum! {
+    /// The vLLM engine whose start-up profile sizes the KV pool.
+    pub enum VllmVersion {
+        /// vLLM V0 (`vllm/worker/worker.py` `determine_num_available_blocks`): the non-torch memory
+        /// (CUDA context, NCCL, cuBLAS) is measured and deducted; CUDA graphs are captured after
+        /// the KV cache is sized, out of the remaining `1 - gpu_memory_utilization`.
+        V0 => ("v0", "V0 (up to 0.10)"),
+        /// vLLM V1 (`vllm/v1/worker/gpu_worker.py` `determine_available_memory`): the budget is
+        /// gpu_memory_utilization × the total the driver reports, and what existed before the
+        /// worker's first snapshot (the CUDA context) is not deducted again.
+        V1 => ("v1", "V1 (0.8 and later)"),
+    }
+}
+
+named_enum! {
     /// Gradient (activation) checkpointing.
     pub enum Checkpointing {
         None => ("none", "off"),
@@ -317,6 +331,10 @@ pub struct Scenario {
     pub concurrency: u64,
     /// Tokens of one prefill/profile batch (vLLM max_num_batched_tokens).
     pub batched_tokens: u64,
+    /// Sequences of one batch (vLLM max_num_seqs): the start-up profile samples one token for each.
+    pub max_num_seqs: u64,
+    /// Which vLLM engine sizes the KV pool.
+    pub vllm: VllmVersion,
     /// CUDA context, cuBLAS/NCCL workspaces and other memory outside the allocator, in MiB.
     pub context_mib: u64,
     /// Caching-allocator reserve and fragmentation, in percent of the tensor peak.
@@ -363,6 +381,10 @@ impl Default for Scenario {
             avg_tokens: 1_024,
             concurrency: 16,
             batched_tokens: 8_192,
+            // vLLM's SchedulerConfig default (vllm/config.py); V1 raises it to 1024 on GPUs of
+            // 70 GiB and more (vllm/engine/arg_utils.py, _set_default_args_v1)
+            max_num_seqs: 256,
+            vllm: VllmVersion::V0,
             context_mib: 1_024,
             reserve_pct: 5,
             gpu: Gpu::Rtx4090,

@@ -380,3 +380,21 @@ fn small_lora_adapters_keep_their_states_in_the_allocator_even_with_a_paged_opti
     let wide = Scenario { lora_rank: 64, ..s };
     assert!(estimate(&wide).unwrap().paged > 0);
 }
+
+#[test]
+fn vllms_profile_samples_max_num_seqs_sequences_and_v1_does_not_deduct_the_context_again() {
+    let v0 = Scenario {
+        max_num_seqs: 1_024,
+        ..preset("llama-3.1-8b", Job::Serving)
+    };
+    let b0 = estimate(&v0).unwrap();
+    // 1024 sequences × 128,256 vocab × (4 B fp32 + 2 B bf16)
+    assert_eq!(b0.bytes(Component::Logits), 1_024 * 128_256 * 6);
+    let v1 = Scenario {
+        vllm: vram_engine::VllmVersion::V1,
+        ..v0
+    };
+    let b1 = estimate(&v1).unwrap();
+    let (f0, f1) = (b0.serving.unwrap(), b1.serving.unwrap());
+    assert_eq!(f1.kv_pool - f0.kv_pool, b0.bytes(Component::Context));
+}

@@ -23,7 +23,7 @@ use crate::error::EngineError;
 use crate::formula::{Arg, Formula, Msg};
 use crate::model::{Architecture, ParamCounts};
 use crate::named::named_enum;
-use crate::scenario::{Job, Scenario, Zero};
+use crate::scenario::{Job, Scenario, VllmVersion, Zero};
 use crate::units::{prod, scale, MIB};
 
 named_enum! {
@@ -332,7 +332,11 @@ impl<'a> Budget<'a> {
         }
         let context = self.scenario.context_mib * MIB;
         self.push(Component::Context, Phase::Always, context, |b| {
-            Formula::of(Msg::Context, &[Arg::Int(b.scenario.context_mib)]).equals(context)
+            let mut f = Formula::of(Msg::Context, &[Arg::Int(b.scenario.context_mib)]);
+            if b.scenario.job == Job::Serving && b.scenario.vllm == VllmVersion::V1 {
+                f.push(Msg::ContextBeforeSnapshot, &[]);
+            }
+            f.equals(context)
         });
         let (peak_phase, tensors) = self.peak(context);
         let reserve = scale(tensors, self.scenario.reserve_pct, 100);

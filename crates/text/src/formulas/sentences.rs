@@ -132,6 +132,8 @@ pub(super) const SENTENCES: &[(Msg, &str, &str)] = &[
             "（{1} 层中有 {0} 层只保留最近 {2} 个 token）"),
     (Msg::Context, "{0} MiB (CUDA context, cuBLAS/NCCL workspaces; edit under advanced)",
             "{0} MiB（CUDA 上下文、cuBLAS/NCCL 工作区；可在“高级”中修改）"),
+    (Msg::ContextBeforeSnapshot, "; vLLM V1 takes its memory snapshot after the context exists, so its KV budget does not deduct it",
+            "；vLLM V1 在上下文建立之后才做显存快照，因此其 KV 预算不再扣除这部分"),
     (Msg::Reserve, "{0}% × {1} live tensors at the peak",
             "{0}% × 峰值时的张量 {1}"),
 ];
