@@ -177,6 +177,7 @@ const JOB_PANEL: &[(&str, Look)] = &[
     ("switch-dora", Look::Plain),
     ("grad-accum", Look::Plain),
     ("optimizer", Look::Plain),
+    ("switch-po", Look::Plain),
     ("switch-mw", Look::Plain),
     ("ckpt", Look::Plain),
     ("switch-ao", Look::Plain),
@@ -198,6 +199,8 @@ const ADVANCED_PANEL: &[(&str, Look)] = &[
     ("block-size", Look::Plain),
     ("max-model-len", Look::Plain),
     ("batched-tokens", Look::Plain),
+    ("max-num-seqs", Look::Plain),
+    ("vllm-version", Look::Plain),
 ];
 const HEADER_PANEL: &[(&str, Look)] = &[("unit", Look::Buttons)];
 

@@ -150,6 +150,10 @@ messages! {
     SgdStates,
     /// values
     AdafactorStates,
+    /// (no arguments)
+    PagedStates,
+    /// (no arguments)
+    UnpagedStates,
     /// params, bytes per state
     StepTemporary,
     /// params, bytes per state
@@ -218,6 +222,8 @@ messages! {
     SlidingLayers,
     /// MiB
     Context,
+    /// (no arguments)
+    ContextBeforeSnapshot,
     /// percent, bytes of live tensors
     Reserve,
 }

@@ -75,7 +75,7 @@ pub use measured::{
 };
 pub use memory::{
     estimate, estimate_with, kv_cache_bytes, layer_activation_bytes, lora_params,
-    prefill_activation_bytes, Breakdown, Component, LayerActivations, Line, Moment, Phase,
+    prefill_activation_bytes, Breakdown, Component, LayerActivations, Line, Moment, Phase, Pool,
     ServingFit, MAX_PER_GPU,
 };
 pub use model::{Architecture, Mla, MlpKind, Moe, NormKind, ParamCounts};
@@ -83,7 +83,7 @@ pub use overview::{sweep_points, Overview};
 pub use presets::{all as presets, find as find_preset, Preset};
 pub use scenario::{
     Attention, Checkpointing, Job, LoraTargets, Loss, ModelChoice, Offload, Optimizer, Scenario,
-    Switch, Zero,
+    Switch, VllmVersion, Zero,
 };
 pub use settings::{Refusal, Setting, SettingKind, SettingValue, SETTINGS};
 pub use units::{short_count, thousands, Unit, GB, GIB, KIB, MIB};

@@ -54,6 +54,30 @@ named_enum! {
     }
 }
 
+impl Optimizer {
+    /// Whether bitsandbytes has a paged variant (PagedAdamW, PagedAdamW8bit, PagedLion).
+    pub fn can_page(self) -> bool {
+        matches!(
+            self,
+            Optimizer::AdamW | Optimizer::AdamW8bit | Optimizer::Lion
+        )
+    }
+}
+
+named_enum! {
+    /// The vLLM engine whose start-up profile sizes the KV pool.
+    pub enum VllmVersion {
+        /// vLLM V0 (`vllm/worker/worker.py` `determine_num_available_blocks`): the non-torch memory
+        /// (CUDA context, NCCL, cuBLAS) is measured and deducted; CUDA graphs are captured after
+        /// the KV cache is sized, out of the remaining `1 - gpu_memory_utilization`.
+        V0 => ("v0", "V0 (up to 0.10)"),
+        /// vLLM V1 (`vllm/v1/worker/gpu_worker.py` `determine_available_memory`): the budget is
+        /// gpu_memory_utilization × the total the driver reports, and what existed before the
+        /// worker's first snapshot (the CUDA context) is not deducted again.
+        V1 => ("v1", "V1 (0.8 and later)"),
+    }
+}
+
 named_enum! {
     /// Gradient (activation) checkpointing.
     pub enum Checkpointing {
@@ -127,6 +151,7 @@ named_enum! {
         Attention16 => ("a16", "attention kept 16-bit (only the MLP quantized)"),
         StaticKv => ("ks", "KV cache preallocated for the max model length"),
         KvAllHeads => ("kvh", "KV cache keeps every attention head (GQA expanded)"),
+        PagedOptimizer => ("po", "paged optimizer states (bitsandbytes, CUDA unified memory)"),
     }
 }
 
@@ -283,6 +308,10 @@ pub struct Scenario {
     /// Inference: the cache holds K and V after the GQA expansion, one per attention head (an
     /// implementation some libraries had), not one per KV head.
     pub kv_all_heads: bool,
+    /// bitsandbytes' paged optimizers (PagedAdamW, PagedAdamW8bit, PagedLion; HF Trainer
+    /// `paged_adamw_32bit` / `paged_adamw_8bit`): the states of large tensors live in CUDA unified
+    /// memory, outside PyTorch's caching allocator.
+    pub paged_optimizer: bool,
     /// fp32 master weights (mixed precision); for LoRA, adapters kept in fp32.
     pub master_weights: bool,
     pub checkpointing: Checkpointing,
@@ -302,6 +331,10 @@ pub struct Scenario {
     pub concurrency: u64,
     /// Tokens of one prefill/profile batch (vLLM max_num_batched_tokens).
     pub batched_tokens: u64,
+    /// Sequences of one batch (vLLM max_num_seqs): the start-up profile samples one token for each.
+    pub max_num_seqs: u64,
+    /// Which vLLM engine sizes the KV pool.
+    pub vllm: VllmVersion,
     /// CUDA context, cuBLAS/NCCL workspaces and other memory outside the allocator, in MiB.
     pub context_mib: u64,
     /// Caching-allocator reserve and fragmentation, in percent of the tensor peak.
@@ -333,6 +366,7 @@ impl Default for Scenario {
             attention_16bit: false,
             static_kv: false,
             kv_all_heads: false,
+            paged_optimizer: false,
             master_weights: true,
             checkpointing: Checkpointing::Full,
             attention: Attention::Flash,
@@ -347,6 +381,10 @@ impl Default for Scenario {
             avg_tokens: 1_024,
             concurrency: 16,
             batched_tokens: 8_192,
+            // vLLM's SchedulerConfig default (vllm/config.py); V1 raises it to 1024 on GPUs of
+            // 70 GiB and more (vllm/engine/arg_utils.py, _set_default_args_v1)
+            max_num_seqs: 256,
+            vllm: VllmVersion::V0,
             context_mib: 1_024,
             reserve_pct: 5,
             gpu: Gpu::Rtx4090,
@@ -369,6 +407,7 @@ impl Scenario {
             Switch::Attention16 => self.attention_16bit,
             Switch::StaticKv => self.static_kv,
             Switch::KvAllHeads => self.kv_all_heads,
+            Switch::PagedOptimizer => self.paged_optimizer,
         }
     }
 
@@ -385,6 +424,7 @@ impl Scenario {
             Switch::Attention16 => &mut self.attention_16bit,
             Switch::StaticKv => &mut self.static_kv,
             Switch::KvAllHeads => &mut self.kv_all_heads,
+            Switch::PagedOptimizer => &mut self.paged_optimizer,
         };
         *slot = on;
     }

@@ -9,7 +9,8 @@
 use crate::dtype::{KvDtype, WeightFormat};
 use crate::gpus::Gpu;
 use crate::scenario::{
-    Attention, Checkpointing, Job, LoraTargets, Loss, Offload, Optimizer, Scenario, Switch, Zero,
+    Attention, Checkpointing, Job, LoraTargets, Loss, Offload, Optimizer, Scenario, Switch,
+    VllmVersion, Zero,
 };
 use crate::units::Unit;
 
@@ -178,6 +179,10 @@ fn training(s: &Scenario) -> bool {
 fn peft(s: &Scenario) -> bool {
     s.job.is_peft()
 }
+/// Training with an optimizer bitsandbytes can page.
+fn pageable(s: &Scenario) -> bool {
+    s.job.is_training() && s.optimizer.can_page()
+}
 fn not_training(s: &Scenario) -> bool {
     !s.job.is_training()
 }
@@ -316,6 +321,15 @@ pub static SETTINGS: &[Setting] = &[
     choice!("z", "zero", "zero", "S", Zero, zero, training),
     choice!("off", "offload", "offload", "O", Offload, offload, training),
     choice!("gpu", "gpu", "gpu", "G", Gpu, gpu, always),
+    choice!(
+        "vv",
+        "vllm",
+        "vllm-version",
+        "V",
+        VllmVersion,
+        vllm,
+        serving
+    ),
     choice!("unit", "unit", "unit", "U", Unit, unit, always),
     switch!(
         Switch::MasterWeights,
@@ -357,6 +371,12 @@ pub static SETTINGS: &[Setting] = &[
     ),
     switch!(Switch::StaticKv, "static-kv", "switch-ks", inference),
     switch!(Switch::KvAllHeads, "kv-all-heads", "switch-kvh", inference),
+    switch!(
+        Switch::PagedOptimizer,
+        "paged-optimizer",
+        "switch-po",
+        pageable
+    ),
     Setting {
         key: "t",
         flag: "targets",
@@ -385,6 +405,7 @@ pub static SETTINGS: &[Setting] = &[
     number!("al", "avg-tokens", "avg-tokens", avg_tokens, 1, 10_485_760, slider 64, 131_072, true, false, serving),
     number!("c", "concurrency", "concurrency", concurrency, 1, 1 << 20, slider 1, 4096, true, false, serving),
     number!("bt", "batched-tokens", "batched-tokens", batched_tokens, 1, 10_485_760, slider 128, 131_072, true, true, serving),
+    number!("ns", "max-num-seqs", "max-num-seqs", max_num_seqs, 1, 65_536, slider 1, 4_096, true, true, serving),
     number!("ctx", "context-mib", "context-mib", context_mib, 0, 65_536, slider 0, 8192, true, false, always),
     number!("rsv", "reserve", "reserve-pct", reserve_pct, 0, 100, slider 0, 100, true, false, always),
 ];

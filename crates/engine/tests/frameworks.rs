@@ -4,7 +4,7 @@
 use vram_engine::EngineError;
 use vram_engine::{estimate, Breakdown};
 use vram_engine::{
-    Checkpointing, Component, Job, Loss, ModelChoice, Offload, Optimizer, Phase, Scenario,
+    Checkpointing, Component, Job, Loss, ModelChoice, Offload, Optimizer, Phase, Pool, Scenario,
     WeightFormat,
 };
 
@@ -329,4 +329,72 @@ fn settings_for_another_job_change_nothing() {
         ..s
     };
     assert_eq!(estimate(&with).unwrap().total, b.total);
+}
+
+#[test]
+fn paged_optimizer_states_are_on_the_device_but_not_in_the_allocators_tensors() {
+    let plain = Scenario {
+        optimizer: Optimizer::AdamW,
+        master_weights: true,
+        ..llama_3b_full()
+    };
+    let paged = Scenario {
+        paged_optimizer: true,
+        ..plain.clone()
+    };
+    let (p, q) = (estimate(&plain).unwrap(), estimate(&paged).unwrap());
+    let unified: u64 = q
+        .lines
+        .iter()
+        .filter(|l| l.pool == Pool::Unified)
+        .map(|l| l.bytes)
+        .sum();
+    // every matrix of 100,000 elements or more: all but the norms, two fp32 moments each
+    let n = q.params.total() - q.params.small;
+    assert_eq!(unified, n * 2 * 4);
+    assert_eq!(q.paged, unified);
+    // the allocator sees only the norms' states, and no foreach temporary (bitsandbytes steps in place)
+    let in_allocator: u64 = q
+        .lines
+        .iter()
+        .filter(|l| l.component == Component::Optimizer && l.pool == Pool::Allocator)
+        .map(|l| l.bytes)
+        .sum();
+    assert_eq!(in_allocator, q.params.small * 2 * 4);
+    assert!(q.tensors + unified <= p.tensors);
+    let reserve = q.bytes(Component::Reserve);
+    let context = q.bytes(Component::Context);
+    assert_eq!(q.total, q.tensors + q.paged + context + reserve);
+}
+
+#[test]
+fn small_lora_adapters_keep_their_states_in_the_allocator_even_with_a_paged_optimizer() {
+    // rank 8 on a 3072-wide model: every A and B has under 100,000 elements
+    let s = Scenario {
+        lora_rank: 8,
+        paged_optimizer: true,
+        ..preset("llama-3.2-3b", Job::Lora)
+    };
+    let b = estimate(&s).unwrap();
+    assert_eq!(b.paged, 0);
+    let wide = Scenario { lora_rank: 64, ..s };
+    assert!(estimate(&wide).unwrap().paged > 0);
+}
+
+#[test]
+fn vllms_profile_samples_max_num_seqs_sequences_and_v1_does_not_deduct_the_context_again() {
+    let v0 = Scenario {
+        max_num_seqs: 1_024,
+        ..preset("llama-3.1-8b", Job::Serving)
+    };
+    let b0 = estimate(&v0).unwrap();
+    // 1024 sequences × 128,256 vocab × (4 B fp32 + 2 B bf16)
+    assert_eq!(b0.bytes(Component::Logits), 1_024 * 128_256 * 6);
+    let v1 = Scenario {
+        vllm: vram_engine::VllmVersion::V1,
+        ..v0
+    };
+    let b1 = estimate(&v1).unwrap();
+    let (f0, f1) = (b0.serving.unwrap(), b1.serving.unwrap());
+    assert_eq!(f1.kv_pool - f0.kv_pool, b0.bytes(Component::Context));
 }

@@ -67,6 +67,11 @@ const LABELS: &[(&str, &str, &str)] = &[
         "KV cache keeps every attention head (GQA expanded)",
         "KV Cache 按全部注意力头存储（GQA 展开后）",
     ),
+    (
+        "switch-po",
+        "paged optimizer (bitsandbytes, states in unified memory)",
+        "分页优化器（bitsandbytes，状态放在统一内存）",
+    ),
     ("lora-targets", "LoRA target modules", "LoRA 目标模块"),
     ("batch", "Batch (per GPU)", "批大小（每卡）"),
     ("seq", "Sequence length", "序列长度"),
@@ -93,6 +98,8 @@ const LABELS: &[(&str, &str, &str)] = &[
         "max_num_batched_tokens",
         "max_num_batched_tokens",
     ),
+    ("max-num-seqs", "max_num_seqs", "max_num_seqs"),
+    ("vllm-version", "vLLM engine", "vLLM 引擎版本"),
     (
         "context-mib",
         "CUDA context & workspaces (MiB)",
@@ -198,6 +205,11 @@ const HELP: &[(&str, &str, &str)] = &[
         "缓存保存全部注意力头（GQA 展开），而不是 KV 头",
     ),
     (
+        "switch-po",
+        "PagedAdamW / paged_adamw_8bit: states of large tensors in CUDA unified memory, unseen by torch's allocator, paged to CPU memory under pressure",
+        "PagedAdamW / paged_adamw_8bit：大张量的状态放在 CUDA 统一内存，PyTorch 分配器看不到，显存紧张时换出到 CPU 内存",
+    ),
+    (
         "lora-targets",
         "q,k,v,o,gate,up,down,embed,head or all",
         "q,k,v,o,gate,up,down,embed,head 或 all",
@@ -258,6 +270,16 @@ const HELP: &[(&str, &str, &str)] = &[
         "batched-tokens",
         "vLLM max_num_batched_tokens: tokens of one profiled batch",
         "vLLM 的 max_num_batched_tokens：一次预估批次的 token 数",
+    ),
+    (
+        "max-num-seqs",
+        "vLLM max_num_seqs: sequences of one batch; the start-up profile samples one token for each (256; V1 on 80 GB GPUs: 1024)",
+        "vLLM 的 max_num_seqs：一个批次的序列数；启动预估为每条序列采样一个 token（默认 256；V1 在 80 GB 显卡上为 1024）",
+    ),
+    (
+        "vllm-version",
+        "v0: the KV budget deducts the CUDA context; v1: it is measured after the context exists and does not",
+        "v0：KV 预算扣除 CUDA 上下文；v1：在上下文建立之后测量，不再扣除",
     ),
     (
         "context-mib",

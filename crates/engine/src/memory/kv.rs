@@ -4,7 +4,7 @@
 use super::{prefill_activation_bytes, Breakdown, Budget, Component, Phase};
 use crate::formula::{Arg, Formula, Msg};
 use crate::model::Architecture;
-use crate::scenario::{Attention, Job, Scenario};
+use crate::scenario::{Attention, Job, Scenario, VllmVersion};
 use crate::units::{div_ceil, prod, scale};
 
 /// How a vLLM-style server fills the selected GPU.
@@ -27,9 +27,19 @@ impl ServingFit {
     /// How a vLLM-style server started with this budget's settings fills `gpu`: it reserves
     /// gpu_memory_utilization × capacity and gives KV blocks whatever the weights, the profiled
     /// activations and the non-torch memory leave (the allocator reserve is part of that pool).
+    /// V0 deducts the whole non-torch memory it measures (`vllm/worker/worker.py`,
+    /// `determine_num_available_blocks`); V1 measures from a snapshot taken after the CUDA
+    /// context exists (`vllm/v1/worker/gpu_worker.py`, `init_device` then
+    /// `determine_available_memory`: `requested_memory` = total × utilization − the increase
+    /// since the snapshot), so the context is not deducted again.
     pub fn on(b: &Breakdown, s: &Scenario, gpu: crate::gpus::Gpu) -> ServingFit {
         let budget = scale(gpu.bytes(), s.gpu_util_pct, 100);
-        let fixed = b.total - b.bytes(Component::KvCache) - b.bytes(Component::Reserve);
+        let before_snapshot = match s.vllm {
+            VllmVersion::V0 => 0,
+            VllmVersion::V1 => b.bytes(Component::Context),
+        };
+        let fixed =
+            b.total - b.bytes(Component::KvCache) - b.bytes(Component::Reserve) - before_snapshot;
         let kv_pool = budget.saturating_sub(fixed);
         let per_token = b.kv_bytes_per_token.max(1);
         let blocks = kv_pool / prod(&[per_token, s.block_size]).max(1);
@@ -72,8 +82,10 @@ impl Budget<'_> {
         let s = self.scenario;
         let tokens = s.batched_tokens;
         let act = prefill_activation_bytes(self.arch, s, self.act_bytes, self.tp, 1, tokens);
-        // vLLM samples one token per sequence: logits of up to 256 sequences in fp32
-        let sampled = s.concurrency.min(256);
+        // the profile spreads the batched tokens over up to max_num_seqs sequences and samples
+        // one token for each (V0 `profile_run` in vllm/worker/model_runner.py; V1
+        // `_dummy_sampler_run` in vllm/v1/worker/gpu_model_runner.py): logits in fp32
+        let sampled = s.max_num_seqs.min(tokens);
         let logits = prod(&[
             sampled,
             div_ceil(self.arch.vocab, self.tp),

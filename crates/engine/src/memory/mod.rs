@@ -23,7 +23,7 @@ use crate::error::EngineError;
 use crate::formula::{Arg, Formula, Msg};
 use crate::model::{Architecture, ParamCounts};
 use crate::named::named_enum;
-use crate::scenario::{Job, Scenario, Zero};
+use crate::scenario::{Job, Scenario, VllmVersion, Zero};
 use crate::units::{prod, scale, MIB};
 
 named_enum! {
@@ -49,6 +49,17 @@ named_enum! {
         Compute => ("compute", "forward / backward (prefill)"),
         Step => ("step", "optimizer step (decode)"),
         Load => ("load", "loading the weights"),
+    }
+}
+
+named_enum! {
+    /// Where a line's memory is allocated, which decides which measuring tool sees it.
+    pub enum Pool {
+        /// PyTorch's caching allocator: `max_memory_allocated` / `reserved` and the device see it.
+        Allocator => ("allocator", "caching allocator"),
+        /// CUDA unified memory (cudaMallocManaged) outside the allocator: only the device sees it,
+        /// while it is resident; the driver pages it out to host memory under pressure.
+        Unified => ("unified", "CUDA unified memory"),
     }
 }
 
@@ -85,6 +96,7 @@ impl Phase {
 pub struct Line {
     pub component: Component,
     pub phase: Phase,
+    pub pool: Pool,
     pub bytes: u64,
     /// The formula with this scenario's numbers substituted (empty when not asked for); the
     /// shells write it in words.
@@ -99,7 +111,11 @@ pub struct Breakdown {
     pub peak_phase: Phase,
     /// Live tensor bytes at the peak (what torch.cuda.max_memory_allocated reports).
     pub tensors: u64,
-    /// Everything on the device at the peak: tensors + context + reserve (what nvidia-smi shows).
+    /// Bytes in CUDA unified memory at the peak (paged optimizer states): not in `tensors` nor
+    /// in the allocator's reserve; on the device while resident.
+    pub paged: u64,
+    /// Everything on the device at the peak: tensors + paged + context + reserve (what
+    /// nvidia-smi shows).
     pub total: u64,
     /// Host memory that offloading uses, per GPU.
     pub cpu: u64,
@@ -231,9 +247,21 @@ impl<'a> Budget<'a> {
         }
     }
 
-    /// Adds a line; `formula` runs only when the budget explains itself.
+    /// Adds a line of the caching allocator; `formula` runs only when the budget explains itself.
     fn push(
         &mut self,
+        component: Component,
+        phase: Phase,
+        bytes: u64,
+        formula: impl FnOnce(&Self) -> Formula,
+    ) {
+        self.push_at(Pool::Allocator, component, phase, bytes, formula);
+    }
+
+    /// Adds a line in a given pool.
+    fn push_at(
+        &mut self,
+        pool: Pool,
         component: Component,
         phase: Phase,
         bytes: u64,
@@ -247,6 +275,7 @@ impl<'a> Budget<'a> {
         self.lines.push(Line {
             component,
             phase,
+            pool,
             bytes,
             formula,
         });
@@ -303,7 +332,11 @@ impl<'a> Budget<'a> {
         }
         let context = self.scenario.context_mib * MIB;
         self.push(Component::Context, Phase::Always, context, |b| {
-            Formula::of(Msg::Context, &[Arg::Int(b.scenario.context_mib)]).equals(context)
+            let mut f = Formula::of(Msg::Context, &[Arg::Int(b.scenario.context_mib)]);
+            if b.scenario.job == Job::Serving && b.scenario.vllm == VllmVersion::V1 {
+                f.push(Msg::ContextBeforeSnapshot, &[]);
+            }
+            f.equals(context)
         });
         let (peak_phase, tensors) = self.peak(context);
         let reserve = scale(tensors, self.scenario.reserve_pct, 100);
@@ -311,12 +344,17 @@ impl<'a> Budget<'a> {
             let pct = Arg::Int(b.scenario.reserve_pct);
             Formula::of(Msg::Reserve, &[pct, Arg::Bytes(tensors)]).equals(reserve)
         });
-        let total = tensors.saturating_add(context).saturating_add(reserve);
+        let paged = self.paged_at(peak_phase);
+        let total = tensors
+            .saturating_add(paged)
+            .saturating_add(context)
+            .saturating_add(reserve);
         let kv_bytes_per_token = self.kv_bytes(1, 1);
         let mut b = Breakdown {
             lines: self.lines,
             peak_phase,
             tensors,
+            paged,
             total,
             cpu: self.cpu,
             params: self.params,
@@ -331,13 +369,24 @@ impl<'a> Budget<'a> {
         b
     }
 
-    /// The moment of the peak and the live tensor bytes then: what is always alive (but the
-    /// `context`) plus the largest transient moment; on a tie the earlier one in TRANSIENT.
+    /// Bytes in unified memory alive at `peak_phase`.
+    fn paged_at(&self, peak_phase: Phase) -> u64 {
+        self.lines
+            .iter()
+            .filter(|l| l.pool == Pool::Unified)
+            .filter(|l| l.phase == Phase::Always || l.phase == peak_phase)
+            .map(|l| l.bytes)
+            .fold(0u64, u64::saturating_add)
+    }
+
+    /// The moment of the peak and the live tensor bytes then: what is always alive in the
+    /// allocator (but the `context`) plus the largest transient moment; on a tie the earlier one
+    /// in TRANSIENT.
     fn peak(&self, context: u64) -> (Phase, u64) {
         let sum = |p: Phase| -> u64 {
             self.lines
                 .iter()
-                .filter(|l| l.phase == p)
+                .filter(|l| l.phase == p && l.pool == Pool::Allocator)
                 .map(|l| l.bytes)
                 .fold(0u64, u64::saturating_add)
         };

@@ -1,8 +1,8 @@
 //! What training adds to the weights: mixed precision's master copy, the gradients and the
 //! optimizer's states (and the temporaries of its step).
 
-use super::weights::lora_largest_matrix;
-use super::{Budget, Component, Phase};
+use super::weights::{lora_largest_matrix, lora_paged_params};
+use super::{Budget, Component, Phase, Pool};
 use crate::dtype::WeightFormat;
 use crate::formula::{Arg, Formula, Msg};
 use crate::model::Architecture;
@@ -20,6 +20,8 @@ struct Trainables {
     state_elem: u64,
     /// Parameters of the group's largest tensor.
     largest: u64,
+    /// Parameters in tensors large enough for a paged optimizer to page their states.
+    pageable: u64,
 }
 
 impl Budget<'_> {
@@ -32,10 +34,17 @@ impl Budget<'_> {
         }
     }
 
+    /// Whether the optimizer is a bitsandbytes paged one.
+    fn paged(&self) -> bool {
+        self.scenario.paged_optimizer && self.scenario.optimizer.can_page()
+    }
+
     /// Bytes of one optimizer-state element: fp32 when the optimizer updates fp32 values.
     fn state_elem_bytes(&self) -> u64 {
         match self.scenario.optimizer {
             Optimizer::AdamW8bit => 1,
+            // bitsandbytes' 32-bit optimizers keep fp32 states whatever the parameters' dtype
+            _ if self.paged() => 4,
             Optimizer::AdamWBf16 => 2,
             _ if self.scenario.master_weights || self.trainable_bytes() == 4 => 4,
             _ => 2,
@@ -53,6 +62,10 @@ impl Budget<'_> {
             elem: self.trainable_bytes(),
             state_elem: self.state_elem_bytes(),
             largest: self.largest_trainable(),
+            pageable: match self.scenario.job {
+                Job::Full => n.saturating_sub(self.params.small),
+                _ => lora_paged_params(self.arch, self.scenario),
+            },
         };
         self.gradients(&main);
         self.optimizer_states(&main);
@@ -69,6 +82,7 @@ impl Budget<'_> {
                 elem,
                 state_elem,
                 largest: prod(&[self.arch.vocab, self.arch.hidden]),
+                pageable: self.saved_copies,
             };
             self.gradients(&saved);
             self.optimizer_states(&saved);
@@ -159,9 +173,16 @@ impl Budget<'_> {
             largest,
             ..
         } = group;
-        let (states, formula) = optimizer_state_bytes(self.arch, self.scenario, count, state_elem);
-        let opt = div_ceil(states, self.shard(1) * self.tp);
         let on_cpu = self.scenario.offload != Offload::None;
+        let paged = if self.paged() && !on_cpu {
+            group.pageable.min(count)
+        } else {
+            0
+        };
+        let in_allocator = count - paged;
+        let (states, formula) =
+            optimizer_state_bytes(self.arch, self.scenario, in_allocator, state_elem);
+        let opt = div_ceil(states, self.shard(1) * self.tp);
         if on_cpu {
             self.offload(opt);
         }
@@ -169,15 +190,22 @@ impl Budget<'_> {
         self.push(Component::Optimizer, Phase::Always, gpu, |b| {
             let mut f = group.formula();
             f.clauses.extend(formula.clauses);
+            if paged > 0 {
+                f.push(Msg::UnpagedStates, &[]);
+            }
             b.shard_clauses(&mut f, 1);
             b.offloaded_or_equals(f, on_cpu, opt)
         });
+        if paged > 0 {
+            self.paged_states(group, paged);
+        }
         // foreach AdamW/Lion/SGD-momentum allocate one state-sized temporary during the step; in
-        // backward the step runs one parameter at a time
+        // backward the step runs one parameter at a time; bitsandbytes steps in place in its own
+        // kernel
         let temp_states = matches!(
             self.scenario.optimizer,
             Optimizer::AdamW | Optimizer::AdamWBf16 | Optimizer::Lion | Optimizer::SgdMomentum
-        );
+        ) && !self.paged();
         if !temp_states || on_cpu {
             return;
         }
@@ -198,6 +226,32 @@ impl Budget<'_> {
             f.push(msg, &[Arg::Count(temp_count), Arg::Int(state_elem)]);
             f.equals(temp)
         });
+    }
+
+    /// The states a paged optimizer keeps in CUDA unified memory: bitsandbytes'
+    /// `Optimizer8bit.get_state_buffer` (bitsandbytes/optim/optimizer.py) allocates the state of
+    /// every tensor of 100,000 elements or more with `F.get_paged`, which calls `cget_managed_ptr`
+    /// = `cudaMallocManaged(..., cudaMemAttachHost)` (csrc/pythonInterface.cpp) and prefetches
+    /// the pages to the GPU before each step (`cprefetch` = `cudaMemPrefetchAsync`). PyTorch's
+    /// allocator never sees them; the device does while they are resident, and the driver pages
+    /// them out to host memory instead of failing when the GPU is full.
+    fn paged_states(&mut self, group: &Trainables, paged: u64) {
+        let (states, formula) =
+            optimizer_state_bytes(self.arch, self.scenario, paged, group.state_elem);
+        let bytes = div_ceil(states, self.shard(1) * self.tp);
+        self.push_at(
+            Pool::Unified,
+            Component::Optimizer,
+            Phase::Always,
+            bytes,
+            |b| {
+                let mut f = group.formula();
+                f.clauses.extend(formula.clauses);
+                f.push(Msg::PagedStates, &[]);
+                b.shard_clauses(&mut f, 1);
+                f.equals(bytes)
+            },
+        );
     }
 
     /// The formula's end for something offloaded (its `bytes` on the host) or on the GPU.

@@ -208,6 +208,38 @@ pub fn lora_params(a: &Architecture, s: &Scenario) -> u64 {
     n
 }
 
+/// Tensors of at least this many elements get paged optimizer states (bitsandbytes'
+/// `get_state_buffer`: `p.numel() < 1e5` stays a plain tensor).
+const PAGED_MIN_ELEMENTS: u64 = 100_000;
+
+/// LoRA parameters in adapter matrices large enough for a paged optimizer to page their states:
+/// A (r × in) and B (out × r) counted separately against [`PAGED_MIN_ELEMENTS`].
+pub(super) fn lora_paged_params(a: &Architecture, s: &Scenario) -> u64 {
+    let r = s.lora_rank;
+    let big = |n: u64| if n >= PAGED_MIN_ELEMENTS { n } else { 0 };
+    let sum = |ms: &[(&str, u64, u64)]| -> u64 {
+        ms.iter()
+            .filter(|(n, _, _)| s.lora_targets.contains(n))
+            .map(|(_, i, o)| big(r * i) + big(r * o))
+            .sum()
+    };
+    let mut n = a.layers * sum(&a.attention_matrices());
+    n += a.dense_layers() * sum(&a.mlp_matrices(a.intermediate));
+    if let Some(m) = &a.moe {
+        let mut per_layer = m.experts * sum(&a.mlp_matrices(m.expert_ffn));
+        if m.shared_ffn > 0 {
+            per_layer += sum(&a.mlp_matrices(m.shared_ffn));
+        }
+        n += a.moe_layers() * per_layer;
+    }
+    for module in ["embed", "head"] {
+        if s.lora_targets.contains(module) {
+            n += big(r * a.vocab) + big(r * a.hidden);
+        }
+    }
+    n
+}
+
 /// The matrices LoRA adapts in one layer (and one expert), as (name, in, out).
 pub(super) fn adapted_matrices(a: &Architecture, s: &Scenario) -> Vec<(&'static str, u64, u64)> {
     let mut ms = a.attention_matrices();

@@ -26,7 +26,8 @@ use vram_engine::lora_params;
 use vram_engine::GIB;
 use vram_engine::{
     estimate_with, Architecture, Attention, Breakdown, Checkpointing, Component, Gpu, Job,
-    LoraTargets, Loss, ModelChoice, Offload, Optimizer, Scenario, Switch, WeightFormat, Zero,
+    LoraTargets, Loss, ModelChoice, Offload, Optimizer, Scenario, Switch, VllmVersion,
+    WeightFormat, Zero,
 };
 use vram_engine::{MlpKind, NormKind};
 
@@ -430,16 +431,19 @@ impl Report {
         out.push_str("## How each case is compared\n\n");
         out.push_str(
             "- **allocated (tensors)**: `torch.cuda.max_memory_allocated`, torchtune's active/peak, litgpt's \"Memory used\" \
-             → the breakdown's live tensors at the peak (no CUDA context, no allocator cache).\n\
+             → the breakdown's live tensors at the peak (no CUDA context, no allocator cache, no paged optimizer states).\n\
              - **reserved**: `max_memory_reserved` (or PEFT's `memory_reserved()` after each step) → tensors × (1 + reserve %).\n\
              - **device (total)**: nvidia-smi, pynvml, a GPU monitor, and sources that do not name their tool (Qwen's \
-             fine-tuning table) → tensors + CUDA context + reserve.\n\
+             fine-tuning table) → tensors + paged optimizer states (CUDA unified memory, resident) + CUDA context + reserve.\n\
              - **vLLM**: the KV cache it reserved (GiB) or its `# GPU blocks` → the serving fit's KV pool: \
-             `gpu_memory_utilization` × the catalog capacity − weights − profile activations − sampler logits − context.\n\
+             `gpu_memory_utilization` × the catalog capacity − weights − profile activations − sampler logits \
+             (`max_num_seqs` rows) − context (V0; V1 measures from a snapshot taken after the context exists).\n\
              - **allocated after load**: the peak right after loading the model → weights + adapters.\n\n\
              Settings every case of a kind shares: CUDA context 1024 MiB and allocator reserve 5 % (scenario defaults) \
              unless the source states them (the BERT runs state 1343 MiB of context); vLLM cases use block size 16, \
-             256 sequences in the sampler profile and `max_num_batched_tokens` = max(max_model_len, 2048). \
+             the vLLM engine (V0/V1), `max_num_seqs` and `max_num_batched_tokens` as the case states them, \
+             else that engine's defaults (V0: 256 sequences, max(max_model_len, 2048) tokens, 2048 past 32k of context; \
+             V1: 1024 sequences and 8192 tokens on GPUs of 70 GiB or more but the A100, 256 and 2048 below). \
              LoRA adapters are fp32 (`master_weights`) for PEFT (its default) and 16-bit for torchtune and litgpt \
              (bf16-true); torch AdamW on pure-bf16 weights keeps bf16 states. torchao NF4 (torchtune QLoRA) is read as \
              NF4 with double quantization (it quantizes the block scales to int8 the same way). \
@@ -449,11 +453,12 @@ impl Report {
              keeps 16-bit logits (`ls=compiled`), without it fp32 log-probs (`ls=chunked`); `optimizer_in_bwd` → \
              `obw`; `activation_offload` → `ao`; `modules_to_save` on the embeddings and head → `mts`; `use_dora` → `dora`; a static \
              cache → `ks` sized by its stated max_seq_len, cached after GQA expansion → `kvh`; an FP8 checkpoint \
-             with bf16 attention → `a16`. \
+             with bf16 attention → `a16`; a bitsandbytes paged optimizer (PagedAdamW, `paged_adamw_*`) → `po`, whose \
+             states of tensors of 100,000 elements or more sit in CUDA unified memory: only device-level figures count them. \
              Units: GB = 10⁹ B, GiB = 2³⁰ B; figures summed over GPUs are divided by the GPU count. \
              A case is *not expressible* when the run used something that moves or removes a first-order component \
-             the engine cannot switch off; second-order differences (torch.compile outside the loss, paged optimizer \
-             states of a LoRA-sized optimizer, fused-qkv LoRA) are compared and noted.\n\n",
+             the engine cannot switch off; second-order differences (torch.compile outside the loss, \
+             fused-qkv LoRA) are compared and noted.\n\n",
         );
 
         out.push_str("## Case by case\n\n");
@@ -930,8 +935,51 @@ fn mlp_only_quantized(c: &Value) -> bool {
     wd.contains("mlp") && wd.contains("attention") && wd.contains("bf16")
 }
 
+/// What a vLLM case's start-up profile ran with.
+struct VllmProfile {
+    version: VllmVersion,
+    max_num_seqs: u64,
+    batched_tokens: u64,
+}
+
+/// The vLLM engine and profile batch a case states; where it does not, vLLM's defaults for that
+/// engine: V0 (`vllm/config.py` SchedulerConfig) 256 sequences and max(max_model_len, 2048)
+/// tokens with chunked prefill off, which it turns on past 32k tokens of context (2048 tokens);
+/// V1 (`vllm/engine/arg_utils.py`, `_set_default_args_v1`, API server) chunked prefill with 8192
+/// tokens and 1024 sequences on GPUs of 70 GiB or more but the A100, 2048 and 256 below.
+fn vllm_profile(c: &Value, ctx: u64) -> VllmProfile {
+    let framework = lower(c, "framework");
+    let release = number_after(&framework, "vllm ~0.")
+        .or_else(|| number_after(&framework, "vllm 0."))
+        .unwrap_or(0);
+    let version = if framework.contains("v1") || (!framework.contains("v0") && release >= 8) {
+        VllmVersion::V1
+    } else {
+        VllmVersion::V0
+    };
+    let stated = format!("{} {}", lower(c, "batch_size"), lower(c, "notes"));
+    let g = gpu(c);
+    let big = g.bytes() >= 70 * GIB && !matches!(g, Gpu::A100_80);
+    let (seqs, tokens) = match version {
+        VllmVersion::V0 if ctx > 32_768 => (256, 2_048),
+        VllmVersion::V0 => (256, ctx.max(2_048)),
+        VllmVersion::V1 if big => (1_024, 8_192),
+        VllmVersion::V1 => (256, 2_048),
+    };
+    VllmProfile {
+        version,
+        max_num_seqs: number_after(&stated, "max_num_seqs").unwrap_or(seqs),
+        batched_tokens: number_after(&stated, "max_num_batched_tokens").unwrap_or(tokens),
+    }
+}
+
 /// Which unmodelled features of a run the engine has a setting for.
-const MODELLED: &[&str] = &["chunked CE", "optimizer-in-backward", "activation offload"];
+const MODELLED: &[&str] = &[
+    "chunked CE",
+    "optimizer-in-backward",
+    "activation offload",
+    "paged optimizer",
+];
 
 /// Maps one case to a scenario and says what to compare.
 pub fn map_case(c: &Value, n: &Value) -> Result<(Mapped, Option<String>), String> {
@@ -1063,6 +1111,7 @@ pub fn map_case(c: &Value, n: &Value) -> Result<(Mapped, Option<String>), String
     let ctx = uint(n, "ctx")
         .or_else(|| number_after(&kv_text, "max_seq_len="))
         .unwrap_or(4_096);
+    let profile = vllm_profile(c, ctx);
     let mut s = Scenario {
         model: ModelChoice::Custom {
             name: str_of(c, "model").to_string(),
@@ -1084,6 +1133,9 @@ pub fn map_case(c: &Value, n: &Value) -> Result<(Mapped, Option<String>), String
             .and_then(Value::as_bool)
             .unwrap_or(false),
         optimizer: optimizer(n),
+        // bitsandbytes PagedAdamW / HF Trainer paged_adamw_*: the case names the optimizer
+        paged_optimizer: lower(c, "optimizer").contains("paged")
+            || lower(n, "opt").contains("paged"),
         optimizer_in_backward: unmodelled_has(n, "optimizer-in-backward")
             || flag(c, "optimizer_in_bwd"),
         offload_activations: unmodelled_has(n, "activation offload")
@@ -1111,7 +1163,9 @@ pub fn map_case(c: &Value, n: &Value) -> Result<(Mapped, Option<String>), String
         max_model_len: ctx,
         avg_tokens: ctx,
         concurrency: 256,
-        batched_tokens: ctx.max(2_048),
+        batched_tokens: profile.batched_tokens,
+        max_num_seqs: profile.max_num_seqs,
+        vllm: profile.version,
         context_mib,
         gpu: gpu(c),
         ..Scenario::default()

@@ -269,8 +269,15 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
             1u64..=1_024,
             1u64..=1_000_000,
         );
-        let overhead = (0u64..=65_536, 0u64..=100, select(KvDtype::ALL.to_vec()));
+        let overhead = (
+            0u64..=65_536,
+            0u64..=100,
+            select(KvDtype::ALL.to_vec()),
+            1u64..=65_536,
+            select(VllmVersion::ALL.to_vec()),
+        );
         let switches = (
+            any::<bool>(),
             any::<bool>(),
             any::<bool>(),
             any::<bool>(),
@@ -311,7 +318,7 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
                     let ((gpus, tp), zero, offload, gpu, unit) = hardware;
                     let (gpu_util_pct, block_size, max_model_len, avg_tokens, concurrency, bt) =
                         serving;
-                    let (context_mib, reserve_pct, kv_dtype) = overhead;
+                    let (context_mib, reserve_pct, kv_dtype, max_num_seqs, vllm) = overhead;
                     let (
                         train_embed_head,
                         in_backward,
@@ -321,6 +328,7 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
                         static_kv,
                         kv_all_heads,
                         dora,
+                        paged_optimizer,
                     ) = switches;
                     let seq = if attention == Attention::Eager {
                         1 + (seq - 1) % 32_768
@@ -349,6 +357,7 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
                         attention_16bit,
                         static_kv,
                         kv_all_heads,
+                        paged_optimizer,
                         master_weights,
                         checkpointing,
                         attention,
@@ -363,6 +372,8 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
                         avg_tokens,
                         concurrency,
                         batched_tokens: bt,
+                        max_num_seqs,
+                        vllm,
                         context_mib,
                         reserve_pct,
                         gpu,
