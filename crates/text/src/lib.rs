@@ -17,10 +17,12 @@
 //! );
 //! ```
 
+mod answers;
 mod errors;
 mod formulas;
 mod settings;
 
+pub use answers::{answer, question, startup_concurrency};
 pub use errors::{error, notice, refusal};
 pub use formulas::{formula, moment, sentence};
 pub use settings::{setting_help, setting_label, setting_name};
