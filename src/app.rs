@@ -5,7 +5,7 @@ use vram_engine::{Job, LoraTargets, Setting, SettingKind, SettingValue};
 
 use crate::components::controls::{EnumSlider, Segmented, SelectField, SliderNumber};
 use crate::components::model::ModelPicker;
-use crate::components::results::{Charts, Explanations, FitTable, VerdictLine};
+use crate::components::results::{Charts, Explanations, FitTable, ServeCommands, VerdictLine};
 use crate::i18n::{self, t, Lang};
 use crate::state::AppState;
 
@@ -81,6 +81,7 @@ pub fn App() -> impl IntoView {
                 <VerdictLine />
                 <Charts />
                 <FitTable />
+                <ServeCommands />
                 <Explanations />
             </div>
         </main>
@@ -181,6 +182,7 @@ const JOB_PANEL: &[(&str, Look)] = &[
     ("switch-mts", Look::Plain),
     ("switch-dora", Look::Plain),
     ("grad-accum", Look::Plain),
+    ("global-batch", Look::Plain),
     ("optimizer", Look::Plain),
     ("switch-mw", Look::Plain),
     ("ckpt", Look::Plain),

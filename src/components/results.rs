@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 use vram_engine::thousands;
-use vram_engine::{Component, Job, Phase};
+use vram_engine::{serve_command, startup_concurrency, Component, Job, Phase, Server};
 
 use crate::chart;
 use crate::chart::escape as esc;
@@ -30,6 +30,10 @@ pub fn VerdictLine() -> impl IntoView {
                 let fits = v.map(|v| v.fits).unwrap_or(false);
                 let headroom = v.map(|v| v.headroom).unwrap_or(0);
                 let spare = unit.format(headroom.unsigned_abs());
+                // a server is measured against what gpu_memory_utilization lets it take
+                let budget = v.filter(|v| v.budget < v.capacity).map(|v| {
+                    format!(" ({} {} = {}% × {})", t(l, "of_budget"), unit.format(v.budget), st.scenario.with(|s| s.gpu_util_pct), unit.format(v.capacity))
+                });
                 view! {
                     <div class="verdict" class:fits=fits class:nofit=!fits id="verdict" aria-live="polite">
                         <p class="total-line">{t(l, "needs")} " " <strong id="total">{unit.format(b.total)}</strong> " " {t(l, "per_gpu")}
@@ -37,7 +41,7 @@ pub fn VerdictLine() -> impl IntoView {
                         <p class="fit-line" id="fit-line">
                             <strong>{gpu.label()}</strong> ": "
                             {if fits { t(l, "fits") } else { t(l, "does_not_fit") }}
-                            " · " {if fits { t(l, "headroom") } else { t(l, "short_by") }} " " {spare}
+                            " · " {if fits { t(l, "headroom") } else { t(l, "short_by") }} " " {spare} {budget}
                         </p>
                         {(b.cpu > 0).then(|| view! { <p id="cpu-line">{t(l, "cpu_ram")} ": " {unit.format(b.cpu)}</p> })}
                         {b.serving.map(|f| view! {
@@ -53,26 +57,43 @@ pub fn VerdictLine() -> impl IntoView {
     }
 }
 
+/// The selected GPU's line in the charts: its capacity, or a server's budget ("H100 80GB × 90%").
+fn selected_limit(st: &AppState) -> (u64, String) {
+    let (gpu, serving, util) = st
+        .scenario
+        .with(|s| (s.gpu, s.job == Job::Serving, s.gpu_util_pct));
+    if serving {
+        (
+            vram_engine::Gpu::bytes(gpu) * util / 100,
+            format!("{} × {util}%", gpu.label()),
+        )
+    } else {
+        (gpu.bytes(), gpu.label().to_string())
+    }
+}
+
 #[component]
 pub fn Charts() -> impl IntoView {
     let st = expect_context::<AppState>();
     let svg = Memo::new(move |_| {
         let l = st.lang.get();
-        let (gpus, gpu, unit) = st.scenario.with(|s| (s.gpus, s.gpu, s.unit));
+        let (gpus, unit) = st.scenario.with(|s| (s.gpus, s.unit));
+        let (limit, name) = selected_limit(&st);
         st.computed.with(|c| {
             c.as_ref()
-                .map(|c| chart::stacked(&c.bars, gpus, gpu, unit, l))
+                .map(|c| chart::stacked(&c.bars, gpus, limit, &name, unit, l))
                 .unwrap_or_default()
         })
     });
     let sweep = Memo::new(move |_| {
         let l = st.lang.get();
-        let (at, serving, gpu, unit) = st
+        let (at, serving, unit) = st
             .scenario
-            .with(|s| (s.swept_tokens(), s.job == Job::Serving, s.gpu, s.unit));
+            .with(|s| (s.swept_tokens(), s.job == Job::Serving, s.unit));
+        let (limit, name) = selected_limit(&st);
         st.computed.with(|c| {
             c.as_ref()
-                .map(|c| chart::sweep(&c.sweep, at, serving, gpu, unit, l))
+                .map(|c| chart::sweep(&c.sweep, at, serving, limit, &name, unit, l))
                 .unwrap_or_default()
         })
     });
@@ -98,7 +119,7 @@ pub fn Charts() -> impl IntoView {
         drawn == Some(true) || has
     });
     view! {
-        <section class="panel" aria-labelledby="chart-h">
+        <section class="panel charts" aria-labelledby="chart-h">
             <h2 id="chart-h">{move || t(lang(), "chart_title")}</h2>
             <div class="chart" id="chart" role="img" aria-label=move || t(lang(), "chart_title") inner_html=move || svg.get()></div>
             <ul class="legend" id="legend">
@@ -137,17 +158,32 @@ pub fn FitTable() -> impl IntoView {
                             (false, false) => "",
                         };
                         format!(
-                            r#"<tr id="fit-{}" class="{class}"><th scope="row">{}</th><td>{:.1}</td><td class="verdict-cell">{}</td><td>{head:+.1}</td><td>{}</td></tr>"#,
+                            r#"<tr id="fit-{}" class="{class}"><th scope="row">{}</th><td>{}</td><td class="verdict-cell">{}</td><td>{head:+.1}</td><td>{}</td></tr>"#,
                             v.gpu.key(),
                             esc(v.gpu.label()),
-                            unit.value(v.capacity),
+                            if v.budget < v.capacity {
+                                format!("{:.1} / {:.1}", unit.value(v.budget), unit.value(v.capacity))
+                            } else {
+                                format!("{:.1}", unit.value(v.capacity))
+                            },
                             esc(if v.fits { t(l, "yes") } else { t(l, "no") }),
                             v.gpus_needed.map(|n| n.to_string()).unwrap_or_else(|| "–".into())
                         )
                     })
                     .collect();
-                let s = &c.solved;
-                let opt = |x: Option<u64>| x.map(thousands).unwrap_or_else(|| t(l, "none").to_string());
+                let answers: String = c
+                    .answers
+                    .iter()
+                    .map(|a| {
+                        format!(
+                            r#"<dt>{}</dt><dd id="answer-{}" data-setting="{}">{}</dd>"#,
+                            esc(vram_text::question(l, a.question)),
+                            a.question.id(),
+                            a.question.setting(),
+                            esc(&vram_text::answer(l, a))
+                        )
+                    })
+                    .collect();
                 // built as markup from the engine's fixed labels and numbers (nothing user-typed)
                 let fits_here = c.verdicts.iter().any(|v| v.gpu == selected && v.fits);
                 let remedies = if c.remedies.is_empty() {
@@ -177,23 +213,72 @@ pub fn FitTable() -> impl IntoView {
                 view! {
                     <section class="panel" aria-labelledby="fit-h">
                         <h2 id="fit-h">{t(l, "solver")} ": " {selected.label()}</h2>
-                        <dl class="solver" id="solver">
-                            <dt>{t(l, "max_batch")}</dt><dd id="max-batch">{opt(s.max_batch)}</dd>
-                            <dt>{t(l, "max_seq")}</dt><dd id="max-seq">{opt(s.max_seq)}</dd>
-                            <dt>{t(l, "max_conc")}</dt><dd id="max-conc">{opt(s.max_concurrency)}</dd>
-                            <dt>{t(l, "best_format")}</dt><dd id="best-format">{s.best_format.map(|f| f.label()).unwrap_or(t(l, "none"))}</dd>
-                        </dl>
+                        <dl class="solver" id="solver" inner_html=answers></dl>
                         <div inner_html=remedies></div>
                         <h2>{t(l, "fit_table")}</h2>
                         <div class="table-wrap">
                             <table id="fit-table">
-                                <thead><tr><th scope="col">"GPU"</th><th scope="col">{t(l, "capacity")} " (" {unit.label()} ")"</th><th scope="col">{t(l, "verdict")}</th><th scope="col">{t(l, "headroom")}</th><th scope="col">{t(l, "gpus_needed")}</th></tr></thead>
+                                <thead><tr><th scope="col">"GPU"</th><th scope="col">{if c.breakdown.serving.is_some() { t(l, "budget_capacity") } else { t(l, "capacity") }} " (" {unit.label()} ")"</th><th scope="col">{t(l, "verdict")}</th><th scope="col">{t(l, "headroom")}</th><th scope="col">{t(l, "gpus_needed")}</th></tr></thead>
                                 <tbody inner_html=rows></tbody>
                             </table>
                         </div>
                     </section>
                 }
             })
+        })
+    }
+}
+
+/// For a server: the commands that start it with these settings, ready to copy, and the maximum
+/// concurrency vLLM will print when it starts.
+#[component]
+pub fn ServeCommands() -> impl IntoView {
+    let st = expect_context::<AppState>();
+    let copied = RwSignal::new(None::<&'static str>);
+    let commands = move || {
+        st.scenario.with(|s| {
+            (s.job == Job::Serving).then(|| {
+                [Server::Vllm, Server::Sglang]
+                    .map(|server| serve_command(s, server).line())
+                    .join("\n\n")
+            })
+        })
+    };
+    let copy = move |_| {
+        let (Some(text), Some(w)) = (commands(), web_sys::window()) else {
+            return;
+        };
+        let promise = w.navigator().clipboard().write_text(&text);
+        leptos::task::spawn_local(async move {
+            let ok = wasm_bindgen_futures::JsFuture::from(promise).await.is_ok();
+            copied.set(Some(if ok {
+                "copied_command"
+            } else {
+                "copy_failed_command"
+            }));
+        });
+    };
+    move || {
+        let l = st.lang.get();
+        let text = commands()?;
+        let startup = st.computed.with(|c| {
+            let f = c.as_ref().ok()?.breakdown.serving?;
+            st.scenario.with(|s| {
+                Some(vram_text::startup_concurrency(
+                    l,
+                    s.max_model_len,
+                    startup_concurrency(&f, s),
+                ))
+            })
+        });
+        Some(view! {
+            <section class="panel" aria-labelledby="serve-h">
+                <h2 id="serve-h">{t(l, "serve_command")}</h2>
+                <textarea id="serve-command" readonly rows="6" aria-labelledby="serve-h" prop:value=text></textarea>
+                <p><button type="button" id="copy-serve" on:click=copy>{t(l, "copy_command")}</button>
+                    " " <span id="copy-serve-status" role="status">{move || copied.get().map(|k| t(st.lang.get(), k))}</span></p>
+                <p class="note" id="startup-concurrency">{startup}</p>
+            </section>
         })
     }
 }
