@@ -5,7 +5,7 @@ use vram_engine::{Job, LoraTargets, Setting, SettingKind, SettingValue};
 
 use crate::components::controls::{EnumSlider, Segmented, SelectField, SliderNumber};
 use crate::components::model::ModelPicker;
-use crate::components::results::{Charts, Explanations, FitTable, ServeCommands, VerdictLine};
+use crate::components::results::{Charts, Explanations, FitTable, VerdictLine};
 use crate::i18n::{self, t, Lang};
 use crate::state::AppState;
 
@@ -81,7 +81,6 @@ pub fn App() -> impl IntoView {
                 <VerdictLine />
                 <Charts />
                 <FitTable />
-                <ServeCommands />
                 <Explanations />
             </div>
         </main>
@@ -89,6 +88,15 @@ pub fn App() -> impl IntoView {
             <p>{move || t(st.lang.get(), "tagline")} " · GiB = 2^30 B, GB = 10^9 B"</p>
         </footer>
     }
+}
+
+/// Writes `text` to the clipboard, then tells `done` whether it could.
+pub fn copy_text(text: &str, done: Box<dyn FnOnce(bool)>) {
+    let Some(w) = web_sys::window() else { return };
+    let promise = w.navigator().clipboard().write_text(text);
+    leptos::task::spawn_local(async move {
+        done(wasm_bindgen_futures::JsFuture::from(promise).await.is_ok());
+    });
 }
 
 #[component]
@@ -105,13 +113,10 @@ fn Header() -> impl IntoView {
         format!("{}?{q}", base.unwrap_or_default())
     };
     let copy = move |_| {
-        let url = link();
-        let Some(w) = web_sys::window() else { return };
-        let promise = w.navigator().clipboard().write_text(&url);
-        leptos::task::spawn_local(async move {
-            let ok = wasm_bindgen_futures::JsFuture::from(promise).await.is_ok();
-            copied.set(Some(if ok { "copied" } else { "copy_failed" }));
-        });
+        copy_text(
+            &link(),
+            Box::new(move |ok| copied.set(Some(if ok { "copied" } else { "copy_failed" }))),
+        )
     };
     view! {
         <header class="header">

@@ -98,8 +98,6 @@ const TEXT: &[(&str, &str, &str)] = &[
     ("budget_capacity", "Budget / capacity", "预算 / 容量"),
     ("serve_command", "Start the server", "启动服务"),
     ("copy_command", "Copy the commands", "复制命令"),
-    ("copied_command", "Commands copied", "命令已复制"),
-    ("copy_failed_command", "Copy the commands from the box", "请从输入框手动复制命令"),
     ("remedies", "It fits with any one of these changes:", "任选以下一项改动即可放下："),
     ("no_remedy", "No single change makes it fit on this GPU: see how many GPUs it needs below, or combine changes.", "单独任何一项改动都放不下：请看下方所需 GPU 数，或组合多项改动。"),
     ("explain", "How each number is computed", "每一项是怎么算出来的"),

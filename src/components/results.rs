@@ -137,6 +137,46 @@ pub fn Charts() -> impl IntoView {
     }
 }
 
+/// For a server: the vLLM and SGLang commands that start it with these settings in a readonly box
+/// with a copy button, and the maximum concurrency vLLM will print when it starts.
+fn serve_markup(l: Lang, st: &AppState, c: &vram_engine::Overview) -> String {
+    let Some(f) = c.breakdown.serving else {
+        return String::new();
+    };
+    st.scenario.with(|s| {
+        let text = [Server::Vllm, Server::Sglang].map(|server| serve_command(s, server).line());
+        let startup = vram_text::startup_concurrency(l, s.max_model_len, startup_concurrency(&f, s));
+        format!(
+            r#"<h2 id="serve-h">{}</h2><textarea id="serve-command" readonly rows="6" aria-labelledby="serve-h">{}</textarea><p><button type="button" id="copy-serve">{}</button> <span id="copy-serve-status" role="status"></span></p><p class="note" id="startup-concurrency">{}</p>"#,
+            esc(t(l, "serve_command")),
+            esc(&text.join("\n\n")),
+            esc(t(l, "copy_command")),
+            esc(&startup)
+        )
+    })
+}
+
+/// The copy button of the serve commands: the box's text to the clipboard.
+fn copy_serve(e: leptos::ev::MouseEvent) {
+    let on_button = e
+        .target()
+        .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
+        .is_some_and(|t| t.id() == "copy-serve");
+    let doc = web_sys::window().and_then(|w| w.document());
+    let text = doc
+        .as_ref()
+        .and_then(|d| d.get_element_by_id("serve-command")?.text_content());
+    if let (true, Some(text)) = (on_button, text) {
+        let status = doc.and_then(|d| d.get_element_by_id("copy-serve-status"));
+        let done = move |ok| {
+            if let Some(s) = &status {
+                s.set_text_content(Some(if ok { "✓" } else { "✗" }));
+            }
+        };
+        crate::app::copy_text(&text, Box::new(done));
+    }
+}
+
 #[component]
 pub fn FitTable() -> impl IntoView {
     let st = expect_context::<AppState>();
@@ -210,11 +250,13 @@ pub fn FitTable() -> impl IntoView {
                         esc(t(l, "remedies"))
                     )
                 };
+                let serve = serve_markup(l, &st, c);
                 view! {
                     <section class="panel" aria-labelledby="fit-h">
                         <h2 id="fit-h">{t(l, "solver")} ": " {selected.label()}</h2>
                         <dl class="solver" id="solver" inner_html=answers></dl>
                         <div inner_html=remedies></div>
+                        <div on:click=copy_serve inner_html=serve></div>
                         <h2>{t(l, "fit_table")}</h2>
                         <div class="table-wrap">
                             <table id="fit-table">
@@ -225,60 +267,6 @@ pub fn FitTable() -> impl IntoView {
                     </section>
                 }
             })
-        })
-    }
-}
-
-/// For a server: the commands that start it with these settings, ready to copy, and the maximum
-/// concurrency vLLM will print when it starts.
-#[component]
-pub fn ServeCommands() -> impl IntoView {
-    let st = expect_context::<AppState>();
-    let copied = RwSignal::new(None::<&'static str>);
-    let commands = move || {
-        st.scenario.with(|s| {
-            (s.job == Job::Serving).then(|| {
-                [Server::Vllm, Server::Sglang]
-                    .map(|server| serve_command(s, server).line())
-                    .join("\n\n")
-            })
-        })
-    };
-    let copy = move |_| {
-        let (Some(text), Some(w)) = (commands(), web_sys::window()) else {
-            return;
-        };
-        let promise = w.navigator().clipboard().write_text(&text);
-        leptos::task::spawn_local(async move {
-            let ok = wasm_bindgen_futures::JsFuture::from(promise).await.is_ok();
-            copied.set(Some(if ok {
-                "copied_command"
-            } else {
-                "copy_failed_command"
-            }));
-        });
-    };
-    move || {
-        let l = st.lang.get();
-        let text = commands()?;
-        let startup = st.computed.with(|c| {
-            let f = c.as_ref().ok()?.breakdown.serving?;
-            st.scenario.with(|s| {
-                Some(vram_text::startup_concurrency(
-                    l,
-                    s.max_model_len,
-                    startup_concurrency(&f, s),
-                ))
-            })
-        });
-        Some(view! {
-            <section class="panel" aria-labelledby="serve-h">
-                <h2 id="serve-h">{t(l, "serve_command")}</h2>
-                <textarea id="serve-command" readonly rows="6" aria-labelledby="serve-h" prop:value=text></textarea>
-                <p><button type="button" id="copy-serve" on:click=copy>{t(l, "copy_command")}</button>
-                    " " <span id="copy-serve-status" role="status">{move || copied.get().map(|k| t(st.lang.get(), k))}</span></p>
-                <p class="note" id="startup-concurrency">{startup}</p>
-            </section>
         })
     }
 }

@@ -46,7 +46,7 @@ fn value(v: SettingValue) -> String {
         SettingValue::Choice(k) => WeightFormat::from_key(k)
             .map(|f| f.label().to_string())
             .unwrap_or_else(|| k.to_string()),
-        other => format!("{other:?}"),
+        _ => String::new(),
     }
 }
 

@@ -34,7 +34,10 @@ impl ServeCommand {
 }
 
 fn quoted(value: &str) -> String {
-    let plain = |c: char| c.is_ascii_alphanumeric() || "-_./:=@,+".contains(c);
+    let plain = |c: char| {
+        c.is_ascii_alphanumeric()
+            || matches!(c, '-' | '_' | '.' | '/' | ':' | '=' | '@' | ',' | '+')
+    };
     if !value.is_empty() && value.chars().all(plain) {
         value.to_string()
     } else {
