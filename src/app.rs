@@ -92,6 +92,15 @@ pub fn App() -> impl IntoView {
     }
 }
 
+/// Writes `text` to the clipboard, then tells `done` whether it could.
+pub fn copy_text(text: &str, done: Box<dyn FnOnce(bool)>) {
+    let Some(w) = web_sys::window() else { return };
+    let promise = w.navigator().clipboard().write_text(text);
+    leptos::task::spawn_local(async move {
+        done(wasm_bindgen_futures::JsFuture::from(promise).await.is_ok());
+    });
+}
+
 #[component]
 fn Header() -> impl IntoView {
     let st = expect_context::<AppState>();
@@ -99,13 +108,10 @@ fn Header() -> impl IntoView {
     let copied = RwSignal::new(None::<&'static str>);
     let link = move || st.share_url();
     let copy = move |_| {
-        let url = link();
-        let Some(w) = web_sys::window() else { return };
-        let promise = w.navigator().clipboard().write_text(&url);
-        leptos::task::spawn_local(async move {
-            let ok = wasm_bindgen_futures::JsFuture::from(promise).await.is_ok();
-            copied.set(Some(if ok { "copied" } else { "copy_failed" }));
-        });
+        copy_text(
+            &link(),
+            Box::new(move |ok| copied.set(Some(if ok { "copied" } else { "copy_failed" }))),
+        )
     };
     view! {
         <header class="header">
@@ -176,6 +182,7 @@ const JOB_PANEL: &[(&str, Look)] = &[
     ("switch-mts", Look::Plain),
     ("switch-dora", Look::Plain),
     ("grad-accum", Look::Plain),
+    ("global-batch", Look::Plain),
     ("optimizer", Look::Plain),
     ("switch-po", Look::Plain),
     ("switch-mw", Look::Plain),

@@ -4,7 +4,7 @@
 use plotters::prelude::*;
 use vram_engine::CAPACITY_LINES_GIB;
 use vram_engine::GIB;
-use vram_engine::{Breakdown, Component, Gpu, Unit};
+use vram_engine::{Breakdown, Component, Unit};
 
 use crate::i18n::{self, t, Lang};
 
@@ -55,12 +55,14 @@ fn themed(svg: String) -> String {
 const W: u32 = 640;
 const H: u32 = 340;
 
-/// Stacked bars: one per GPU count, one segment per component, capacity lines behind; `marker`
-/// (bytes, label) is a dashed line across the current bar at what the user measured.
+/// Stacked bars: one per GPU count, one segment per component, capacity lines behind, the
+/// selected GPU's limit (`name`: its capacity, or a server's budget) in red, and `marker`
+/// (bytes, label): a dashed line across the current bar at what the user measured.
 pub fn stacked(
     bars: &[(u64, Breakdown)],
     current: u64,
-    gpu: Gpu,
+    limit: u64,
+    name: &str,
     unit: Unit,
     lang: Lang,
     marker: Option<(u64, &str)>,
@@ -74,7 +76,7 @@ pub fn stacked(
         .unwrap_or(0)
         .max(measured) as f64
         / ubytes;
-    let cap = gpu.bytes() as f64 / ubytes;
+    let cap = limit as f64 / ubytes;
     let ymax = (tallest.max(cap) * 1.12).max(1.0);
     let n = bars.len().max(1) as f64;
     let mut svg = String::new();
@@ -125,7 +127,7 @@ pub fn stacked(
             r#"<text x="{}" y="{}" class="cap-label selected" dominant-baseline="middle">{}</text>"#,
             px + 4,
             py - 10,
-            escape(gpu.label())
+            escape(name)
         ));
         for (i, (gpus, b)) in bars.iter().enumerate() {
             let x0 = i as f64 + 0.18;
@@ -204,7 +206,8 @@ pub fn sweep(
     points: &[(u64, u64)],
     current_seq: u64,
     serving: bool,
-    gpu: Gpu,
+    limit: u64,
+    name: &str,
     unit: Unit,
     lang: Lang,
 ) -> String {
@@ -212,7 +215,7 @@ pub fn sweep(
         return String::new();
     }
     let ubytes = unit.bytes() as f64;
-    let cap = gpu.bytes() as f64 / ubytes;
+    let cap = limit as f64 / ubytes;
     let tallest = points.iter().map(|p| p.1).max().unwrap_or(0) as f64 / ubytes;
     let lowest = points.iter().map(|p| p.1).min().unwrap_or(0) as f64 / ubytes;
     // up to three capacities, but always high enough to show where the curve starts
@@ -264,7 +267,7 @@ pub fn sweep(
             RGBColor(0xd6, 0x27, 0x28).stroke_width(2),
         )))?;
         let (px, py) = chart.backend_coord(&(x1, cap));
-        overlay.push_str(&format!(r#"<text x="{}" y="{}" class="cap-label selected" dominant-baseline="middle">{}</text>"#, px + 4, py, escape(gpu.label())));
+        overlay.push_str(&format!(r#"<text x="{}" y="{}" class="cap-label selected" dominant-baseline="middle">{}</text>"#, px + 4, py, escape(name)));
         // the curve until it leaves the chart: cut where it crosses the top, never flattened
         let mut line: Vec<(f64, f64)> = Vec::with_capacity(points.len());
         for (x, y) in points.iter().map(|(x, y)| (lx(*x), *y as f64 / ubytes)) {
@@ -288,7 +291,7 @@ pub fn sweep(
         // where it stops fitting
         if let Some(w) = points
             .windows(2)
-            .find(|w| w[0].1 <= gpu.bytes() && w[1].1 > gpu.bytes())
+            .find(|w| w[0].1 <= limit && w[1].1 > limit)
         {
             let (fx, fy) = chart.backend_coord(&(lx(w[0].0), cap));
             overlay.push_str(&format!(
@@ -346,6 +349,7 @@ fn insert_overlay(svg: &str, overlay: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use vram_engine::Gpu;
     use vram_engine::{estimate, Scenario};
 
     #[test]
@@ -360,7 +364,15 @@ mod tests {
     fn the_stacked_chart_has_one_segment_per_nonzero_component() {
         let s = Scenario::default();
         let b = estimate(&s).unwrap();
-        let svg = stacked(&[(1, b.clone())], 1, s.gpu, s.unit, Lang::En, None);
+        let svg = stacked(
+            &[(1, b.clone())],
+            1,
+            s.gpu.bytes(),
+            s.gpu.label(),
+            s.unit,
+            Lang::En,
+            None,
+        );
         let segments = svg.matches(r#"class="seg""#).count();
         let nonzero = Component::ALL.iter().filter(|c| b.bytes(**c) > 0).count();
         assert_eq!(segments, nonzero);
@@ -375,7 +387,8 @@ mod tests {
         let svg = stacked(
             &bars,
             2,
-            s.gpu,
+            s.gpu.bytes(),
+            s.gpu.label(),
             s.unit,
             Lang::En,
             Some((200 << 30, "<b>x</b>")),
@@ -407,7 +420,8 @@ mod tests {
             &points,
             1024,
             false,
-            Gpu::Rtx4090,
+            Gpu::Rtx4090.bytes(),
+            Gpu::Rtx4090.label(),
             vram_engine::Unit::Gib,
             Lang::En,
         );

@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 use vram_engine::thousands;
-use vram_engine::{Component, Job, Phase};
+use vram_engine::{serve_command, startup_concurrency, Component, Job, Phase, Server};
 
 use crate::chart;
 use crate::chart::escape as esc;
@@ -31,6 +31,10 @@ pub fn VerdictLine() -> impl IntoView {
                 let fits = v.map(|v| v.fits).unwrap_or(false);
                 let headroom = v.map(|v| v.headroom).unwrap_or(0);
                 let spare = unit.format(headroom.unsigned_abs());
+                // a server is measured against what gpu_memory_utilization lets it take
+                let budget = v.filter(|v| v.budget < v.capacity).map(|v| {
+                    format!(" ({} {} = {}% × {})", t(l, "of_budget"), unit.format(v.budget), st.scenario.with(|s| s.gpu_util_pct), unit.format(v.capacity))
+                });
                 view! {
                     <div class="verdict" class:fits=fits class:nofit=!fits id="verdict" aria-live="polite">
                         <p class="total-line">{t(l, "needs")} " " <strong id="total">{unit.format(b.total)}</strong> " " {t(l, "per_gpu")}
@@ -38,7 +42,7 @@ pub fn VerdictLine() -> impl IntoView {
                         <p class="fit-line" id="fit-line">
                             <strong>{gpu.label()}</strong> ": "
                             {if fits { t(l, "fits") } else { t(l, "does_not_fit") }}
-                            " · " {if fits { t(l, "headroom") } else { t(l, "short_by") }} " " {spare}
+                            " · " {if fits { t(l, "headroom") } else { t(l, "short_by") }} " " {spare} {budget}
                         </p>
                         {(b.cpu > 0).then(|| view! { <p id="cpu-line">{t(l, "cpu_ram")} ": " {unit.format(b.cpu)}</p> })}
                         {b.serving.map(|f| view! {
@@ -54,12 +58,28 @@ pub fn VerdictLine() -> impl IntoView {
     }
 }
 
+/// The selected GPU's line in the charts: its capacity, or a server's budget ("H100 80GB × 90%").
+fn selected_limit(st: &AppState) -> (u64, String) {
+    let (gpu, serving, util) = st
+        .scenario
+        .with(|s| (s.gpu, s.job == Job::Serving, s.gpu_util_pct));
+    if serving {
+        (
+            vram_engine::Gpu::bytes(gpu) * util / 100,
+            format!("{} × {util}%", gpu.label()),
+        )
+    } else {
+        (gpu.bytes(), gpu.label().to_string())
+    }
+}
+
 #[component]
 pub fn Charts() -> impl IntoView {
     let st = expect_context::<AppState>();
     let svg = Memo::new(move |_| {
         let l = st.lang.get();
-        let (gpus, gpu, unit) = st.scenario.with(|s| (s.gpus, s.gpu, s.unit));
+        let (gpus, unit) = st.scenario.with(|s| (s.gpus, s.unit));
+        let (limit, name) = selected_limit(&st);
         st.computed.with(|c| {
             c.as_ref()
                 .map(|c| {
@@ -69,19 +89,20 @@ pub fn Charts() -> impl IntoView {
                     let marker = marker
                         .as_ref()
                         .map(|(bytes, label)| (*bytes, label.as_str()));
-                    chart::stacked(&c.bars, gpus, gpu, unit, l, marker)
+                    chart::stacked(&c.bars, gpus, limit, &name, unit, l, marker)
                 })
                 .unwrap_or_default()
         })
     });
     let sweep = Memo::new(move |_| {
         let l = st.lang.get();
-        let (at, serving, gpu, unit) = st
+        let (at, serving, unit) = st
             .scenario
-            .with(|s| (s.swept_tokens(), s.job == Job::Serving, s.gpu, s.unit));
+            .with(|s| (s.swept_tokens(), s.job == Job::Serving, s.unit));
+        let (limit, name) = selected_limit(&st);
         st.computed.with(|c| {
             c.as_ref()
-                .map(|c| chart::sweep(&c.sweep, at, serving, gpu, unit, l))
+                .map(|c| chart::sweep(&c.sweep, at, serving, limit, &name, unit, l))
                 .unwrap_or_default()
         })
     });
@@ -107,7 +128,7 @@ pub fn Charts() -> impl IntoView {
         drawn == Some(true) || has
     });
     view! {
-        <section class="panel" aria-labelledby="chart-h">
+        <section class="panel charts" aria-labelledby="chart-h">
             <h2 id="chart-h">{move || t(lang(), "chart_title")}</h2>
             <div class="chart" id="chart" role="img" aria-label=move || t(lang(), "chart_title") inner_html=move || svg.get()></div>
             <ul class="legend" id="legend">
@@ -122,6 +143,46 @@ pub fn Charts() -> impl IntoView {
             <h3>{move || t(lang(), sweep_title())}</h3>
             <div class="chart" id="seq-chart" role="img" aria-label=move || t(lang(), sweep_title()) inner_html=move || sweep.get()></div>
         </section>
+    }
+}
+
+/// For a server: the vLLM and SGLang commands that start it with these settings in a readonly box
+/// with a copy button, and the maximum concurrency vLLM will print when it starts.
+fn serve_markup(l: Lang, st: &AppState, c: &vram_engine::Overview) -> String {
+    let Some(f) = c.breakdown.serving else {
+        return String::new();
+    };
+    st.scenario.with(|s| {
+        let text = [Server::Vllm, Server::Sglang].map(|server| serve_command(s, server).line());
+        let startup = vram_text::startup_concurrency(l, s.max_model_len, startup_concurrency(&f, s));
+        format!(
+            r#"<h2 id="serve-h">{}</h2><textarea id="serve-command" readonly rows="6" aria-labelledby="serve-h">{}</textarea><p><button type="button" id="copy-serve">{}</button> <span id="copy-serve-status" role="status"></span></p><p class="note" id="startup-concurrency">{}</p>"#,
+            esc(t(l, "serve_command")),
+            esc(&text.join("\n\n")),
+            esc(t(l, "copy_command")),
+            esc(&startup)
+        )
+    })
+}
+
+/// The copy button of the serve commands: the box's text to the clipboard.
+fn copy_serve(e: leptos::ev::MouseEvent) {
+    let on_button = e
+        .target()
+        .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
+        .is_some_and(|t| t.id() == "copy-serve");
+    let doc = web_sys::window().and_then(|w| w.document());
+    let text = doc
+        .as_ref()
+        .and_then(|d| d.get_element_by_id("serve-command")?.text_content());
+    if let (true, Some(text)) = (on_button, text) {
+        let status = doc.and_then(|d| d.get_element_by_id("copy-serve-status"));
+        let done = move |ok| {
+            if let Some(s) = &status {
+                s.set_text_content(Some(if ok { "✓" } else { "✗" }));
+            }
+        };
+        crate::app::copy_text(&text, Box::new(done));
     }
 }
 
@@ -146,17 +207,32 @@ pub fn FitTable() -> impl IntoView {
                             (false, false) => "",
                         };
                         format!(
-                            r#"<tr id="fit-{}" class="{class}"><th scope="row">{}</th><td>{:.1}</td><td class="verdict-cell">{}</td><td>{head:+.1}</td><td>{}</td></tr>"#,
+                            r#"<tr id="fit-{}" class="{class}"><th scope="row">{}</th><td>{}</td><td class="verdict-cell">{}</td><td>{head:+.1}</td><td>{}</td></tr>"#,
                             v.gpu.key(),
                             esc(v.gpu.label()),
-                            unit.value(v.capacity),
+                            if v.budget < v.capacity {
+                                format!("{:.1} / {:.1}", unit.value(v.budget), unit.value(v.capacity))
+                            } else {
+                                format!("{:.1}", unit.value(v.capacity))
+                            },
                             esc(if v.fits { t(l, "yes") } else { t(l, "no") }),
                             v.gpus_needed.map(|n| n.to_string()).unwrap_or_else(|| "–".into())
                         )
                     })
                     .collect();
-                let s = &c.solved;
-                let opt = |x: Option<u64>| x.map(thousands).unwrap_or_else(|| t(l, "none").to_string());
+                let answers: String = c
+                    .answers
+                    .iter()
+                    .map(|a| {
+                        format!(
+                            r#"<dt>{}</dt><dd id="answer-{}" data-setting="{}">{}</dd>"#,
+                            esc(vram_text::question(l, a.question)),
+                            a.question.id(),
+                            a.question.setting(),
+                            esc(&vram_text::answer(l, a))
+                        )
+                    })
+                    .collect();
                 // built as markup from the engine's fixed labels and numbers (nothing user-typed)
                 let fits_here = c.verdicts.iter().any(|v| v.gpu == selected && v.fits);
                 let remedies = if c.remedies.is_empty() {
@@ -183,20 +259,17 @@ pub fn FitTable() -> impl IntoView {
                         esc(t(l, "remedies"))
                     )
                 };
+                let serve = serve_markup(l, &st, c);
                 view! {
                     <section class="panel" aria-labelledby="fit-h">
                         <h2 id="fit-h">{t(l, "solver")} ": " {selected.label()}</h2>
-                        <dl class="solver" id="solver">
-                            <dt>{t(l, "max_batch")}</dt><dd id="max-batch">{opt(s.max_batch)}</dd>
-                            <dt>{t(l, "max_seq")}</dt><dd id="max-seq">{opt(s.max_seq)}</dd>
-                            <dt>{t(l, "max_conc")}</dt><dd id="max-conc">{opt(s.max_concurrency)}</dd>
-                            <dt>{t(l, "best_format")}</dt><dd id="best-format">{s.best_format.map(|f| f.label()).unwrap_or(t(l, "none"))}</dd>
-                        </dl>
+                        <dl class="solver" id="solver" inner_html=answers></dl>
                         <div inner_html=remedies></div>
+                        <div on:click=copy_serve inner_html=serve></div>
                         <h2>{t(l, "fit_table")}</h2>
                         <div class="table-wrap">
                             <table id="fit-table">
-                                <thead><tr><th scope="col">"GPU"</th><th scope="col">{t(l, "capacity")} " (" {unit.label()} ")"</th><th scope="col">{t(l, "verdict")}</th><th scope="col">{t(l, "headroom")}</th><th scope="col">{t(l, "gpus_needed")}</th></tr></thead>
+                                <thead><tr><th scope="col">"GPU"</th><th scope="col">{if c.breakdown.serving.is_some() { t(l, "budget_capacity") } else { t(l, "capacity") }} " (" {unit.label()} ")"</th><th scope="col">{t(l, "verdict")}</th><th scope="col">{t(l, "headroom")}</th><th scope="col">{t(l, "gpus_needed")}</th></tr></thead>
                                 <tbody inner_html=rows></tbody>
                             </table>
                         </div>

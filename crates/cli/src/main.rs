@@ -3,7 +3,10 @@
 mod measured;
 
 use std::process::ExitCode;
-use vram_engine::{encode_link, estimate_with, remedies, solve, verdicts, Remedy, Solved, Verdict};
+use vram_engine::{
+    encode_link, estimate_with, remedies, serve_command, solve, startup_concurrency, verdicts,
+    Answer, Job, Remedy, Server, Verdict,
+};
 
 use vram_engine::PageSettings;
 use vram_engine::{
@@ -296,7 +299,7 @@ fn json(
     s: &Scenario,
     b: &Breakdown,
     verdicts: &[Verdict],
-    solved: &Solved,
+    answers: &[Answer],
     remedies: &[(Remedy, u64)],
     page: &PageSettings,
 ) -> String {
@@ -312,7 +315,7 @@ fn json(
         .collect();
     let fits: Vec<Value> = verdicts
         .iter()
-        .map(|v| json!({"gpu": v.gpu.key(), "name": v.gpu.label(), "capacity_bytes": v.capacity, "fits": v.fits, "headroom_bytes": v.headroom, "gpus_needed": v.gpus_needed}))
+        .map(|v| json!({"gpu": v.gpu.key(), "name": v.gpu.label(), "capacity_bytes": v.capacity, "budget_bytes": v.budget, "fits": v.fits, "headroom_bytes": v.headroom, "gpus_needed": v.gpus_needed}))
         .collect();
     let out = json!({
         "model": s.model.name(),
@@ -328,20 +331,43 @@ fn json(
         "total_bytes": b.total,
         "cpu_offload_bytes": b.cpu,
         "lines": lines,
-        "serving": b.serving.map(|f| json!({"budget_bytes": f.budget, "kv_pool_bytes": f.kv_pool, "kv_bytes_per_token": f.kv_bytes_per_token, "blocks": f.blocks, "tokens": f.tokens, "max_concurrency": f.max_concurrency, "max_len_fits": f.max_len_fits})),
+        "serving": b.serving.map(|f| json!({"budget_bytes": f.budget, "kv_pool_bytes": f.kv_pool, "kv_bytes_per_token": f.kv_bytes_per_token, "blocks": f.blocks, "tokens": f.tokens, "max_concurrency": f.max_concurrency, "max_len_fits": f.max_len_fits, "startup_concurrency_hundredths": startup_concurrency(&f, s)})),
+        "serve_commands": (s.job == Job::Serving).then(|| json!({"vllm": serve_command(s, Server::Vllm).line(), "sglang": serve_command(s, Server::Sglang).line()})),
         "fit": fits,
-        "solver": {"gpu": s.gpu.key(), "max_batch": solved.max_batch, "max_seq": solved.max_seq, "max_concurrency": solved.max_concurrency, "best_format": solved.best_format.map(|f| f.key())},
+        "solver": {"gpu": s.gpu.key(), "answers": answers.iter().map(answer_json).collect::<Vec<Value>>()},
         "remedies": remedies.iter().map(|(r, total)| json!({"change": r.key(), "label": r.label(), "total_bytes": total})).collect::<Vec<Value>>(),
         "measured": page.measured.as_ref().map(|m| measured::json(m, b)),
     });
     serde_json::to_string_pretty(&out).expect("JSON of plain values")
 }
 
+/// An answer as JSON: the question, the setting it changes, and its reach.
+fn answer_json(a: &Answer) -> serde_json::Value {
+    use serde_json::json;
+    use vram_engine::{Reach, SettingValue};
+    let value = |v: &SettingValue| match v {
+        SettingValue::Number(n) => json!(n),
+        SettingValue::Choice(k) => json!(k),
+        other => json!(format!("{other:?}")),
+    };
+    let (reach, v) = match &a.reach {
+        Reach::Set(v) => ("set", value(v)),
+        Reach::Nothing => ("nothing_fits", json!(null)),
+        Reach::UpToLimit(n) => ("up_to_limit", json!(n)),
+    };
+    let with: serde_json::Map<String, serde_json::Value> = a
+        .with
+        .iter()
+        .map(|(k, v)| (k.to_string(), value(v)))
+        .collect();
+    json!({"question": a.question.id(), "setting": a.question.setting(), "reach": reach, "value": v, "with": with})
+}
+
 fn table(
     s: &Scenario,
     b: &Breakdown,
     verdicts: &[Verdict],
-    solved: &Solved,
+    answers: &[Answer],
     remedies: &[(Remedy, u64)],
     explain: bool,
 ) -> String {
@@ -412,11 +438,17 @@ fn table(
             s.avg_tokens,
             if f.max_len_fits { "" } else { "; too small for one max-length request" }
         );
+        let x = startup_concurrency(&f, s);
+        let _ = writeln!(
+            o,
+            "{}",
+            vram_text::startup_concurrency(Lang::En, s.max_model_len, x)
+        );
     }
     let _ = writeln!(
         o,
-        "\n{:<22} {:>10} {:>6} {:>10} {:>12}",
-        "GPU", "capacity", "fits", "headroom", "GPUs needed"
+        "\n{:<22} {:>10} {:>10} {:>6} {:>10} {:>12}",
+        "GPU", "capacity", "budget", "fits", "headroom", "GPUs needed"
     );
     for v in verdicts {
         let needed = v
@@ -425,24 +457,30 @@ fn table(
             .unwrap_or_else(|| "-".into());
         let _ = writeln!(
             o,
-            "{:<22} {:>10.2} {:>6} {:>10.2} {:>12}",
+            "{:<22} {:>10.2} {:>10.2} {:>6} {:>10.2} {:>12}",
             v.gpu.label(),
             u.value(v.capacity),
+            u.value(v.budget),
             if v.fits { "yes" } else { "no" },
             v.headroom as f64 / u.bytes() as f64,
             needed
         );
     }
-    let opt = |x: Option<u64>| x.map(th).unwrap_or_else(|| "none".into());
-    let _ = writeln!(
-        o,
-        "\nOn {}: max batch {}, max sequence {}, max concurrency {}, best weight format {}",
-        s.gpu.label(),
-        opt(solved.max_batch),
-        opt(solved.max_seq),
-        opt(solved.max_concurrency),
-        solved.best_format.map(|f| f.label()).unwrap_or("none")
-    );
+    let _ = writeln!(o, "\nOn {}:", s.gpu.label());
+    for a in answers {
+        let _ = writeln!(
+            o,
+            "  {:<44} {}",
+            vram_text::question(Lang::En, a.question),
+            vram_text::answer(Lang::En, a)
+        );
+    }
+    if s.job == Job::Serving {
+        for server in [Server::Vllm, Server::Sglang] {
+            let _ = writeln!(o, "\n{}", serve_command(s, server).line());
+        }
+        let _ = writeln!(o);
+    }
     if !remedies.is_empty() {
         let _ = writeln!(
             o,

@@ -202,7 +202,8 @@ fn a_good_run_prints_the_table_and_nothing_on_stderr() {
     for phrase in [
         "Total per GPU",
         "A100 80GB",
-        "max batch",
+        "Largest micro-batch per GPU",
+        "Highest-precision weights the job can use    NF4 (bitsandbytes)",
         "link: ?v=1&m=llama-3.1-8b&j=qlora",
     ] {
         assert!(table.contains(phrase), "no {phrase:?} in\n{table}");
@@ -211,6 +212,49 @@ fn a_good_run_prints_the_table_and_nothing_on_stderr() {
         .split(|c: char| !c.is_alphanumeric())
         .any(|w| w == "inf" || w == "NaN");
     assert!(!non_finite, "{table}");
+}
+
+#[test]
+fn a_server_prints_its_answers_and_the_commands_to_start_it() {
+    let out = run(&[
+        "--link",
+        "?v=1&m=llama-3.1-70b&j=serve&gpu=h100&n=4&tp=4&c=64",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let table = String::from_utf8(out.stdout).unwrap();
+    for phrase in [
+        "Concurrent requests at max_model_len",
+        "Fewest GPUs for the concurrent requests      4 (tp 4)",
+        "vllm serve meta-llama/Llama-3.1-70B --tensor-parallel-size 4 --max-model-len 8192",
+        "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-70B --tp 4",
+        "start-up maximum concurrency for 8,192 tokens per request",
+    ] {
+        assert!(table.contains(phrase), "no {phrase:?} in\n{table}");
+    }
+    assert!(
+        !table.contains("1,048,576") && !table.contains("10,485,760"),
+        "{table}"
+    );
+    // a row that does not fit shows a negative headroom, one that fits a positive one
+    for row in table
+        .lines()
+        .filter(|l| l.contains(" yes ") || l.contains(" no "))
+    {
+        let cells: Vec<&str> = row.split_whitespace().collect();
+        let at = cells
+            .iter()
+            .position(|c| *c == "yes" || *c == "no")
+            .unwrap();
+        let headroom: f64 = cells[at + 1].parse().unwrap();
+        assert_eq!(cells[at] == "yes", headroom >= 0.0, "{row}");
+    }
+}
+
+#[test]
+fn a_training_run_prints_no_serving_command() {
+    let out = run(&["--job", "lora"]);
+    let table = String::from_utf8(out.stdout).unwrap();
+    assert!(!table.contains("vllm serve"), "{table}");
 }
 
 #[test]

@@ -412,3 +412,67 @@ fn a_bare_parameter_count_and_a_serving_job_answer_how_many_requests_fit() {
     assert_eq!(page.text_of("#total"), total);
     page.assert_no_console_errors();
 }
+
+#[test]
+fn a_servers_answers_and_its_copyable_command_follow_the_sliders() {
+    let page = Page::open("/?v=1&m=llama-3.1-70b&j=serve&gpu=h100&n=4&tp=4&c=64");
+    page.wait_for("#serve-command", 10);
+    let command = page.value_of("#serve-command");
+    assert!(
+        command.starts_with("vllm serve meta-llama/Llama-3.1-70B --tensor-parallel-size 4"),
+        "{command}"
+    );
+    assert!(command.contains("--max-num-seqs 64") && command.contains("sglang.launch_server"));
+    assert!(page.text_of("#startup-concurrency").contains("8,192"));
+    // the upper limits of settings are never shown as answers
+    let solver = page.text_of("#solver");
+    assert!(
+        !solver.contains("1,048,576") && !solver.contains("10,485,760"),
+        "{solver}"
+    );
+    assert_eq!(page.text_of("#answer-gpus-for-requests"), "4 (tp 4)");
+    let at_max = page.text_of("#answer-requests-max");
+    page.set("#concurrency-num", "128", "change");
+    page.wait_until("the command follows", 5, |s| {
+        s.value_of("#serve-command").contains("--max-num-seqs 128")
+    });
+    page.set("#max-model-len-num", "32768", "change");
+    page.wait_until("the answers follow", 5, |s| {
+        s.value_of("#serve-command")
+            .contains("--max-model-len 32768")
+            && s.text_of("#answer-requests-max") != at_max
+    });
+    // every row's headroom has the sign of its verdict
+    let disagree = page.js(
+        "return [...document.querySelectorAll('#fit-table tbody tr')].filter(r => (r.children[2].textContent === 'yes') !== (parseFloat(r.children[3].textContent) >= 0)).map(r => r.id)",
+        vec![],
+    );
+    assert_eq!(disagree, json!([]));
+    page.assert_no_console_errors();
+}
+
+#[test]
+fn a_training_job_shows_training_answers_and_no_serving_ones() {
+    let page = Page::open("/?v=1&j=lora");
+    page.wait_for("#answer-micro-batch", 10);
+    for id in [
+        "#serve-command",
+        "#answer-requests-avg",
+        "#answer-max-model-len",
+    ] {
+        assert!(!page.exists(id), "{id} on a training page");
+    }
+    page.assert_no_console_errors();
+}
+
+#[test]
+fn on_a_phone_sized_screen_the_verdict_is_in_sight_before_the_controls() {
+    let page = Page::open_sized("/", 390, 844);
+    page.wait_for("#verdict", 10);
+    let placed = page.js(
+        "const v = document.querySelector('#verdict').getBoundingClientRect(); const c = document.querySelector('.controls').getBoundingClientRect(); const chart = document.querySelector('#chart').getBoundingClientRect(); return [v.top >= 0 && v.bottom <= window.innerHeight, v.top < c.top, chart.top < c.top]",
+        vec![],
+    );
+    assert_eq!(placed, json!([true, true, true]));
+    page.assert_no_console_errors();
+}

@@ -51,7 +51,10 @@ mod units;
 pub use config::{parse_config, MAX_CONFIG_BYTES};
 pub use dtype::{Bits, KvDtype, WeightFormat};
 pub use error::EngineError;
-pub use fit::{fits, remedies, solve, spread, verdicts, Remedy, Solved, Verdict};
+pub use fit::{
+    fits, remedies, serve_command, solve, spread, startup_concurrency, verdicts, Answer, Need,
+    Question, Reach, Remedy, ServeCommand, Server, Verdict,
+};
 pub use formula::{Arg, Clause, Formula, Msg};
 pub use gguf::{
     read_gguf, GgmlType, GgufError, GgufHeader, GgufLimit, Hyperparameters, LayerCounts,

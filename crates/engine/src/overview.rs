@@ -2,7 +2,7 @@
 //! for every GPU, the solver, the same job over more GPUs, and memory as the sequence grows.
 
 use crate::error::EngineError;
-use crate::fit::{self, Remedy, Solved, Verdict};
+use crate::fit::{self, Answer, Remedy, Verdict};
 use crate::memory::{estimate_with, Breakdown};
 use crate::model::Architecture;
 use crate::scenario::Scenario;
@@ -13,7 +13,8 @@ pub struct Overview {
     pub arch: Architecture,
     pub breakdown: Breakdown,
     pub verdicts: Vec<Verdict>,
-    pub solved: Solved,
+    /// The solver's answers for the selected GPU, in the job's order.
+    pub answers: Vec<Answer>,
     /// When the job does not fit the selected GPU: single changes that make it fit, with the
     /// total per GPU each then needs.
     pub remedies: Vec<(Remedy, u64)>,
@@ -35,7 +36,7 @@ impl Overview {
         let arch = s.model.architecture()?;
         let breakdown = estimate_with(s, &arch, true)?;
         let verdicts = fit::verdicts(s, &arch)?;
-        let solved = fit::solve(s, &arch);
+        let answers = fit::solve(s, &arch);
         let remedies = fit::remedies(s, &arch, &breakdown);
         let mut counts: Vec<u64> = vec![1, 2, 4, 8];
         if !counts.contains(&s.gpus) {
@@ -64,7 +65,7 @@ impl Overview {
             arch,
             breakdown,
             verdicts,
-            solved,
+            answers,
             remedies,
             bars,
             sweep,

@@ -31,11 +31,12 @@ impl Job {
     }
 
     /// Whether the job can run on weights stored in `format`: full fine-tuning and LoRA update
-    /// or sit on 16/32-bit weights, QLoRA on a quantized base; inference and serving take any.
+    /// or sit on 16/32-bit weights, QLoRA trains adapters over bitsandbytes' 4-bit NF4 base (the
+    /// only quantized base its backward runs through); inference and serving take any.
     pub fn allows(self, format: WeightFormat) -> bool {
         match self {
             Job::Full | Job::Lora => !format.is_quantized(),
-            Job::Qlora => format.is_quantized(),
+            Job::Qlora => matches!(format, WeightFormat::Nf4 | WeightFormat::Nf4Dq),
             Job::Inference | Job::Serving => true,
         }
     }
@@ -281,6 +282,8 @@ pub struct Scenario {
     /// Generated tokens (inference).
     pub gen: u64,
     pub grad_accum: u64,
+    /// Target global batch in sequences (micro-batch × accumulation × data-parallel ranks); 0: none.
+    pub global_batch: u64,
     pub lora_rank: u64,
     pub lora_targets: LoraTargets,
     /// Dropout on the adapters' input (PEFT lora_dropout > 0): each adapter keeps its own copy and a mask.
@@ -354,6 +357,7 @@ impl Default for Scenario {
             seq: 2_048,
             gen: 512,
             grad_accum: 1,
+            global_batch: 0,
             lora_rank: 16,
             lora_targets: LoraTargets::all_linear(),
             lora_dropout: false,

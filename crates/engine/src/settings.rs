@@ -396,6 +396,7 @@ pub static SETTINGS: &[Setting] = &[
     number!("s", "seq", "seq", seq, 1, 10_485_760, slider 128, 1_048_576, true, false, not_serving),
     number!("g", "gen", "gen", gen, 0, 10_485_760, slider 1, 131_072, true, false, inference),
     number!("ga", "grad-accum", "grad-accum", grad_accum, 1, 65_536, slider 1, 128, true, true, training),
+    number!("gb", "global-batch", "global-batch", global_batch, 0, 1 << 24, slider 0, 4096, true, true, training),
     number!("r", "rank", "lora-rank", lora_rank, 1, 65_536, slider 1, 1024, true, true, peft),
     number!("n", "gpus", "gpus", gpus, 1, 4_096, slider 1, 4096, true, true, always),
     number!("tp", "tp", "tp", tp, 1, 64, slider 1, 64, true, true, always),

@@ -7,7 +7,10 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use vram_engine::{decode_link, encode_link, estimate_with, remedies, solve, verdicts, Component};
+use vram_engine::{
+    decode_link, encode_link, estimate_with, remedies, solve, verdicts, Answer, Component, Reach,
+    SettingValue,
+};
 
 /// Everything a link's budget shows, as plain text (bytes and keys, no words).
 fn record(link: &str) -> String {
@@ -75,20 +78,32 @@ fn record(link: &str) -> String {
             let _ = writeln!(o, "no verdicts");
         }
     }
-    let sv = solve(s, &arch);
-    let _ = writeln!(
-        o,
-        "solved batch {:?} seq {:?} concurrency {:?} format {:?}",
-        sv.max_batch,
-        sv.max_seq,
-        sv.max_concurrency,
-        sv.best_format.map(|f| f.key())
-    );
+    let answers: Vec<String> = solve(s, &arch).iter().map(answer).collect();
+    let _ = writeln!(o, "solved {}", answers.join(" "));
     let r: Vec<String> = remedies(s, &arch, &b)
         .iter()
         .map(|(r, total)| format!("{}={total}", r.key()))
         .collect();
     let _ = writeln!(o, "remedies {}", r.join(" "));
+    o
+}
+
+/// `id=value`, `id=none` or `id=limit:N`, then `@key=value` for each setting held.
+fn answer(a: &Answer) -> String {
+    let value = |v: &SettingValue| match v {
+        SettingValue::Number(n) => n.to_string(),
+        SettingValue::Choice(k) => k.to_string(),
+        other => format!("{other:?}"),
+    };
+    let mut o = format!("{}=", a.question.id());
+    match &a.reach {
+        Reach::Set(v) => o += &value(v),
+        Reach::Nothing => o += "none",
+        Reach::UpToLimit(n) => o += &format!("limit:{n}"),
+    }
+    for (key, v) in &a.with {
+        o += &format!("@{key}={}", value(v));
+    }
     o
 }
 

@@ -259,18 +259,76 @@ proptest! {
     }
 
     #[test]
-    fn the_solvers_max_batch_fits_and_one_more_does_not(s in arb_scenario()) {
+    fn every_answer_of_the_solver_fits_and_one_step_past_it_does_not(s in arb_scenario()) {
         let arch = s.model.architecture().unwrap();
-        let fits = |batch: u64| {
-            let t = Scenario { batch, ..s.clone() };
-            estimate_with(&t, &arch, false).is_ok_and(|b| fits(&t, &b, t.gpu))
-        };
-        match solve(&s, &arch).max_batch {
-            Some(n) => {
-                prop_assert!(fits(n), "max batch {n} does not fit: {s:?}");
-                prop_assert!(!fits(n + 1), "max batch {n} but {} fits: {s:?}", n + 1);
+        let fits_on = |t: &Scenario| estimate_with(t, &arch, false).is_ok_and(|b| fits(t, &b, t.gpu));
+        for a in solve(&s, &arch) {
+            let setting = Setting::by_key(a.question.setting()).unwrap();
+            let max = setting.range().map(|(_, max)| max);
+            match a.reach {
+                Reach::Set(v) => {
+                    let t = a.apply(&s).unwrap();
+                    prop_assert!(fits_on(&t), "{a:?} does not fit: {s:?}");
+                    if let Some(past) = a.beyond(&s) {
+                        prop_assert!(!fits_on(&past), "{a:?} but one step past fits: {s:?}");
+                    }
+                    let largest = !matches!(a.question, Question::FewestGpus
+                        | Question::FewestGpusForRequests | Question::GradAccum | Question::Format);
+                    if largest {
+                        prop_assert!(a.beyond(&s).is_some(), "{a:?} at the limit is not said so");
+                        prop_assert_ne!(Some(v), max.map(SettingValue::Number), "{:?}", a);
+                    }
+                }
+                Reach::UpToLimit(n) => {
+                    prop_assert_eq!(Some(n), max);
+                    let mut t = s.clone();
+                    for (key, v) in &a.with {
+                        Setting::by_key(key).unwrap().set(&mut t, *v);
+                    }
+                    setting.set(&mut t, SettingValue::Number(n));
+                    prop_assert!(fits_on(&t), "{a:?}: the limit does not fit: {s:?}");
+                }
+                Reach::Nothing => {}
             }
-            None => prop_assert!(!fits(1), "no max batch, yet batch 1 fits: {s:?}"),
+        }
+    }
+
+    #[test]
+    fn the_accumulation_the_solver_gives_is_the_fewest_that_reaches_the_global_batch(
+        s in arb_scenario()
+    ) {
+        let arch = s.model.architecture().unwrap();
+        let steps = solve(&s, &arch).into_iter().find_map(|a| match a.reach {
+            Reach::Set(SettingValue::Number(n)) if a.question == Question::GradAccum => Some(n),
+            _ => None,
+        });
+        if let Some(steps) = steps {
+            let per_step = s.batch * (s.gpus / s.tp);
+            prop_assert!(steps * per_step >= s.global_batch);
+            prop_assert!((steps - 1) * per_step < s.global_batch);
+        }
+    }
+
+    #[test]
+    fn the_solver_asks_only_the_questions_of_the_job(s in arb_scenario()) {
+        let arch = s.model.architecture().unwrap();
+        for a in solve(&s, &arch) {
+            prop_assert!(Question::for_job(s.job).contains(&a.question));
+            let setting = Setting::by_key(a.question.setting()).unwrap();
+            let changes_the_job_size = matches!(a.question.setting(), "n" | "w");
+            prop_assert!(changes_the_job_size || (setting.applies)(&s), "{:?} for {:?}", a, s.job);
+        }
+    }
+
+    #[test]
+    fn verdict_and_headroom_agree_in_sign_on_every_gpu(s in arb_scenario()) {
+        let arch = s.model.architecture().unwrap();
+        for v in verdicts(&s, &arch).unwrap() {
+            prop_assert_eq!(v.fits, v.headroom >= 0, "{:?} for {:?}", v, s);
+            prop_assert!(v.budget <= v.capacity);
+            if v.fits {
+                prop_assert!(v.gpus_needed.is_some_and(|n| n <= s.gpus), "{:?} for {:?}", v, s);
+            }
         }
     }
 }

@@ -17,11 +17,13 @@
 //! );
 //! ```
 
+mod answers;
 mod errors;
 mod formulas;
 mod measured;
 mod settings;
 
+pub use answers::{answer, question, startup_concurrency};
 pub use errors::{error, notice, refusal};
 pub use formulas::{formula, moment, sentence};
 pub use measured::{level_name, level_note, measure_error, reading_note, source_name};

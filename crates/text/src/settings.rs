@@ -77,6 +77,11 @@ const LABELS: &[(&str, &str, &str)] = &[
     ("seq", "Sequence length", "序列长度"),
     ("gen", "Generated tokens", "生成 token 数"),
     ("grad-accum", "Gradient accumulation", "梯度累积步数"),
+    (
+        "global-batch",
+        "Target global batch (0: none)",
+        "目标全局批大小（0：不设）",
+    ),
     ("lora-rank", "LoRA rank", "LoRA 秩"),
     ("gpus", "GPUs", "GPU 数量"),
     ("tp", "Tensor parallel", "张量并行"),
@@ -233,6 +238,11 @@ const HELP: &[(&str, &str, &str)] = &[
         "grad-accum",
         "gradient accumulation steps (does not multiply gradient memory)",
         "梯度累积步数（不会使梯度显存成倍增加）",
+    ),
+    (
+        "global-batch",
+        "target global batch: the solver finds the accumulation that reaches it",
+        "目标全局批大小：求解器给出达到它所需的梯度累积步数",
     ),
     ("lora-rank", "LoRA rank", "LoRA 秩"),
     ("gpus", "GPUs the job runs on", "任务使用的 GPU 数量"),

@@ -241,6 +241,7 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
             prop_oneof![1u64..=4_096, 1u64..=1_000_000],
             prop_oneof![0u64..=4_096, 0u64..=1_000_000],
             prop_oneof![Just(1u64), 1u64..=65_536],
+            prop_oneof![Just(0u64), 1u64..=4_096, 0u64..=1 << 24],
         );
         let lora = (
             prop_oneof![(0u32..=16).prop_map(|e| 1u64 << e), 1u64..=65_536],
@@ -312,7 +313,7 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
                     overhead,
                     switches,
                 )| {
-                    let (batch, seq, gen, grad_accum) = sizes;
+                    let (batch, seq, gen, grad_accum, global_batch) = sizes;
                     let (lora_rank, lora_targets, lora_dropout) = lora;
                     let (optimizer, master_weights, checkpointing, attention, loss) = training;
                     let ((gpus, tp), zero, offload, gpu, unit) = hardware;
@@ -344,6 +345,7 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
                         seq,
                         gen,
                         grad_accum,
+                        global_batch,
                         lora_rank,
                         lora_targets,
                         lora_dropout,

@@ -1,12 +1,19 @@
 //! Does it fit? Verdicts for every GPU in the catalog, and a solver for the selected one.
 
+mod command;
+mod solve;
+
+pub use command::{serve_command, startup_concurrency, ServeCommand, Server};
+pub use solve::{solve, Answer, Question, Reach};
+
 use crate::dtype::WeightFormat;
 use crate::error::EngineError;
 use crate::gpus::Gpu;
-use crate::memory::{estimate_with, Breakdown, ServingFit};
+use crate::memory::{estimate_with, Breakdown, Component};
 use crate::model::Architecture;
 use crate::named::named_enum;
 use crate::scenario::{Checkpointing, Job, Loss, Offload, Optimizer, Scenario, Zero};
+use crate::units::{div_ceil, prod, scale};
 
 named_enum! {
     /// One change that lowers what a job needs, tried when it does not fit the selected GPU.
@@ -87,26 +94,64 @@ pub fn remedies(s: &Scenario, arch: &Architecture, b: &Breakdown) -> Vec<(Remedy
 pub struct Verdict {
     pub gpu: Gpu,
     pub capacity: u64,
+    /// What the job may use of the capacity: all of it, or for a server what
+    /// gpu_memory_utilization lets it take.
+    pub budget: u64,
+    /// Whether the need fits the budget: exactly when `headroom >= 0`.
     pub fits: bool,
-    /// capacity - needed per GPU (negative when it does not fit).
+    /// budget - need per GPU (negative when it does not fit).
     pub headroom: i64,
     /// The fewest GPUs of this model that run the job (sharding or splitting as the job allows).
     pub gpus_needed: Option<u64>,
 }
 
-/// Whether a breakdown fits a GPU: everything on the device within its capacity and, for a
-/// server, within gpu_memory_utilization with room for one max-length request.
-pub fn fits(s: &Scenario, b: &Breakdown, gpu: Gpu) -> bool {
-    match s.job {
-        Job::Serving => {
-            let f = ServingFit::on(b, s, gpu);
-            b.total <= f.budget && f.max_len_fits
+/// What a job may use of a GPU, and what it needs of it, per GPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Need {
+    /// The capacity, or for a server gpu_memory_utilization × capacity.
+    pub budget: u64,
+    /// The peak, or for a server the larger of its peak and what it takes to start: everything
+    /// but the KV cache plus the KV blocks of one max_model_len request.
+    pub needed: u64,
+}
+
+impl Need {
+    /// What the job of `s` (its breakdown `b`) may use of `gpu` and needs of it.
+    pub fn on(s: &Scenario, b: &Breakdown, gpu: Gpu) -> Need {
+        if s.job != Job::Serving {
+            return Need {
+                budget: gpu.bytes(),
+                needed: b.total,
+            };
         }
-        _ => b.total <= gpu.bytes(),
+        // the serving fit's arithmetic: the KV pool is the budget less everything else
+        let fixed = b.total - b.bytes(Component::KvCache) - b.bytes(Component::Reserve);
+        let blocks = div_ceil(s.max_model_len, s.block_size);
+        let one_request = prod(&[blocks, s.block_size, b.kv_bytes_per_token.max(1)]);
+        Need {
+            budget: scale(gpu.bytes(), s.gpu_util_pct, 100),
+            needed: b.total.max(fixed.saturating_add(one_request)),
+        }
+    }
+
+    pub fn fits(self) -> bool {
+        self.needed <= self.budget
+    }
+
+    /// budget - needed, saturated to `i64`.
+    pub fn headroom(self) -> i64 {
+        (i128::from(self.budget) - i128::from(self.needed))
+            .clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
     }
 }
 
-const GPU_COUNTS: [u64; 13] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096];
+/// Whether a breakdown fits a GPU: everything on the device within its capacity and, for a
+/// server, within gpu_memory_utilization with room for one max-length request.
+pub fn fits(s: &Scenario, b: &Breakdown, gpu: Gpu) -> bool {
+    Need::on(s, b, gpu).fits()
+}
+
+pub(crate) const GPU_COUNTS: [u64; 13] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096];
 
 /// How the job is spread over `n` GPUs when asking how many it needs: inference and serving
 /// split the model with tensor parallelism (up to 64 ranks); training shards with ZeRO-3 when no
@@ -147,106 +192,27 @@ pub fn verdicts(s: &Scenario, arch: &Architecture) -> Result<Vec<Verdict>, Engin
         .map(|&gpu| {
             let mut here = s.clone();
             here.gpu = gpu;
-            let capacity = gpu.bytes();
-            let fits_now = fits(&here, &b, gpu);
-            let gpus_needed = per_count.iter().find(|(_, bn, t)| {
+            let need = Need::on(&here, &b, gpu);
+            let fewest = per_count.iter().find(|(_, bn, t)| {
                 let mut t = t.clone();
                 t.gpu = gpu;
                 fits(&t, bn, gpu)
             });
+            let mut gpus_needed = fewest.map(|(n, _, _)| *n);
+            // what runs now runs on the GPUs it has, whether or not they are on the ladder
+            if need.fits() {
+                gpus_needed = Some(gpus_needed.map_or(s.gpus, |n| n.min(s.gpus)));
+            }
             Verdict {
                 gpu,
-                capacity,
-                fits: fits_now,
-                headroom: (i128::from(capacity) - i128::from(b.total))
-                    .clamp(i128::from(i64::MIN), i128::from(i64::MAX))
-                    as i64,
-                gpus_needed: gpus_needed.map(|(n, _, _)| *n),
+                capacity: gpu.bytes(),
+                budget: need.budget,
+                fits: need.fits(),
+                headroom: need.headroom(),
+                gpus_needed,
             }
         })
         .collect())
-}
-
-/// The solver's answers for the selected GPU.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Solved {
-    /// Largest batch (micro-batch, or concurrent sequences) that fits.
-    pub max_batch: Option<u64>,
-    /// Longest sequence (training) or prompt (inference) that fits.
-    pub max_seq: Option<u64>,
-    /// Most concurrent requests (serving: what the KV pool holds; inference: sequences).
-    pub max_concurrency: Option<u64>,
-    /// The format with the most bits per weight that still fits.
-    pub best_format: Option<WeightFormat>,
-}
-
-/// Largest `x` in `lo..=hi` for which `ok(x)` holds, assuming `ok` is monotone (true then false).
-fn largest(lo: u64, hi: u64, ok: impl Fn(u64) -> bool) -> Option<u64> {
-    if !ok(lo) {
-        return None;
-    }
-    let (mut good, mut bad) = (lo, hi.saturating_add(1));
-    if ok(hi) {
-        return Some(hi);
-    }
-    while bad - good > 1 {
-        let mid = good + (bad - good) / 2;
-        if ok(mid) {
-            good = mid;
-        } else {
-            bad = mid;
-        }
-    }
-    Some(good)
-}
-
-/// The range of the numeric setting with link key `key`, from the registry.
-fn bounds(key: &str) -> (u64, u64) {
-    crate::settings::Setting::by_key(key)
-        .and_then(|st| st.range())
-        .expect("a numeric setting of the registry")
-}
-
-/// Solves for the selected GPU: max batch, max sequence, max concurrency, best weight format.
-pub fn solve(s: &Scenario, arch: &Architecture) -> Solved {
-    let gpu = s.gpu;
-    let fits_with = |t: &Scenario| {
-        estimate_with(t, arch, false)
-            .map(|b| fits(t, &b, gpu))
-            .unwrap_or(false)
-    };
-    let (batch_min, batch_max) = bounds("b");
-    let (seq_min, seq_max) = bounds("s");
-    let max_batch = largest(batch_min, batch_max, |x| {
-        let mut t = s.clone();
-        t.batch = x;
-        fits_with(&t)
-    });
-    let max_seq = largest(seq_min, seq_max, |x| {
-        let mut t = s.clone();
-        t.seq = x;
-        fits_with(&t)
-    });
-    let max_concurrency = match s.job {
-        Job::Serving => estimate_with(s, arch, false)
-            .ok()
-            .and_then(|b| b.serving)
-            .map(|f| f.max_concurrency)
-            .filter(|_| fits_with(s)),
-        Job::Inference => max_batch,
-        _ => None,
-    };
-    let best_format = WeightFormat::ALL.iter().copied().find(|&f| {
-        let mut t = s.clone();
-        t.weights = f;
-        s.job.allows(f) && fits_with(&t)
-    });
-    Solved {
-        max_batch,
-        max_seq,
-        max_concurrency,
-        best_format,
-    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,154 @@
+//! The command an operator would run to serve the scenario, as (flag, value) pairs.
+
+use crate::dtype::{KvDtype, WeightFormat};
+use crate::memory::ServingFit;
+use crate::scenario::{ModelChoice, Scenario};
+
+/// The serving engines the command is written for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Server {
+    Vllm,
+    Sglang,
+}
+
+/// A launch command: the program's words, then each flag (with its `--`) and value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServeCommand {
+    pub program: &'static [&'static str],
+    /// The model, as the first positional argument (vLLM) or `--model-path` (SGLang).
+    pub flags: Vec<(&'static str, String)>,
+}
+
+impl ServeCommand {
+    /// The command on one line, each value quoted for a POSIX shell when it needs it.
+    pub fn line(&self) -> String {
+        let mut words: Vec<String> = self.program.iter().map(|w| w.to_string()).collect();
+        for (flag, value) in &self.flags {
+            if !flag.is_empty() {
+                words.push(flag.to_string());
+            }
+            words.push(quoted(value));
+        }
+        words.join(" ")
+    }
+}
+
+fn quoted(value: &str) -> String {
+    let plain = |c: char| {
+        c.is_ascii_alphanumeric()
+            || matches!(c, '-' | '_' | '.' | '/' | ':' | '=' | '@' | ',' | '+')
+    };
+    if !value.is_empty() && value.chars().all(plain) {
+        value.to_string()
+    } else {
+        format!("'{}'", value.replace('\'', r"'\''"))
+    }
+}
+
+/// The model as the server loads it: the preset's Hugging Face repository, the pasted config's
+/// name, or a placeholder.
+fn model_path(s: &Scenario) -> String {
+    match &s.model {
+        ModelChoice::Params(_) => "<model>".into(),
+        m => m.name(),
+    }
+}
+
+/// The server's name for a KV-cache dtype; `None` when it has none (it keeps 16-bit).
+fn kv_dtype(server: Server, kv: KvDtype) -> Option<&'static str> {
+    match (server, kv) {
+        (_, KvDtype::Bf16) => Some("auto"),
+        (Server::Vllm, KvDtype::Fp8) => Some("fp8"),
+        (Server::Sglang, KvDtype::Fp8) => Some("fp8_e4m3"),
+        _ => None,
+    }
+}
+
+/// The server's `--quantization` for a weight format; `None` for plain weights.
+fn quantization(w: WeightFormat) -> Option<&'static str> {
+    match w {
+        WeightFormat::Fp32 | WeightFormat::Bf16 => None,
+        WeightFormat::Fp8 => Some("fp8"),
+        WeightFormat::Awq4 => Some("awq"),
+        WeightFormat::Gptq4 => Some("gptq"),
+        WeightFormat::Int8 | WeightFormat::Nf4 | WeightFormat::Nf4Dq => Some("bitsandbytes"),
+        _ => Some("gguf"),
+    }
+}
+
+/// The command that starts `server` with the scenario's settings: tensor parallel, max_model_len,
+/// gpu_memory_utilization (SGLang: mem_fraction_static), concurrency, KV dtype, block size.
+pub fn serve_command(s: &Scenario, server: Server) -> ServeCommand {
+    let fraction = format!("{:.2}", s.gpu_util_pct as f64 / 100.0);
+    let mut flags: Vec<(&'static str, String)> = Vec::new();
+    match server {
+        Server::Vllm => {
+            flags.push(("", model_path(s)));
+            flags.push(("--tensor-parallel-size", s.tp.to_string()));
+            flags.push(("--max-model-len", s.max_model_len.to_string()));
+            flags.push(("--gpu-memory-utilization", fraction));
+            flags.push(("--max-num-seqs", s.concurrency.to_string()));
+            flags.push(("--max-num-batched-tokens", s.batched_tokens.to_string()));
+            flags.extend(kv_dtype(server, s.kv_dtype).map(|d| ("--kv-cache-dtype", d.into())));
+            flags.push(("--block-size", s.block_size.to_string()));
+        }
+        Server::Sglang => {
+            flags.push(("--model-path", model_path(s)));
+            flags.push(("--tp", s.tp.to_string()));
+            flags.push(("--context-length", s.max_model_len.to_string()));
+            flags.push(("--mem-fraction-static", fraction));
+            flags.push(("--max-running-requests", s.concurrency.to_string()));
+            flags.extend(kv_dtype(server, s.kv_dtype).map(|d| ("--kv-cache-dtype", d.into())));
+            flags.push(("--page-size", s.block_size.to_string()));
+        }
+    }
+    flags.extend(quantization(s.weights).map(|q| ("--quantization", q.into())));
+    let program: &'static [&'static str] = match server {
+        Server::Vllm => &["vllm", "serve"],
+        Server::Sglang => &["python", "-m", "sglang.launch_server"],
+    };
+    ServeCommand { program, flags }
+}
+
+/// The maximum concurrency vLLM prints at start-up ("Maximum concurrency for N tokens per
+/// request: X x"): the KV pool's tokens (`GPU KV cache size`) / max_model_len, in hundredths.
+pub fn startup_concurrency(f: &ServingFit, s: &Scenario) -> u64 {
+    f.tokens.saturating_mul(100) / s.max_model_len.max(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::Job;
+
+    #[test]
+    fn a_served_preset_gets_a_vllm_command_with_its_repository_and_settings() {
+        let s = Scenario {
+            job: Job::Serving,
+            gpus: 4,
+            tp: 4,
+            kv_dtype: KvDtype::Fp8,
+            ..Scenario::default()
+        };
+        let line = serve_command(&s, Server::Vllm).line();
+        assert!(line.starts_with("vllm serve meta-llama/"), "{line}");
+        for part in [
+            "--tensor-parallel-size 4",
+            "--max-model-len 8192",
+            "--gpu-memory-utilization 0.90",
+            "--max-num-seqs 16",
+            "--kv-cache-dtype fp8",
+            "--block-size 16",
+        ] {
+            assert!(line.contains(part), "{part} in {line}");
+        }
+        let sglang = serve_command(&s, Server::Sglang).line();
+        assert!(sglang.contains("--tp 4 --context-length 8192 --mem-fraction-static 0.90"));
+    }
+
+    #[test]
+    fn a_model_name_with_spaces_or_quotes_is_quoted_for_the_shell() {
+        assert_eq!(quoted("it's a model"), r"'it'\''s a model'");
+        assert_eq!(quoted("Qwen/Qwen3-8B"), "Qwen/Qwen3-8B");
+    }
+}

@@ -1,0 +1,96 @@
+//! The solver's questions and answers, and the serving summary, in both languages.
+
+use vram_engine::{thousands, Answer, Question, Reach, SettingValue, WeightFormat, Zero};
+
+use crate::Lang;
+
+/// What the solver answers, as a label.
+pub fn question(lang: Lang, q: Question) -> &'static str {
+    let (en, zh) = match q {
+        Question::MicroBatch => ("Largest micro-batch per GPU", "每卡最大 micro-batch"),
+        Question::Sequence => ("Longest sequence", "最长序列"),
+        Question::GradAccum => (
+            "Accumulation steps for the global batch",
+            "达到全局批大小所需的累积步数",
+        ),
+        Question::FewestGpus => ("Fewest GPUs", "最少 GPU 数"),
+        Question::Context => ("Longest prompt", "最长提示"),
+        Question::Batch => ("Largest batch", "最大批大小"),
+        Question::MaxModelLen => (
+            "Longest max_model_len (one request)",
+            "最长 max_model_len（单个请求）",
+        ),
+        Question::RequestsAtAverage => (
+            "Concurrent requests at the average length",
+            "平均长度下的并发请求数",
+        ),
+        Question::RequestsAtMax => (
+            "Concurrent requests at max_model_len",
+            "max_model_len 长度下的并发请求数",
+        ),
+        Question::FewestGpusForRequests => (
+            "Fewest GPUs for the concurrent requests",
+            "满足并发所需的最少 GPU 数",
+        ),
+        Question::Format => (
+            "Highest-precision weights the job can use",
+            "该任务可用的最高精度权重格式",
+        ),
+    };
+    lang.pick(en, zh)
+}
+
+fn value(v: SettingValue) -> String {
+    match v {
+        SettingValue::Number(n) => thousands(n),
+        SettingValue::Choice(k) => WeightFormat::from_key(k)
+            .map(|f| f.label().to_string())
+            .unwrap_or_else(|| k.to_string()),
+        _ => String::new(),
+    }
+}
+
+/// The answer's value, with the parallelism it holds: "8 (tp 4, ZeRO 3)", "nothing fits",
+/// "anything up to 1,048,576 fits".
+pub fn answer(lang: Lang, a: &Answer) -> String {
+    match a.reach {
+        Reach::Nothing => lang.pick("nothing fits", "都放不下").into(),
+        Reach::UpToLimit(n) => match lang {
+            Lang::En => format!("anything up to the limit {} fits", thousands(n)),
+            Lang::Zh => format!("直到上限 {} 都放得下", thousands(n)),
+        },
+        Reach::Set(v) => {
+            let held: Vec<String> = a
+                .with
+                .iter()
+                .filter_map(|(key, v)| match (*key, v) {
+                    ("tp", SettingValue::Number(n)) => Some(format!("tp {n}")),
+                    ("z", SettingValue::Choice(k)) => {
+                        Zero::from_key(k).map(|z| format!("ZeRO {}", z.stage()))
+                    }
+                    _ => None,
+                })
+                .collect();
+            if held.is_empty() {
+                value(v)
+            } else {
+                format!("{} ({})", value(v), held.join(", "))
+            }
+        }
+    }
+}
+
+/// What vLLM prints at start-up: "Maximum concurrency for 8,192 tokens per request: 12.34x".
+pub fn startup_concurrency(lang: Lang, max_model_len: u64, hundredths: u64) -> String {
+    let x = format!("{}.{:02}x", hundredths / 100, hundredths % 100);
+    match lang {
+        Lang::En => format!(
+            "vLLM's start-up maximum concurrency for {} tokens per request: {x}",
+            thousands(max_model_len)
+        ),
+        Lang::Zh => format!(
+            "vLLM 启动时报告的最大并发（每请求 {} token）：{x}",
+            thousands(max_model_len)
+        ),
+    }
+}
