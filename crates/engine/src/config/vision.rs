@@ -105,16 +105,21 @@ pub(super) fn qwen_vision_params(
 /// LLaVA: a CLIP vision tower (class token, patch and position embeddings, pre- and post-
 /// LayerNorm, layers of q, k, v, out with biases, two LayerNorms and fc1/fc2) and the two-layer
 /// projector into the text width.
+/// A vision config's fields, with the defaults of its tower family.
+fn tower<'a>(vision: &'a Map<String, Value>, family: &str) -> Fields<'a> {
+    Fields {
+        text: vision,
+        top: vision,
+        defaults: defaults(family),
+    }
+}
+
 pub(super) fn llava_vision_params(
     vision: &Map<String, Value>,
     text_hidden: u64,
     top: &Map<String, Value>,
 ) -> Result<u64, EngineError> {
-    let v = Fields {
-        text: vision,
-        top: vision,
-        defaults: defaults("clip_vision_model"),
-    };
+    let v = tower(vision, "clip_vision_model");
     let ViT {
         h,
         ffn,
@@ -143,11 +148,7 @@ pub(super) fn gemma3_vision_params(
     vision: &Map<String, Value>,
     text_hidden: u64,
 ) -> Result<u64, EngineError> {
-    let v = Fields {
-        text: vision,
-        top: vision,
-        defaults: defaults("siglip_vision_model"),
-    };
+    let v = tower(vision, "siglip_vision_model");
     let ViT {
         h,
         ffn,

@@ -177,6 +177,18 @@ pub(crate) struct Quantity {
     pub len: usize,
 }
 
+impl Quantity {
+    /// A count of bytes written as a plain number (JSON values, memory_stats keys).
+    pub(crate) fn exact_bytes(bytes: u64) -> Quantity {
+        Quantity {
+            bytes,
+            unit: SizeUnit::B,
+            reading: Reading::Exact,
+            len: 0,
+        }
+    }
+}
+
 /// The size at the start of `s`: a number, optional spaces, a unit word ("21.3 GiB", "79.22GiB").
 /// `binary_decimal_units`: the source writes KB/MB/GB and means KiB/MiB/GiB. A lone "B" counts only
 /// when `bare_b`. Ok(None) when `s` does not start with a number followed by a unit.

@@ -5,7 +5,7 @@
 //!   "kv_cache_bytes_final": B, "cuda": {"max_memory_allocated": B, "max_memory_reserved": B,
 //!   "device_used_now": B, "device_total": B}}` — the last two keys only when present.
 
-use super::quantity::{Quantity, Reading, SizeUnit};
+use super::quantity::Quantity;
 use super::{count, Collect, Level, MeasureError, MAX_BYTES};
 use crate::json::{self, Value};
 
@@ -46,12 +46,7 @@ pub(crate) fn read(text: &str, c: &mut Collect) -> Result<(), MeasureError> {
         let Some(section) = section else { continue };
         for &(key, level) in keys {
             if let Some(bytes) = bytes_at(text, section, key)? {
-                let q = Quantity {
-                    bytes,
-                    unit: SizeUnit::B,
-                    reading: Reading::Exact,
-                    len: 0,
-                };
+                let q = Quantity::exact_bytes(bytes);
                 c.figure(level, q, None);
             }
         }

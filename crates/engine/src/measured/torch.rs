@@ -1,7 +1,7 @@
 //! PyTorch's own accounts: the dict `torch.cuda.memory_stats()` prints and the table of
 //! `torch.cuda.memory_summary()`. Both give peaks of allocated, active and reserved memory.
 
-use super::quantity::{self, Quantity, Reading, SizeUnit};
+use super::quantity::{self, Quantity};
 use super::{at_line, lines, Collect, Device, DeviceApi, Level, MeasureError, MAX_BYTES};
 
 pub(crate) const STATS_MARKERS: &[&str] = &["bytes.all.peak", "bytes.all.current"];
@@ -30,12 +30,7 @@ pub(crate) fn read_stats(text: &str, c: &mut Collect) -> Result<(), MeasureError
         if bytes > MAX_BYTES {
             return Err(MeasureError::OutOfRange { line });
         }
-        let q = Quantity {
-            bytes,
-            unit: SizeUnit::B,
-            reading: Reading::Exact,
-            len: 0,
-        };
+        let q = Quantity::exact_bytes(bytes);
         c.figure(level, q, None);
     }
     Ok(())
