@@ -286,3 +286,17 @@ fn lora_adapter_counts_match_the_sources_except_fused_qkv_adapters() {
         "only {checked} LoRA cases matched their stated adapter count"
     );
 }
+
+#[test]
+fn docs_accuracy_md_is_exactly_what_make_validate_writes() {
+    let dir = cases::in_repo_validation_dir();
+    let report = Report::load(&dir).expect("the in-repo validation set loads");
+    let cpu = cases::cpu::cpu_section(&cases::cpu::measure_dir()).expect("docs/measure reads");
+    let written = report.markdown(cases::cpu::COMMAND, &cpu);
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/accuracy.md");
+    let on_disk = std::fs::read_to_string(&path).expect("docs/accuracy.md");
+    assert!(
+        written == on_disk,
+        "docs/accuracy.md is not what `make validate` writes from validation/ and docs/measure/: run make validate"
+    );
+}

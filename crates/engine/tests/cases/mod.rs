@@ -17,6 +17,8 @@
 //! the allocator reserve unless the case states them. No per-case factor.
 #![allow(dead_code)]
 
+pub mod cpu;
+
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
