@@ -38,6 +38,7 @@ mod gguf;
 mod gpus;
 mod json;
 mod link;
+mod llamacpp;
 mod measured;
 mod memory;
 mod model;
@@ -67,6 +68,12 @@ pub use json::{
 pub use link::{
     decode as decode_link, decode_arch, decode_pairs, encode as encode_link, encode_arch,
     pairs as link_pairs, parse_param_count, Decoded, Ignored, Notice, PageSettings, MAX_LINK_CHARS,
+};
+pub use llamacpp::{
+    is_expert, parse_cache_type, parse_count, parse_on_off, parse_tensor_split, plan_llama,
+    AttentionLayer, Backend, ComputeBuffer, ContextSizes, DeviceBuffers, KvCache, KvPart,
+    LlamaDevice, LlamaError, LlamaFlag, LlamaPlan, LlamaSettings, LlamaShape, MissingKey,
+    Placement, CACHE_TYPES, CELL_PAD, MAX_CONTEXT, MAX_GPUS, MAX_LAYERS_FLAG, MAX_PARALLEL,
 };
 pub use measured::link::LINK_MAX as MAX_MEASUREMENT_LINK;
 pub use measured::{
