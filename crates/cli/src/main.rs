@@ -1,5 +1,6 @@
 //! `vram-budget`: the same budget as the page, on the command line.
 
+mod llama;
 mod measured;
 
 use std::process::ExitCode;
@@ -59,6 +60,7 @@ fn usage() -> String {
         ));
     }
     o.push_str(USAGE_TAIL);
+    o.push_str(llama::USAGE);
     o
 }
 
@@ -200,6 +202,18 @@ fn scenario(args: &Args) -> Result<Scenario, String> {
 
 fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().skip(1).collect();
+    if llama::wanted(&argv) && !argv.iter().any(|a| a == "--help" || a == "-h") {
+        return match llama::run(&argv) {
+            Ok(out) => {
+                print!("{out}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("vram-budget: {}", one_line(&e));
+                ExitCode::from(2)
+            }
+        };
+    }
     match parse_args(&argv) {
         Ok(Command::Help) => {
             print!("{}", usage());

@@ -38,6 +38,7 @@ mod gguf;
 mod gpus;
 mod json;
 mod link;
+mod llamacpp;
 mod measured;
 mod memory;
 mod model;
@@ -67,6 +68,14 @@ pub use json::{
 pub use link::{
     decode as decode_link, decode_arch, decode_pairs, encode as encode_link, encode_arch,
     pairs as link_pairs, parse_param_count, Decoded, Ignored, Notice, PageSettings, MAX_LINK_CHARS,
+};
+pub use llamacpp::{
+    best_quant, decode_bound, gpu_bandwidth, is_expert, launch_commands, max_context,
+    max_gpu_layers, parse_cache_type, parse_count, parse_on_off, parse_tensor_split, plan_llama,
+    AttentionLayer, Backend, ComputeBuffer, ContextSizes, DeviceBuffers, DeviceFit, DeviceReads,
+    KvCache, KvPart, LaunchCommands, LlamaDevice, LlamaError, LlamaFlag, LlamaPlan, LlamaSettings,
+    LlamaShape, Mac, MacChip, Machine, MissingKey, Placement, SpeedBound, CACHE_TYPES, CELL_PAD,
+    DEFAULT_HOST_BANDWIDTH, MAC_CHIPS, MAX_CONTEXT, MAX_GPUS, MAX_LAYERS_FLAG, MAX_PARALLEL,
 };
 pub use measured::link::LINK_MAX as MAX_MEASUREMENT_LINK;
 pub use measured::{

@@ -1,0 +1,461 @@
+//! `vram-budget --gguf FILE …`: llama.cpp's buffers per device for a GGUF file, the verdict, the
+//! solver's answers, the commands and the decode-speed bound.
+
+use std::io::Read;
+
+use serde_json::json;
+use vram_engine::{
+    best_quant, decode_bound, launch_commands, max_context, max_gpu_layers, parse_cache_type,
+    parse_count, parse_on_off, parse_tensor_split, plan_llama, read_gguf, GgufError, GgufHeader,
+    Gpu, LlamaFlag, LlamaPlan, LlamaSettings, Mac, Machine, DEFAULT_HOST_BANDWIDTH, GIB,
+    MAX_CONTEXT, MAX_LAYERS_FLAG, MAX_PARALLEL, MIB,
+};
+use vram_text::{llama_device, llama_error, llama_word, Lang, LlamaWord as W};
+
+/// The largest header prefix read (vocabularies and chat templates stay far below).
+const MAX_HEADER_BYTES: u64 = 256 * MIB;
+
+pub const USAGE: &str = "
+LLAMA.CPP / OLLAMA (a GGUF file; names follow llama-server's flags):
+    --gguf FILE  [--gguf-alt FILE …]  --ngl N  --ctx N  --parallel N  --kv-unified
+    --batch-size N  --ubatch-size N  --cache-type-k T  --cache-type-v T  --flash-attn on|off
+    --no-mmap  --swa-full  --n-cpu-moe N  --tensor-split A,B
+    --gpu KEY (rtx4090)  |  --mac M3-MAX-64 [--wired-limit-mb N]  |  --cpu-only
+    --ram GIB  --ram-bandwidth GBPS (89.6)  --json  --lang en|zh
+";
+
+struct Args {
+    file: String,
+    alternatives: Vec<String>,
+    settings: LlamaSettings,
+    gpu: Gpu,
+    mac: Option<Mac>,
+    cpu_only: bool,
+    ram: Option<u64>,
+    ram_bandwidth: u64,
+    json: bool,
+    lang: Lang,
+}
+
+/// Whether these arguments ask for the llama.cpp report.
+pub fn wanted(argv: &[String]) -> bool {
+    argv.iter()
+        .any(|a| a == "--gguf" || a.starts_with("--gguf="))
+}
+
+pub fn run(argv: &[String]) -> Result<String, String> {
+    let args = parse(argv)?;
+    let lang = args.lang;
+    let header = read_header(&args.file)?;
+    let alternatives = args
+        .alternatives
+        .iter()
+        .map(|f| read_header(f))
+        .collect::<Result<Vec<_>, _>>()?;
+    let machine = machine(&args);
+    let e = |err| llama_error(lang, &err);
+    let plan = plan_llama(&header, &args.settings, machine.backend()).map_err(e)?;
+    let ngl = max_gpu_layers(&header, &args.settings, &machine).map_err(e)?;
+    let ctx = max_context(&header, &args.settings, &machine).map_err(e)?;
+    let refs: Vec<&GgufHeader> = alternatives.iter().collect();
+    let best = best_quant(&refs, &args.settings, &machine).map_err(e)?;
+    let report = Report {
+        args: &args,
+        header: &header,
+        plan: &plan,
+        machine,
+        ngl,
+        ctx,
+        best: best.map(|i| args.alternatives[i].as_str()),
+    };
+    Ok(if args.json {
+        report.json()
+    } else {
+        report.text()
+    })
+}
+
+fn machine(a: &Args) -> Machine {
+    match (a.mac, a.cpu_only) {
+        (Some(mac), _) => Machine::Mac(mac),
+        (None, true) => Machine::Cpu {
+            ram: a.ram,
+            bandwidth: a.ram_bandwidth,
+        },
+        (None, false) => Machine::Gpus {
+            gpu: a.gpu,
+            count: a.settings.gpus(),
+            ram: a.ram,
+            host_bandwidth: a.ram_bandwidth,
+        },
+    }
+}
+
+fn parse(argv: &[String]) -> Result<Args, String> {
+    let mut a = Args {
+        file: String::new(),
+        alternatives: Vec::new(),
+        settings: LlamaSettings::default(),
+        gpu: Gpu::Rtx4090,
+        mac: None,
+        cpu_only: false,
+        ram: None,
+        ram_bandwidth: DEFAULT_HOST_BANDWIDTH,
+        json: false,
+        lang: Lang::En,
+    };
+    let mut wired: Option<u64> = None;
+    let mut i = 0;
+    while i < argv.len() {
+        let (flag, inline) = match argv[i].split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
+            _ => (argv[i].clone(), None),
+        };
+        let mut value = || -> Result<String, String> {
+            if let Some(v) = inline.clone() {
+                return Ok(v);
+            }
+            i += 1;
+            argv.get(i)
+                .cloned()
+                .ok_or_else(|| format!("{flag} needs a value"))
+        };
+        let lang = a.lang;
+        let e = |err| llama_error(lang, &err);
+        let count = |f, v: &str, min, max| parse_count(f, v, min, max).map_err(e);
+        let s = &mut a.settings;
+        match flag.as_str() {
+            "--gguf" => a.file = value()?,
+            "--gguf-alt" => a.alternatives.push(value()?),
+            "--ngl" | "--n-gpu-layers" | "-ngl" => {
+                s.gpu_layers = Some(count(LlamaFlag::GpuLayers, &value()?, 0, MAX_LAYERS_FLAG)?)
+            }
+            "--ctx" | "--ctx-size" | "-c" => {
+                s.context = Some(count(LlamaFlag::Context, &value()?, 1, MAX_CONTEXT)?)
+            }
+            "--parallel" | "-np" => {
+                s.parallel = count(LlamaFlag::Parallel, &value()?, 1, MAX_PARALLEL)?
+            }
+            "--kv-unified" => s.kv_unified = true,
+            "--batch-size" | "-b" => s.batch = count(LlamaFlag::Batch, &value()?, 1, MAX_CONTEXT)?,
+            "--ubatch-size" | "-ub" => {
+                s.ubatch = count(LlamaFlag::Ubatch, &value()?, 1, MAX_CONTEXT)?
+            }
+            "--cache-type-k" | "-ctk" => {
+                s.cache_k = parse_cache_type(LlamaFlag::CacheTypeK, &value()?).map_err(e)?
+            }
+            "--cache-type-v" | "-ctv" => {
+                s.cache_v = parse_cache_type(LlamaFlag::CacheTypeV, &value()?).map_err(e)?
+            }
+            "--flash-attn" | "-fa" => {
+                s.flash_attn = parse_on_off(LlamaFlag::FlashAttn, &value()?).map_err(e)?
+            }
+            "--no-mmap" => s.mmap = false,
+            "--swa-full" => s.swa_full = true,
+            "--n-cpu-moe" | "-ncmoe" => {
+                s.cpu_moe_layers = count(LlamaFlag::CpuMoe, &value()?, 0, MAX_LAYERS_FLAG)?
+            }
+            "--tensor-split" | "-ts" => {
+                s.tensor_split = parse_tensor_split(&value()?).map_err(e)?
+            }
+            "--gpu" => {
+                let v = value()?;
+                a.gpu = Gpu::from_key(&v).ok_or_else(|| {
+                    format!(
+                        "--gpu: no GPU \"{}\" (see --list-gpus)",
+                        vram_text::shown(&v)
+                    )
+                })?
+            }
+            "--mac" => {
+                let v = value()?;
+                a.mac = Some(Mac::find(&v).ok_or_else(|| {
+                    format!(
+                        "--mac: no Mac \"{}\"; one of: {}",
+                        vram_text::shown(&v),
+                        Mac::keys().join(" ")
+                    )
+                })?)
+            }
+            "--wired-limit-mb" => wired = Some(count(LlamaFlag::Mac, &value()?, 1, 1 << 24)?),
+            "--cpu-only" => a.cpu_only = true,
+            "--ram" => a.ram = Some(count(LlamaFlag::GpuMemory, &value()?, 1, 1 << 16)? * GIB),
+            "--ram-bandwidth" => {
+                let v = value()?;
+                let gbps: f64 = v
+                    .parse()
+                    .ok()
+                    .filter(|x: &f64| x.is_finite() && *x > 0.0 && *x < 1e5)
+                    .ok_or_else(|| {
+                        format!("--ram-bandwidth: cannot read \"{}\"", vram_text::shown(&v))
+                    })?;
+                a.ram_bandwidth = (gbps * 1e9) as u64;
+            }
+            "--json" => a.json = true,
+            "--lang" => {
+                let v = value()?;
+                a.lang = Lang::from_key(&v)
+                    .ok_or_else(|| format!("--lang: en or zh, not \"{}\"", vram_text::shown(&v)))?
+            }
+            other => {
+                return Err(format!(
+                    "unknown option {} (with --gguf; see --help)",
+                    vram_text::shown(other)
+                ))
+            }
+        }
+        i += 1;
+    }
+    if a.file.is_empty() {
+        return Err("--gguf needs a file".into());
+    }
+    if let (Some(mac), Some(mib)) = (a.mac, wired) {
+        a.mac = Some(mac.with_wired_limit(mib));
+    }
+    if a.mac.is_some() {
+        a.settings.tensor_split = vec![1.0];
+    }
+    Ok(a)
+}
+
+/// Reads the file's first bytes, growing the prefix as the reader asks, up to 256 MiB.
+fn read_header(path: &str) -> Result<GgufHeader, String> {
+    let mut file = std::fs::File::open(path).map_err(|e| format!("{path}: {e}"))?;
+    let mut bytes: Vec<u8> = Vec::new();
+    let mut want: u64 = MIB;
+    loop {
+        let have = bytes.len() as u64;
+        (&mut file)
+            .take(want.saturating_sub(have))
+            .read_to_end(&mut bytes)
+            .map_err(|e| format!("{path}: {e}"))?;
+        let at_end = (bytes.len() as u64) < want;
+        match read_gguf(&bytes) {
+            Ok(header) => return Ok(header),
+            Err(GgufError::NeedMoreBytes { needed }) if !at_end && needed <= MAX_HEADER_BYTES => {
+                want = needed.max(2 * want).min(MAX_HEADER_BYTES);
+            }
+            Err(GgufError::NeedMoreBytes { needed }) if needed > MAX_HEADER_BYTES => {
+                return Err(format!(
+                    "{path}: the GGUF header is longer than {} MiB",
+                    MAX_HEADER_BYTES / MIB
+                ));
+            }
+            Err(e) => return Err(format!("{path}: {e}")),
+        }
+    }
+}
+
+struct Report<'a> {
+    args: &'a Args,
+    header: &'a GgufHeader,
+    plan: &'a LlamaPlan,
+    machine: Machine,
+    ngl: Option<u64>,
+    ctx: Option<u64>,
+    best: Option<&'a str>,
+}
+
+fn gib(bytes: u64) -> String {
+    if bytes < GIB {
+        format!("{:.2} MiB", bytes as f64 / MIB as f64)
+    } else {
+        format!("{:.2} GiB", bytes as f64 / GIB as f64)
+    }
+}
+
+impl Report<'_> {
+    fn lang(&self) -> Lang {
+        self.args.lang
+    }
+
+    fn server_line(&self) -> String {
+        let c = launch_commands(&self.args.settings, self.plan.shape.n_layer);
+        let mut line = format!("llama-server -m {}", self.args.file);
+        for (flag, value) in &c.llama_server {
+            line.push(' ');
+            line.push_str(flag);
+            if !value.is_empty() {
+                line.push(' ');
+                line.push_str(value);
+            }
+        }
+        line
+    }
+
+    fn ollama_lines(&self) -> (String, String, bool) {
+        let c = launch_commands(&self.args.settings, self.plan.shape.n_layer);
+        let env: Vec<String> = c
+            .ollama_env
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        let opts: Vec<String> = c
+            .ollama_options
+            .iter()
+            .map(|(k, v)| format!("PARAMETER {k} {v}"))
+            .collect();
+        (
+            format!("{} ollama serve", env.join(" ")),
+            opts.join("; "),
+            c.ollama_mixed_cache,
+        )
+    }
+
+    fn text(&self) -> String {
+        let l = self.lang();
+        let w = |x| llama_word(l, x);
+        let p = self.plan;
+        let s = &p.sizes;
+        let mut o = format!(
+            "{} ({}, {} layers)\n{}: n_ctx {} ({} × {} cells), n_batch {}, n_ubatch {}; {}: {}/{}\n\n",
+            self.args.file,
+            self.header.architecture().unwrap_or("?"),
+            p.shape.n_layer,
+            w(W::Context),
+            s.n_ctx,
+            s.streams,
+            s.n_ctx_seq,
+            s.n_batch,
+            s.n_ubatch,
+            w(W::Offloaded),
+            p.placement.offloaded,
+            p.shape.n_layer + 1,
+        );
+        o.push_str(&format!(
+            "{:<10} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11}\n",
+            "",
+            w(W::Model),
+            w(W::KvCache),
+            w(W::Compute),
+            w(W::Output),
+            w(W::Total),
+            w(W::Limit)
+        ));
+        let fit = self.machine.fit(p);
+        for ((device, b), f) in p.devices.iter().zip(&fit) {
+            let limit = f.limit.map(gib).unwrap_or_else(|| "-".into());
+            let verdict = if f.fits() {
+                w(W::Fits)
+            } else {
+                w(W::DoesNotFit)
+            };
+            o.push_str(&format!(
+                "{:<10} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11}  {verdict}\n",
+                llama_device(l, *device),
+                gib(b.model),
+                gib(b.kv),
+                gib(b.compute),
+                gib(b.output),
+                gib(b.total()),
+                limit
+            ));
+        }
+        if p.host().mapped && p.host().model > 0 {
+            o.push_str(&format!(
+                "  ({}: {})\n",
+                llama_device(l, vram_engine::LlamaDevice::Host),
+                w(W::Mapped)
+            ));
+        }
+        if let Machine::Mac(mac) = self.machine {
+            o.push_str(&format!(
+                "{} {}: {} ({} {} GB); {}: sudo sysctl iogpu.wired_limit_mb={}\n",
+                mac.label,
+                w(W::WorkingSet),
+                gib(mac.working_set()),
+                w(W::Limit),
+                mac.memory_gib,
+                w(W::WiredLimit),
+                mac.memory_gib * 1024 * 7 / 8
+            ));
+        }
+        let verdict = if self.machine.fits(p) {
+            w(W::Fits)
+        } else {
+            w(W::DoesNotFit)
+        };
+        o.push_str(&format!("\n=> {verdict}\n\n"));
+        let or_nothing = |v: Option<u64>| {
+            v.map(|n| n.to_string())
+                .unwrap_or_else(|| w(W::NothingFits).into())
+        };
+        o.push_str(&format!("{}: {}\n", w(W::LargestNgl), or_nothing(self.ngl)));
+        o.push_str(&format!(
+            "{}: {}\n",
+            w(W::LongestContext),
+            or_nothing(self.ctx)
+        ));
+        let best = match (self.args.alternatives.is_empty(), self.best) {
+            (true, _) => w(W::NoAlternatives).to_string(),
+            (false, Some(f)) => f.to_string(),
+            (false, None) => w(W::NothingFits).to_string(),
+        };
+        o.push_str(&format!(
+            "{}: {best}\n\n{}:\n  {}\n",
+            w(W::BestQuant),
+            w(W::Commands),
+            self.server_line()
+        ));
+        let (env, opts, mixed) = self.ollama_lines();
+        o.push_str(&format!("  {env}\n  Modelfile: {opts}\n"));
+        if mixed {
+            o.push_str(&format!("  ({})\n", w(W::MixedCache)));
+        }
+        let bound = decode_bound(self.header, p, self.args.settings.cpu_moe_layers, |d| {
+            self.machine.bandwidth(d)
+        });
+        o.push_str(&format!(
+            "\n{}: {:.1} tok/s ({}), {:.1} tok/s ({})\n",
+            w(W::SpeedBound),
+            bound.empty_context,
+            w(W::EmptyContext),
+            bound.full_context,
+            w(W::FullContext)
+        ));
+        o
+    }
+
+    fn json(&self) -> String {
+        let p = self.plan;
+        let fit = self.machine.fit(p);
+        let devices: Vec<_> = p
+            .devices
+            .iter()
+            .zip(&fit)
+            .map(|((d, b), f)| {
+                json!({
+                    "device": llama_device(Lang::En, *d),
+                    "model_bytes": b.model, "kv_bytes": b.kv, "compute_bytes": b.compute,
+                    "output_bytes": b.output, "total_bytes": b.total(), "layers": b.layers,
+                    "limit_bytes": f.limit, "fits": f.fits(),
+                })
+            })
+            .collect();
+        let c = launch_commands(&self.args.settings, p.shape.n_layer);
+        let bound = decode_bound(self.header, p, self.args.settings.cpu_moe_layers, |d| {
+            self.machine.bandwidth(d)
+        });
+        let (ollama_env, ollama_modelfile, _) = self.ollama_lines();
+        let v = json!({
+            "file": self.args.file,
+            "n_layer": p.shape.n_layer,
+            "context": {"n_ctx": p.sizes.n_ctx, "n_ctx_seq": p.sizes.n_ctx_seq, "streams": p.sizes.streams,
+                        "n_batch": p.sizes.n_batch, "n_ubatch": p.sizes.n_ubatch, "swa_cells": p.sizes.swa_cells},
+            "offloaded_layers": p.placement.offloaded,
+            "devices": devices,
+            "fits": self.machine.fits(p),
+            "max_gpu_layers": self.ngl,
+            "max_context": self.ctx,
+            "best_quant": self.best,
+            "llama_server": self.server_line(),
+            "llama_server_flags": c.llama_server,
+            "ollama_env": c.ollama_env,
+            "ollama_options": c.ollama_options,
+            "ollama_serve": ollama_env,
+            "ollama_modelfile": ollama_modelfile,
+            "decode_tokens_per_s_max": {"empty_context": bound.empty_context, "full_context": bound.full_context},
+        });
+        format!("{}\n", serde_json::to_string_pretty(&v).unwrap())
+    }
+}

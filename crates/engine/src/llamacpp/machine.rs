@@ -1,0 +1,100 @@
+//! The machine a llama.cpp run must fit: NVIDIA/AMD GPUs beside CPU RAM, a Mac whose GPU may
+//! wire only its working set of the unified memory, or a CPU alone.
+
+use super::bandwidth::gpu_bandwidth;
+use super::mac::Mac;
+use super::placement::{Backend, LlamaDevice};
+use super::plan::LlamaPlan;
+use crate::gpus::Gpu;
+
+/// Dual-channel DDR5-5600: 2 × 8 B × 5.6 GT/s, the host bandwidth assumed when none is given.
+pub const DEFAULT_HOST_BANDWIDTH: u64 = 89_600_000_000;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Machine {
+    /// `count` GPUs of one model (the split's length), and optionally the host's RAM.
+    Gpus {
+        gpu: Gpu,
+        count: usize,
+        ram: Option<u64>,
+        host_bandwidth: u64,
+    },
+    Mac(Mac),
+    /// Plain CPU inference: RAM only.
+    Cpu {
+        ram: Option<u64>,
+        bandwidth: u64,
+    },
+}
+
+/// One device's need against its limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DeviceFit {
+    pub device: LlamaDevice,
+    pub need: u64,
+    /// None when the limit is unknown (host RAM not given).
+    pub limit: Option<u64>,
+}
+
+impl DeviceFit {
+    pub fn fits(&self) -> bool {
+        self.limit.is_none_or(|l| self.need <= l)
+    }
+}
+
+impl Machine {
+    pub fn backend(&self) -> Backend {
+        match self {
+            Machine::Gpus { .. } => Backend::Cuda,
+            Machine::Mac(_) => Backend::Metal,
+            Machine::Cpu { .. } => Backend::CpuOnly,
+        }
+    }
+
+    pub fn gpu_count(&self) -> usize {
+        match self {
+            Machine::Gpus { count, .. } => *count,
+            Machine::Mac(_) => 1,
+            Machine::Cpu { .. } => 0,
+        }
+    }
+
+    /// Bytes per second of the memory a device's buffers live in.
+    pub fn bandwidth(&self, device: LlamaDevice) -> u64 {
+        match (self, device) {
+            (Machine::Gpus { gpu, .. }, LlamaDevice::Gpu(_)) => gpu_bandwidth(*gpu),
+            (Machine::Gpus { host_bandwidth, .. }, LlamaDevice::Host) => *host_bandwidth,
+            (Machine::Mac(mac), _) => mac.bandwidth_centi_gbps * 10_000_000,
+            (Machine::Cpu { bandwidth, .. }, _) => *bandwidth,
+        }
+    }
+
+    /// Each device's need and limit: a GPU's memory; a Mac's GPU working set, and its whole
+    /// memory for GPU and host together; the host's RAM when given.
+    pub fn fit(&self, plan: &LlamaPlan) -> Vec<DeviceFit> {
+        plan.devices
+            .iter()
+            .map(|(device, buffers)| {
+                let need = buffers.total();
+                let limit = match (self, device) {
+                    (Machine::Gpus { gpu, .. }, LlamaDevice::Gpu(_)) => Some(gpu.bytes()),
+                    (Machine::Gpus { ram, .. }, LlamaDevice::Host) => *ram,
+                    (Machine::Mac(mac), LlamaDevice::Gpu(_)) => Some(mac.working_set()),
+                    (Machine::Mac(mac), LlamaDevice::Host) => {
+                        Some(mac.memory_bytes().saturating_sub(plan.gpu_total()))
+                    }
+                    (Machine::Cpu { ram, .. }, _) => *ram,
+                };
+                DeviceFit {
+                    device: *device,
+                    need,
+                    limit,
+                }
+            })
+            .collect()
+    }
+
+    pub fn fits(&self, plan: &LlamaPlan) -> bool {
+        self.fit(plan).iter().all(DeviceFit::fits)
+    }
+}

@@ -1,0 +1,32 @@
+//! llama.cpp (and Ollama, which runs it) as engine physics: where a GGUF model's layers go for
+//! given flags, and the model, KV, compute and output buffers on each device, checked against
+//! llama.cpp's own printed sizes (tools/llamacpp/results.json; crates/engine/tests/llamacpp.rs).
+
+mod bandwidth;
+mod compute;
+mod error;
+mod kv;
+mod mac;
+mod machine;
+mod placement;
+mod plan;
+mod settings;
+mod shape;
+mod solve;
+mod speed;
+
+pub use bandwidth::gpu_bandwidth;
+pub use compute::ComputeBuffer;
+pub use error::{KvPart, LlamaError, LlamaFlag, MissingKey};
+pub use kv::{ContextSizes, KvCache, CELL_PAD};
+pub use mac::{Mac, MacChip, MAC_CHIPS};
+pub use machine::{DeviceFit, Machine, DEFAULT_HOST_BANDWIDTH};
+pub use placement::{is_expert, Backend, LlamaDevice, Placement};
+pub use plan::{plan_llama, DeviceBuffers, LlamaPlan};
+pub use settings::{
+    parse_cache_type, parse_count, parse_on_off, parse_tensor_split, LlamaSettings, CACHE_TYPES,
+    MAX_CONTEXT, MAX_GPUS, MAX_LAYERS_FLAG, MAX_PARALLEL,
+};
+pub use shape::{AttentionLayer, LlamaShape};
+pub use solve::{best_quant, launch_commands, max_context, max_gpu_layers, LaunchCommands};
+pub use speed::{decode_bound, DeviceReads, SpeedBound};

@@ -1,0 +1,186 @@
+//! A llama.cpp run's memory per device: model, KV cache, compute and output buffers.
+
+use super::compute::ComputeBuffer;
+use super::error::{LlamaError, LlamaFlag};
+use super::kv::{check_cache_types, kv_caches, ContextSizes, KvCache};
+use super::placement::{model_bytes, Backend, LlamaDevice, Placement};
+use super::settings::{LlamaSettings, MAX_CONTEXT, MAX_GPUS, MAX_LAYERS_FLAG, MAX_PARALLEL};
+use super::shape::LlamaShape;
+use crate::gguf::GgufHeader;
+
+/// One device's buffers, in bytes.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DeviceBuffers {
+    pub model: u64,
+    pub kv: u64,
+    pub compute: u64,
+    /// Logits and embeddings for the outputs (host only).
+    pub output: u64,
+    /// Repeating layers placed here (the output layer not counted).
+    pub layers: u64,
+    /// Host model bytes read through mmap (page cache the kernel may evict, not allocated).
+    pub mapped: bool,
+}
+
+impl DeviceBuffers {
+    pub fn total(&self) -> u64 {
+        self.model + self.kv + self.compute + self.output
+    }
+}
+
+/// What llama.cpp allocates for a GGUF file and settings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LlamaPlan {
+    pub shape: LlamaShape,
+    pub sizes: ContextSizes,
+    pub placement: Placement,
+    pub kv_caches: Vec<KvCache>,
+    /// The compute buffer's estimate for one device that runs the whole graph.
+    pub compute: ComputeBuffer,
+    /// Host first, then each GPU in `--tensor-split` order.
+    pub devices: Vec<(LlamaDevice, DeviceBuffers)>,
+}
+
+impl LlamaPlan {
+    pub fn device(&self, device: LlamaDevice) -> Option<&DeviceBuffers> {
+        self.devices
+            .iter()
+            .find(|(d, _)| *d == device)
+            .map(|(_, b)| b)
+    }
+
+    pub fn host(&self) -> &DeviceBuffers {
+        &self.devices[0].1
+    }
+
+    pub fn gpu_total(&self) -> u64 {
+        self.devices
+            .iter()
+            .filter(|(d, _)| *d != LlamaDevice::Host)
+            .map(|(_, b)| b.total())
+            .sum()
+    }
+
+    pub fn total(&self) -> u64 {
+        self.devices.iter().map(|(_, b)| b.total()).sum()
+    }
+}
+
+fn check_settings(s: &LlamaSettings) -> Result<(), LlamaError> {
+    let range = |flag, value: u64, min: u64, max: u64| {
+        if value < min || value > max {
+            Err(LlamaError::OutOfRange {
+                flag,
+                value,
+                min,
+                max,
+            })
+        } else {
+            Ok(())
+        }
+    };
+    range(LlamaFlag::Parallel, s.parallel, 1, MAX_PARALLEL)?;
+    range(LlamaFlag::Batch, s.batch, 1, MAX_CONTEXT)?;
+    range(LlamaFlag::Ubatch, s.ubatch, 1, MAX_CONTEXT)?;
+    range(LlamaFlag::Context, s.context.unwrap_or(1), 1, MAX_CONTEXT)?;
+    range(
+        LlamaFlag::GpuLayers,
+        s.gpu_layers.unwrap_or(0),
+        0,
+        MAX_LAYERS_FLAG,
+    )?;
+    range(LlamaFlag::CpuMoe, s.cpu_moe_layers, 0, MAX_LAYERS_FLAG)?;
+    let gpus = s.tensor_split.len() as u64;
+    range(LlamaFlag::TensorSplit, gpus, 1, MAX_GPUS as u64)?;
+    let finite = s.tensor_split.iter().all(|x| x.is_finite() && *x >= 0.0);
+    if !finite || s.tensor_split.iter().all(|&x| x == 0.0) {
+        return Err(LlamaError::Unreadable {
+            flag: LlamaFlag::TensorSplit,
+            text: format!("{:?}", s.tensor_split),
+        });
+    }
+    Ok(())
+}
+
+/// llama.cpp's buffers for `header` under `settings` on `backend`: per device, the weights of the
+/// layers placed there, their KV cache, a compute buffer on each device that runs layers (and a
+/// host one for inputs, plus the output head when it stays on the host), and the output buffer.
+pub fn plan_llama(
+    header: &GgufHeader,
+    settings: &LlamaSettings,
+    backend: Backend,
+) -> Result<LlamaPlan, LlamaError> {
+    check_settings(settings)?;
+    let shape = LlamaShape::of(header)?;
+    check_cache_types(&shape, settings)?;
+    let sizes = ContextSizes::of(&shape, settings)?;
+    let placement = Placement::of(shape.n_layer, settings, backend);
+    let (caches, kv) = kv_caches(&shape, settings, &sizes, &placement)?;
+    let compute = ComputeBuffer::of(&shape, &sizes, settings.flash_attn);
+    let model = model_bytes(header, &placement, settings, backend);
+    let gpus = if backend == Backend::CpuOnly {
+        0
+    } else {
+        settings.gpus()
+    };
+    let mut devices: Vec<(LlamaDevice, DeviceBuffers)> = std::iter::once(LlamaDevice::Host)
+        .chain((0..gpus).map(LlamaDevice::Gpu))
+        .map(|d| (d, DeviceBuffers::default()))
+        .collect();
+    for (device, buffers) in devices.iter_mut() {
+        let of = |list: &[(LlamaDevice, u64)]| {
+            list.iter()
+                .filter(|(d, _)| d == device)
+                .map(|(_, b)| *b)
+                .sum::<u64>()
+        };
+        buffers.model = of(&model);
+        buffers.kv = of(&kv);
+        buffers.layers = placement.layers.iter().filter(|d| *d == device).count() as u64;
+        buffers.compute = compute_on(*device, &placement, &shape, &sizes, &compute);
+    }
+    let host = &mut devices[0].1;
+    host.mapped = settings.mmap;
+    host.output = settings
+        .parallel
+        .saturating_mul(shape.n_vocab)
+        .saturating_mul(4);
+    Ok(LlamaPlan {
+        shape,
+        sizes,
+        placement,
+        kv_caches: caches,
+        compute,
+        devices,
+    })
+}
+
+/// A device running any layer reserves the whole graph's peak (attention is the peak and every
+/// such device runs attention); a host that runs no layer keeps the input embeddings, and the
+/// logits when the output layer stays with it.
+fn compute_on(
+    device: LlamaDevice,
+    placement: &Placement,
+    shape: &LlamaShape,
+    sizes: &ContextSizes,
+    full: &ComputeBuffer,
+) -> u64 {
+    let runs_layers = placement.layers.contains(&device);
+    if runs_layers {
+        return full.total();
+    }
+    if device != LlamaDevice::Host {
+        return if placement.output == device {
+            sizes.n_ubatch * shape.n_vocab * 4
+        } else {
+            0
+        };
+    }
+    let inputs = sizes.n_ubatch * shape.n_embd * 4;
+    let logits = if placement.output == LlamaDevice::Host {
+        sizes.n_ubatch * shape.n_vocab * 4
+    } else {
+        0
+    };
+    inputs + logits
+}

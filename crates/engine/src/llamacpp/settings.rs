@@ -1,0 +1,135 @@
+//! llama.cpp's settings that change memory, with its defaults (common/common.h, llama-server):
+//! -ngl all layers, -c from the file (here 4096 when unread), -np 1, -b 2048, -ub 512, f16 caches,
+//! flash attention on, mmap on.
+
+use super::error::{LlamaError, LlamaFlag};
+use crate::gguf::GgmlType;
+
+/// The cache types llama.cpp's `--cache-type-k/-v` accept (common/arg.cpp `kv_cache_types`).
+pub const CACHE_TYPES: [GgmlType; 9] = [
+    GgmlType::F32,
+    GgmlType::F16,
+    GgmlType::Bf16,
+    GgmlType::Q8_0,
+    GgmlType::Q4_0,
+    GgmlType::Q4_1,
+    GgmlType::Iq4Nl,
+    GgmlType::Q5_0,
+    GgmlType::Q5_1,
+];
+
+/// Largest values the engine accepts (llama.cpp's own limits are int32).
+pub const MAX_CONTEXT: u64 = 1 << 24;
+pub const MAX_PARALLEL: u64 = 1024;
+pub const MAX_LAYERS_FLAG: u64 = 1 << 16;
+pub const MAX_GPUS: usize = 16;
+
+/// One run of llama-server / llama-cli as far as memory goes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LlamaSettings {
+    /// `-ngl`: how many layers (the output counts as one) go to the GPUs; None = all.
+    pub gpu_layers: Option<u64>,
+    /// `-c`: total context over all sequences; None = the model's training context.
+    pub context: Option<u64>,
+    /// `-np`: parallel sequences (slots).
+    pub parallel: u64,
+    /// `--kv-unified`: one cache stream shared by all sequences (llama-server turns it on when
+    /// -np is auto); off gives each sequence its own n_ctx / np cells.
+    pub kv_unified: bool,
+    pub batch: u64,
+    pub ubatch: u64,
+    pub cache_k: GgmlType,
+    pub cache_v: GgmlType,
+    pub flash_attn: bool,
+    pub mmap: bool,
+    /// `--swa-full`: sliding-window layers keep the whole context.
+    pub swa_full: bool,
+    /// `--n-cpu-moe N`: expert weights of layers 0..N stay in host memory.
+    pub cpu_moe_layers: u64,
+    /// `--tensor-split`: share of the layers per GPU; its length is the number of GPUs.
+    pub tensor_split: Vec<f32>,
+}
+
+impl Default for LlamaSettings {
+    fn default() -> Self {
+        LlamaSettings {
+            gpu_layers: None,
+            context: None,
+            parallel: 1,
+            kv_unified: false,
+            batch: 2048,
+            ubatch: 512,
+            cache_k: GgmlType::F16,
+            cache_v: GgmlType::F16,
+            flash_attn: true,
+            mmap: true,
+            swa_full: false,
+            cpu_moe_layers: 0,
+            tensor_split: vec![1.0],
+        }
+    }
+}
+
+impl LlamaSettings {
+    /// The number of GPUs the split names (0 when -ngl 0 leaves them unused is still this).
+    pub fn gpus(&self) -> usize {
+        self.tensor_split.len()
+    }
+}
+
+/// A cache type by llama.cpp's name ("f16", "q8_0", "q4_0" …).
+pub fn parse_cache_type(flag: LlamaFlag, text: &str) -> Result<GgmlType, LlamaError> {
+    let wanted = text.trim().to_ascii_lowercase();
+    CACHE_TYPES
+        .into_iter()
+        .find(|t| t.name() == wanted)
+        .ok_or_else(|| unreadable(flag, text))
+}
+
+/// "on"/"off" (also 1/0, true/false), as llama.cpp's `-fa` reads them.
+pub fn parse_on_off(flag: LlamaFlag, text: &str) -> Result<bool, LlamaError> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "on" | "1" | "true" | "enabled" => Ok(true),
+        "off" | "0" | "false" | "disabled" => Ok(false),
+        _ => Err(unreadable(flag, text)),
+    }
+}
+
+/// `--tensor-split 3,1` or `0.6,0.4`: non-negative finite shares, not all zero, at most 16.
+pub fn parse_tensor_split(text: &str) -> Result<Vec<f32>, LlamaError> {
+    let shares = text
+        .split([',', '/'])
+        .map(|s| {
+            s.trim()
+                .parse::<f32>()
+                .ok()
+                .filter(|x| x.is_finite() && *x >= 0.0)
+        })
+        .collect::<Option<Vec<f32>>>()
+        .ok_or_else(|| unreadable(LlamaFlag::TensorSplit, text))?;
+    if shares.is_empty() || shares.len() > MAX_GPUS || shares.iter().all(|&x| x == 0.0) {
+        return Err(unreadable(LlamaFlag::TensorSplit, text));
+    }
+    Ok(shares)
+}
+
+/// A whole number within `min..=max` for `flag`.
+pub fn parse_count(flag: LlamaFlag, text: &str, min: u64, max: u64) -> Result<u64, LlamaError> {
+    let value: u64 = text.trim().parse().map_err(|_| unreadable(flag, text))?;
+    if value < min || value > max {
+        return Err(LlamaError::OutOfRange {
+            flag,
+            value,
+            min,
+            max,
+        });
+    }
+    Ok(value)
+}
+
+fn unreadable(flag: LlamaFlag, text: &str) -> LlamaError {
+    LlamaError::Unreadable {
+        flag,
+        text: text.chars().take(64).collect(),
+    }
+}

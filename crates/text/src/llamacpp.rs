@@ -1,0 +1,149 @@
+//! The words of the llama.cpp plan: its errors, devices, buffers and answers, in both languages.
+
+use vram_engine::{KvPart, LlamaDevice, LlamaError, LlamaFlag, MissingKey};
+
+use crate::Lang;
+
+/// A label the llama.cpp report prints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LlamaWord {
+    Model,
+    KvCache,
+    Compute,
+    Output,
+    Total,
+    Limit,
+    Fits,
+    DoesNotFit,
+    LargestNgl,
+    LongestContext,
+    BestQuant,
+    NoAlternatives,
+    NothingFits,
+    Offloaded,
+    Context,
+    Mapped,
+    SpeedBound,
+    EmptyContext,
+    FullContext,
+    MixedCache,
+    WorkingSet,
+    WiredLimit,
+    Commands,
+}
+
+pub fn llama_word(lang: Lang, w: LlamaWord) -> &'static str {
+    use LlamaWord::*;
+    let (en, zh) = match w {
+        Model => ("model", "模型"),
+        KvCache => ("KV cache", "KV 缓存"),
+        Compute => ("compute", "计算缓冲"),
+        Output => ("output", "输出缓冲"),
+        Total => ("total", "合计"),
+        Limit => ("limit", "上限"),
+        Fits => ("fits", "放得下"),
+        DoesNotFit => ("does not fit", "放不下"),
+        LargestNgl => ("Largest -ngl that fits", "放得下的最大 -ngl"),
+        LongestContext => ("Longest -c that fits", "放得下的最长 -c"),
+        BestQuant => (
+            "Best quantization that fits on the GPU",
+            "整个放进 GPU 的最佳量化",
+        ),
+        NoAlternatives => (
+            "no alternatives given (--gguf-alt FILE, once per file)",
+            "未提供其他量化文件（每个文件一次 --gguf-alt FILE）",
+        ),
+        NothingFits => ("nothing fits", "都放不下"),
+        Offloaded => (
+            "layers on GPUs (output counted)",
+            "放在 GPU 上的层（含输出层）",
+        ),
+        Context => ("context", "上下文"),
+        Mapped => ("weights memory-mapped from the file", "权重由文件内存映射"),
+        SpeedBound => ("Decode speed at most", "解码速度上限"),
+        EmptyContext => ("empty context", "空上下文"),
+        FullContext => ("full context", "满上下文"),
+        MixedCache => (
+            "Ollama has one cache type for K and V; it uses the V type here",
+            "Ollama 的 K、V 只能用同一种缓存类型；此处取 V 的类型",
+        ),
+        WorkingSet => ("GPU working set", "GPU 工作集"),
+        WiredLimit => ("raise it with", "可用以下命令调高"),
+        Commands => ("Commands", "启动命令"),
+    };
+    lang.pick(en, zh)
+}
+
+/// "GPU 0", "CPU RAM" (or the Mac's unified memory outside the GPU's working set).
+pub fn llama_device(lang: Lang, d: LlamaDevice) -> String {
+    match d {
+        LlamaDevice::Host => lang.pick("CPU RAM", "CPU 内存").into(),
+        LlamaDevice::Gpu(i) => format!("GPU {i}"),
+    }
+}
+
+fn flag(f: LlamaFlag) -> &'static str {
+    use LlamaFlag::*;
+    match f {
+        GpuLayers => "--ngl",
+        Context => "--ctx",
+        Parallel => "--parallel",
+        Batch => "--batch-size",
+        Ubatch => "--ubatch-size",
+        CacheTypeK => "--cache-type-k",
+        CacheTypeV => "--cache-type-v",
+        FlashAttn => "--flash-attn",
+        CpuMoe => "--n-cpu-moe",
+        TensorSplit => "--tensor-split",
+        Mac => "--mac",
+        GpuMemory => "--gpu",
+    }
+}
+
+fn key(k: MissingKey) -> &'static str {
+    match k {
+        MissingKey::BlockCount => "{arch}.block_count",
+        MissingKey::EmbeddingLength => "{arch}.embedding_length",
+        MissingKey::HeadCount => "{arch}.attention.head_count",
+        MissingKey::VocabSize => "tokenizer.ggml.tokens",
+        MissingKey::Layers => "blk.N.* tensors",
+    }
+}
+
+fn part(p: KvPart) -> &'static str {
+    match p {
+        KvPart::K => "K",
+        KvPart::V => "V",
+    }
+}
+
+pub fn llama_error(lang: Lang, e: &LlamaError) -> String {
+    let zh = lang == Lang::Zh;
+    match e {
+        LlamaError::Missing(k) => match zh {
+            false => format!("the GGUF header has no {}, which llama.cpp needs", key(*k)),
+            true => format!("GGUF 头缺少 llama.cpp 需要的 {}", key(*k)),
+        },
+        LlamaError::QuantizedVNeedsFlashAttention { cache } => match zh {
+            false => format!("a quantized V cache ({}) needs flash attention: add --flash-attn on", cache.name()),
+            true => format!("量化的 V 缓存（{}）需要 flash attention：请加 --flash-attn on", cache.name()),
+        },
+        LlamaError::BlockDoesNotDivideHead { part: p, cache, block, head } => match zh {
+            false => format!("llama.cpp refuses a {} cache of {}: its blocks of {block} values do not divide a head of {head}", part(*p), cache.name()),
+            true => format!("llama.cpp 拒绝 {} 缓存使用 {}：{block} 个值的块不能整除 {head} 维的注意力头", part(*p), cache.name()),
+        },
+        LlamaError::RowNotWholeBlocks { part: p, cache, width } => match zh {
+            false => format!("a {} row of {width} values is not whole {} blocks", part(*p), cache.name()),
+            true => format!("{} 的一行 {width} 个值不是整数个 {} 块", part(*p), cache.name()),
+        },
+        LlamaError::OutOfRange { flag: f, value, min, max } => match zh {
+            false => format!("{} {value} is out of range: {min} to {max}", flag(*f)),
+            true => format!("{} {value} 超出范围：{min} 到 {max}", flag(*f)),
+        },
+        LlamaError::Unreadable { flag: f, text } => match zh {
+            false => format!("{} cannot read \"{}\"", flag(*f), crate::shown(text)),
+            true => format!("{} 无法读取“{}”", flag(*f), crate::shown(text)),
+        },
+        LlamaError::Overflow => lang.pick("the sizes are too large to count", "尺寸大到无法计算").into(),
+    }
+}
