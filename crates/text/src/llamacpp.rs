@@ -44,7 +44,10 @@ pub fn llama_word(lang: Lang, w: LlamaWord) -> &'static str {
         Fits => ("fits", "放得下"),
         DoesNotFit => ("does not fit", "放不下"),
         LargestNgl => ("Largest -ngl that fits", "放得下的最大 -ngl"),
-        LongestContext => ("Longest -c that fits", "放得下的最长 -c"),
+        LongestContext => (
+            "Longest -c that fits, up to the context the model was trained for",
+            "放得下的最长 -c（不超过模型训练时的上下文长度）",
+        ),
         BestQuant => (
             "Best quantization that fits on the GPU",
             "整个放进 GPU 的最佳量化",
