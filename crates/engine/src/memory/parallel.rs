@@ -113,8 +113,12 @@ impl Budget<'_> {
 
     /// What FSDP keeps unsharded besides the layers it gathers (weights.rs: the current unit and
     /// the prefetched one, FSDP1 `backward_prefetch=BACKWARD_PRE`, FSDP2's implicit prefetch of
-    /// one module). The root unit (embeddings and head, which the layers' wrapping leaves to the
-    /// root) is not resharded after the forward because the backward needs it at once (FSDP1
+    /// one module). FSDP1 gathers whole flat-parameter units, and its auto-wrap policies
+    /// (`transformer_auto_wrap_policy`, accelerate's TRANSFORMER_BASED_WRAP) wrap the decoder
+    /// layers only, leaving the embeddings and head in the root's flat parameter; FSDP2 recipes
+    /// call `fully_shard` per module, the embeddings and head included (torchtune's
+    /// `custom_sharded_layers: ['tok_embeddings', 'output']`), so their root holds nothing large.
+    /// FSDP1's root unit is not resharded after the forward because the backward needs it at once (FSDP1
     /// `_post_forward_reshard`: `free_unsharded_flat_param = not state._is_root and ...`; FSDP2
     /// `fully_shard(reshard_after_forward)`: "the root FSDP state has its value specially set to
     /// False"), so it is whole at the start of the backward. Each unit's gradients are unsharded
@@ -124,7 +128,7 @@ impl Budget<'_> {
     /// computed while one is being reduced, so two units' worth, in the reduce dtype.
     fn fsdp_units(&mut self) {
         let stage = self.zero().stage();
-        if stage == 3 {
+        if stage == 3 && self.scenario.dp_framework == DpFramework::Fsdp1 {
             let p = &self.params;
             let root = div_ceil(
                 self.format.embedding_bits().bytes(p.embedding + p.head),
