@@ -198,6 +198,10 @@ const HARDWARE_PANEL: &[(&str, Look)] = &[
     ("tp", Look::Plain),
     ("zero", Look::Steps),
     ("offload", Look::Plain),
+    ("dp-framework", Look::Plain),
+    ("shard-group", Look::Plain),
+    ("weights-load", Look::Plain),
+    ("switch-gbv", Look::Plain),
 ];
 const ADVANCED_PANEL: &[(&str, Look)] = &[
     ("context-mib", Look::Plain),

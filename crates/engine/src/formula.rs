@@ -98,6 +98,26 @@ messages! {
     TensorParallel,
     /// data-parallel GPUs, ZeRO stage
     ZeroShards,
+    /// GPUs of a shard
+    FsdpFullShard,
+    /// GPUs of a shard
+    FsdpShardGradOp,
+    /// GPUs of a shard group, replica groups
+    FsdpHybridShard,
+    /// params of the embeddings and head, bits
+    FsdpRootUnit,
+    /// trainable params of one unit, bytes per gradient
+    FsdpReduceScatter,
+    /// trainable, bytes per gradient
+    DdpBuckets,
+    /// bucket elements, bytes per element
+    DeepSpeedReduceBucket,
+    /// params of the largest layer, prefetch bucket, max live, bits
+    DeepSpeedLiveParams,
+    /// bytes of the full weights, bytes that persist
+    LoadedWholeOnEveryRank,
+    /// params of the largest layer, bits
+    LoadedUnitByUnit,
     /// bytes
     OffloadedToCpu,
     /// params, bytes per param, format

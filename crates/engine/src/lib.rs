@@ -94,8 +94,8 @@ pub use model::{Architecture, Mla, MlpKind, Moe, NormKind, ParamCounts};
 pub use overview::{sweep_points, Overview};
 pub use presets::{all as presets, find as find_preset, Preset};
 pub use scenario::{
-    Attention, Checkpointing, Job, LoraTargets, Loss, ModelChoice, Offload, Optimizer, Scenario,
-    Switch, VllmVersion, Zero,
+    Attention, Checkpointing, DpFramework, Job, LoraTargets, Loss, ModelChoice, Offload, Optimizer,
+    Scenario, Switch, VllmVersion, WeightsLoad, Zero,
 };
 pub use settings::{Refusal, Setting, SettingKind, SettingValue, SETTINGS};
 pub use units::{short_count, thousands, Unit, GB, GIB, KIB, MIB};

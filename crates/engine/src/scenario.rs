@@ -131,6 +131,42 @@ impl Zero {
 }
 
 named_enum! {
+    /// The data-parallel framework whose buffers come with the sharding. `none` counts the model
+    /// states alone (the sharding arithmetic of the ZeRO paper), with no framework's buffers.
+    pub enum DpFramework {
+        None => ("none", "model states only"),
+        /// torch DistributedDataParallel: gradient buckets (`bucket_cap_mb`).
+        Ddp => ("ddp", "PyTorch DDP"),
+        /// DeepSpeed ZeRO: the reduce bucket (`reduce_bucket_size`) and, at stage 3, the prefetch
+        /// bucket and live parameters.
+        DeepSpeed => ("deepspeed", "DeepSpeed"),
+        /// torch FullyShardedDataParallel (flat parameters per wrapped unit).
+        Fsdp1 => ("fsdp1", "FSDP1 (flat parameters)"),
+        /// torch `fully_shard` (per-parameter DTensor sharding per wrapped module).
+        Fsdp2 => ("fsdp2", "FSDP2 (fully_shard)"),
+    }
+}
+
+impl DpFramework {
+    pub fn is_fsdp(self) -> bool {
+        matches!(self, DpFramework::Fsdp1 | DpFramework::Fsdp2)
+    }
+}
+
+named_enum! {
+    /// How a sharded job gets its weights onto the GPUs.
+    pub enum WeightsLoad {
+        /// Each rank materializes only its shard (meta-device init, DeepSpeed `zero.Init`, or a
+        /// model kept on the CPU until FSDP moves it unit by unit).
+        Sharded => ("sharded", "each rank its shard (meta device)"),
+        /// Every rank loads the full state dict onto its GPU, then shards it.
+        Full => ("full", "full model on every rank first"),
+        /// Rank 0 loads on the CPU; `sync_module_states` broadcasts one unit at a time.
+        Rank0 => ("rank0", "rank 0 + sync_module_states"),
+    }
+}
+
+named_enum! {
     /// What ZeRO-Offload moves to CPU memory.
     pub enum Offload {
         None => ("none", "nothing"),
@@ -153,6 +189,7 @@ named_enum! {
         StaticKv => ("ks", "KV cache preallocated for the max model length"),
         KvAllHeads => ("kvh", "KV cache keeps every attention head (GQA expanded)"),
         PagedOptimizer => ("po", "paged optimizer states (bitsandbytes, CUDA unified memory)"),
+        BucketView => ("gbv", "DDP gradient_as_bucket_view (gradients live in the buckets)"),
     }
 }
 
@@ -323,6 +360,15 @@ pub struct Scenario {
     pub gpus: u64,
     pub zero: Zero,
     pub offload: Offload,
+    /// The data-parallel framework, whose communication buffers add to the model states.
+    pub dp_framework: DpFramework,
+    /// DDP `gradient_as_bucket_view`: the gradients are views into the buckets, not a second copy.
+    pub bucket_view: bool,
+    /// How a sharded job loads its weights.
+    pub weights_load: WeightsLoad,
+    /// Ranks one shard spans (FSDP HYBRID_SHARD: the GPUs of a node; replicated across groups);
+    /// 0: all data-parallel ranks.
+    pub shard_group: u64,
     pub tp: u64,
     /// vLLM gpu_memory_utilization, in percent.
     pub gpu_util_pct: u64,
@@ -378,6 +424,10 @@ impl Default for Scenario {
             gpus: 1,
             zero: Zero::Z0,
             offload: Offload::None,
+            dp_framework: DpFramework::None,
+            bucket_view: false,
+            weights_load: WeightsLoad::Sharded,
+            shard_group: 0,
             tp: 1,
             gpu_util_pct: 90,
             block_size: 16,
@@ -412,6 +462,7 @@ impl Scenario {
             Switch::StaticKv => self.static_kv,
             Switch::KvAllHeads => self.kv_all_heads,
             Switch::PagedOptimizer => self.paged_optimizer,
+            Switch::BucketView => self.bucket_view,
         }
     }
 
@@ -429,6 +480,7 @@ impl Scenario {
             Switch::StaticKv => &mut self.static_kv,
             Switch::KvAllHeads => &mut self.kv_all_heads,
             Switch::PagedOptimizer => &mut self.paged_optimizer,
+            Switch::BucketView => &mut self.bucket_view,
         };
         *slot = on;
     }

@@ -9,8 +9,8 @@
 use crate::dtype::{KvDtype, WeightFormat};
 use crate::gpus::Gpu;
 use crate::scenario::{
-    Attention, Checkpointing, Job, LoraTargets, Loss, Offload, Optimizer, Scenario, Switch,
-    VllmVersion, Zero,
+    Attention, Checkpointing, DpFramework, Job, LoraTargets, Loss, Offload, Optimizer, Scenario,
+    Switch, VllmVersion, WeightsLoad, Zero,
 };
 use crate::units::Unit;
 
@@ -183,6 +183,18 @@ fn peft(s: &Scenario) -> bool {
 fn pageable(s: &Scenario) -> bool {
     s.job.is_training() && s.optimizer.can_page()
 }
+/// Training under a torch DDP wrapper.
+fn ddp(s: &Scenario) -> bool {
+    s.job.is_training() && s.dp_framework == DpFramework::Ddp
+}
+/// Training whose weights are sharded over several GPUs.
+fn sharded(s: &Scenario) -> bool {
+    s.job.is_training() && s.zero == Zero::Z3 && s.gpus > 1
+}
+/// Training whose states are sharded over several GPUs.
+fn sharding(s: &Scenario) -> bool {
+    s.job.is_training() && s.zero != Zero::Z0 && s.gpus > 1
+}
 fn not_training(s: &Scenario) -> bool {
     !s.job.is_training()
 }
@@ -320,6 +332,24 @@ pub static SETTINGS: &[Setting] = &[
     choice!("ls", "loss", "loss", "L", Loss, loss, training),
     choice!("z", "zero", "zero", "S", Zero, zero, training),
     choice!("off", "offload", "offload", "O", Offload, offload, training),
+    choice!(
+        "dpf",
+        "dp-framework",
+        "dp-framework",
+        "P",
+        DpFramework,
+        dp_framework,
+        training
+    ),
+    choice!(
+        "wl",
+        "weights-load",
+        "weights-load",
+        "W",
+        WeightsLoad,
+        weights_load,
+        sharded
+    ),
     choice!("gpu", "gpu", "gpu", "G", Gpu, gpu, always),
     choice!(
         "vv",
@@ -377,6 +407,7 @@ pub static SETTINGS: &[Setting] = &[
         "switch-po",
         pageable
     ),
+    switch!(Switch::BucketView, "bucket-view", "switch-gbv", ddp),
     Setting {
         key: "t",
         flag: "targets",
@@ -399,6 +430,7 @@ pub static SETTINGS: &[Setting] = &[
     number!("gb", "global-batch", "global-batch", global_batch, 0, 1 << 24, slider 0, 4096, true, true, training),
     number!("r", "rank", "lora-rank", lora_rank, 1, 65_536, slider 1, 1024, true, true, peft),
     number!("n", "gpus", "gpus", gpus, 1, 4_096, slider 1, 4096, true, true, always),
+    number!("sg", "shard-group", "shard-group", shard_group, 0, 4_096, slider 0, 4096, true, true, sharding),
     number!("tp", "tp", "tp", tp, 1, 64, slider 1, 64, true, true, always),
     number!("u", "gpu-util", "gpu-util", gpu_util_pct, 10, 100, slider 10, 100, true, false, serving),
     number!("bs", "block-size", "block-size", block_size, 1, 1_024, slider 1, 256, true, true, serving),

@@ -138,6 +138,47 @@ proptest! {
     }
 
     #[test]
+    fn sharding_over_more_ranks_never_raises_per_gpu_memory_from_two_ranks_up(
+        s in arb_lora_scenario(),
+        job in proptest::sample::select(vec![Job::Full, Job::Lora, Job::Qlora]),
+        zero in proptest::sample::select(Zero::ALL.to_vec()),
+        framework in proptest::sample::select(DpFramework::ALL.to_vec()),
+        load in proptest::sample::select(WeightsLoad::ALL.to_vec()),
+    ) {
+        // every framework, strategy and way of loading: its buffers do not grow with the ranks,
+        // its shards shrink; a shard group caps the sharding, so leave it to all ranks
+        let gpus = s.gpus.max(2 * s.tp).min(2_048);
+        let s = Scenario {
+            job, zero, gpus, dp_framework: framework, weights_load: load, shard_group: 0,
+            global_batch: 0, ..s
+        };
+        let more = Scenario { gpus: gpus * 2, ..s.clone() };
+        let (a, b) = (estimate_of(&s), estimate_of(&more));
+        prop_assert!(b.total <= a.total, "{} -> {} for {s:?}", a.total, b.total);
+        prop_assert!(b.reserved <= a.reserved, "{} -> {} for {s:?}", a.reserved, b.reserved);
+    }
+
+    #[test]
+    fn a_paged_optimizer_never_raises_the_allocators_reserved_level(
+        s in arb_lora_scenario(),
+        job in proptest::sample::select(vec![Job::Full, Job::Lora, Job::Qlora]),
+    ) {
+        let s = Scenario { job, paged_optimizer: false, ..s };
+        prop_assume!(s.optimizer.can_page());
+        // bitsandbytes' 32-bit optimizers keep fp32 states, small tensors' included, where torch's
+        // AdamW over 16-bit values keeps 16-bit ones: compare paged with unpaged at the same
+        // state width (fp32 master weights or adapters, fp32 weights, or 8-bit states)
+        prop_assume!(
+            s.master_weights
+                || s.optimizer == Optimizer::AdamW8bit
+                || (s.job == Job::Full && s.weights == WeightFormat::Fp32)
+        );
+        let paged = Scenario { paged_optimizer: true, ..s.clone() };
+        let (a, b) = (estimate_of(&s), estimate_of(&paged));
+        prop_assert!(b.reserved <= a.reserved, "{} -> {} for {s:?}", a.reserved, b.reserved);
+    }
+
+    #[test]
     fn lora_model_states_never_exceed_full_fine_tunings_when_adapters_are_at_most_a_quarter_of_the_model(
         s in arb_lora_scenario(),
     ) {

@@ -15,6 +15,14 @@ const LABELS: &[(&str, &str, &str)] = &[
     ("loss", "Loss", "损失计算"),
     ("zero", "ZeRO stage", "ZeRO 阶段"),
     ("offload", "CPU offload", "CPU 卸载"),
+    ("dp-framework", "Data-parallel framework", "数据并行框架"),
+    ("weights-load", "Loading the weights", "权重加载方式"),
+    ("shard-group", "Shard group (GPUs)", "分片组（卡数）"),
+    (
+        "switch-gbv",
+        "DDP gradient_as_bucket_view",
+        "DDP gradient_as_bucket_view",
+    ),
     ("gpu", "GPU", "GPU 型号"),
     ("unit", "Units", "单位"),
     (
@@ -147,6 +155,26 @@ const HELP: &[(&str, &str, &str)] = &[
         "zero",
         "what ZeRO / FSDP shards over the GPUs",
         "ZeRO / FSDP 在各卡之间切分的内容",
+    ),
+    (
+        "dp-framework",
+        "whose buffers come with the sharding: DDP's gradient buckets, DeepSpeed's reduce bucket, the units FSDP keeps gathered",
+        "分片之外还有哪个框架的缓冲区：DDP 的梯度桶、DeepSpeed 的归约桶、FSDP 保持聚合的单元",
+    ),
+    (
+        "weights-load",
+        "sharded: each rank builds only its shard; full: every rank holds the whole model before sharding; rank0: sync_module_states broadcasts unit by unit",
+        "sharded：每张卡只构建自己的分片；full：每张卡先持有完整模型再切分；rank0：sync_module_states 逐单元广播",
+    ),
+    (
+        "shard-group",
+        "GPUs one shard spans (FSDP HYBRID_SHARD: one node), replicated across groups; 0: all GPUs",
+        "一个分片跨越的卡数（FSDP HYBRID_SHARD：一台机器），组间复制；0：所有卡",
+    ),
+    (
+        "switch-gbv",
+        "gradients are views into DDP's buckets instead of a second gradient-sized copy",
+        "梯度直接作为 DDP 梯度桶的视图，不再另存一份同样大小的副本",
     ),
     (
         "offload",

@@ -11,6 +11,7 @@
 
 mod activations;
 mod kv;
+mod parallel;
 mod training;
 mod weights;
 
@@ -117,6 +118,10 @@ pub struct Breakdown {
     /// Everything on the device at the peak: tensors + paged + context + reserve (what
     /// nvidia-smi shows).
     pub total: u64,
+    /// The caching allocator's reserved level (`torch.cuda.max_memory_reserved`): it never
+    /// shrinks without `empty_cache()`, so it follows the largest moment, load included: tensors
+    /// at the peak + the reserve. Unified memory (paged states) and the context are outside it.
+    pub reserved: u64,
     /// Host memory that offloading uses, per GPU.
     pub cpu: u64,
     pub params: ParamCounts,
@@ -205,6 +210,8 @@ struct Budget<'a> {
     tp: u64,
     /// Data-parallel ranks: GPUs ÷ tensor parallel.
     dp: u64,
+    /// Ranks a shard spans: the data-parallel ranks, or the shard group (HYBRID_SHARD) when smaller.
+    shards: u64,
     params: ParamCounts,
     /// Everything that trains: the whole model, or the adapters plus `saved_copies`.
     trainable: u64,
@@ -241,6 +248,7 @@ impl<'a> Budget<'a> {
             act_bytes,
             tp: scenario.tp,
             dp: scenario.gpus / scenario.tp,
+            shards: parallel::shard_ranks(scenario),
             params,
             trainable,
             saved_copies,
@@ -298,7 +306,7 @@ impl<'a> Budget<'a> {
     /// Divisor of model states under ZeRO for a given stage threshold.
     fn shard(&self, from_stage: u8) -> u64 {
         if self.zero().stage() >= from_stage {
-            self.dp
+            self.shards
         } else {
             1
         }
@@ -307,9 +315,8 @@ impl<'a> Budget<'a> {
     /// The formula's divisions for model states that ZeRO shards from `stage` on, and for tensor
     /// parallelism.
     fn shard_clauses(&self, formula: &mut Formula, stage: u8) {
-        if self.zero().stage() >= stage && self.dp > 1 {
-            let zero = u64::from(self.zero().stage());
-            formula.push(Msg::ZeroShards, &[Arg::Int(self.dp), Arg::Int(zero)]);
+        if self.zero().stage() >= stage && self.shards > 1 {
+            self.sharding_clause(formula);
         }
         self.tensor_parallel_clause(formula);
     }
@@ -327,9 +334,11 @@ impl<'a> Budget<'a> {
             self.adapters();
             self.training_states();
             self.training_activations();
+            self.data_parallel_buffers();
         } else {
             self.inference();
         }
+        self.loading_sharded();
         let context = self.scenario.context_mib * MIB;
         self.push(Component::Context, Phase::Always, context, |b| {
             let mut f = Formula::of(Msg::Context, &[Arg::Int(b.scenario.context_mib)]);
@@ -356,6 +365,7 @@ impl<'a> Budget<'a> {
             tensors,
             paged,
             total,
+            reserved: tensors.saturating_add(reserve),
             cpu: self.cpu,
             params: self.params,
             active_params: self.arch.active_params(),

@@ -5,7 +5,7 @@ use super::{Budget, Component, Phase};
 use crate::formula::{Arg, Formula, Msg};
 
 use crate::model::Architecture;
-use crate::scenario::{Job, Offload, Scenario, Zero};
+use crate::scenario::{DpFramework, Job, Offload, Scenario, Zero};
 use crate::units::{div_ceil, prod};
 
 impl Budget<'_> {
@@ -18,7 +18,7 @@ impl Budget<'_> {
         };
         let z3 = self.zero() == Zero::Z3;
         let offload_params = z3 && self.scenario.offload == Offload::All;
-        let per_gpu = if z3 { div_ceil(all, self.dp) } else { all };
+        let per_gpu = if z3 { div_ceil(all, self.shards) } else { all };
         if offload_params {
             self.offload(per_gpu);
         }
@@ -26,7 +26,7 @@ impl Budget<'_> {
         self.push(Component::Weights, Phase::Always, gpu_bytes, |b| {
             let mut f = formula;
             if z3 {
-                f.push(Msg::WeightsZero3, &[Arg::Int(b.dp)]);
+                f.push(Msg::WeightsZero3, &[Arg::Int(b.shards)]);
             }
             if offload_params {
                 f.and(Msg::WeightsOnCpu, &[Arg::Bytes(per_gpu)])
@@ -34,7 +34,9 @@ impl Budget<'_> {
                 f.equals(gpu_bytes)
             }
         });
-        if z3 && self.dp > 1 {
+        if z3 && self.dp > 1 && self.scenario.dp_framework == DpFramework::DeepSpeed {
+            self.deepspeed_live_parameters();
+        } else if z3 && self.dp > 1 {
             // ZeRO-3/FSDP gathers a layer at a time and prefetches the next one
             let layer = self.format.bits().bytes(self.arch.largest_layer_params());
             let gathered = 2 * div_ceil(layer, self.tp);
@@ -55,7 +57,7 @@ impl Budget<'_> {
     }
 
     /// Bytes of all model weights in their stored format, on one tensor-parallel rank.
-    fn weight_bytes(&self) -> u64 {
+    pub(super) fn weight_bytes(&self) -> u64 {
         let p = &self.params;
         let format = self.format;
         let embeddings = match self.quantized_head() {

@@ -27,9 +27,9 @@ use serde_json::Value;
 use vram_engine::lora_params;
 use vram_engine::GIB;
 use vram_engine::{
-    estimate_with, Architecture, Attention, Breakdown, Checkpointing, Component, Gpu, Job,
-    LoraTargets, Loss, ModelChoice, Offload, Optimizer, Scenario, Switch, VllmVersion,
-    WeightFormat, Zero,
+    estimate_with, Architecture, Attention, Breakdown, Checkpointing, Component, DpFramework, Gpu,
+    Job, LoraTargets, Loss, ModelChoice, Offload, Optimizer, Scenario, Switch, VllmVersion,
+    WeightFormat, WeightsLoad, Zero,
 };
 use vram_engine::{MlpKind, NormKind};
 
@@ -1037,6 +1037,30 @@ pub fn map_case(c: &Value, n: &Value) -> Result<(Mapped, Option<String>), String
     } else {
         Zero::Z0
     };
+    // the framework as the case names it, and how its weights were loaded, as its config says
+    let framework_text = format!("{strategy} {framework}");
+    let dp_framework = if gpus < 2 || par != "fsdp" && !framework_text.contains("deepspeed") {
+        DpFramework::None
+    } else if framework_text.contains("fsdp2") {
+        DpFramework::Fsdp2
+    } else if framework_text.contains("fsdp") {
+        DpFramework::Fsdp1
+    } else if framework_text.contains("deepspeed") || strategy.contains("zero-") {
+        DpFramework::DeepSpeed
+    } else {
+        DpFramework::None
+    };
+    let load_text = c
+        .get("parallelism")
+        .map(|p| lower(p, "load"))
+        .unwrap_or_default();
+    let weights_load = if load_text.contains("sync_module_states: true") {
+        WeightsLoad::Rank0
+    } else if load_text.contains("full state dict") {
+        WeightsLoad::Full
+    } else {
+        WeightsLoad::Sharded
+    };
     let offload = if flag(n, "offload") && job.is_training() {
         let text = c
             .get("parallelism")
@@ -1159,6 +1183,8 @@ pub fn map_case(c: &Value, n: &Value) -> Result<(Mapped, Option<String>), String
         gpus,
         zero,
         offload,
+        dp_framework,
+        weights_load,
         tp,
         gpu_util_pct: (util * 100.0).round() as u64,
         block_size: 16,
@@ -1185,6 +1211,13 @@ pub fn map_case(c: &Value, n: &Value) -> Result<(Mapped, Option<String>), String
     if !on.is_empty() {
         notes.push(format!("switches: {}", on.join(", ")));
     }
+    if s.dp_framework != DpFramework::None {
+        notes.push(format!(
+            "framework: {}, weights loaded: {}",
+            s.dp_framework.key(),
+            s.weights_load.key()
+        ));
+    }
 
     // what was measured
     let measure = if kind == "weights_only" {
@@ -1197,6 +1230,7 @@ pub fn map_case(c: &Value, n: &Value) -> Result<(Mapped, Option<String>), String
         }
     } else if measurement.contains("max_memory_reserved")
         || measurement.contains("memory_reserved()")
+        || lower(n, "level") == "reserved"
     {
         Measure::Reserved
     } else if matches!(lower(n, "level").as_str(), "device" | "unknown") {
@@ -1294,7 +1328,7 @@ pub fn engine_figure(m: &Mapped) -> Result<(f64, String, Breakdown), String> {
     let (est, parts) = match m.measure {
         Measure::Tensors => (gib(b.tensors), tensor_parts(&b)),
         Measure::Reserved => (
-            gib(b.tensors + reserve),
+            gib(b.reserved),
             format!("{} · reserve {:.2}", tensor_parts(&b), gib(reserve)),
         ),
         Measure::Device => (

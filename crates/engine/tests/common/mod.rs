@@ -261,6 +261,10 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
             select(Offload::ALL.to_vec()),
             select(Gpu::ALL.to_vec()),
             select(Unit::ALL.to_vec()),
+            select(DpFramework::ALL.to_vec()),
+            any::<bool>(),
+            select(WeightsLoad::ALL.to_vec()),
+            prop_oneof![Just(0u64), 1u64..=64],
         );
         let serving = (
             10u64..=100,
@@ -316,7 +320,17 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
                     let (batch, seq, gen, grad_accum, global_batch) = sizes;
                     let (lora_rank, lora_targets, lora_dropout) = lora;
                     let (optimizer, master_weights, checkpointing, attention, loss) = training;
-                    let ((gpus, tp), zero, offload, gpu, unit) = hardware;
+                    let (
+                        (gpus, tp),
+                        zero,
+                        offload,
+                        gpu,
+                        unit,
+                        dp_framework,
+                        bucket_view,
+                        weights_load,
+                        shard_group,
+                    ) = hardware;
                     let (gpu_util_pct, block_size, max_model_len, avg_tokens, concurrency, bt) =
                         serving;
                     let (context_mib, reserve_pct, kv_dtype, max_num_seqs, vllm) = overhead;
@@ -367,6 +381,10 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
                         gpus,
                         zero,
                         offload,
+                        dp_framework,
+                        bucket_view,
+                        weights_load,
+                        shard_group,
                         tp,
                         gpu_util_pct,
                         block_size,
