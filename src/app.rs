@@ -7,7 +7,7 @@ use crate::components::controls::{EnumSlider, Segmented, SelectField, SliderNumb
 use crate::components::measured::MeasuredPanel;
 use crate::components::model::ModelPicker;
 use crate::components::results::{Charts, Explanations, FitTable, VerdictLine};
-use crate::i18n::{self, t, Lang};
+use crate::i18n::{self, t, tr, Lang};
 use crate::state::AppState;
 
 /// Shows the error banner after a panic (called from the panic hook, outside Leptos).
@@ -87,7 +87,7 @@ pub fn App() -> impl IntoView {
             </div>
         </main>
         <footer class="footer">
-            <p>{move || t(st.lang.get(), "tagline")} " · GiB = 2^30 B, GB = 10^9 B"</p>
+            <p>{tr("tagline")} " · GiB = 2^30 B, GB = 10^9 B"</p>
         </footer>
     }
 }
@@ -116,16 +116,16 @@ fn Header() -> impl IntoView {
     view! {
         <header class="header">
             <div>
-                <h1>{move || t(lang(), "title")}</h1>
-                <p class="tagline">{move || t(lang(), "tagline")}</p>
+                <h1>{tr("title")}</h1>
+                <p class="tagline">{tr("tagline")}</p>
             </div>
             <div class="header-tools">
                 {panel(HEADER_PANEL)}
                 <button type="button" id="lang-toggle" lang=move || if lang() == Lang::En { "zh" } else { "en" }
-                    on:click=move |_| st.lang.update(|l| *l = if *l == Lang::En { Lang::Zh } else { Lang::En })>{move || t(lang(), "language")}</button>
+                    on:click=move |_| st.lang.update(|l| *l = if *l == Lang::En { Lang::Zh } else { Lang::En })>{tr("language")}</button>
                 <div class="share">
                     <input type="text" id="share-url" readonly aria-label="share link" prop:value=link />
-                    <button type="button" id="copy-link" on:click=copy>{move || t(lang(), "copy_link")}</button>
+                    <button type="button" id="copy-link" on:click=copy>{tr("copy_link")}</button>
                     <span id="copy-status" role="status">{move || copied.get().map(|k| t(lang(), k))}</span>
                 </div>
             </div>
@@ -339,10 +339,9 @@ fn SwitchField(setting: &'static Setting) -> impl IntoView {
 
 #[component]
 fn JobControls() -> impl IntoView {
-    let st = expect_context::<AppState>();
     view! {
         <section class="panel" aria-labelledby="job-h">
-            <h2 id="job-h">{move || t(st.lang.get(), "job")}</h2>
+            <h2 id="job-h">{tr("job")}</h2>
             {panel(JOB_PANEL)}
         </section>
     }
@@ -374,10 +373,9 @@ fn LoraTargetsField() -> impl IntoView {
 
 #[component]
 fn HardwareControls() -> impl IntoView {
-    let st = expect_context::<AppState>();
     view! {
         <section class="panel" aria-labelledby="hw-h">
-            <h2 id="hw-h">{move || t(st.lang.get(), "gpu")}</h2>
+            <h2 id="hw-h">{tr("gpu")}</h2>
             {panel(HARDWARE_PANEL)}
         </section>
     }
@@ -385,10 +383,9 @@ fn HardwareControls() -> impl IntoView {
 
 #[component]
 fn Advanced() -> impl IntoView {
-    let st = expect_context::<AppState>();
     view! {
         <details class="panel advanced" id="advanced">
-            <summary>{move || t(st.lang.get(), "advanced")}</summary>
+            <summary>{tr("advanced")}</summary>
             {panel(ADVANCED_PANEL)}
         </details>
     }

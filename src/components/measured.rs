@@ -10,7 +10,7 @@ use vram_text::{level_name, level_note, measure_error, reading_note, source_name
 use wasm_bindgen::JsCast;
 
 use crate::chart::escape;
-use crate::i18n::{self, t, Lang};
+use crate::i18n::{self, t, tr, Lang};
 use crate::state::AppState;
 
 /// A difference above this many hundredths of a percent of the measurement is a mismatch (10 %).
@@ -79,15 +79,15 @@ pub fn MeasuredPanel() -> impl IntoView {
     };
     view! {
         <section class="panel" aria-labelledby="measured-h" id="measured">
-            <h2 id="measured-h">{move || t(lang(), "measured_h")}</h2>
-            <label class="note" for="measured-text">{move || t(lang(), "measured_help")}</label>
+            <h2 id="measured-h">{tr("measured_h")}</h2>
+            <label class="note" for="measured-text">{tr("measured_help")}</label>
             <textarea id="measured-text" rows="5" spellcheck="false"
                 placeholder="Loading model weights took 14.99 GB · 21.3 GiB allocated · …"
                 prop:value=move || text.get() on:input=move |ev| text.set(event_target_value(&ev))></textarea>
             <p class="input-error" id="measured-error" role="alert">{move || error.get().map(|e| measure_error(lang(), &e))}</p>
             <div class="row">
-                <button type="button" id="measured-apply" on:click=move |_| apply(text.get_untracked())>{move || t(lang(), "measured_apply")}</button>
-                <label class="file">{move || t(lang(), "upload_config")}
+                <button type="button" id="measured-apply" on:click=move |_| apply(text.get_untracked())>{tr("measured_apply")}</button>
+                <label class="file">{tr("upload_config")}
                     <input type="file" id="measured-file" accept=".txt,.log,.json,text/plain,application/json" on:change=on_file /></label>
             </div>
             <MeasuredTable />

@@ -8,7 +8,7 @@ use vram_engine::{serve_command, startup_concurrency, Component, Job, Phase, Ser
 use crate::chart;
 use crate::chart::escape as esc;
 use crate::components::measured;
-use crate::i18n::{self, t, Lang};
+use crate::i18n::{self, t, tr, Lang};
 use crate::state::AppState;
 
 /// When a line is alive, in the job's words (the engine's), translated.
@@ -129,8 +129,8 @@ pub fn Charts() -> impl IntoView {
     });
     view! {
         <section class="panel charts" aria-labelledby="chart-h">
-            <h2 id="chart-h">{move || t(lang(), "chart_title")}</h2>
-            <div class="chart" id="chart" role="img" aria-label=move || t(lang(), "chart_title") inner_html=move || svg.get()></div>
+            <h2 id="chart-h">{tr("chart_title")}</h2>
+            <div class="chart" id="chart" role="img" aria-label=tr("chart_title") inner_html=move || svg.get()></div>
             <ul class="legend" id="legend">
                 {move || {
                     let l = lang();
@@ -139,7 +139,7 @@ pub fn Charts() -> impl IntoView {
                     }).collect_view()
                 }}
             </ul>
-            <p class="note">{move || t(lang(), "chart_note")}</p>
+            <p class="note">{tr("chart_note")}</p>
             <h3>{move || t(lang(), sweep_title())}</h3>
             <div class="chart" id="seq-chart" role="img" aria-label=move || t(lang(), sweep_title()) inner_html=move || sweep.get()></div>
         </section>
