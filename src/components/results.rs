@@ -16,46 +16,100 @@ fn phase_text(lang: Lang, job: Job, p: Phase) -> &'static str {
     i18n::phase(lang, p.describe(job))
 }
 
-/// "Needs 22.46 GiB per GPU: fits RTX 4090 24GB, 1.53 GiB to spare."
+/// "Needs 22.46 GiB per GPU: fits RTX 4090 24GB, 1.53 GiB to spare." One element that stays (the
+/// phone layout keeps it in sight, screen readers follow it); its lines are markup.
 #[component]
 pub fn VerdictLine() -> impl IntoView {
     let st = expect_context::<AppState>();
-    move || {
-        let l = st.lang.get();
-        let (unit, gpu, job) = st.scenario.with(|s| (s.unit, s.gpu, s.job));
-        match &*st.computed.read() {
-            Err(e) => view! { <div class="verdict error" id="verdict" role="alert">{t(l, "error")} " " {vram_text::error(l, e)}</div> }.into_any(),
-            Ok(c) => {
-                let b = &c.breakdown;
-                let v = c.verdicts.iter().find(|v| v.gpu == gpu).copied();
-                let fits = v.map(|v| v.fits).unwrap_or(false);
-                let headroom = v.map(|v| v.headroom).unwrap_or(0);
-                let spare = unit.format(headroom.unsigned_abs());
-                // a server is measured against what gpu_memory_utilization lets it take
-                let budget = v.filter(|v| v.budget < v.capacity).map(|v| {
-                    format!(" ({} {} = {}% × {})", t(l, "of_budget"), unit.format(v.budget), st.scenario.with(|s| s.gpu_util_pct), unit.format(v.capacity))
-                });
-                view! {
-                    <div class="verdict" class:fits=fits class:nofit=!fits id="verdict" aria-live="polite">
-                        <p class="total-line">{t(l, "needs")} " " <strong id="total">{unit.format(b.total)}</strong> " " {t(l, "per_gpu")}
-                            <span class="muted"> " (" {t(l, "tensors")} " " <span id="tensors">{unit.format(b.tensors)}</span> ", " {t(l, "peak_at")} " " {phase_text(l, job, b.peak_phase)} ")"</span></p>
-                        <p class="fit-line" id="fit-line">
-                            <strong>{gpu.label()}</strong> ": "
-                            {if fits { t(l, "fits") } else { t(l, "does_not_fit") }}
-                            " · " {if fits { t(l, "headroom") } else { t(l, "short_by") }} " " {spare} {budget}
-                        </p>
-                        {(b.cpu > 0).then(|| view! { <p id="cpu-line">{t(l, "cpu_ram")} ": " {unit.format(b.cpu)}</p> })}
-                        {b.serving.map(|f| view! {
-                            <p id="serving-line">{t(l, "serving_fill")} " " {unit.format(f.budget)} " · " {t(l, "kv_pool")} " " {unit.format(f.kv_pool)}
-                                " = " {thousands(f.blocks)} " " {t(l, "blocks")} " · ~" <strong id="serving-concurrency">{f.max_concurrency}</strong> " " {t(l, "requests_at_once")}
-                                {(!f.max_len_fits).then(|| format!(" · {}", t(l, "too_small_for_max_len")))}</p>
-                        })}
-                    </div>
-                }
-                .into_any()
-            }
-        }
+    // (class, is an error, lines)
+    let verdict = Memo::new(move |_| verdict_markup(&st));
+    view! {
+        <div id="verdict" class=move || verdict.with(|v| v.0)
+            role=move || verdict.with(|v| v.1.then_some("alert"))
+            aria-live=move || verdict.with(|v| (!v.1).then_some("polite"))
+            inner_html=move || verdict.with(|v| v.2.clone())></div>
     }
+}
+
+/// The verdict's class, whether it is an error, and its lines as markup from fixed words and the
+/// engine's numbers, escaped.
+fn verdict_markup(st: &AppState) -> (&'static str, bool, String) {
+    let l = st.lang.get();
+    let (unit, gpu, job, util) = st.scenario.with(|s| (s.unit, s.gpu, s.job, s.gpu_util_pct));
+    let computed = st.computed.read();
+    let c = match &*computed {
+        Err(e) => {
+            let text = format!("{} {}", t(l, "error"), vram_text::error(l, e));
+            return ("verdict error", true, esc(&text));
+        }
+        Ok(c) => c,
+    };
+    let b = &c.breakdown;
+    let v = c.verdicts.iter().find(|v| v.gpu == gpu).copied();
+    let fits = v.map(|v| v.fits).unwrap_or(false);
+    let headroom = v.map(|v| v.headroom).unwrap_or(0);
+    // a server is measured against what gpu_memory_utilization lets it take
+    let budget = v
+        .filter(|v| v.budget < v.capacity)
+        .map(|v| {
+            format!(
+                " ({} {} = {util}% × {})",
+                t(l, "of_budget"),
+                unit.format(v.budget),
+                unit.format(v.capacity)
+            )
+        })
+        .unwrap_or_default();
+    let mut html = format!(
+        r#"<p class="total-line">{} <strong id="total">{}</strong> {}<span class="muted"> ({} <span id="tensors">{}</span>, {} {})</span></p><p class="fit-line" id="fit-line"><strong>{}</strong>: {} · {} {}{}</p>"#,
+        esc(t(l, "needs")),
+        esc(&unit.format(b.total)),
+        esc(t(l, "per_gpu")),
+        esc(t(l, "tensors")),
+        esc(&unit.format(b.tensors)),
+        esc(t(l, "peak_at")),
+        esc(phase_text(l, job, b.peak_phase)),
+        esc(gpu.label()),
+        esc(t(l, if fits { "fits" } else { "does_not_fit" })),
+        esc(t(l, if fits { "headroom" } else { "short_by" })),
+        esc(&unit.format(headroom.unsigned_abs())),
+        esc(&budget)
+    );
+    if b.cpu > 0 {
+        html.push_str(&format!(
+            r#"<p id="cpu-line">{}: {}</p>"#,
+            esc(t(l, "cpu_ram")),
+            esc(&unit.format(b.cpu))
+        ));
+    }
+    if let Some(f) = b.serving {
+        let too_small = if f.max_len_fits {
+            String::new()
+        } else {
+            format!(" · {}", t(l, "too_small_for_max_len"))
+        };
+        html.push_str(&format!(
+            r#"<p id="serving-line">{} {} · {} {} = {} {} · ~<strong id="serving-concurrency">{}</strong> {}{}</p>"#,
+            esc(t(l, "serving_fill")),
+            esc(&unit.format(f.budget)),
+            esc(t(l, "kv_pool")),
+            esc(&unit.format(f.kv_pool)),
+            thousands(f.blocks),
+            esc(t(l, "blocks")),
+            f.max_concurrency,
+            esc(t(l, "requests_at_once")),
+            esc(&too_small)
+        ));
+    }
+    (
+        if fits {
+            "verdict fits"
+        } else {
+            "verdict nofit"
+        },
+        false,
+        html,
+    )
 }
 
 /// The selected GPU's line in the charts: its capacity, or a server's budget ("H100 80GB × 90%").
