@@ -9,6 +9,7 @@ use vram_engine::{short_count, thousands};
 use wasm_bindgen::JsCast;
 
 use super::controls::Segmented;
+use crate::chart::escape as esc;
 use crate::i18n::{t, tr, Lang};
 use crate::state::AppState;
 
@@ -332,51 +333,62 @@ fn ArchEditor() -> impl IntoView {
     }
 }
 
-/// The model's parameter count and shape.
+/// The model's parameter count and shape, as markup (the name may be the user's: escaped).
 #[component]
 fn ModelSummary() -> impl IntoView {
     let st = expect_context::<AppState>();
-    let lang = move || st.lang.get();
-    move || {
-        let l = lang();
-        let name = st.scenario.with(|s| s.model.name());
-        st.computed.with(|c| {
-            c.as_ref().ok().map(|c| {
-                let a = &c.arch;
-                let p = a.params().total();
-                let mut shape = format!(
-                    "{} {} · {} {} · {} {} / {} {} · {} {}",
-                    a.layers,
-                    t(l, "layers"),
-                    a.hidden,
-                    t(l, "hidden"),
-                    a.heads,
-                    t(l, "heads"),
-                    a.kv_heads,
-                    t(l, "kv_heads"),
-                    thousands(a.vocab),
-                    t(l, "vocab")
-                );
-                if let Some(m) = &a.moe {
-                    shape.push_str(&format!(" · {} {} (top-{})", m.experts, t(l, "experts"), m.top_k));
-                }
-                if a.mla.is_some() {
-                    shape.push_str(" · MLA");
-                }
-                if let Some(w) = a.sliding_window {
-                    shape.push_str(&format!(" · {} {} ({}/{})", t(l, "window"), thousands(w), a.sliding_layers, a.layers));
-                }
-                let active = c.breakdown.active_params;
-                view! {
-                    <div class="model-summary" id="model-summary">
-                        <p class="model-name" id="model-name">{name}</p>
-                        <p><span id="param-count">{thousands(p)}</span> " " {t(l, "params")}
-                            {(active != p).then(|| format!(" · {} {}", short_count(active), t(l, "active")))}
-                            {(c.breakdown.trainable > 0).then(|| format!(" · {} {}", thousands(c.breakdown.trainable), t(l, "trainable")))}</p>
-                        <p class="shape">{t(l, "architecture")} ": " {shape}</p>
-                    </div>
-                }
-            })
-        })
-    }
+    view! { <div inner_html=move || summary_markup(&st)></div> }
+}
+
+fn summary_markup(st: &AppState) -> String {
+    let l = st.lang.get();
+    let name = st.scenario.with(|s| s.model.name());
+    st.computed.with(|c| {
+        let Ok(c) = c else { return String::new() };
+        let a = &c.arch;
+        let p = a.params().total();
+        let mut shape = format!(
+            "{} {} · {} {} · {} {} / {} {} · {} {}",
+            a.layers,
+            t(l, "layers"),
+            a.hidden,
+            t(l, "hidden"),
+            a.heads,
+            t(l, "heads"),
+            a.kv_heads,
+            t(l, "kv_heads"),
+            thousands(a.vocab),
+            t(l, "vocab")
+        );
+        if let Some(m) = &a.moe {
+            shape.push_str(&format!(" · {} {} (top-{})", m.experts, t(l, "experts"), m.top_k));
+        }
+        if a.mla.is_some() {
+            shape.push_str(" · MLA");
+        }
+        if let Some(w) = a.sliding_window {
+            shape.push_str(&format!(
+                " · {} {} ({}/{})",
+                t(l, "window"),
+                thousands(w),
+                a.sliding_layers,
+                a.layers
+            ));
+        }
+        let mut counts = format!(r#"<span id="param-count">{}</span> {}"#, thousands(p), t(l, "params"));
+        let active = c.breakdown.active_params;
+        if active != p {
+            counts.push_str(&format!(" · {} {}", short_count(active), t(l, "active")));
+        }
+        if c.breakdown.trainable > 0 {
+            counts.push_str(&format!(" · {} {}", thousands(c.breakdown.trainable), t(l, "trainable")));
+        }
+        format!(
+            r#"<div class="model-summary" id="model-summary"><p class="model-name" id="model-name">{}</p><p>{}</p><p class="shape">{}: {}</p></div>"#,
+            esc(&name),
+            counts,
+            esc(t(l, "architecture")),
+            esc(&shape)
+        )
+    })
 }

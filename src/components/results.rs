@@ -314,21 +314,20 @@ pub fn FitTable() -> impl IntoView {
                     )
                 };
                 let serve = serve_markup(l, &st, c);
-                view! {
-                    <section class="panel" aria-labelledby="fit-h">
-                        <h2 id="fit-h">{t(l, "solver")} ": " {selected.label()}</h2>
-                        <dl class="solver" id="solver" inner_html=answers></dl>
-                        <div inner_html=remedies></div>
-                        <div on:click=copy_serve inner_html=serve></div>
-                        <h2>{t(l, "fit_table")}</h2>
-                        <div class="table-wrap">
-                            <table id="fit-table">
-                                <thead><tr><th scope="col">"GPU"</th><th scope="col">{if c.breakdown.serving.is_some() { t(l, "budget_capacity") } else { t(l, "capacity") }} " (" {unit.label()} ")"</th><th scope="col">{t(l, "verdict")}</th><th scope="col">{t(l, "headroom")}</th><th scope="col">{t(l, "gpus_needed")}</th></tr></thead>
-                                <tbody inner_html=rows></tbody>
-                            </table>
-                        </div>
-                    </section>
-                }
+                let capacity = if c.breakdown.serving.is_some() { t(l, "budget_capacity") } else { t(l, "capacity") };
+                let html = format!(
+                    r#"<h2 id="fit-h">{}: {}</h2><dl class="solver" id="solver">{answers}</dl><div>{remedies}</div><div>{serve}</div><h2>{}</h2><div class="table-wrap"><table id="fit-table"><thead><tr><th scope="col">GPU</th><th scope="col">{} ({})</th><th scope="col">{}</th><th scope="col">{}</th><th scope="col">{}</th></tr></thead><tbody>{rows}</tbody></table></div>"#,
+                    esc(t(l, "solver")),
+                    esc(selected.label()),
+                    esc(t(l, "fit_table")),
+                    esc(capacity),
+                    unit.label(),
+                    esc(t(l, "verdict")),
+                    esc(t(l, "headroom")),
+                    esc(t(l, "gpus_needed"))
+                );
+                // one click handler for the markup: the copy button of the serve commands
+                view! { <section class="panel" aria-labelledby="fit-h" on:click=copy_serve inner_html=html></section> }
             })
         })
     }
@@ -377,12 +376,8 @@ pub fn Explanations() -> impl IntoView {
                 if job.is_training() && ga > 1 {
                     html.push_str(&format!(r#"<p class="note" id="accum-note">{}</p>"#, esc(t(l, "accum_note"))));
                 }
-                view! {
-                    <section class="panel" aria-labelledby="explain-h" id="explanations">
-                        <h2 id="explain-h">{t(l, "explain")}</h2>
-                        <div inner_html=html></div>
-                    </section>
-                }
+                let html = format!(r#"<h2 id="explain-h">{}</h2><div>{html}</div>"#, esc(t(l, "explain")));
+                view! { <section class="panel" aria-labelledby="explain-h" id="explanations" inner_html=html></section> }
             })
         })
     }
