@@ -101,6 +101,34 @@ pub fn copy_text(text: &str, done: Box<dyn FnOnce(bool)>) {
     });
 }
 
+/// A click inside markup that was on the copy button `button`: the text of `source` to the
+/// clipboard, then `said[0]` (copied) or `said[1]` (failed) in `status`.
+pub fn copy_on_click(
+    e: &leptos::ev::MouseEvent,
+    button: &str,
+    source: &str,
+    status: &str,
+    said: [&'static str; 2],
+) {
+    let on_button = e
+        .target()
+        .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
+        .is_some_and(|t| t.id() == button);
+    let doc = web_sys::window().and_then(|w| w.document());
+    let text = doc
+        .as_ref()
+        .and_then(|d| d.get_element_by_id(source)?.text_content());
+    if let (true, Some(text)) = (on_button, text) {
+        let status = doc.and_then(|d| d.get_element_by_id(status));
+        let done = move |ok: bool| {
+            if let Some(s) = &status {
+                s.set_text_content(Some(said[usize::from(!ok)]));
+            }
+        };
+        copy_text(&text, Box::new(done));
+    }
+}
+
 #[component]
 fn Header() -> impl IntoView {
     let st = expect_context::<AppState>();

@@ -221,23 +221,13 @@ fn serve_markup(l: Lang, st: &AppState, c: &vram_engine::Overview) -> String {
 
 /// The copy button of the serve commands: the box's text to the clipboard.
 fn copy_serve(e: leptos::ev::MouseEvent) {
-    let on_button = e
-        .target()
-        .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
-        .is_some_and(|t| t.id() == "copy-serve");
-    let doc = web_sys::window().and_then(|w| w.document());
-    let text = doc
-        .as_ref()
-        .and_then(|d| d.get_element_by_id("serve-command")?.text_content());
-    if let (true, Some(text)) = (on_button, text) {
-        let status = doc.and_then(|d| d.get_element_by_id("copy-serve-status"));
-        let done = move |ok| {
-            if let Some(s) = &status {
-                s.set_text_content(Some(if ok { "✓" } else { "✗" }));
-            }
-        };
-        crate::app::copy_text(&text, Box::new(done));
-    }
+    crate::app::copy_on_click(
+        &e,
+        "copy-serve",
+        "serve-command",
+        "copy-serve-status",
+        ["✓", "✗"],
+    );
 }
 
 #[component]
