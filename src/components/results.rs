@@ -185,19 +185,28 @@ pub fn Charts() -> impl IntoView {
         <section class="panel charts" aria-labelledby="chart-h">
             <h2 id="chart-h">{tr("chart_title")}</h2>
             <div class="chart" id="chart" role="img" aria-label=tr("chart_title") inner_html=move || svg.get()></div>
-            <ul class="legend" id="legend">
-                {move || {
-                    let l = lang();
-                    Component::ALL.iter().map(|c| {
-                        view! { <li data-component=c.key()><span class="swatch" style:background=chart::css_colour(*c)></span>{i18n::component(l, *c)}</li> }
-                    }).collect_view()
-                }}
-            </ul>
+            <ul class="legend" id="legend" inner_html=move || legend_markup(lang())></ul>
             <p class="note">{tr("chart_note")}</p>
             <h3>{move || t(lang(), sweep_title())}</h3>
             <div class="chart" id="seq-chart" role="img" aria-label=move || t(lang(), sweep_title()) inner_html=move || sweep.get()></div>
         </section>
     }
+}
+
+/// The chart's legend: a swatch (an SVG fill, which the page's CSP allows where an inline style
+/// would not be) and the component's name, as markup.
+fn legend_markup(l: Lang) -> String {
+    Component::ALL
+        .iter()
+        .map(|c| {
+            format!(
+                r#"<li data-component="{}"><svg class="swatch" viewBox="0 0 1 1" aria-hidden="true"><rect width="1" height="1" fill="{}"/></svg>{}</li>"#,
+                c.key(),
+                chart::css_colour(*c),
+                esc(i18n::component(l, *c))
+            )
+        })
+        .collect()
 }
 
 /// For a server: the vLLM and SGLang commands that start it with these settings in a readonly box
