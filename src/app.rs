@@ -3,6 +3,7 @@
 use leptos::prelude::*;
 use vram_engine::{Job, LoraTargets, Setting, SettingKind, SettingValue};
 
+use crate::chart::escape;
 use crate::components::controls::{EnumSlider, Segmented, SelectField, SliderNumber};
 use crate::components::measured::MeasuredPanel;
 use crate::components::model::ModelPicker;
@@ -164,16 +165,30 @@ fn Header() -> impl IntoView {
 #[component]
 fn Notices() -> impl IntoView {
     let st = expect_context::<AppState>();
+    // the list as escaped markup (a notice may quote the link); one click handler for its button
+    let close = move |e: leptos::ev::MouseEvent| {
+        let on_close = e
+            .target()
+            .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
+            .is_some_and(|t| t.id() == "notice-close");
+        if on_close {
+            st.notices.set(Vec::new());
+        }
+    };
     move || {
-        let notices = st.notices.get();
-        (!notices.is_empty()).then(|| {
-            view! {
-                <div class="notice" id="link-notice" role="status">
-                    <strong>{t(st.lang.get(), "notice")}</strong>
-                    <ul>{notices.iter().map(|n| view! { <li>{vram_text::notice(st.lang.get(), n)}</li> }).collect_view()}</ul>
-                    <button type="button" id="notice-close" aria-label="close" on:click=move |_| st.notices.set(Vec::new())>"×"</button>
-                </div>
-            }
+        let l = st.lang.get();
+        st.notices.with(|notices| {
+            (!notices.is_empty()).then(|| {
+                let items: String = notices
+                    .iter()
+                    .map(|n| format!("<li>{}</li>", escape(&vram_text::notice(l, n))))
+                    .collect();
+                let html = format!(
+                    r#"<strong>{}</strong><ul>{items}</ul><button type="button" id="notice-close" aria-label="close">×</button>"#,
+                    escape(t(l, "notice"))
+                );
+                view! { <div class="notice" id="link-notice" role="status" on:click=close inner_html=html></div> }
+            })
         })
     }
 }
