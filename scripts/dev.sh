@@ -95,9 +95,10 @@ serve() {
 
 size_budget() {
   # 250 KB until the measurement panel (a user's pasted logs, parsed in the page) landed at
-  # +30.7 KB; issue 16 brings the page to 230 KB by loading such readers on demand
-  say "size budget: everything the page downloads, gzip-compressed, at most 285 KB"
-  python3 scripts/size_budget.py dist 285000
+  # +30.7 KB (gate 285 KB); issue 16's first cuts brought the page to 271,830 B, so the gate is
+  # that rounded up to 1 KB plus 3 KB of room (BENCHMARKS.md, "Size"); the target stays 230 KB
+  say "size budget: everything the page downloads, gzip-compressed, at most 275 KB"
+  python3 scripts/size_budget.py dist 275000
 }
 
 test_all() {

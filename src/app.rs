@@ -3,11 +3,12 @@
 use leptos::prelude::*;
 use vram_engine::{Job, LoraTargets, Setting, SettingKind, SettingValue};
 
+use crate::chart::escape;
 use crate::components::controls::{EnumSlider, Segmented, SelectField, SliderNumber};
 use crate::components::measured::MeasuredPanel;
 use crate::components::model::ModelPicker;
 use crate::components::results::{Charts, Explanations, FitTable, VerdictLine};
-use crate::i18n::{self, t, Lang};
+use crate::i18n::{self, t, tr, Lang};
 use crate::state::AppState;
 
 /// Shows the error banner after a panic (called from the panic hook, outside Leptos).
@@ -87,7 +88,7 @@ pub fn App() -> impl IntoView {
             </div>
         </main>
         <footer class="footer">
-            <p>{move || t(st.lang.get(), "tagline")} " · GiB = 2^30 B, GB = 10^9 B"</p>
+            <p>{tr("tagline")} " · GiB = 2^30 B, GB = 10^9 B"</p>
         </footer>
     }
 }
@@ -99,6 +100,34 @@ pub fn copy_text(text: &str, done: Box<dyn FnOnce(bool)>) {
     leptos::task::spawn_local(async move {
         done(wasm_bindgen_futures::JsFuture::from(promise).await.is_ok());
     });
+}
+
+/// A click inside markup that was on the copy button `button`: the text of `source` to the
+/// clipboard, then `said[0]` (copied) or `said[1]` (failed) in `status`.
+pub fn copy_on_click(
+    e: &leptos::ev::MouseEvent,
+    button: &str,
+    source: &str,
+    status: &str,
+    said: [&'static str; 2],
+) {
+    let on_button = e
+        .target()
+        .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
+        .is_some_and(|t| t.id() == button);
+    let doc = web_sys::window().and_then(|w| w.document());
+    let text = doc
+        .as_ref()
+        .and_then(|d| d.get_element_by_id(source)?.text_content());
+    if let (true, Some(text)) = (on_button, text) {
+        let status = doc.and_then(|d| d.get_element_by_id(status));
+        let done = move |ok: bool| {
+            if let Some(s) = &status {
+                s.set_text_content(Some(said[usize::from(!ok)]));
+            }
+        };
+        copy_text(&text, Box::new(done));
+    }
 }
 
 #[component]
@@ -116,16 +145,16 @@ fn Header() -> impl IntoView {
     view! {
         <header class="header">
             <div>
-                <h1>{move || t(lang(), "title")}</h1>
-                <p class="tagline">{move || t(lang(), "tagline")}</p>
+                <h1>{tr("title")}</h1>
+                <p class="tagline">{tr("tagline")}</p>
             </div>
             <div class="header-tools">
                 {panel(HEADER_PANEL)}
                 <button type="button" id="lang-toggle" lang=move || if lang() == Lang::En { "zh" } else { "en" }
-                    on:click=move |_| st.lang.update(|l| *l = if *l == Lang::En { Lang::Zh } else { Lang::En })>{move || t(lang(), "language")}</button>
+                    on:click=move |_| st.lang.update(|l| *l = if *l == Lang::En { Lang::Zh } else { Lang::En })>{tr("language")}</button>
                 <div class="share">
                     <input type="text" id="share-url" readonly aria-label="share link" prop:value=link />
-                    <button type="button" id="copy-link" on:click=copy>{move || t(lang(), "copy_link")}</button>
+                    <button type="button" id="copy-link" on:click=copy>{tr("copy_link")}</button>
                     <span id="copy-status" role="status">{move || copied.get().map(|k| t(lang(), k))}</span>
                 </div>
             </div>
@@ -136,16 +165,30 @@ fn Header() -> impl IntoView {
 #[component]
 fn Notices() -> impl IntoView {
     let st = expect_context::<AppState>();
+    // the list as escaped markup (a notice may quote the link); one click handler for its button
+    let close = move |e: leptos::ev::MouseEvent| {
+        let on_close = e
+            .target()
+            .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
+            .is_some_and(|t| t.id() == "notice-close");
+        if on_close {
+            st.notices.set(Vec::new());
+        }
+    };
     move || {
-        let notices = st.notices.get();
-        (!notices.is_empty()).then(|| {
-            view! {
-                <div class="notice" id="link-notice" role="status">
-                    <strong>{t(st.lang.get(), "notice")}</strong>
-                    <ul>{notices.iter().map(|n| view! { <li>{vram_text::notice(st.lang.get(), n)}</li> }).collect_view()}</ul>
-                    <button type="button" id="notice-close" aria-label="close" on:click=move |_| st.notices.set(Vec::new())>"×"</button>
-                </div>
-            }
+        let l = st.lang.get();
+        st.notices.with(|notices| {
+            (!notices.is_empty()).then(|| {
+                let items: String = notices
+                    .iter()
+                    .map(|n| format!("<li>{}</li>", escape(&vram_text::notice(l, n))))
+                    .collect();
+                let html = format!(
+                    r#"<strong>{}</strong><ul>{items}</ul><button type="button" id="notice-close" aria-label="close">×</button>"#,
+                    escape(t(l, "notice"))
+                );
+                view! { <div class="notice" id="link-notice" role="status" on:click=close inner_html=html></div> }
+            })
         })
     }
 }
@@ -343,10 +386,9 @@ fn SwitchField(setting: &'static Setting) -> impl IntoView {
 
 #[component]
 fn JobControls() -> impl IntoView {
-    let st = expect_context::<AppState>();
     view! {
         <section class="panel" aria-labelledby="job-h">
-            <h2 id="job-h">{move || t(st.lang.get(), "job")}</h2>
+            <h2 id="job-h">{tr("job")}</h2>
             {panel(JOB_PANEL)}
         </section>
     }
@@ -378,10 +420,9 @@ fn LoraTargetsField() -> impl IntoView {
 
 #[component]
 fn HardwareControls() -> impl IntoView {
-    let st = expect_context::<AppState>();
     view! {
         <section class="panel" aria-labelledby="hw-h">
-            <h2 id="hw-h">{move || t(st.lang.get(), "gpu")}</h2>
+            <h2 id="hw-h">{tr("gpu")}</h2>
             {panel(HARDWARE_PANEL)}
         </section>
     }
@@ -389,10 +430,9 @@ fn HardwareControls() -> impl IntoView {
 
 #[component]
 fn Advanced() -> impl IntoView {
-    let st = expect_context::<AppState>();
     view! {
         <details class="panel advanced" id="advanced">
-            <summary>{move || t(st.lang.get(), "advanced")}</summary>
+            <summary>{tr("advanced")}</summary>
             {panel(ADVANCED_PANEL)}
         </details>
     }

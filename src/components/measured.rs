@@ -10,7 +10,7 @@ use vram_text::{level_name, level_note, measure_error, reading_note, source_name
 use wasm_bindgen::JsCast;
 
 use crate::chart::escape;
-use crate::i18n::{self, t, Lang};
+use crate::i18n::{self, t, tr, Lang};
 use crate::state::AppState;
 
 /// A difference above this many hundredths of a percent of the measurement is a mismatch (10 %).
@@ -79,15 +79,15 @@ pub fn MeasuredPanel() -> impl IntoView {
     };
     view! {
         <section class="panel" aria-labelledby="measured-h" id="measured">
-            <h2 id="measured-h">{move || t(lang(), "measured_h")}</h2>
-            <label class="note" for="measured-text">{move || t(lang(), "measured_help")}</label>
+            <h2 id="measured-h">{tr("measured_h")}</h2>
+            <label class="note" for="measured-text">{tr("measured_help")}</label>
             <textarea id="measured-text" rows="5" spellcheck="false"
                 placeholder="Loading model weights took 14.99 GB · 21.3 GiB allocated · …"
                 prop:value=move || text.get() on:input=move |ev| text.set(event_target_value(&ev))></textarea>
             <p class="input-error" id="measured-error" role="alert">{move || error.get().map(|e| measure_error(lang(), &e))}</p>
             <div class="row">
-                <button type="button" id="measured-apply" on:click=move |_| apply(text.get_untracked())>{move || t(lang(), "measured_apply")}</button>
-                <label class="file">{move || t(lang(), "upload_config")}
+                <button type="button" id="measured-apply" on:click=move |_| apply(text.get_untracked())>{tr("measured_apply")}</button>
+                <label class="file">{tr("upload_config")}
                     <input type="file" id="measured-file" accept=".txt,.log,.json,text/plain,application/json" on:change=on_file /></label>
             </div>
             <MeasuredTable />
@@ -169,47 +169,44 @@ fn difference(unit: Unit, c: &Comparison) -> String {
     }
 }
 
-/// When a figure is more than 10 % off: a Markdown report to paste into an issue.
+/// When a figure is more than 10 % off: a Markdown report to paste into an issue, as markup with
+/// a copy button (one click handler).
 #[component]
 fn MismatchReport() -> impl IntoView {
     let st = expect_context::<AppState>();
-    let copied = RwSignal::new(None::<&'static str>);
-    let report = Memo::new(move |_| {
+    let markup = move || {
         let l = st.lang.get();
         let unit = st.scenario.with(|s| s.unit);
-        let m = st.measured.get()?;
+        let Some(m) = st.measured.get() else {
+            return String::new();
+        };
         st.computed.with(|c| {
-            let b = &c.as_ref().ok()?.breakdown;
-            m.compare(b)
-                .iter()
-                .any(mismatched)
-                .then(|| report_markdown(l, unit, &st.share_url(), &m, b))
-        })
-    });
-    let copy = move |_| {
-        let Some(w) = web_sys::window() else { return };
-        let promise = w
-            .navigator()
-            .clipboard()
-            .write_text(&report.get_untracked().unwrap_or_default());
-        leptos::task::spawn_local(async move {
-            let ok = wasm_bindgen_futures::JsFuture::from(promise).await.is_ok();
-            copied.set(Some(if ok { "report_copied" } else { "copy_failed" }));
-        });
-    };
-    move || {
-        let l = st.lang.get();
-        report.get().map(|text| {
-            view! {
-                <label class="note" for="mismatch-report">{t(l, "mismatch_h")}</label>
-                <textarea id="mismatch-report" rows="10" readonly prop:value=text></textarea>
-                <div class="row">
-                    <button type="button" id="mismatch-copy" on:click=copy>{t(l, "copy_report")}</button>
-                    <span role="status">{move || copied.get().map(|k| t(l, k))}</span>
-                </div>
+            let Some(b) = c.as_ref().ok().map(|c| &c.breakdown) else {
+                return String::new();
+            };
+            if !m.compare(b).iter().any(mismatched) {
+                return String::new();
             }
+            format!(
+                r#"<label class="note" for="mismatch-report">{}</label><textarea id="mismatch-report" rows="10" readonly>{}</textarea><div class="row"><button type="button" id="mismatch-copy">{}</button><span id="mismatch-status" role="status"></span></div>"#,
+                escape(t(l, "mismatch_h")),
+                escape(&report_markdown(l, unit, &st.share_url(), &m, b)),
+                escape(t(l, "copy_report"))
+            )
         })
-    }
+    };
+    let copy = move |e: leptos::ev::MouseEvent| {
+        let l = st.lang.get_untracked();
+        let said = [t(l, "report_copied"), t(l, "copy_failed")];
+        crate::app::copy_on_click(
+            &e,
+            "mismatch-copy",
+            "mismatch-report",
+            "mismatch-status",
+            said,
+        );
+    };
+    view! { <div on:click=copy inner_html=markup></div> }
 }
 
 /// The report: the scenario's link, each measured figure with its level beside the estimate, the

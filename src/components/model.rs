@@ -9,7 +9,8 @@ use vram_engine::{short_count, thousands};
 use wasm_bindgen::JsCast;
 
 use super::controls::Segmented;
-use crate::i18n::{t, Lang};
+use crate::chart::escape as esc;
+use crate::i18n::{t, tr, Lang};
 use crate::state::AppState;
 
 /// Why a pasted or uploaded config.json was not used.
@@ -70,7 +71,7 @@ pub fn ModelPicker() -> impl IntoView {
     });
     view! {
         <section class="panel" aria-labelledby="model-h">
-            <h2 id="model-h">{move || t(lang(), "model")}</h2>
+            <h2 id="model-h">{tr("model")}</h2>
             <Segmented id="model-source" label="model" options=sources value=Signal::derive(move || source.get()) on_change=pick_source />
             {move || match source.get() {
                 "preset" => view! { <PresetPicker /> }.into_any(),
@@ -85,7 +86,6 @@ pub fn ModelPicker() -> impl IntoView {
 #[component]
 fn PresetPicker() -> impl IntoView {
     let st = expect_context::<AppState>();
-    let lang = move || st.lang.get();
     let filter = RwSignal::new(String::new());
     let current = move || {
         st.scenario.with(|s| match s.model {
@@ -104,7 +104,7 @@ fn PresetPicker() -> impl IntoView {
     };
     view! {
         <div class="field">
-            <label for="preset-search">{move || t(lang(), "search")}</label>
+            <label for="preset-search">{tr("search")}</label>
             <input type="search" id="preset-search" placeholder="llama, qwen, 70b…" autocomplete="off"
                 prop:value=move || filter.get()
                 on:input=move |ev| {
@@ -114,7 +114,7 @@ fn PresetPicker() -> impl IntoView {
                 } />
         </div>
         <div class="field">
-            <label for="preset">{move || t(lang(), "preset")}</label>
+            <label for="preset">{tr("preset")}</label>
             <select id="preset" size="6" on:change=move |ev| {
                 let v = event_target_value(&ev);
                 if let Some(p) = find_preset(&v) { st.edit(|s| s.model = ModelChoice::Preset(p.id)); }
@@ -156,9 +156,9 @@ fn ParamsPicker() -> impl IntoView {
     };
     view! {
         <div class="field slider-field">
-            <label for="params-text">{move || t(lang(), "params_slider")} ": " <strong id="params-value">{move || short_count(count())}</strong></label>
+            <label for="params-text">{tr("params_slider")} ": " <strong id="params-value">{move || short_count(count())}</strong></label>
             <div class="slider-row">
-                <input type="range" id="params" min="0" max="1000" step="1" aria-label=move || t(lang(), "params_slider")
+                <input type="range" id="params" min="0" max="1000" step="1" aria-label=tr("params_slider")
                     prop:value=pos
                     on:input=move |ev| {
                         if let Ok(p) = event_target_value(&ev).parse::<u64>() {
@@ -177,7 +177,7 @@ fn ParamsPicker() -> impl IntoView {
                     } />
             </div>
             <p class="input-error" id="params-err" role="status">{move || error.get()}</p>
-            <p class="note" id="approx-note">{move || t(lang(), "approx_note")}</p>
+            <p class="note" id="approx-note">{tr("approx_note")}</p>
         </div>
     }
 }
@@ -235,17 +235,17 @@ fn ConfigPicker() -> impl IntoView {
     };
     view! {
         <div class="field">
-            <label for="config-name">{move || t(lang(), "config_name")}</label>
+            <label for="config-name">{tr("config_name")}</label>
             <input type="text" id="config-name" maxlength="80" prop:value=move || name.get() on:input=move |ev| name.set(event_target_value(&ev)) />
         </div>
         <div class="field">
-            <label for="config-text">{move || t(lang(), "paste_config")}</label>
+            <label for="config-text">{tr("paste_config")}</label>
             <textarea id="config-text" rows="6" spellcheck="false" placeholder="{\"hidden_size\": 4096, …}"
                 prop:value=move || text.get() on:input=move |ev| text.set(event_target_value(&ev))></textarea>
             <p class="input-error" id="config-error" role="alert">{move || error.with(|e| e.as_ref().map(|e| e.text(lang())))}</p>
             <div class="row">
-                <button type="button" id="config-apply" on:click=move |_| apply(text.get_untracked())>{move || t(lang(), "use_config")}</button>
-                <label class="file">{move || t(lang(), "upload_config")}
+                <button type="button" id="config-apply" on:click=move |_| apply(text.get_untracked())>{tr("use_config")}</button>
+                <label class="file">{tr("upload_config")}
                     <input type="file" id="config-file" accept=".json,application/json" on:change=on_file /></label>
             </div>
         </div>
@@ -333,51 +333,62 @@ fn ArchEditor() -> impl IntoView {
     }
 }
 
-/// The model's parameter count and shape.
+/// The model's parameter count and shape, as markup (the name may be the user's: escaped).
 #[component]
 fn ModelSummary() -> impl IntoView {
     let st = expect_context::<AppState>();
-    let lang = move || st.lang.get();
-    move || {
-        let l = lang();
-        let name = st.scenario.with(|s| s.model.name());
-        st.computed.with(|c| {
-            c.as_ref().ok().map(|c| {
-                let a = &c.arch;
-                let p = a.params().total();
-                let mut shape = format!(
-                    "{} {} · {} {} · {} {} / {} {} · {} {}",
-                    a.layers,
-                    t(l, "layers"),
-                    a.hidden,
-                    t(l, "hidden"),
-                    a.heads,
-                    t(l, "heads"),
-                    a.kv_heads,
-                    t(l, "kv_heads"),
-                    thousands(a.vocab),
-                    t(l, "vocab")
-                );
-                if let Some(m) = &a.moe {
-                    shape.push_str(&format!(" · {} {} (top-{})", m.experts, t(l, "experts"), m.top_k));
-                }
-                if a.mla.is_some() {
-                    shape.push_str(" · MLA");
-                }
-                if let Some(w) = a.sliding_window {
-                    shape.push_str(&format!(" · {} {} ({}/{})", t(l, "window"), thousands(w), a.sliding_layers, a.layers));
-                }
-                let active = c.breakdown.active_params;
-                view! {
-                    <div class="model-summary" id="model-summary">
-                        <p class="model-name" id="model-name">{name}</p>
-                        <p><span id="param-count">{thousands(p)}</span> " " {t(l, "params")}
-                            {(active != p).then(|| format!(" · {} {}", short_count(active), t(l, "active")))}
-                            {(c.breakdown.trainable > 0).then(|| format!(" · {} {}", thousands(c.breakdown.trainable), t(l, "trainable")))}</p>
-                        <p class="shape">{t(l, "architecture")} ": " {shape}</p>
-                    </div>
-                }
-            })
-        })
-    }
+    view! { <div inner_html=move || summary_markup(&st)></div> }
+}
+
+fn summary_markup(st: &AppState) -> String {
+    let l = st.lang.get();
+    let name = st.scenario.with(|s| s.model.name());
+    st.computed.with(|c| {
+        let Ok(c) = c else { return String::new() };
+        let a = &c.arch;
+        let p = a.params().total();
+        let mut shape = format!(
+            "{} {} · {} {} · {} {} / {} {} · {} {}",
+            a.layers,
+            t(l, "layers"),
+            a.hidden,
+            t(l, "hidden"),
+            a.heads,
+            t(l, "heads"),
+            a.kv_heads,
+            t(l, "kv_heads"),
+            thousands(a.vocab),
+            t(l, "vocab")
+        );
+        if let Some(m) = &a.moe {
+            shape.push_str(&format!(" · {} {} (top-{})", m.experts, t(l, "experts"), m.top_k));
+        }
+        if a.mla.is_some() {
+            shape.push_str(" · MLA");
+        }
+        if let Some(w) = a.sliding_window {
+            shape.push_str(&format!(
+                " · {} {} ({}/{})",
+                t(l, "window"),
+                thousands(w),
+                a.sliding_layers,
+                a.layers
+            ));
+        }
+        let mut counts = format!(r#"<span id="param-count">{}</span> {}"#, thousands(p), t(l, "params"));
+        let active = c.breakdown.active_params;
+        if active != p {
+            counts.push_str(&format!(" · {} {}", short_count(active), t(l, "active")));
+        }
+        if c.breakdown.trainable > 0 {
+            counts.push_str(&format!(" · {} {}", thousands(c.breakdown.trainable), t(l, "trainable")));
+        }
+        format!(
+            r#"<div class="model-summary" id="model-summary"><p class="model-name" id="model-name">{}</p><p>{}</p><p class="shape">{}: {}</p></div>"#,
+            esc(&name),
+            counts,
+            esc(t(l, "architecture")),
+            esc(&shape)
+        )
+    })
 }

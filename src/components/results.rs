@@ -8,7 +8,7 @@ use vram_engine::{serve_command, startup_concurrency, Component, Job, Phase, Ser
 use crate::chart;
 use crate::chart::escape as esc;
 use crate::components::measured;
-use crate::i18n::{self, t, Lang};
+use crate::i18n::{self, t, tr, Lang};
 use crate::state::AppState;
 
 /// When a line is alive, in the job's words (the engine's), translated.
@@ -16,46 +16,100 @@ fn phase_text(lang: Lang, job: Job, p: Phase) -> &'static str {
     i18n::phase(lang, p.describe(job))
 }
 
-/// "Needs 22.46 GiB per GPU: fits RTX 4090 24GB, 1.53 GiB to spare."
+/// "Needs 22.46 GiB per GPU: fits RTX 4090 24GB, 1.53 GiB to spare." One element that stays (the
+/// phone layout keeps it in sight, screen readers follow it); its lines are markup.
 #[component]
 pub fn VerdictLine() -> impl IntoView {
     let st = expect_context::<AppState>();
-    move || {
-        let l = st.lang.get();
-        let (unit, gpu, job) = st.scenario.with(|s| (s.unit, s.gpu, s.job));
-        match &*st.computed.read() {
-            Err(e) => view! { <div class="verdict error" id="verdict" role="alert">{t(l, "error")} " " {vram_text::error(l, e)}</div> }.into_any(),
-            Ok(c) => {
-                let b = &c.breakdown;
-                let v = c.verdicts.iter().find(|v| v.gpu == gpu).copied();
-                let fits = v.map(|v| v.fits).unwrap_or(false);
-                let headroom = v.map(|v| v.headroom).unwrap_or(0);
-                let spare = unit.format(headroom.unsigned_abs());
-                // a server is measured against what gpu_memory_utilization lets it take
-                let budget = v.filter(|v| v.budget < v.capacity).map(|v| {
-                    format!(" ({} {} = {}% × {})", t(l, "of_budget"), unit.format(v.budget), st.scenario.with(|s| s.gpu_util_pct), unit.format(v.capacity))
-                });
-                view! {
-                    <div class="verdict" class:fits=fits class:nofit=!fits id="verdict" aria-live="polite">
-                        <p class="total-line">{t(l, "needs")} " " <strong id="total">{unit.format(b.total)}</strong> " " {t(l, "per_gpu")}
-                            <span class="muted"> " (" {t(l, "tensors")} " " <span id="tensors">{unit.format(b.tensors)}</span> ", " {t(l, "peak_at")} " " {phase_text(l, job, b.peak_phase)} ")"</span></p>
-                        <p class="fit-line" id="fit-line">
-                            <strong>{gpu.label()}</strong> ": "
-                            {if fits { t(l, "fits") } else { t(l, "does_not_fit") }}
-                            " · " {if fits { t(l, "headroom") } else { t(l, "short_by") }} " " {spare} {budget}
-                        </p>
-                        {(b.cpu > 0).then(|| view! { <p id="cpu-line">{t(l, "cpu_ram")} ": " {unit.format(b.cpu)}</p> })}
-                        {b.serving.map(|f| view! {
-                            <p id="serving-line">{t(l, "serving_fill")} " " {unit.format(f.budget)} " · " {t(l, "kv_pool")} " " {unit.format(f.kv_pool)}
-                                " = " {thousands(f.blocks)} " " {t(l, "blocks")} " · ~" <strong id="serving-concurrency">{f.max_concurrency}</strong> " " {t(l, "requests_at_once")}
-                                {(!f.max_len_fits).then(|| format!(" · {}", t(l, "too_small_for_max_len")))}</p>
-                        })}
-                    </div>
-                }
-                .into_any()
-            }
-        }
+    // (class, is an error, lines)
+    let verdict = Memo::new(move |_| verdict_markup(&st));
+    view! {
+        <div id="verdict" class=move || verdict.with(|v| v.0)
+            role=move || verdict.with(|v| v.1.then_some("alert"))
+            aria-live=move || verdict.with(|v| (!v.1).then_some("polite"))
+            inner_html=move || verdict.with(|v| v.2.clone())></div>
     }
+}
+
+/// The verdict's class, whether it is an error, and its lines as markup from fixed words and the
+/// engine's numbers, escaped.
+fn verdict_markup(st: &AppState) -> (&'static str, bool, String) {
+    let l = st.lang.get();
+    let (unit, gpu, job, util) = st.scenario.with(|s| (s.unit, s.gpu, s.job, s.gpu_util_pct));
+    let computed = st.computed.read();
+    let c = match &*computed {
+        Err(e) => {
+            let text = format!("{} {}", t(l, "error"), vram_text::error(l, e));
+            return ("verdict error", true, esc(&text));
+        }
+        Ok(c) => c,
+    };
+    let b = &c.breakdown;
+    let v = c.verdicts.iter().find(|v| v.gpu == gpu).copied();
+    let fits = v.map(|v| v.fits).unwrap_or(false);
+    let headroom = v.map(|v| v.headroom).unwrap_or(0);
+    // a server is measured against what gpu_memory_utilization lets it take
+    let budget = v
+        .filter(|v| v.budget < v.capacity)
+        .map(|v| {
+            format!(
+                " ({} {} = {util}% × {})",
+                t(l, "of_budget"),
+                unit.format(v.budget),
+                unit.format(v.capacity)
+            )
+        })
+        .unwrap_or_default();
+    let mut html = format!(
+        r#"<p class="total-line">{} <strong id="total">{}</strong> {}<span class="muted"> ({} <span id="tensors">{}</span>, {} {})</span></p><p class="fit-line" id="fit-line"><strong>{}</strong>: {} · {} {}{}</p>"#,
+        esc(t(l, "needs")),
+        esc(&unit.format(b.total)),
+        esc(t(l, "per_gpu")),
+        esc(t(l, "tensors")),
+        esc(&unit.format(b.tensors)),
+        esc(t(l, "peak_at")),
+        esc(phase_text(l, job, b.peak_phase)),
+        esc(gpu.label()),
+        esc(t(l, if fits { "fits" } else { "does_not_fit" })),
+        esc(t(l, if fits { "headroom" } else { "short_by" })),
+        esc(&unit.format(headroom.unsigned_abs())),
+        esc(&budget)
+    );
+    if b.cpu > 0 {
+        html.push_str(&format!(
+            r#"<p id="cpu-line">{}: {}</p>"#,
+            esc(t(l, "cpu_ram")),
+            esc(&unit.format(b.cpu))
+        ));
+    }
+    if let Some(f) = b.serving {
+        let too_small = if f.max_len_fits {
+            String::new()
+        } else {
+            format!(" · {}", t(l, "too_small_for_max_len"))
+        };
+        html.push_str(&format!(
+            r#"<p id="serving-line">{} {} · {} {} = {} {} · ~<strong id="serving-concurrency">{}</strong> {}{}</p>"#,
+            esc(t(l, "serving_fill")),
+            esc(&unit.format(f.budget)),
+            esc(t(l, "kv_pool")),
+            esc(&unit.format(f.kv_pool)),
+            thousands(f.blocks),
+            esc(t(l, "blocks")),
+            f.max_concurrency,
+            esc(t(l, "requests_at_once")),
+            esc(&too_small)
+        ));
+    }
+    (
+        if fits {
+            "verdict fits"
+        } else {
+            "verdict nofit"
+        },
+        false,
+        html,
+    )
 }
 
 /// The selected GPU's line in the charts: its capacity, or a server's budget ("H100 80GB × 90%").
@@ -129,21 +183,30 @@ pub fn Charts() -> impl IntoView {
     });
     view! {
         <section class="panel charts" aria-labelledby="chart-h">
-            <h2 id="chart-h">{move || t(lang(), "chart_title")}</h2>
-            <div class="chart" id="chart" role="img" aria-label=move || t(lang(), "chart_title") inner_html=move || svg.get()></div>
-            <ul class="legend" id="legend">
-                {move || {
-                    let l = lang();
-                    Component::ALL.iter().map(|c| {
-                        view! { <li data-component=c.key()><span class="swatch" style:background=chart::css_colour(*c)></span>{i18n::component(l, *c)}</li> }
-                    }).collect_view()
-                }}
-            </ul>
-            <p class="note">{move || t(lang(), "chart_note")}</p>
+            <h2 id="chart-h">{tr("chart_title")}</h2>
+            <div class="chart" id="chart" role="img" aria-label=tr("chart_title") inner_html=move || svg.get()></div>
+            <ul class="legend" id="legend" inner_html=move || legend_markup(lang())></ul>
+            <p class="note">{tr("chart_note")}</p>
             <h3>{move || t(lang(), sweep_title())}</h3>
             <div class="chart" id="seq-chart" role="img" aria-label=move || t(lang(), sweep_title()) inner_html=move || sweep.get()></div>
         </section>
     }
+}
+
+/// The chart's legend: a swatch (an SVG fill, which the page's CSP allows where an inline style
+/// would not be) and the component's name, as markup.
+fn legend_markup(l: Lang) -> String {
+    Component::ALL
+        .iter()
+        .map(|c| {
+            format!(
+                r#"<li data-component="{}"><svg class="swatch" viewBox="0 0 1 1" aria-hidden="true"><rect width="1" height="1" fill="{}"/></svg>{}</li>"#,
+                c.key(),
+                chart::css_colour(*c),
+                esc(i18n::component(l, *c))
+            )
+        })
+        .collect()
 }
 
 /// For a server: the vLLM and SGLang commands that start it with these settings in a readonly box
@@ -167,23 +230,13 @@ fn serve_markup(l: Lang, st: &AppState, c: &vram_engine::Overview) -> String {
 
 /// The copy button of the serve commands: the box's text to the clipboard.
 fn copy_serve(e: leptos::ev::MouseEvent) {
-    let on_button = e
-        .target()
-        .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
-        .is_some_and(|t| t.id() == "copy-serve");
-    let doc = web_sys::window().and_then(|w| w.document());
-    let text = doc
-        .as_ref()
-        .and_then(|d| d.get_element_by_id("serve-command")?.text_content());
-    if let (true, Some(text)) = (on_button, text) {
-        let status = doc.and_then(|d| d.get_element_by_id("copy-serve-status"));
-        let done = move |ok| {
-            if let Some(s) = &status {
-                s.set_text_content(Some(if ok { "✓" } else { "✗" }));
-            }
-        };
-        crate::app::copy_text(&text, Box::new(done));
-    }
+    crate::app::copy_on_click(
+        &e,
+        "copy-serve",
+        "serve-command",
+        "copy-serve-status",
+        ["✓", "✗"],
+    );
 }
 
 #[component]
@@ -260,21 +313,20 @@ pub fn FitTable() -> impl IntoView {
                     )
                 };
                 let serve = serve_markup(l, &st, c);
-                view! {
-                    <section class="panel" aria-labelledby="fit-h">
-                        <h2 id="fit-h">{t(l, "solver")} ": " {selected.label()}</h2>
-                        <dl class="solver" id="solver" inner_html=answers></dl>
-                        <div inner_html=remedies></div>
-                        <div on:click=copy_serve inner_html=serve></div>
-                        <h2>{t(l, "fit_table")}</h2>
-                        <div class="table-wrap">
-                            <table id="fit-table">
-                                <thead><tr><th scope="col">"GPU"</th><th scope="col">{if c.breakdown.serving.is_some() { t(l, "budget_capacity") } else { t(l, "capacity") }} " (" {unit.label()} ")"</th><th scope="col">{t(l, "verdict")}</th><th scope="col">{t(l, "headroom")}</th><th scope="col">{t(l, "gpus_needed")}</th></tr></thead>
-                                <tbody inner_html=rows></tbody>
-                            </table>
-                        </div>
-                    </section>
-                }
+                let capacity = if c.breakdown.serving.is_some() { t(l, "budget_capacity") } else { t(l, "capacity") };
+                let html = format!(
+                    r#"<h2 id="fit-h">{}: {}</h2><dl class="solver" id="solver">{answers}</dl><div>{remedies}</div><div>{serve}</div><h2>{}</h2><div class="table-wrap"><table id="fit-table"><thead><tr><th scope="col">GPU</th><th scope="col">{} ({})</th><th scope="col">{}</th><th scope="col">{}</th><th scope="col">{}</th></tr></thead><tbody>{rows}</tbody></table></div>"#,
+                    esc(t(l, "solver")),
+                    esc(selected.label()),
+                    esc(t(l, "fit_table")),
+                    esc(capacity),
+                    unit.label(),
+                    esc(t(l, "verdict")),
+                    esc(t(l, "headroom")),
+                    esc(t(l, "gpus_needed"))
+                );
+                // one click handler for the markup: the copy button of the serve commands
+                view! { <section class="panel" aria-labelledby="fit-h" on:click=copy_serve inner_html=html></section> }
             })
         })
     }
@@ -323,12 +375,8 @@ pub fn Explanations() -> impl IntoView {
                 if job.is_training() && ga > 1 {
                     html.push_str(&format!(r#"<p class="note" id="accum-note">{}</p>"#, esc(t(l, "accum_note"))));
                 }
-                view! {
-                    <section class="panel" aria-labelledby="explain-h" id="explanations">
-                        <h2 id="explain-h">{t(l, "explain")}</h2>
-                        <div inner_html=html></div>
-                    </section>
-                }
+                let html = format!(r#"<h2 id="explain-h">{}</h2><div>{html}</div>"#, esc(t(l, "explain")));
+                view! { <section class="panel" aria-labelledby="explain-h" id="explanations" inner_html=html></section> }
             })
         })
     }
