@@ -321,7 +321,12 @@ proptest! {
                     }
                 }
                 Reach::UpToLimit(n) => {
-                    prop_assert_eq!(Some(n), max);
+                    // a server's max_model_len stops at the model's own context
+                    let limit = match a.question {
+                        Question::MaxModelLen => max.map(|m| m.min(arch.max_context)),
+                        _ => max,
+                    };
+                    prop_assert_eq!(Some(n), limit);
                     let mut t = s.clone();
                     for (key, v) in &a.with {
                         Setting::by_key(key).unwrap().set(&mut t, *v);
@@ -372,4 +377,15 @@ proptest! {
             }
         }
     }
+}
+
+#[test]
+fn a_servers_longest_max_model_len_stops_at_the_models_own_context() {
+    let d = decode_link("?v=1&m=llama-3.1-70b&j=serve&gpu=h100&n=4&tp=4&c=64");
+    let arch = d.scenario.model.architecture().unwrap();
+    let answer = solve(&d.scenario, &arch)
+        .into_iter()
+        .find(|a| a.question == Question::MaxModelLen)
+        .unwrap();
+    assert_eq!(answer.reach, Reach::UpToLimit(131_072));
 }

@@ -218,6 +218,11 @@ fn largest_setting(
 ) -> Answer {
     let st = registry(question.setting());
     let (min, max) = st.range().expect("a numeric setting");
+    // vLLM refuses a max_model_len past the model's own context (max_position_embeddings)
+    let max = match question {
+        Question::MaxModelLen => max.min(arch.max_context.max(min)),
+        _ => max,
+    };
     let base = held(s, &with);
     let reach = largest(min, max, |x| {
         let mut t = base.clone();
