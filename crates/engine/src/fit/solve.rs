@@ -347,7 +347,11 @@ mod tests {
         let asked: Vec<Question> = a.iter().map(|a| a.question).collect();
         assert_eq!(asked, Question::for_job(Job::Serving));
         for x in &a {
-            assert!(matches!(x.reach, Reach::Set(_)), "{x:?}");
+            match x.question {
+                // the model's own context, 131,072, not the setting's 10,485,760
+                Question::MaxModelLen => assert_eq!(x.reach, Reach::UpToLimit(131_072)),
+                _ => assert!(matches!(x.reach, Reach::Set(_)), "{x:?}"),
+            }
         }
     }
 
