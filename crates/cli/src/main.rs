@@ -200,19 +200,24 @@ fn scenario(args: &Args) -> Result<Scenario, String> {
     Ok(s)
 }
 
+/// Prints a run's output, or its error as one line on stderr with exit code 2.
+fn finish(result: Result<String, String>) -> ExitCode {
+    match result {
+        Ok(out) => {
+            print!("{out}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("vram-budget: {}", vram_text::shown(&e));
+            ExitCode::from(2)
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().skip(1).collect();
     if llama::wanted(&argv) && !argv.iter().any(|a| a == "--help" || a == "-h") {
-        return match llama::run(&argv) {
-            Ok(out) => {
-                print!("{out}");
-                ExitCode::SUCCESS
-            }
-            Err(e) => {
-                eprintln!("vram-budget: {}", one_line(&e));
-                ExitCode::from(2)
-            }
-        };
+        return finish(llama::run(&argv));
     }
     match parse_args(&argv) {
         Ok(Command::Help) => {
@@ -237,34 +242,9 @@ fn main() -> ExitCode {
             }
             ExitCode::SUCCESS
         }
-        Ok(Command::Run(args)) => match run(&args) {
-            Ok(out) => {
-                print!("{out}");
-                ExitCode::SUCCESS
-            }
-            Err(e) => {
-                eprintln!("vram-budget: {}", one_line(&e));
-                ExitCode::from(2)
-            }
-        },
-        Err(e) => {
-            eprintln!("vram-budget: {}", one_line(&e));
-            ExitCode::from(2)
-        }
+        Ok(Command::Run(args)) => finish(run(&args)),
+        Err(e) => finish(Err(e)),
     }
-}
-
-/// An error as one line: control characters (a newline in a path, an escape sequence) are escaped.
-fn one_line(e: &str) -> String {
-    let mut out = String::with_capacity(e.len());
-    for c in e.chars() {
-        if c.is_control() {
-            out.extend(c.escape_debug());
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 fn run(args: &Args) -> Result<String, String> {
