@@ -8,7 +8,8 @@ use crate::memory::{Breakdown, Component};
 pub enum Target {
     /// Live tensor bytes at the peak (`Breakdown::tensors`).
     Tensors,
-    /// Tensors + the allocator's reserve: what PyTorch's reserved figure counts.
+    /// The allocator's reserved level (`Breakdown::reserved`): tensors at the largest moment,
+    /// load included, + the reserve; what PyTorch's reserved figure counts.
     TensorsAndReserve,
     /// Everything on the device at the peak (`Breakdown::total`).
     Total,
@@ -64,9 +65,7 @@ impl Target {
     pub fn bytes(self, b: &Breakdown) -> Option<u64> {
         match self {
             Target::Tensors => Some(b.tensors),
-            Target::TensorsAndReserve => {
-                Some(b.tensors.saturating_add(b.bytes(Component::Reserve)))
-            }
+            Target::TensorsAndReserve => Some(b.reserved),
             Target::Total => Some(b.total),
             Target::Components(cs) => Some(
                 cs.iter()
