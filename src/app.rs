@@ -218,6 +218,7 @@ const JOB_PANEL: &[(&str, Look)] = &[
     ("switch-kvh", Look::Plain),
     ("concurrency", Look::Plain),
     ("avg-tokens", Look::Plain),
+    ("shared-prefix", Look::Plain),
     ("kv-dtype", Look::Plain),
     ("lora-rank", Look::Plain),
     ("lora-targets", Look::Plain),
@@ -255,6 +256,8 @@ const ADVANCED_PANEL: &[(&str, Look)] = &[
     ("batched-tokens", Look::Plain),
     ("max-num-seqs", Look::Plain),
     ("vllm-version", Look::Plain),
+    ("max-loras", Look::Plain),
+    ("max-lora-rank", Look::Plain),
 ];
 const HEADER_PANEL: &[(&str, Look)] = &[("unit", Look::Buttons)];
 

@@ -218,6 +218,10 @@ messages! {
     ServingLogits,
     /// requests, tokens, block size, bytes per token
     ServingKv,
+    /// shared prefix tokens
+    SharedPrefix,
+    /// LoRA slots, params per slot, max LoRA rank, bytes per element
+    LoraSlots,
     /// params of the largest matrix
     PrefillDequantized,
     /// tokens

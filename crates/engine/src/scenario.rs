@@ -384,6 +384,12 @@ pub struct Scenario {
     pub max_num_seqs: u64,
     /// Which vLLM engine sizes the KV pool.
     pub vllm: VllmVersion,
+    /// vLLM `--max-loras`: adapter slots allocated at start-up (0: LoRA serving off).
+    pub max_loras: u64,
+    /// vLLM `--max-lora-rank`: the rank every slot is allocated for.
+    pub max_lora_rank: u64,
+    /// Tokens of a prompt prefix every request shares (vLLM automatic prefix caching; 0: off).
+    pub shared_prefix: u64,
     /// CUDA context, cuBLAS/NCCL workspaces and other memory outside the allocator, in MiB.
     pub context_mib: u64,
     /// Caching-allocator reserve and fragmentation, in percent of the tensor peak.
@@ -439,6 +445,10 @@ impl Default for Scenario {
             // 70 GiB and more (vllm/engine/arg_utils.py, _set_default_args_v1)
             max_num_seqs: 256,
             vllm: VllmVersion::V0,
+            max_loras: 0,
+            // vLLM's LoRAConfig default (vllm/config/lora.py)
+            max_lora_rank: 16,
+            shared_prefix: 0,
             context_mib: 1_024,
             reserve_pct: 5,
             gpu: Gpu::Rtx4090,

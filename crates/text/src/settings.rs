@@ -113,6 +113,9 @@ const LABELS: &[(&str, &str, &str)] = &[
     ),
     ("max-num-seqs", "max_num_seqs", "max_num_seqs"),
     ("vllm-version", "vLLM engine", "vLLM 引擎版本"),
+    ("max-loras", "max_loras", "max_loras"),
+    ("max-lora-rank", "max_lora_rank", "max_lora_rank"),
+    ("shared-prefix", "Shared prefix tokens", "共享前缀 token"),
     (
         "context-mib",
         "CUDA context & workspaces (MiB)",
@@ -124,6 +127,21 @@ const LABELS: &[(&str, &str, &str)] = &[
 /// (id, English help, Chinese help): one line on what each setting changes (the CLI's --help).
 /// A table of its own, so that a shell that shows no help does not carry it.
 const HELP: &[(&str, &str, &str)] = &[
+    (
+        "max-loras",
+        "vLLM --max-loras: LoRA adapter slots allocated at start-up (0: off)",
+        "vLLM 的 --max-loras：启动时分配的 LoRA 适配器槽数（0：关闭）",
+    ),
+    (
+        "max-lora-rank",
+        "vLLM --max-lora-rank: the rank each LoRA slot is allocated for",
+        "vLLM 的 --max-lora-rank：每个 LoRA 槽按此秩分配",
+    ),
+    (
+        "shared-prefix",
+        "prompt tokens every request shares, cached once by prefix caching (0: off)",
+        "所有请求共享的提示词 token，前缀缓存只存一份（0：关闭）",
+    ),
     (
         "job",
         "what the GPU is asked to do",

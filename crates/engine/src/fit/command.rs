@@ -15,7 +15,8 @@ pub enum Server {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ServeCommand {
     pub program: &'static [&'static str],
-    /// The model, as the first positional argument (vLLM) or `--model-path` (SGLang).
+    /// The model, as the first positional argument (vLLM) or `--model-path` (SGLang); a switch
+    /// (`--enable-lora`) has an empty value.
     pub flags: Vec<(&'static str, String)>,
 }
 
@@ -26,6 +27,9 @@ impl ServeCommand {
         for (flag, value) in &self.flags {
             if !flag.is_empty() {
                 words.push(flag.to_string());
+                if value.is_empty() {
+                    continue;
+                }
             }
             words.push(quoted(value));
         }
@@ -91,6 +95,14 @@ pub fn serve_command(s: &Scenario, server: Server) -> ServeCommand {
             flags.push(("--max-num-batched-tokens", s.batched_tokens.to_string()));
             flags.extend(kv_dtype(server, s.kv_dtype).map(|d| ("--kv-cache-dtype", d.into())));
             flags.push(("--block-size", s.block_size.to_string()));
+            if s.shared_prefix > 0 {
+                flags.push(("--enable-prefix-caching", String::new()));
+            }
+            if s.max_loras > 0 {
+                flags.push(("--enable-lora", String::new()));
+                flags.push(("--max-loras", s.max_loras.to_string()));
+                flags.push(("--max-lora-rank", s.max_lora_rank.to_string()));
+            }
         }
         Server::Sglang => {
             flags.push(("--model-path", model_path(s)));
@@ -100,6 +112,12 @@ pub fn serve_command(s: &Scenario, server: Server) -> ServeCommand {
             flags.push(("--max-running-requests", s.concurrency.to_string()));
             flags.extend(kv_dtype(server, s.kv_dtype).map(|d| ("--kv-cache-dtype", d.into())));
             flags.push(("--page-size", s.block_size.to_string()));
+            // SGLang's radix cache shares prefixes unless --disable-radix-cache
+            if s.max_loras > 0 {
+                flags.push(("--enable-lora", String::new()));
+                flags.push(("--max-loras-per-batch", s.max_loras.to_string()));
+                flags.push(("--max-lora-rank", s.max_lora_rank.to_string()));
+            }
         }
     }
     flags.extend(quantization(s.weights).map(|q| ("--quantization", q.into())));
@@ -144,6 +162,31 @@ mod tests {
         }
         let sglang = serve_command(&s, Server::Sglang).line();
         assert!(sglang.contains("--tp 4 --context-length 8192 --mem-fraction-static 0.90"));
+    }
+
+    #[test]
+    fn lora_slots_and_a_shared_prefix_add_their_flags_and_switches_take_no_value() {
+        let s = Scenario {
+            job: Job::Serving,
+            max_loras: 4,
+            max_lora_rank: 64,
+            shared_prefix: 512,
+            ..Scenario::default()
+        };
+        let line = serve_command(&s, Server::Vllm).line();
+        assert!(line.ends_with(
+            "--block-size 16 --enable-prefix-caching --enable-lora --max-loras 4 --max-lora-rank 64"
+        ), "{line}");
+        let sglang = serve_command(&s, Server::Sglang).line();
+        assert!(sglang.contains("--enable-lora --max-loras-per-batch 4 --max-lora-rank 64"));
+        let plain = serve_command(
+            &Scenario {
+                job: Job::Serving,
+                ..Scenario::default()
+            },
+            Server::Vllm,
+        );
+        assert!(!plain.line().contains("lora") && !plain.line().contains("prefix"));
     }
 
     #[test]

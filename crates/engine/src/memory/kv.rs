@@ -44,14 +44,14 @@ impl ServingFit {
         let per_token = b.kv_bytes_per_token.max(1);
         let blocks = kv_pool / prod(&[per_token, s.block_size]).max(1);
         let tokens = blocks * s.block_size;
-        let avg = div_ceil(s.avg_tokens, s.block_size) * s.block_size;
+        let (shared, own) = prefix_split(s);
         ServingFit {
             budget,
             kv_pool,
             kv_bytes_per_token: per_token,
             blocks,
             tokens,
-            max_concurrency: tokens / avg.max(1),
+            max_concurrency: tokens.saturating_sub(shared) / own.max(1),
             max_len_fits: tokens >= s.max_model_len,
         }
     }
@@ -102,16 +102,56 @@ impl Budget<'_> {
             ];
             Formula::of(Msg::ServingLogits, &args).equals(logits)
         });
-        let block_tokens = div_ceil(s.avg_tokens, s.block_size) * s.block_size;
-        let kv = self.kv_bytes(s.concurrency, block_tokens);
+        let (shared, own) = prefix_split(s);
+        let kv = self.kv_bytes(s.concurrency, own) + self.kv_bytes(1, shared);
         self.push(Component::KvCache, Phase::Always, kv, |b| {
             let args = [
                 Arg::Int(s.concurrency),
-                Arg::Count(block_tokens),
+                Arg::Count(own),
                 Arg::Int(s.block_size),
                 Arg::Count(b.kv_bytes(1, 1)),
             ];
-            Formula::of(Msg::ServingKv, &args).equals(kv)
+            let mut f = Formula::of(Msg::ServingKv, &args);
+            if shared > 0 {
+                f.push(Msg::SharedPrefix, &[Arg::Count(shared)]);
+            }
+            f.equals(kv)
+        });
+        self.lora_slots();
+    }
+
+    /// vLLM's multi-LoRA buffers, allocated when the model loads, before the profile sizes the KV
+    /// pool (`vllm/lora/layers/base_linear.py`, `create_lora_weights`): for each of `max_loras`
+    /// slots and each linear module, A (max_lora_rank × d_in) and B (d_out × max_lora_rank) in
+    /// the model's dtype (`lora_dtype` auto). A column-parallel module splits d_out over the
+    /// tensor-parallel ranks, a row-parallel one (o, down) d_in. Routed experts are not counted.
+    fn lora_slots(&mut self) {
+        let s = self.scenario;
+        if s.max_loras == 0 {
+            return;
+        }
+        let (r, tp) = (s.max_lora_rank, self.tp);
+        let sum = |ms: &[(&str, u64, u64)]| -> u64 {
+            ms.iter()
+                .map(|(n, i, o)| match *n {
+                    "o" | "down" => r * (div_ceil(*i, tp) + o),
+                    _ => r * (i + div_ceil(*o, tp)),
+                })
+                .sum()
+        };
+        let a = self.arch;
+        let mut per_slot = a.layers * sum(&a.attention_matrices());
+        per_slot += a.dense_layers() * sum(&a.mlp_matrices(a.intermediate));
+        let elem = self.format.compute_bytes();
+        let bytes = prod(&[s.max_loras, per_slot, elem]);
+        self.push(Component::Adapter, Phase::Always, bytes, |_| {
+            let args = [
+                Arg::Int(s.max_loras),
+                Arg::Count(per_slot),
+                Arg::Int(r),
+                Arg::Int(elem),
+            ];
+            Formula::of(Msg::LoraSlots, &args).equals(bytes)
         });
     }
 
@@ -227,6 +267,16 @@ impl Budget<'_> {
     }
 }
 
+/// A server's tokens as (shared, own): with automatic prefix caching the full blocks of the prefix
+/// every request shares are stored once (vLLM hashes only full blocks, `vllm/v1/core/
+/// kv_cache_utils.py` `hash_request_tokens`), and each request keeps the rest of its average
+/// length, rounded up to blocks.
+fn prefix_split(s: &Scenario) -> (u64, u64) {
+    let shared = s.shared_prefix.min(s.avg_tokens) / s.block_size * s.block_size;
+    let own = div_ceil(s.avg_tokens - shared, s.block_size) * s.block_size;
+    (shared, own)
+}
+
 /// KV-cache bytes for `seqs` sequences of `ctx` tokens: 2 (K and V) × KV heads per rank × head_dim
 /// × bits/8 per layer and token; MLA caches one latent (kv_lora_rank + rope dim); sliding-window
 /// layers keep at most `window` tokens.
@@ -252,4 +302,44 @@ fn kv_bytes_with_heads(
     let window = a.sliding_window.unwrap_or(ctx).min(ctx);
     let token_layers = prod(&[full_layers, ctx]).saturating_add(prod(&[sliding_layers, window]));
     div_ceil(prod(&[seqs, token_layers, per_layer_token_bits]), 8)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::memory::{estimate, Component};
+    use crate::scenario::{Job, Scenario};
+
+    fn served(f: impl FnOnce(&mut Scenario)) -> crate::memory::Breakdown {
+        let mut s = Scenario {
+            job: Job::Serving,
+            ..Scenario::default()
+        };
+        f(&mut s);
+        estimate(&s).unwrap()
+    }
+
+    #[test]
+    fn lora_slots_take_rank_times_in_plus_out_of_every_linear_module_from_the_kv_pool() {
+        let off = served(|_| {});
+        let on = served(|s| s.max_loras = 4);
+        // Llama 3.1 8B: q 4096→4096, k, v 4096→1024, o 4096→4096, gate, up 4096→14336, down
+        // 14336→4096: 16 × 2 × (4096 + 4096) + 2 × 16 × (4096 + 1024) + 3 × 16 × (4096 + 14336)
+        let per_layer = 16 * 2 * 8192 + 2 * 16 * 5120 + 3 * 16 * 18432;
+        assert_eq!(on.bytes(Component::Adapter), 4 * 32 * per_layer * 2);
+        let (a, b) = (off.serving.unwrap(), on.serving.unwrap());
+        assert_eq!(a.kv_pool - b.kv_pool, on.bytes(Component::Adapter));
+    }
+
+    #[test]
+    fn a_shared_prefix_is_cached_once_in_full_blocks() {
+        let off = served(|_| {});
+        let on = served(|s| s.shared_prefix = 520);
+        // 512 of the 520 tokens fill blocks: 16 requests keep 512 tokens each, plus 512 once
+        let per_token = off.kv_bytes_per_token;
+        assert_eq!(off.bytes(Component::KvCache), 16 * 1024 * per_token);
+        assert_eq!(on.bytes(Component::KvCache), (16 * 512 + 512) * per_token);
+        let (a, b) = (off.serving.unwrap(), on.serving.unwrap());
+        assert_eq!(b.max_concurrency, (b.tokens - 512) / 512);
+        assert!(b.max_concurrency > a.max_concurrency);
+    }
 }
