@@ -204,10 +204,6 @@ fn inference(s: &Scenario) -> bool {
 fn serving(s: &Scenario) -> bool {
     s.job == Job::Serving
 }
-/// A server with LoRA adapter slots.
-fn serving_loras(s: &Scenario) -> bool {
-    s.job == Job::Serving && s.max_loras > 0
-}
 fn not_serving(s: &Scenario) -> bool {
     s.job != Job::Serving
 }
@@ -444,7 +440,7 @@ pub static SETTINGS: &[Setting] = &[
     number!("bt", "batched-tokens", "batched-tokens", batched_tokens, 1, 10_485_760, slider 128, 131_072, true, true, serving),
     number!("ns", "max-num-seqs", "max-num-seqs", max_num_seqs, 1, 65_536, slider 1, 4_096, true, true, serving),
     number!("lm", "max-loras", "max-loras", max_loras, 0, 1_024, slider 0, 64, true, false, serving),
-    number!("lr", "max-lora-rank", "max-lora-rank", max_lora_rank, 1, 512, slider 1, 512, true, true, serving_loras),
+    number!("lr", "max-lora-rank", "max-lora-rank", max_lora_rank, 1, 512, slider 1, 512, true, true, serving),
     number!("px", "shared-prefix", "shared-prefix", shared_prefix, 0, 10_485_760, slider 0, 131_072, true, false, serving),
     number!("ctx", "context-mib", "context-mib", context_mib, 0, 65_536, slider 0, 8192, true, false, always),
     number!("rsv", "reserve", "reserve-pct", reserve_pct, 0, 100, slider 0, 100, true, false, always),

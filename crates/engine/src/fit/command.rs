@@ -98,11 +98,6 @@ pub fn serve_command(s: &Scenario, server: Server) -> ServeCommand {
             if s.shared_prefix > 0 {
                 flags.push(("--enable-prefix-caching", String::new()));
             }
-            if s.max_loras > 0 {
-                flags.push(("--enable-lora", String::new()));
-                flags.push(("--max-loras", s.max_loras.to_string()));
-                flags.push(("--max-lora-rank", s.max_lora_rank.to_string()));
-            }
         }
         Server::Sglang => {
             flags.push(("--model-path", model_path(s)));
@@ -113,12 +108,16 @@ pub fn serve_command(s: &Scenario, server: Server) -> ServeCommand {
             flags.extend(kv_dtype(server, s.kv_dtype).map(|d| ("--kv-cache-dtype", d.into())));
             flags.push(("--page-size", s.block_size.to_string()));
             // SGLang's radix cache shares prefixes unless --disable-radix-cache
-            if s.max_loras > 0 {
-                flags.push(("--enable-lora", String::new()));
-                flags.push(("--max-loras-per-batch", s.max_loras.to_string()));
-                flags.push(("--max-lora-rank", s.max_lora_rank.to_string()));
-            }
         }
+    }
+    if s.max_loras > 0 {
+        let slots = match server {
+            Server::Vllm => "--max-loras",
+            Server::Sglang => "--max-loras-per-batch",
+        };
+        flags.push(("--enable-lora", String::new()));
+        flags.push((slots, s.max_loras.to_string()));
+        flags.push(("--max-lora-rank", s.max_lora_rank.to_string()));
     }
     flags.extend(quantization(s.weights).map(|q| ("--quantization", q.into())));
     let program: &'static [&'static str] = match server {
