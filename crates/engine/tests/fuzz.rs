@@ -46,10 +46,7 @@ fn accepted() {
 }
 
 fn cases() -> u32 {
-    std::env::var("FUZZ_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(2_000)
+    common::fuzz_cases(2_000)
 }
 
 fn config() -> ProptestConfig {

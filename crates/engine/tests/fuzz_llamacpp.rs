@@ -2,6 +2,8 @@
 //! the plan on every GGUF fixture. Nothing panics; what is accepted adds up.
 //! `FUZZ_CASES` sets the cases per target (default 500).
 
+mod common;
+
 use std::path::Path;
 
 use proptest::prelude::*;
@@ -9,10 +11,7 @@ use proptest::sample::select;
 use vram_engine::*;
 
 fn cases() -> u32 {
-    std::env::var("FUZZ_CASES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(500)
+    common::fuzz_cases(500)
 }
 
 fn headers() -> Vec<GgufHeader> {

@@ -5,6 +5,8 @@
 //! The approach of `fuzz.rs`: proptest strategies, every call timed and its output bounded, and
 //! whatever is accepted must be usable. `FUZZ_CASES` sets the cases per target (default 2,000).
 
+mod common;
+
 use std::time::{Duration, Instant};
 
 use proptest::prelude::*;
@@ -21,10 +23,7 @@ use vram_engine::{
 const MAX_CALL: Duration = Duration::from_secs(2);
 
 fn cases() -> u32 {
-    std::env::var("FUZZ_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(2_000)
+    common::fuzz_cases(2_000)
 }
 
 fn config() -> ProptestConfig {

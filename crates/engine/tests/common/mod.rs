@@ -9,6 +9,14 @@ use proptest::sample::select;
 use vram_engine::*;
 use vram_engine::{Mla, MlpKind, Moe, NormKind};
 
+/// Cases per fuzz target: `FUZZ_CASES` when set (long runs), else `default`.
+pub fn fuzz_cases(default: u32) -> u32 {
+    std::env::var("FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
 /// A byte count at or above this means a product saturated: the engine's `prod` clamps at
 /// u64::MAX, and the KV cache divides a (possibly clamped) bit count by 8. No real estimate
 /// comes near 2 EiB per GPU.
