@@ -97,8 +97,11 @@ size_budget() {
   # 250 KB until the measurement panel (a user's pasted logs, parsed in the page) landed at
   # +30.7 KB (gate 285 KB); issue 16's first cuts brought the page to 271,830 B, so the gate is
   # that rounded up to 1 KB plus 3 KB of room (BENCHMARKS.md, "Size"); the target stays 230 KB
-  say "size budget: everything the page downloads, gzip-compressed, at most 275 KB"
-  python3 scripts/size_budget.py dist 275000
+  # VRAM_SIZE_GATE overrides the limit for a local run only (a branch that adds bytes before the
+  # cut that pays for them lands); CI never sets it
+  local gate=${VRAM_SIZE_GATE:-275000}
+  say "size budget: everything the page downloads, gzip-compressed, at most $gate B"
+  python3 scripts/size_budget.py dist "$gate"
 }
 
 test_all() {
