@@ -8,6 +8,8 @@
 //! `make validate` runs the second line (it takes well under a second once built; the test build
 //! has already compiled what it needs). The cases are read from the repository's `validation/`
 //! folder, or from `$VRAM_VALIDATION_DIR` (another set in the same format, scored the same way).
+//! The report also gets a section comparing the engine's llama.cpp plan with public CUDA and
+//! Metal load logs (`validation/llamacpp.jsonl`).
 //! With `--write`, the report also gets a section comparing the engine
 //! with PyTorch runs on the CPU, component by component, from `docs/measure/` (override with
 //! `--measure DIR`) when that folder holds results.
@@ -59,9 +61,17 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    let llama = match cases::llamacpp::section(&dir) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("llama.cpp logs in {}: {e}", dir.display());
+            return ExitCode::FAILURE;
+        }
+    };
+    let extra = format!("{llama}{cpu}");
     match write {
         Some(path) => {
-            let md = report.markdown(COMMAND, &cpu);
+            let md = report.markdown(COMMAND, &extra);
             if let Err(e) = std::fs::write(&path, md) {
                 eprintln!("cannot write {}: {e}", path.display());
                 return ExitCode::FAILURE;
@@ -71,8 +81,8 @@ fn main() -> ExitCode {
         }
         None => {
             print!("{}", report.text());
-            if !cpu.is_empty() {
-                println!("\n{cpu}");
+            if !extra.is_empty() {
+                println!("\n{extra}");
             }
         }
     }

@@ -292,7 +292,8 @@ fn docs_accuracy_md_is_exactly_what_make_validate_writes() {
     let dir = cases::in_repo_validation_dir();
     let report = Report::load(&dir).expect("the in-repo validation set loads");
     let cpu = cases::cpu::cpu_section(&cases::cpu::measure_dir()).expect("docs/measure reads");
-    let written = report.markdown(cases::cpu::COMMAND, &cpu);
+    let llama = cases::llamacpp::section(&dir).expect("validation/llamacpp.jsonl reads");
+    let written = report.markdown(cases::cpu::COMMAND, &format!("{llama}{cpu}"));
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/accuracy.md");
     let on_disk = std::fs::read_to_string(&path).expect("docs/accuracy.md");
     assert!(

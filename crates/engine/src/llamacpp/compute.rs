@@ -7,6 +7,16 @@
 //! 5 n_embd + 2 n_embd_kv f32 values per token (residual, norm, Q, K, V, attention output).
 //! With flash attention the scores never exist; the masks are f16 and the peak moves to the FFN:
 //! n_embd + 4 × n_ff_active f32 values per token (gate, up, their product, the output).
+//!
+//! On GPUs (llama.cpp's scheduler reserves one graph per backend, llama-context.cpp
+//! `graph_reserve` with every token an output) two more rules hold, checked against public CUDA
+//! logs (validation/llamacpp.jsonl):
+//! - the device that holds the output layer also holds its logits, n_ubatch × n_vocab f32, beside
+//!   the final norm's n_ubatch × n_embd: with a large vocabulary this, not attention, is the peak
+//!   (Qwen2.5-7B, -c 512: 304.00 MiB, all of it logits and norm);
+//! - the host runs no layer once all are offloaded, but keeps the graph's inputs: the token
+//!   embeddings' rows (n_ubatch × n_embd f32), the f32 masks (n_kv × n_ubatch each, f32 even with
+//!   flash attention, which casts its copy on the GPU) and the positions and output ids.
 
 use super::kv::ContextSizes;
 use super::shape::LlamaShape;
@@ -60,6 +70,24 @@ impl ComputeBuffer {
             }
         }
     }
+}
+
+/// The output layer's peak: its logits and the normed hidden state it multiplies, f32 for every
+/// token of a micro-batch.
+pub fn output_peak(shape: &LlamaShape, sizes: &ContextSizes) -> u64 {
+    mul(&[sizes.n_ubatch, shape.n_vocab + shape.n_embd, 4])
+}
+
+/// The inputs llama.cpp keeps in host memory when the host runs no layer: embedding rows, the
+/// f32 masks, positions and output ids.
+pub fn host_inputs(shape: &LlamaShape, sizes: &ContextSizes) -> u64 {
+    let n_swa = if shape.has_sliding_layers() {
+        sizes.swa_cells.unwrap_or(0)
+    } else {
+        0
+    };
+    let per_token = shape.n_embd + sizes.n_ctx_seq + n_swa + 2;
+    mul(&[sizes.n_ubatch, per_token, 4])
 }
 
 /// A product that stops at u64::MAX (only absurd headers get there; plan() bounds the settings).

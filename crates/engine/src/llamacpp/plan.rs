@@ -1,6 +1,6 @@
 //! A llama.cpp run's memory per device: model, KV cache, compute and output buffers.
 
-use super::compute::ComputeBuffer;
+use super::compute::{host_inputs, output_peak, ComputeBuffer};
 use super::error::{LlamaError, LlamaFlag};
 use super::kv::{check_cache_types, kv_caches, ContextSizes, KvCache};
 use super::placement::{model_bytes, Backend, LlamaDevice, Placement};
@@ -156,8 +156,8 @@ pub fn plan_llama(
 }
 
 /// A device running any layer reserves the whole graph's peak (attention is the peak and every
-/// such device runs attention); a host that runs no layer keeps the input embeddings, and the
-/// logits when the output layer stays with it.
+/// such device runs attention), or the output layer's when it holds that layer and its logits are
+/// larger; a host that runs no layer keeps the graph's inputs.
 fn compute_on(
     device: LlamaDevice,
     placement: &Placement,
@@ -165,22 +165,16 @@ fn compute_on(
     sizes: &ContextSizes,
     full: &ComputeBuffer,
 ) -> u64 {
-    let runs_layers = placement.layers.contains(&device);
-    if runs_layers {
-        return full.total();
-    }
-    if device != LlamaDevice::Host {
-        return if placement.output == device {
-            sizes.n_ubatch * shape.n_vocab * 4
-        } else {
-            0
-        };
-    }
-    let inputs = sizes.n_ubatch * shape.n_embd * 4;
-    let logits = if placement.output == LlamaDevice::Host {
-        sizes.n_ubatch * shape.n_vocab * 4
+    let output = if placement.output == device {
+        output_peak(shape, sizes)
     } else {
         0
     };
-    inputs + logits
+    if placement.layers.contains(&device) {
+        return full.total().max(output);
+    }
+    if device == LlamaDevice::Host {
+        return host_inputs(shape, sizes).max(output);
+    }
+    output
 }

@@ -18,6 +18,8 @@
 #![allow(dead_code)]
 
 pub mod cpu;
+pub mod gguf_shape;
+pub mod llamacpp;
 
 use std::collections::HashMap;
 use std::fmt::Write as _;

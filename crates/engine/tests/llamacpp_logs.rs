@@ -1,0 +1,143 @@
+//! The engine's llama.cpp plan against public CUDA and Metal load logs
+//! (`validation/llamacpp.jsonl`; docs/accuracy.md tables them): the KV buffers and, where the file
+//! type fixes every tensor's type, the model buffers to the printed 0.01 MiB; the compute buffers
+//! within 10 % on the GPU and 1 % on the host.
+
+mod cases;
+
+use cases::llamacpp::{load, LlamaCase, LlamaRow, FILE};
+use vram_engine::{Level, LlamaDevice};
+
+/// How many logs the repository's set holds: a removed or truncated file changes it.
+const IN_REPO_LOGS: usize = 4;
+
+fn in_repo() -> Vec<LlamaCase> {
+    let dir = cases::in_repo_validation_dir();
+    let cases = load(&dir).unwrap_or_else(|e| panic!("validation/{FILE}: {e}"));
+    assert!(!cases.is_empty(), "validation/{FILE} holds no case");
+    cases
+}
+
+fn rows(level: Level) -> Vec<LlamaRow> {
+    in_repo()
+        .iter()
+        .flat_map(|c| c.rows().unwrap_or_else(|e| panic!("{e}")))
+        .filter(|r| r.level == level)
+        .collect()
+}
+
+#[test]
+fn the_in_repo_set_holds_every_public_log_once_with_its_source() {
+    let cases = in_repo();
+    assert_eq!(
+        cases.len(),
+        IN_REPO_LOGS,
+        "validation/{FILE} holds {} logs (adding one? update IN_REPO_LOGS and validation/README.md)",
+        cases.len()
+    );
+    let mut ids: Vec<&str> = cases.iter().map(|c| c.id.as_str()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), cases.len(), "an id repeats");
+    for c in &cases {
+        assert!(
+            c.url.starts_with("https://github.com/"),
+            "{}: {}",
+            c.id,
+            c.url
+        );
+    }
+}
+
+#[test]
+fn every_log_gives_a_kv_and_a_compute_buffer_on_a_gpu() {
+    for c in in_repo() {
+        let rows = c.rows().unwrap_or_else(|e| panic!("{e}"));
+        for level in [Level::LlamaKv, Level::LlamaCompute] {
+            assert!(
+                rows.iter()
+                    .any(|r| r.level == level && r.device != LlamaDevice::Host),
+                "{}: no {level:?} on a GPU among {rows:?}",
+                c.id
+            );
+        }
+    }
+}
+
+#[test]
+fn the_rebuilt_tensor_types_are_the_ones_the_log_counts() {
+    let mut checked = 0;
+    for c in in_repo().into_iter().filter(|c| c.types.is_some()) {
+        let printed = c
+            .type_counts
+            .clone()
+            .unwrap_or_else(|| panic!("{} names types but not the log's counts", c.id));
+        assert_eq!(c.rebuilt_type_counts().unwrap(), printed, "{}", c.id);
+        checked += 1;
+    }
+    assert!(checked >= 2, "{checked} cases with known types");
+}
+
+#[test]
+fn kv_buffers_equal_the_printed_sizes() {
+    let rows = rows(Level::LlamaKv);
+    assert!(rows.len() >= IN_REPO_LOGS, "{} KV rows", rows.len());
+    for r in rows {
+        assert!(r.exact(), "{r:?}");
+    }
+}
+
+#[test]
+fn model_buffers_of_known_types_equal_the_printed_sizes_on_the_gpu_and_the_host() {
+    let rows = rows(Level::LlamaModel);
+    assert!(rows.iter().any(|r| r.device == LlamaDevice::Host));
+    assert!(rows.iter().any(|r| r.device != LlamaDevice::Host));
+    for r in rows {
+        assert!(r.exact(), "{r:?}");
+    }
+}
+
+#[test]
+fn gpu_compute_buffers_stay_within_10_percent_and_host_ones_within_1_percent() {
+    for r in rows(Level::LlamaCompute) {
+        let bound = if r.device == LlamaDevice::Host {
+            1.0
+        } else {
+            10.0
+        };
+        assert!(
+            r.error_pct().abs() <= bound,
+            "{} {:?}: engine {} vs printed {} ({:+.1} %)",
+            r.id,
+            r.device,
+            r.engine,
+            r.printed,
+            r.error_pct()
+        );
+    }
+}
+
+/// With a 152k vocabulary and 512 cells the output layer's logits, not attention, fill the GPU's
+/// compute buffer: 512 × (152,064 + 3,584) × 4 B = 304.00 MiB, as printed.
+#[test]
+fn a_large_vocabulary_makes_the_logits_the_gpu_compute_peak() {
+    let row = rows(Level::LlamaCompute)
+        .into_iter()
+        .find(|r| r.id == "LC-CUDA-QWEN25C-7B" && r.device == LlamaDevice::Gpu(0))
+        .expect("the Qwen2.5-Coder-7B case");
+    assert_eq!(row.engine, 512 * (152_064 + 3_584) * 4);
+    assert!(row.exact(), "{row:?}");
+}
+
+#[test]
+fn the_validation_readme_lists_every_llama_cpp_log() {
+    let dir = cases::in_repo_validation_dir();
+    let readme = std::fs::read_to_string(dir.join("README.md")).expect("validation/README.md");
+    for c in in_repo() {
+        assert!(
+            readme.contains(&format!("| {} |", c.id)),
+            "validation/README.md does not list {}",
+            c.id
+        );
+    }
+}
