@@ -16,7 +16,8 @@
 //!   (Qwen2.5-7B, -c 512: 304.00 MiB, all of it logits and norm);
 //! - the host runs no layer once all are offloaded, but keeps the graph's inputs: the token
 //!   embeddings' rows (n_ubatch × n_embd f32), the f32 masks (n_kv × n_ubatch each, f32 even with
-//!   flash attention, which casts its copy on the GPU) and the positions and output ids.
+//!   flash attention, which casts its copy on the GPU) and the token ids, positions and output
+//!   ids.
 
 use super::kv::ContextSizes;
 use super::shape::LlamaShape;
@@ -79,14 +80,14 @@ pub fn output_peak(shape: &LlamaShape, sizes: &ContextSizes) -> u64 {
 }
 
 /// The inputs llama.cpp keeps in host memory when the host runs no layer: embedding rows, the
-/// f32 masks, positions and output ids.
+/// f32 masks, and the token ids, positions and output ids (i32 each).
 pub fn host_inputs(shape: &LlamaShape, sizes: &ContextSizes) -> u64 {
     let n_swa = if shape.has_sliding_layers() {
         sizes.swa_cells.unwrap_or(0)
     } else {
         0
     };
-    let per_token = shape.n_embd + sizes.n_ctx_seq + n_swa + 2;
+    let per_token = shape.n_embd + sizes.n_ctx_seq + n_swa + 3;
     mul(&[sizes.n_ubatch, per_token, 4])
 }
 

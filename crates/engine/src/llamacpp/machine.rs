@@ -80,9 +80,10 @@ impl Machine {
                     (Machine::Gpus { gpu, .. }, LlamaDevice::Gpu(_)) => Some(gpu.bytes()),
                     (Machine::Gpus { ram, .. }, LlamaDevice::Host) => *ram,
                     (Machine::Mac(mac), LlamaDevice::Gpu(_)) => Some(mac.working_set()),
-                    (Machine::Mac(mac), LlamaDevice::Host) => {
-                        Some(mac.memory_bytes().saturating_sub(plan.gpu_total()))
-                    }
+                    (Machine::Mac(mac), LlamaDevice::Host) => Some(
+                        mac.memory_bytes()
+                            .saturating_sub(plan.total() - buffers.total()),
+                    ),
                     (Machine::Cpu { ram, .. }, _) => *ram,
                 };
                 DeviceFit {

@@ -8,6 +8,7 @@ mod error;
 mod kv;
 mod mac;
 mod machine;
+mod mapping;
 mod placement;
 mod plan;
 mod settings;

@@ -5,6 +5,7 @@
 //! always stays in host memory. Layers are cut between GPUs at the cumulative, normalised
 //! `--tensor-split` shares.
 
+use super::mapping::{maps_file, span, ModelBuffer};
 use super::settings::LlamaSettings;
 use crate::gguf::{GgufHeader, TensorInfo};
 
@@ -153,31 +154,46 @@ fn split_points(shares: &[f32]) -> Vec<f32> {
     points
 }
 
-/// Model bytes per device: each tensor in its device's buffer, a tied output copied to the
-/// output's device when that is a GPU (TENSOR_DUPLICATED).
+/// The model buffer of each device that holds weights, host first: each tensor in its device's
+/// buffer, a tied output copied to the output's device when that is a GPU (TENSOR_DUPLICATED);
+/// a buffer that wraps the mapped file is its span instead (see `mapping`).
 pub fn model_bytes(
     header: &GgufHeader,
     placement: &Placement,
     settings: &LlamaSettings,
     backend: Backend,
-) -> Vec<(LlamaDevice, u64)> {
-    let mut by_device: Vec<(LlamaDevice, u64)> = Vec::new();
-    let mut add =
-        |device: LlamaDevice, bytes: u64| match by_device.iter_mut().find(|(d, _)| *d == device) {
-            Some((_, b)) => *b += bytes,
-            None => by_device.push((device, bytes)),
-        };
-    for tensor in header.tensors() {
-        let device = placement.device_of(tensor, settings.cpu_moe_layers);
-        add(device, buffer_bytes(device, tensor, backend));
-    }
+) -> Vec<ModelBuffer> {
+    let mut owned: Vec<(LlamaDevice, &TensorInfo)> = header
+        .tensors()
+        .iter()
+        .map(|t| (placement.device_of(t, settings.cpu_moe_layers), t))
+        .collect();
     if header.output().is_none() && placement.output != LlamaDevice::Host {
         if let Some(embd) = header.token_embedding() {
-            add(placement.output, backend.tensor_bytes(embd));
+            owned.push((placement.output, embd));
         }
     }
-    by_device.sort_by_key(|(d, _)| *d);
-    by_device
+    let mut devices: Vec<LlamaDevice> = owned.iter().map(|(d, _)| *d).collect();
+    devices.sort_unstable();
+    devices.dedup();
+    devices
+        .into_iter()
+        .map(|device| {
+            if maps_file(device, backend, settings.mmap) {
+                return span(&owned, device);
+            }
+            let bytes = owned
+                .iter()
+                .filter(|(d, _)| *d == device)
+                .map(|(_, t)| buffer_bytes(device, t, backend))
+                .sum();
+            ModelBuffer {
+                device,
+                bytes,
+                shared: 0,
+            }
+        })
+        .collect()
 }
 
 pub fn buffer_bytes(device: LlamaDevice, tensor: &TensorInfo, backend: Backend) -> u64 {

@@ -20,6 +20,9 @@ pub struct DeviceBuffers {
     pub layers: u64,
     /// Host model bytes read through mmap (page cache the kernel may evict, not allocated).
     pub mapped: bool,
+    /// Of `model`, the bytes of host tensors that a GPU buffer wrapping the mapped file spans
+    /// (Metal with mmap): the host counts the same pages.
+    pub shared: u64,
 }
 
 impl DeviceBuffers {
@@ -61,8 +64,9 @@ impl LlamaPlan {
             .sum()
     }
 
+    /// Every device's buffers, the pages a GPU buffer shares with the host counted once.
     pub fn total(&self) -> u64 {
-        self.devices.iter().map(|(_, b)| b.total()).sum()
+        self.devices.iter().map(|(_, b)| b.total() - b.shared).sum()
     }
 }
 
@@ -134,7 +138,10 @@ pub fn plan_llama(
                 .map(|(_, b)| *b)
                 .sum::<u64>()
         };
-        buffers.model = of(&model);
+        if let Some(m) = model.iter().find(|m| m.device == *device) {
+            buffers.model = m.bytes;
+            buffers.shared = m.shared;
+        }
         buffers.kv = of(&kv);
         buffers.layers = placement.layers.iter().filter(|d| *d == device).count() as u64;
         buffers.compute = compute_on(*device, &placement, &shape, &sizes, &compute);

@@ -24,6 +24,10 @@ pub struct Shape {
     pub n_vocab: u64,
     pub n_ctx_train: u64,
     pub tied: bool,
+    /// The file's tensor order: `convert` (convert_hf_to_gguf: token_embd, the layers, then
+    /// output_norm and output) or `quantize` (llama-quantize writes the loader's order: the
+    /// non-layer tensors by name, then each layer's by name).
+    pub order: String,
 }
 
 /// The type of every matrix, the output's, and (K-quant mixes) the type of attn_v and ffn_down
@@ -69,6 +73,7 @@ impl Shape {
             n_vocab: u64_of(v, "n_vocab")?,
             n_ctx_train: u64_of(v, "n_ctx_train")?,
             tied: v.get("tied").and_then(Value::as_bool).unwrap_or(false),
+            order: text("order")?,
         })
     }
 }
@@ -161,7 +166,17 @@ pub fn tensors(shape: &Shape, mix: Option<&TypeMix>) -> Result<Vec<TensorSpec>, 
     if !shape.tied {
         out.push(("output.weight".into(), vec![e, v], mix.output));
     }
+    match shape.order.as_str() {
+        "convert" => {}
+        "quantize" => out.sort_by_key(|(name, _, _)| (layer_of(name), name.clone())),
+        other => return Err(format!("unknown tensor order {other:?}")),
+    }
     Ok(out)
+}
+
+/// `blk.N.…` → Some(N); the non-layer tensors sort first.
+fn layer_of(name: &str) -> Option<u64> {
+    name.strip_prefix("blk.")?.split('.').next()?.parse().ok()
 }
 
 /// How many tensors of each type, as llama.cpp's loader prints them (`type q4_0: 129 tensors`).
