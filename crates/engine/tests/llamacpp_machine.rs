@@ -36,6 +36,17 @@ fn a_16_gb_mac_lets_the_gpu_wire_two_thirds_and_a_64_gb_one_three_quarters() {
 }
 
 #[test]
+fn a_96_gb_mac_wires_three_quarters_and_a_128_gb_one_on_macos_26_84_percent() {
+    // ggml-metal printed 73728.00 MB (MiB) on a 96 GB M2 Max (ggml-org/llama.cpp#3213)
+    assert_eq!(Mac::find("M2-MAX-96").unwrap().working_set(), 73_728 * MIB);
+    // and recommendedMaxWorkingSetSize = 115448.73 MB (10^6 B) on a 128 GB M4 Max, macOS 26
+    let m4 = Mac::find("M4-MAX-128").unwrap();
+    assert_eq!(format!("{:.2}", m4.working_set() as f64 / 1e6), "115448.73");
+    // a wired limit still replaces the default: 112.00 GiB for iogpu.wired_limit_mb=114688
+    assert_eq!(m4.with_wired_limit(114_688).working_set(), 112 * GIB);
+}
+
+#[test]
 fn the_largest_ngl_fits_and_one_more_does_not() {
     let h = header("llama-f16");
     let machine = tiny_mac(12);

@@ -1,13 +1,22 @@
 //! Apple Silicon Macs: unified memory, of which the GPU may wire only Metal's
 //! `recommendedMaxWorkingSetSize` by default, and its bandwidth.
 //!
-//! The default working set, as Metal reports it (ggml-metal prints it at start-up): two thirds
-//! of the RAM up to 36 GB, three quarters above. Observed: 16 GB M1 → 10922.67 MiB
-//! (abetlen/llama-cpp-python#687), 64 GB M2 Max → about 48 GB (ggml-org/llama.cpp#1870),
-//! "75 % of total RAM" (gpustack/gpustack#1375). macOS 26 on a 128 GB M5 Max reported 107.52 GiB
-//! (antirez/ds4#893): newer macOS can allow more than this rule, never less in the reports seen.
+//! The default working set, as Metal reports it (ggml-metal prints it at start-up):
+//! - two thirds of the RAM up to 36 GB: 16 GB M1 → 10922.67 MiB (abetlen/llama-cpp-python#687,
+//!   2023), 16 GB M4 → 11453.25 MB (10^6 B) in llama.cpp's own CI (ggml-org/ci, llama.cpp build
+//!   4418, 2025-01), 32 GB M1 Max → 21845.34 MiB (ggml-org/llama.cpp#2011);
+//! - three quarters above: 64 GB M2 Max → about 48 GB (ggml-org/llama.cpp#1870), 96 GB M2 Max →
+//!   73728 MiB (ggml-org/llama.cpp#3213), "75 % of total RAM" (gpustack/gpustack#1375);
+//! - 84 % from 128 GB on macOS 26: 128 GB M5 Max → 107.52 GiB (antirez/ds4#893 and #890,
+//!   2026-08, measured before any sysctl), 128 GB M4 Max → 115448.73 MB = 110100 MiB with
+//!   ggml-metal reporting `MTLGPUFamilyMetal4`, i.e. macOS 26 (osaurus-ai/osaurus#1958 reports
+//!   the same ~84 % on macOS 26). Older macOS gave 128 GB Macs three quarters (96 GiB); no
+//!   public macOS 26 figure was found for 48–96 GB, where the rule keeps three quarters, the
+//!   side that never promises memory the GPU cannot wire.
+//!
+//! Metal rounds the figure up to whole 16 KiB pages (hence 115448.73 MB, not 115448.72).
 //! `sudo sysctl iogpu.wired_limit_mb=N` (macOS 14+) sets it to N MiB until reboot, and Metal then
-//! reports exactly N (AlexsJones/llmfit#754).
+//! reports exactly N (AlexsJones/llmfit#754; 112.00 GiB for N = 114688 in antirez/ds4#893).
 //!
 //! Memory options and bandwidth: Apple's announcements of each chip (apple.com/newsroom: M1 Pro
 //! and M1 Max 2021-10, M1 Ultra 2022-03, M2 2022-06, M2 Pro and M2 Max 2023-01, M2 Ultra 2023-06,
@@ -16,7 +25,10 @@
 //! the binned Max chips (M3 Max 14-core CPU: 300 GB/s; M4 Max 14-core CPU: 410 GB/s). The M1's
 //! 68.25 GB/s is its LPDDR4X-4266 on a 128-bit bus (Apple publishes no figure).
 
-use crate::units::{GIB, MIB};
+use crate::units::{GIB, KIB, MIB};
+
+/// Apple silicon's page, the granule Metal reports its working set in.
+const METAL_PAGE: u64 = 16 * KIB;
 
 /// A chip, with its memory options (GB as Apple sells them, which are GiB) and bandwidth (GB/s)
 /// per option.
@@ -116,13 +128,18 @@ impl Mac {
         self.memory_gib * GIB
     }
 
-    /// macOS's default GPU working set: 2/3 of the memory up to 36 GB, 3/4 above.
+    /// macOS's default GPU working set: 2/3 of the memory up to 36 GB, 3/4 above, 84 % from
+    /// 128 GB (macOS 26), in whole 16 KiB pages.
     pub fn default_working_set(&self) -> u64 {
-        if self.memory_gib <= 36 {
-            self.memory_bytes() / 3 * 2
+        let memory = self.memory_bytes();
+        let share = if self.memory_gib <= 36 {
+            memory / 3 * 2
+        } else if self.memory_gib < 128 {
+            memory / 4 * 3
         } else {
-            self.memory_bytes() / 4 * 3
-        }
+            memory / 100 * 84
+        };
+        share.next_multiple_of(METAL_PAGE)
     }
 
     /// What Metal lets llama.cpp allocate: the wired limit when set, else the default.
