@@ -340,6 +340,18 @@ pub fn section(dir: &Path) -> Result<String, String> {
          (the rebuilt types reproduce the log's type counts). Sizes in MiB; error = (engine − printed) / printed.\n\n",
     );
     out.push_str(
+        "The rules these logs check, as the engine follows them (current llama.cpp, the builds of tools/llamacpp): a GPU \
+         that holds the output layer reserves the larger of the layers' peak and the output's (n_ubatch × (n_vocab + \
+         n_embd) f32: logits and final norm); with every layer offloaded the host keeps only the graph's inputs; on a Mac \
+         with mmap the Metal buffer is the file span of its tensors. Not a case: llama.cpp's CI also ran Pythia 2.8B with \
+         `-ngl 10` (same build 4418 log as LC-CUDA-PYTHIA-Q4_0-FA). That build counted -ngl from the last repeating \
+         layer and offloaded the output only past n_layer, where current llama.cpp offloads the output first, so its \
+         placement is not the engine's. It still shows what partial offload costs the GPU: with the output on the host, \
+         CUDA ran the output matmul for the 512-token micro-batch and reserved the output weight's copy with the logits \
+         and norm (100.74 + 98.25 + 5.00 = 203.99 MiB printed, against 162.00 with every layer offloaded). The engine \
+         does not model the weights of host layers copied to the GPU this way.\n\n",
+    );
+    out.push_str(
         "*Equal* is equal at the 0.01 MiB llama.cpp prints; for a Metal buffer wrapping the mapped file, within the \
          16 KiB page Metal aligns each end to.\n\n",
     );
