@@ -389,6 +389,20 @@ pub fn section(dir: &Path) -> Result<String, String> {
             flags_text(&c.flags)
         );
     }
+    let known: Vec<&LlamaRow> = rows.iter().filter(|r| r.known.is_some()).collect();
+    if !known.is_empty() {
+        out.push_str("\nLeft out of the summary, each with the cause its case states:\n\n");
+        for r in known {
+            let _ = writeln!(
+                out,
+                "- {} {} ({:+.1} %): {}",
+                r.id,
+                level_name(r.level),
+                r.error_pct(),
+                r.known.as_deref().unwrap_or("")
+            );
+        }
+    }
     out.push_str(
         "\n| case | buffer | device | printed | engine | error |\n|---|---|---|---:|---:|---:|\n",
     );
