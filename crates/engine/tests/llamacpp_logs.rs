@@ -175,6 +175,23 @@ fn a_metal_buffer_over_the_mapped_file_spans_the_hosts_token_embeddings_in_a_qua
     assert_eq!(plan.host().model, token_embd_q4_0);
 }
 
+/// With layers left on the host the span would also cover them; no public log shows how Metal then
+/// counts them, so the plan keeps each buffer the sum of its own tensors.
+#[test]
+fn a_metal_plan_with_host_layers_keeps_each_buffer_its_own_tensors() {
+    let mut case = in_repo()
+        .into_iter()
+        .find(|c| c.id == "LC-METAL-PYTHIA14-Q4_0")
+        .unwrap();
+    let full = case.plan().unwrap();
+    case.settings.gpu_layers = Some(10);
+    let partial = case.plan().unwrap();
+    let metal = |p: &vram_engine::LlamaPlan| p.device(LlamaDevice::Gpu(0)).unwrap().clone();
+    assert!(metal(&full).shared > 0);
+    assert_eq!(metal(&partial).shared, 0);
+    assert!(metal(&partial).model < metal(&full).model - metal(&full).shared);
+}
+
 /// The token embeddings the Metal span covers are the host's pages: a Mac's host side is not
 /// charged for them twice.
 #[test]

@@ -110,15 +110,10 @@ fn n_cpu_moe_keeps_the_first_layers_experts_in_host_memory() {
             .map(|t| t.bytes().next_multiple_of(32))
             .sum()
     };
-    // without mmap each buffer holds its own tensors (with it, Metal's wraps the file span)
-    let copied = LlamaSettings {
-        mmap: false,
-        ..LlamaSettings::default()
-    };
-    let base = plan("llama-moe-q4_0", copied.clone(), Backend::Metal);
+    let base = plan("llama-moe-q4_0", LlamaSettings::default(), Backend::Metal);
     let moe = LlamaSettings {
         cpu_moe_layers: 2,
-        ..copied
+        ..LlamaSettings::default()
     };
     let p = plan("llama-moe-q4_0", moe, Backend::Metal);
     assert!(experts_of(2) > 0);

@@ -25,9 +25,12 @@ pub struct ModelBuffer {
     pub shared: u64,
 }
 
-/// Whether this device's buffer is the span of the mapped file: a Metal GPU's with mmap.
-pub fn maps_file(device: LlamaDevice, backend: Backend, mmap: bool) -> bool {
-    mmap && device != LlamaDevice::Host && backend == Backend::Metal
+/// Whether this device's buffer is the span of the mapped file: a Metal GPU's with mmap, when
+/// the host keeps no layer's weights (`all_offloaded`). With host layers or experts between the
+/// GPU's tensors the span would cover them too; no public log shows how Metal then counts them
+/// against the working set, so those plans keep each buffer the sum of its own tensors.
+pub fn maps_file(device: LlamaDevice, backend: Backend, mmap: bool, all_offloaded: bool) -> bool {
+    mmap && all_offloaded && device != LlamaDevice::Host && backend == Backend::Metal
 }
 
 /// The file span of `device`'s tensors among `owned` (each tensor with the device holding it),

@@ -173,13 +173,15 @@ pub fn model_bytes(
             owned.push((placement.output, embd));
         }
     }
+    let all_offloaded =
+        settings.cpu_moe_layers == 0 && placement.layers.iter().all(|d| *d != LlamaDevice::Host);
     let mut devices: Vec<LlamaDevice> = owned.iter().map(|(d, _)| *d).collect();
     devices.sort_unstable();
     devices.dedup();
     devices
         .into_iter()
         .map(|device| {
-            if maps_file(device, backend, settings.mmap) {
+            if maps_file(device, backend, settings.mmap, all_offloaded) {
                 return span(&owned, device);
             }
             let bytes = owned
