@@ -2,7 +2,8 @@
 //! headers and indexes, and where the files and the config.json disagree, in both languages.
 
 use vram_engine::{
-    EntryField, FileDifference, HubError, IndexError, SafetensorsError, SafetensorsLimit, Unit,
+    EntryField, FetchFailure, FileDifference, HubError, IndexError, SafetensorsError,
+    SafetensorsLimit, Unit,
 };
 
 use crate::errors::json_problem;
@@ -330,6 +331,82 @@ fn signed(a: u64, b: u64, show: impl Fn(u64) -> String) -> String {
     }
 }
 
+/// Why a fetch from the Hub failed, as a sentence saying what to do.
+pub fn fetch_failure(lang: Lang, f: &FetchFailure) -> String {
+    let zh = lang == Lang::Zh;
+    match (zh, f) {
+        (false, FetchFailure::NotFound { url }) => format!(
+            "not found: {} (check the model id, the revision and the file name)",
+            shown(url)
+        ),
+        (true, FetchFailure::NotFound { url }) => {
+            format!("未找到：{}（请检查模型 ID、版本和文件名）", shown(url))
+        }
+        (false, FetchFailure::Gated { repo, status }) => format!(
+            "{} is gated or private (HTTP {status}): accept its terms on the model's page and use a token with access (HF_TOKEN on the command line), or paste its config.json instead",
+            shown(repo)
+        ),
+        (true, FetchFailure::Gated { repo, status }) => format!(
+            "{} 是受限或私有仓库（HTTP {status}）：请在模型页面接受使用条款并使用有权限的令牌（命令行用 HF_TOKEN），或改为粘贴它的 config.json",
+            shown(repo)
+        ),
+        (false, FetchFailure::RateLimited { retry_after }) => match retry_after {
+            Some(s) => format!("the Hub is rate-limiting requests: try again in {s} s, or use a token"),
+            None => "the Hub is rate-limiting requests: try again in a minute, or use a token".into(),
+        },
+        (true, FetchFailure::RateLimited { retry_after }) => match retry_after {
+            Some(s) => format!("Hub 正在限流：请 {s} 秒后重试，或使用令牌"),
+            None => "Hub 正在限流：请一分钟后重试，或使用令牌".into(),
+        },
+        (false, FetchFailure::Status { status, url }) => {
+            format!("the Hub answered HTTP {status} for {}", shown(url))
+        }
+        (true, FetchFailure::Status { status, url }) => {
+            format!("Hub 对 {} 返回了 HTTP {status}", shown(url))
+        }
+        (false, FetchFailure::Offline { host }) => format!(
+            "cannot reach {}: offline? Set the endpoint to a mirror (HF_ENDPOINT), or paste a config.json",
+            shown(host)
+        ),
+        (true, FetchFailure::Offline { host }) => format!(
+            "无法连接 {}：是否离线？可将端点设为镜像（HF_ENDPOINT），或粘贴 config.json",
+            shown(host)
+        ),
+        (false, FetchFailure::TimedOut { seconds }) => format!(
+            "the Hub did not answer within {seconds} s: try again, or set the endpoint to a mirror"
+        ),
+        (true, FetchFailure::TimedOut { seconds }) => {
+            format!("Hub 在 {seconds} 秒内没有响应：请重试，或将端点设为镜像")
+        }
+        (false, FetchFailure::TooLarge { url, limit }) => format!(
+            "{} is larger than the {} KiB read for it",
+            shown(url),
+            limit / 1024
+        ),
+        (true, FetchFailure::TooLarge { url, limit }) => format!(
+            "{} 超过读取上限 {} KiB",
+            shown(url),
+            limit / 1024
+        ),
+        (false, FetchFailure::Truncated { url, expected, got }) => format!(
+            "{} ended after {got} of the {expected} bytes asked for (a cut header)",
+            shown(url)
+        ),
+        (true, FetchFailure::Truncated { url, expected, got }) => format!(
+            "{} 在请求的 {expected} 字节中只返回了 {got} 字节（文件头不完整）",
+            shown(url)
+        ),
+        (false, FetchFailure::TooManyRedirects { url }) => {
+            format!("{} redirects too many times", shown(url))
+        }
+        (true, FetchFailure::TooManyRedirects { url }) => format!("{} 重定向次数过多", shown(url)),
+        (false, FetchFailure::BadRedirect { url }) => {
+            format!("{} redirects to no usable address", shown(url))
+        }
+        (true, FetchFailure::BadRedirect { url }) => format!("{} 重定向到了无法使用的地址", shown(url)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -421,7 +498,36 @@ mod tests {
             },
             FileDifference::IndexTotal { index: 1, files: 2 },
         ];
+        let fetch = [
+            FetchFailure::NotFound { url: "u".into() },
+            FetchFailure::Gated {
+                repo: "a/b".into(),
+                status: 401,
+            },
+            FetchFailure::RateLimited {
+                retry_after: Some(3),
+            },
+            FetchFailure::RateLimited { retry_after: None },
+            FetchFailure::Status {
+                status: 500,
+                url: "u".into(),
+            },
+            FetchFailure::Offline { host: "h".into() },
+            FetchFailure::TimedOut { seconds: 30 },
+            FetchFailure::TooLarge {
+                url: "u".into(),
+                limit: 1 << 20,
+            },
+            FetchFailure::Truncated {
+                url: "u".into(),
+                expected: 9,
+                got: 3,
+            },
+            FetchFailure::TooManyRedirects { url: "u".into() },
+            FetchFailure::BadRedirect { url: "u".into() },
+        ];
         let mut out: Vec<String> = hub.iter().map(|e| hub_error(lang, e)).collect();
+        out.extend(fetch.iter().map(|f| fetch_failure(lang, f)));
         out.extend(
             header
                 .iter()

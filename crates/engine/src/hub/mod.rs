@@ -4,12 +4,16 @@
 
 mod endpoint;
 mod error;
+mod fetch;
 mod id;
 mod listing;
 mod source;
 
 pub use endpoint::{HubEndpoint, DEFAULT_ENDPOINT};
 pub use error::HubError;
+pub use fetch::{
+    content_range_total, range_header, redirect_target, status_failure, FetchFailure, MAX_REDIRECTS,
+};
 pub use id::{parse_model_id, HubRef};
 pub use listing::{
     choose_gguf, read_listing, RepoListing, WeightFiles, CONFIG_FILE, INDEX_FILE, MAX_LISTING_BYTES,
