@@ -302,3 +302,44 @@ fn each_failure_is_one_plain_line() {
         assert_eq!(e.trim_end().lines().count(), 1, "{e}");
     }
 }
+
+#[test]
+fn the_table_says_what_was_read_and_where_the_files_differ_from_the_config() {
+    let out = run(
+        &[
+            "--hf",
+            "TheBloke/Llama-2-7B-GPTQ",
+            "--job",
+            "infer",
+            "--explain",
+        ],
+        None,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let head = format!(
+        "Read from {}: TheBloke/Llama-2-7B-GPTQ@{SHA} on 20",
+        server().endpoint
+    );
+    assert!(text.starts_with(&head), "{text}");
+    assert!(
+        text.contains("1 shard header(s)") && text.contains("stored as GPTQ"),
+        "{text}"
+    );
+    assert!(
+        text.contains("nominal bits give") && text.contains("budgets use the files"),
+        "{text}"
+    );
+    assert!(
+        text.contains("as the checkpoint's files hold them (gptq4"),
+        "{text}"
+    );
+    assert!(
+        text.contains("link: ?v=1&mn=TheBloke%2FLlama-2-7B-GPTQ&cfg="),
+        "{text}"
+    );
+}

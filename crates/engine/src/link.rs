@@ -6,7 +6,7 @@
 
 use crate::dtype::WeightFormat;
 use crate::error::EngineError;
-use crate::hub::{HubError, HubSource};
+use crate::hub::HubSource;
 use crate::measured::{MeasureError, Measurement};
 use crate::model::{Architecture, Mla, MlpKind, Moe, NormKind, StoredWeights};
 use crate::presets;
@@ -72,7 +72,7 @@ pub enum Ignored {
     /// A Hub id (`hf=`) without the compact architecture it was read into (`cfg=`).
     HubWithoutArchitecture,
     /// `hf=owner/name@revision` with `hfd=YYYY-MM-DD` did not read back.
-    BadHubSource(HubError),
+    BadHubSource,
 }
 
 /// Writes the query string (without '?') for a scenario and page settings.
@@ -267,8 +267,8 @@ fn hub_source(
     }
     match HubSource::from_link(&id, &date) {
         Ok(src) => Some(src),
-        Err(e) => {
-            notices.push(ignored(Ignored::BadHubSource(e)));
+        Err(_) => {
+            notices.push(ignored(Ignored::BadHubSource));
             None
         }
     }
@@ -622,7 +622,7 @@ mod tests {
         assert!(matches!(
             bad_date.notices.as_slice(),
             [Notice::Ignored {
-                why: Ignored::BadHubSource(HubError::BadDate(_)),
+                why: Ignored::BadHubSource,
                 ..
             }]
         ));

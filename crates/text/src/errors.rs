@@ -172,7 +172,12 @@ pub fn notice(lang: Lang, n: &Notice) -> String {
                         "Hub 模型 ID 只与从中读取的结构（cfg=）一起使用",
                     )
                     .into(),
-                Ignored::BadHubSource(e) => crate::hub::hub_error(lang, e),
+                Ignored::BadHubSource => lang
+                    .pick(
+                        "not owner/name@revision with a YYYY-MM-DD date (hfd=)",
+                        "不是 owner/name@revision 加 YYYY-MM-DD 日期（hfd=）的形式",
+                    )
+                    .into(),
             };
             match zh {
                 false => format!("ignored {}={:?}: {why}", shown(key), value),
