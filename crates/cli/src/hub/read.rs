@@ -164,6 +164,13 @@ fn gguf(
         ),
         None => format!("{} has no GGUF files", r.repo),
     })?;
+    if file.contains("-00001-of-") {
+        // the first part's header lists only its own tensors: a plan from it would be too small
+        return Err(format!(
+            "{file} is the first part of a split GGUF; split files are not read yet: choose a one-file quantization with --hf-file (one of: {})",
+            files.iter().filter(|f| !f.contains("-of-")).cloned().collect::<Vec<_>>().join(", ")
+        ));
+    }
     let url = client.endpoint().file_url(r, file);
     let mut want: u64 = MIB;
     let mut bytes: Vec<u8> = Vec::new();

@@ -69,6 +69,14 @@ fn gguf_repo() -> Repo {
     for (name, fixture) in [
         ("Llama-Q4_K_M.gguf", "llama-q4_k.header.gguf"),
         ("Llama-Q8_0.gguf", "llama-q8_0.header.gguf"),
+        (
+            "Llama-Q2_K-00001-of-00002.gguf",
+            "llama-q4_0-tied.header.gguf",
+        ),
+        (
+            "Llama-Q2_K-00002-of-00002.gguf",
+            "llama-q4_0-tied.header.gguf",
+        ),
     ] {
         files.insert(
             name.to_string(),

@@ -82,3 +82,42 @@ pub fn compare_with_config(
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::safetensors::header::read_header_json;
+    use crate::safetensors::sizing::size_weights;
+
+    #[test]
+    fn saved_rotary_buffers_and_an_index_that_disagrees_are_each_named() {
+        let arch = Architecture::llama(16, 8, 16, 1, 2, 2, false);
+        let n = arch.params().total();
+        let json = format!(
+            r#"{{"all.weight":{{"dtype":"BF16","shape":[{n}],"data_offsets":[0,{}]}},"model.layers.0.self_attn.rotary_emb.inv_freq":{{"dtype":"F32","shape":[2],"data_offsets":[{},{}]}}}}"#,
+            2 * n,
+            2 * n,
+            2 * n + 8
+        );
+        let header = read_header_json(json.as_bytes()).unwrap();
+        let files = size_weights(header.tensors().iter(), 4);
+        assert_eq!(
+            compare_with_config(&arch, &files, Some(2 * n)),
+            vec![
+                FileDifference::Buffers {
+                    tensors: 1,
+                    bytes: 8
+                },
+                FileDifference::IndexTotal {
+                    index: 2 * n,
+                    files: 2 * n + 8
+                },
+            ]
+        );
+        let fewer = Architecture::llama(16, 8, 16, 2, 2, 2, false);
+        assert!(matches!(
+            compare_with_config(&fewer, &files, None).first(),
+            Some(FileDifference::Params { config, files: f }) if *config > *f
+        ));
+    }
+}

@@ -194,3 +194,89 @@ fn present<T: Copy>(all: &[T], tallies: Vec<Tally>) -> Vec<(T, Tally)> {
         .filter(|(_, t)| t.tensors > 0)
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::safetensors::header::read_header_json;
+
+    /// A header of (name, dtype, shape) laid end to end.
+    fn header(tensors: &[(&str, &str, &[u64])]) -> Vec<SafeTensor> {
+        let mut offset = 0;
+        let entries: Vec<String> = tensors
+            .iter()
+            .map(|(name, dtype, shape)| {
+                let bits = SafeDtype::from_header(dtype).unwrap().bits();
+                let end = offset + shape.iter().product::<u64>() * bits / 8;
+                let dims: Vec<String> = shape.iter().map(u64::to_string).collect();
+                let e = format!(
+                    "{name:?}:{{\"dtype\":{dtype:?},\"shape\":[{}],\"data_offsets\":[{offset},{end}]}}",
+                    dims.join(",")
+                );
+                offset = end;
+                e
+            })
+            .collect();
+        let json = format!("{{{}}}", entries.join(","));
+        read_header_json(json.as_bytes())
+            .unwrap()
+            .tensors()
+            .to_vec()
+    }
+
+    #[test]
+    fn double_quantized_nf4_is_recognised_by_its_nested_absmax() {
+        let n = 4_096 * 4_096;
+        let ts = header(&[
+            ("l.weight", "U8", &[n / 2, 1]),
+            ("l.weight.absmax", "U8", &[n / 64]),
+            ("l.weight.nested_absmax", "F32", &[n / 64 / 256]),
+            ("l.weight.nested_quant_map", "F32", &[256]),
+            ("l.weight.quant_map", "F32", &[16]),
+            ("l.weight.quant_state.bitsandbytes__nf4", "U8", &[120]),
+        ]);
+        let w = size_weights(ts.iter(), 4);
+        assert_eq!(w.scheme, QuantScheme::Bnb4Nested);
+        assert_eq!(w.stored_format(), Some(WeightFormat::Nf4Dq));
+        assert_eq!(w.params, n);
+        assert_eq!(w.role(TensorRole::Packed).bytes, n / 2);
+        assert_eq!(w.role(TensorRole::QuantState).tensors, 3);
+    }
+
+    #[test]
+    fn llm_int8_checkpoints_are_recognised_by_their_row_scales() {
+        let ts = header(&[("l.weight", "I8", &[64, 128]), ("l.SCB", "F32", &[64])]);
+        let w = size_weights(ts.iter(), 4);
+        assert_eq!(w.scheme, QuantScheme::Bnb8);
+        assert_eq!(w.stored_format(), Some(WeightFormat::Int8));
+        assert_eq!(w.params, 64 * 128);
+        assert_eq!(w.weight_bytes(), 64 * 128 + 64 * 4);
+    }
+
+    #[test]
+    fn rotary_buffers_are_not_parameters_nor_weight_bytes() {
+        let ts = header(&[
+            ("l.weight", "F16", &[8, 8]),
+            ("l.rotary_emb.inv_freq", "F32", &[64]),
+        ]);
+        let w = size_weights(ts.iter(), 4);
+        assert_eq!(w.params, 64);
+        assert_eq!(w.total.bytes, 128 + 256);
+        assert_eq!(w.weight_bytes(), 128);
+        assert_eq!(w.role(TensorRole::Buffer).tensors, 1);
+    }
+
+    #[test]
+    fn eight_bit_gptq_unpacks_four_weights_a_word_and_matches_no_format() {
+        let ts = header(&[
+            ("l.qweight", "I32", &[32, 64]),
+            ("l.qzeros", "I32", &[1, 16]),
+            ("l.scales", "F16", &[1, 64]),
+            ("l.g_idx", "I32", &[128]),
+        ]);
+        let w = size_weights(ts.iter(), 8);
+        assert_eq!(w.scheme, QuantScheme::Gptq);
+        assert_eq!(w.params, 128 * 64);
+        assert_eq!(w.stored_format(), None);
+    }
+}
