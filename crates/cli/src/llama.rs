@@ -44,13 +44,22 @@ pub fn wanted(argv: &[String]) -> bool {
 }
 
 pub fn run(argv: &[String]) -> Result<String, String> {
+    run_with(argv, &read_header)
+}
+
+/// The report with each `--gguf` / `--gguf-alt` header read by `load` (a local file, or a
+/// Range read from the Hub).
+pub fn run_with(
+    argv: &[String],
+    load: &dyn Fn(&str) -> Result<GgufHeader, String>,
+) -> Result<String, String> {
     let args = parse(argv)?;
     let lang = args.lang;
-    let header = read_header(&args.file)?;
+    let header = load(&args.file)?;
     let alternatives = args
         .alternatives
         .iter()
-        .map(|f| read_header(f))
+        .map(|f| load(f))
         .collect::<Result<Vec<_>, _>>()?;
     let machine = machine(&args);
     let e = |err| llama_error(lang, &err);

@@ -1,5 +1,6 @@
 //! `vram-budget`: the same budget as the page, on the command line.
 
+mod hub;
 mod llama;
 mod measured;
 
@@ -28,6 +29,7 @@ MODEL (one of):
     --model ID            a preset (see --list-models)        [llama-3.1-8b]
     --params N            a bare parameter count: 7B, 1.5B, 350M (approximate dense shape)
     --config FILE         a Hugging Face config.json (--name NAME to label it)
+    --hf ID               a Hugging Face model id or URL (see HUGGING FACE HUB below)
 
 SETTINGS (each is also a link key, shown in brackets with its default):
 ";
@@ -60,6 +62,7 @@ fn usage() -> String {
         ));
     }
     o.push_str(USAGE_TAIL);
+    o.push_str(hub::USAGE);
     o.push_str(llama::USAGE);
     o
 }
@@ -74,6 +77,8 @@ struct Args {
     measured: Option<String>,
     json: bool,
     explain: bool,
+    /// A model read from the Hub (`--hf`).
+    hub: Option<Box<hub::Loaded>>,
 }
 
 enum Command {
@@ -196,6 +201,14 @@ fn scenario(args: &Args) -> Result<Scenario, String> {
         s.model = ModelChoice::from_config(&name, &text)
             .map_err(|e| format!("{path}: {}", error(Lang::En, &e)))?;
     }
+    if let Some((choice, format)) = args.hub.as_deref().and_then(hub::Loaded::choice) {
+        s.model = choice;
+        // the format the files are stored in, unless --weights chose one or the job refuses it
+        let chosen = args.flags.iter().any(|(_, key, _)| *key == "w");
+        if let Some(f) = format.filter(|f| !chosen && s.job.allows(*f)) {
+            s.weights = f;
+        }
+    }
     s.validate().map_err(|e| error(Lang::En, &e))?;
     Ok(s)
 }
@@ -216,6 +229,13 @@ fn finish(result: Result<String, String>) -> ExitCode {
 
 fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().skip(1).collect();
+    let argv = match hub::take_args(&argv) {
+        Ok((Some(h), rest)) if !rest.iter().any(|a| a == "--help" || a == "-h") => {
+            return finish(run_hub(&h, rest))
+        }
+        Ok((_, rest)) => rest,
+        Err(e) => return finish(Err(e)),
+    };
     if llama::wanted(&argv) && !argv.iter().any(|a| a == "--help" || a == "-h") {
         return finish(llama::run(&argv));
     }
@@ -247,6 +267,31 @@ fn main() -> ExitCode {
     }
 }
 
+/// `--hf ID`: the model from the Hub, then the budget (safetensors) or llama.cpp's plan (GGUF).
+fn run_hub(h: &hub::HubArgs, mut rest: Vec<String>) -> Result<String, String> {
+    let loaded = hub::load(h)?;
+    if let hub::Model::Gguf { file, header } = &loaded.model {
+        rest.extend(["--gguf".to_string(), file.clone()]);
+        let header = (**header).clone();
+        let from_hub = move |name: &str| {
+            if name == file {
+                Ok(header.clone())
+            } else {
+                Err(format!(
+                    "{name}: with --hf, only the repository's chosen GGUF is read"
+                ))
+            }
+        };
+        return llama::run_with(&rest, &from_hub);
+    }
+    let mut args = match parse_args(&rest)? {
+        Command::Run(args) => args,
+        _ => return Err("--hf goes with a budget's options".into()),
+    };
+    args.hub = Some(Box::new(loaded));
+    run(&args)
+}
+
 fn run(args: &Args) -> Result<String, String> {
     let s = scenario(args)?;
     let arch = s.model.architecture().map_err(|e| error(Lang::En, &e))?;
@@ -259,9 +304,17 @@ fn run(args: &Args) -> Result<String, String> {
         measured: measurement(args)?,
     };
     if args.json {
-        Ok(json(&s, &b, &verdicts, &solved, &remedies, &page) + "\n")
+        let mut out = json(&s, &b, &verdicts, &solved, &remedies, &page);
+        if let Some(h) = &args.hub {
+            out["hub"] = h.json();
+        }
+        Ok(serde_json::to_string_pretty(&out).expect("JSON of plain values") + "\n")
     } else {
-        let mut out = table(&s, &b, &verdicts, &solved, &remedies, args.explain);
+        let mut out = args
+            .hub
+            .as_ref()
+            .map_or(String::new(), |h| h.section(s.unit));
+        out.push_str(&table(&s, &b, &verdicts, &solved, &remedies, args.explain));
         if let Some(m) = &page.measured {
             out.push_str(&measured::section(m, &b, s.unit));
         }
@@ -296,7 +349,7 @@ fn json(
     answers: &[Answer],
     remedies: &[(Remedy, u64)],
     page: &PageSettings,
-) -> String {
+) -> serde_json::Value {
     use serde_json::{json, Map, Value};
     let mut components = Map::new();
     for c in Component::ALL {
@@ -332,7 +385,7 @@ fn json(
         "remedies": remedies.iter().map(|(r, total)| json!({"change": r.key(), "label": r.label(), "total_bytes": total})).collect::<Vec<Value>>(),
         "measured": page.measured.as_ref().map(|m| measured::json(m, b)),
     });
-    serde_json::to_string_pretty(&out).expect("JSON of plain values")
+    out
 }
 
 /// An answer as JSON: the question, the setting it changes, and its reach.
@@ -534,15 +587,14 @@ mod tests {
         let s = Scenario::default();
         let arch = s.model.architecture().unwrap();
         let b = estimate_with(&s, &arch, true).unwrap();
-        let v: serde_json::Value = serde_json::from_str(&json(
+        let v = json(
             &s,
             &b,
             &verdicts(&s, &arch).unwrap(),
             &solve(&s, &arch),
             &remedies(&s, &arch, &b),
             &PageSettings::default(),
-        ))
-        .unwrap();
+        );
         for c in Component::ALL {
             assert!(v["components_bytes"][c.key()].is_u64(), "{}", c.key());
         }

@@ -122,6 +122,8 @@ messages! {
     OffloadedToCpu,
     /// params, bytes per param, format
     WeightsPlain,
+    /// The checkpoint's files, read tensor by tensor: {0} bytes in {1}.
+    WeightsFromFiles,
     /// linear, bits, embedding and head, their bits, norms and biases, their bytes
     WeightsQuantized,
     /// linear, head, bits, embeddings, their bits, norms and biases, their bytes

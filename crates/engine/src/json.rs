@@ -42,6 +42,11 @@ impl<V> Map<String, V> {
         self.entries.len()
     }
 
+    /// Entries in document order (duplicates included).
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &V)> {
+        self.entries.iter().map(|(k, v)| (k, v))
+    }
+
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }

@@ -36,6 +36,7 @@ mod fit;
 mod formula;
 mod gguf;
 mod gpus;
+mod hub;
 mod json;
 mod link;
 mod llamacpp;
@@ -44,6 +45,7 @@ mod memory;
 mod model;
 mod overview;
 mod presets;
+mod safetensors;
 mod scenario;
 mod settings;
 mod units;
@@ -62,6 +64,12 @@ pub use gguf::{
     LayerTensors, MetaArray, MetaValue, MetadataEntry, TensorInfo, ValueType, STORED_ARRAY_MAX,
 };
 pub use gpus::{Gpu, CAPACITY_LINES_GIB};
+pub use hub::{
+    check_date, choose_gguf, content_range_total, iso_date, parse_model_id, range_header,
+    read_listing, redirect_target, status_failure, FetchFailure, HubEndpoint, HubError, HubRef,
+    HubSource, RepoListing, WeightFiles, CONFIG_FILE, DEFAULT_ENDPOINT, INDEX_FILE,
+    MAX_LISTING_BYTES, MAX_REDIRECTS,
+};
 pub use json::{
     parse as parse_json, JsonError, JsonProblem, Value as JsonValue, MAX_DEPTH as JSON_MAX_DEPTH,
 };
@@ -90,9 +98,16 @@ pub use memory::{
     prefill_activation_bytes, Breakdown, Component, LayerActivations, Line, Moment, Phase, Pool,
     ServingFit, MAX_PER_GPU,
 };
-pub use model::{Architecture, Mla, MlpKind, Moe, NormKind, ParamCounts};
+pub use model::{Architecture, Mla, MlpKind, Moe, NormKind, ParamCounts, StoredWeights};
 pub use overview::{sweep_points, Overview};
 pub use presets::{all as presets, find as find_preset, Preset};
+pub use safetensors::{
+    compare_with_config, header_length, is_shard_name, quant_scheme, read_header_json, read_index,
+    read_safetensors, size_weights, tensor_role, EntryField, FileDifference, FileWeights,
+    IndexError, QuantScheme, SafeDtype, SafeTensor, SafetensorsError, SafetensorsHeader,
+    SafetensorsIndex, SafetensorsLimit, Tally, TensorRole,
+    LENGTH_PREFIX as SAFETENSORS_LENGTH_PREFIX, MAX_INDEX_BYTES,
+};
 pub use scenario::{
     Attention, Checkpointing, DpFramework, Job, LoraTargets, Loss, ModelChoice, Offload, Optimizer,
     Scenario, Switch, VllmVersion, WeightsLoad, Zero,

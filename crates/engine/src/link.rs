@@ -4,9 +4,11 @@
 //! new settings arrive (missing keys take defaults). Unknown keys and bad values are reported and
 //! replaced by defaults; nothing in a link is ever executed or shown as markup.
 
+use crate::dtype::WeightFormat;
 use crate::error::EngineError;
+use crate::hub::HubSource;
 use crate::measured::{MeasureError, Measurement};
-use crate::model::{Architecture, Mla, MlpKind, Moe, NormKind};
+use crate::model::{Architecture, Mla, MlpKind, Moe, NormKind, StoredWeights};
 use crate::presets;
 use crate::scenario::{ModelChoice, Scenario};
 use crate::settings::{Refusal, Setting, SETTINGS};
@@ -67,6 +69,10 @@ pub enum Ignored {
     NotAParamCount,
     /// The page speaks en and zh.
     OtherLanguage,
+    /// A Hub id (`hf=`) without the compact architecture it was read into (`cfg=`).
+    HubWithoutArchitecture,
+    /// `hf=owner/name@revision` with `hfd=YYYY-MM-DD` did not read back.
+    BadHubSource,
 }
 
 /// Writes the query string (without '?') for a scenario and page settings.
@@ -76,9 +82,13 @@ pub fn encode(s: &Scenario, page: &PageSettings) -> String {
     match &s.model {
         ModelChoice::Preset(id) => out.push(("m", id.to_string())),
         ModelChoice::Params(n) => out.push(("p", n.to_string())),
-        ModelChoice::Custom { name, arch } => {
+        ModelChoice::Custom { name, arch, source } => {
             out.push(("mn", name.clone()));
             out.push(("cfg", encode_arch(arch)));
+            if let Some(src) = source {
+                out.push(("hf", src.id()));
+                out.push(("hfd", src.read_on.clone()));
+            }
         }
     }
     for st in SETTINGS {
@@ -143,6 +153,7 @@ pub fn decode_pairs(pairs: &[(String, String)]) -> Decoded {
     let mut page = PageSettings::default();
     let mut name: Option<String> = None;
     let mut cfg: Option<String> = None;
+    let mut hub: (Option<String>, Option<String>) = (None, None);
     for (k, v) in pairs {
         let ignored = |why: Ignored| Notice::Ignored {
             key: k.chars().take(40).collect(),
@@ -175,6 +186,14 @@ pub fn decode_pairs(pairs: &[(String, String)]) -> Decoded {
                 cfg = Some(v.clone());
                 None
             }
+            "hf" => {
+                hub.0 = Some(v.clone());
+                None
+            }
+            "hfd" => {
+                hub.1 = Some(v.clone());
+                None
+            }
             "lang" => match v.as_str() {
                 "en" => {
                     page.lang = Some("en");
@@ -205,12 +224,14 @@ pub fn decode_pairs(pairs: &[(String, String)]) -> Decoded {
             notices.push(ignored(why));
         }
     }
+    let source = hub_source(hub, cfg.is_some(), &mut notices);
     if let Some(text) = cfg {
         match decode_arch(&text) {
             Ok(arch) => {
                 s.model = ModelChoice::Custom {
                     name: name.unwrap_or_else(|| "custom model".into()),
                     arch: Box::new(arch),
+                    source,
                 }
             }
             Err(e) => notices.push(Notice::BadArchitecture(e)),
@@ -221,6 +242,35 @@ pub fn decode_pairs(pairs: &[(String, String)]) -> Decoded {
         scenario: s,
         page,
         notices,
+    }
+}
+
+/// The model's Hub source (`hf=` and `hfd=`), kept only beside a compact architecture: the
+/// link opens offline from `cfg=`, and the id only says where it was read and when.
+fn hub_source(
+    hub: (Option<String>, Option<String>),
+    with_arch: bool,
+    notices: &mut Vec<Notice>,
+) -> Option<HubSource> {
+    let (id, date) = match hub {
+        (None, None) => return None,
+        (id, date) => (id.unwrap_or_default(), date.unwrap_or_default()),
+    };
+    let ignored = |why| Notice::Ignored {
+        key: "hf".into(),
+        value: id.chars().take(40).collect(),
+        why,
+    };
+    if !with_arch {
+        notices.push(ignored(Ignored::HubWithoutArchitecture));
+        return None;
+    }
+    match HubSource::from_link(&id, &date) {
+        Ok(src) => Some(src),
+        Err(_) => {
+            notices.push(ignored(Ignored::BadHubSource));
+            None
+        }
     }
 }
 
@@ -246,8 +296,11 @@ pub fn parse_param_count(v: &str) -> Result<u64, EngineError> {
 const ARCH_KEYS: &[&str] = &[
     "V", "h", "f", "L", "H", "kv", "hd", "tie", "plain", "ln", "npl", "qb", "ob", "mb", "qkn",
     "sink", "hb", "pos", "ctx", "drop", "x", "E", "k", "ef", "sf", "dl", "eb", "rb", "sg", "qr",
-    "kvr", "rd", "nd", "vd", "sw", "swl",
+    "kvr", "rd", "nd", "vd", "sw", "swl", "wf", "wb",
 ];
+
+/// The most bytes a link may say a checkpoint's files hold (1 PiB).
+const MAX_STORED_BYTES: u64 = 1 << 50;
 
 /// Writes an architecture as `V128256_h4096_...`: letters name a field, digits give its value.
 pub fn encode_arch(a: &Architecture) -> String {
@@ -313,6 +366,9 @@ pub fn encode_arch(a: &Architecture) -> String {
     }
     if let Some(w) = a.sliding_window {
         parts.extend([("sw", w), ("swl", a.sliding_layers)]);
+    }
+    if let Some(st) = &a.stored {
+        parts.extend([("wf", st.format.index() as u64), ("wb", st.bytes)]);
     }
     parts
         .iter()
@@ -400,8 +456,36 @@ pub fn decode_arch(text: &str) -> Result<Architecture, EngineError> {
         a.sliding_window = Some(w);
         a.sliding_layers = get("swl").unwrap_or(a.layers).min(a.layers);
     }
+    a.stored = decode_stored(get("wf"), get("wb"))?;
     a.validate()?;
     Ok(a)
+}
+
+/// The checkpoint's exact bytes (`wf`: the format's position, `wb`: bytes): both or neither.
+fn decode_stored(
+    format: Option<u64>,
+    bytes: Option<u64>,
+) -> Result<Option<StoredWeights>, EngineError> {
+    match (format, bytes) {
+        (None, None) => Ok(None),
+        (Some(f), Some(bytes)) => {
+            let format = WeightFormat::ALL
+                .get(f as usize)
+                .copied()
+                .ok_or_else(|| EngineError::BadArchField("wf".into()))?;
+            if !(1..=MAX_STORED_BYTES).contains(&bytes) {
+                return Err(EngineError::OutOfRange {
+                    setting: "wb".into(),
+                    value: bytes,
+                    min: 1,
+                    max: MAX_STORED_BYTES,
+                });
+            }
+            Ok(Some(StoredWeights { format, bytes }))
+        }
+        (Some(_), None) => Err(EngineError::BadArchField("wb".into())),
+        (None, Some(_)) => Err(EngineError::BadArchField("wf".into())),
+    }
 }
 
 fn percent_encode(v: &str) -> String {
@@ -486,10 +570,69 @@ mod tests {
         s.model = ModelChoice::Custom {
             name: "my <b>model</b>".into(),
             arch: Box::new(arch),
+            source: None,
         };
         let d = decode(&encode(&s, &PageSettings::default()));
         assert!(d.notices.is_empty(), "{:?}", d.notices);
         assert_eq!(d.scenario, s);
+    }
+
+    #[test]
+    fn a_hub_model_travels_with_its_exact_bytes_its_revision_and_the_day_it_was_read() {
+        let mut arch = Architecture::llama(128_256, 4_096, 14_336, 32, 32, 8, false);
+        arch.stored = Some(StoredWeights {
+            format: WeightFormat::Gptq4,
+            bytes: 5_734_532_096,
+        });
+        let s = Scenario {
+            model: ModelChoice::Custom {
+                name: "org/Llama-GPTQ".into(),
+                arch: Box::new(arch),
+                source: Some(HubSource {
+                    repo: "org/Llama-GPTQ".into(),
+                    revision: "0123456789abcdef0123456789abcdef01234567".into(),
+                    read_on: "2026-12-01".into(),
+                }),
+            },
+            weights: WeightFormat::Gptq4,
+            job: Job::Inference,
+            ..Scenario::default()
+        };
+        let q = encode(&s, &PageSettings::default());
+        assert!(q.contains("_wf9_wb5734532096"), "{q}");
+        assert!(q.contains("&hfd=2026-12-01"), "{q}");
+        let d = decode(&q);
+        assert_eq!(d.notices, Vec::<Notice>::new());
+        assert_eq!(d.scenario, s);
+    }
+
+    #[test]
+    fn a_hub_id_without_its_architecture_or_with_a_bad_date_is_a_notice() {
+        let alone = decode("hf=org/m@main&hfd=2026-12-01");
+        assert_eq!(alone.scenario.model, Scenario::default().model);
+        assert_eq!(alone.notices.len(), 1, "{:?}", alone.notices);
+        let cfg = encode_arch(&Architecture::llama(
+            32_000, 4_096, 11_008, 32, 32, 32, false,
+        ));
+        let bad_date = decode(&format!("cfg={cfg}&hf=org/m@main&hfd=2026-02-30"));
+        assert!(matches!(
+            &bad_date.scenario.model,
+            ModelChoice::Custom { source: None, .. }
+        ));
+        assert!(matches!(
+            bad_date.notices.as_slice(),
+            [Notice::Ignored {
+                why: Ignored::BadHubSource,
+                ..
+            }]
+        ));
+        let half = decode(&format!("cfg={cfg}_wb100"));
+        assert_eq!(
+            half.notices,
+            vec![Notice::BadArchitecture(EngineError::BadArchField(
+                "wf".into()
+            ))]
+        );
     }
 
     #[test]

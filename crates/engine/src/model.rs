@@ -88,6 +88,16 @@ pub struct Architecture {
     pub dropout: bool,
     /// Parameters outside the language model (a vision tower, a pooler): counted, kept 16-bit, frozen.
     pub extra_params: u64,
+    /// The weights' exact bytes as the checkpoint's files hold them, when they were read.
+    pub stored: Option<StoredWeights>,
+}
+
+/// What a checkpoint's safetensors files hold: every tensor's bytes summed, in one format.
+/// A budget in this format uses these bytes instead of the format's nominal bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StoredWeights {
+    pub format: crate::dtype::WeightFormat,
+    pub bytes: u64,
 }
 
 /// A model's parameters, split the way memory treats them.
@@ -149,6 +159,7 @@ impl Architecture {
             max_context: 131_072,
             dropout: false,
             extra_params: 0,
+            stored: None,
         }
     }
 

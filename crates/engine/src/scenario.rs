@@ -262,6 +262,8 @@ pub enum ModelChoice {
     Custom {
         name: String,
         arch: Box<Architecture>,
+        /// The Hub repository it was read from, when it was.
+        source: Option<crate::hub::HubSource>,
     },
     Params(u64),
 }
@@ -301,6 +303,7 @@ impl ModelChoice {
         Ok(ModelChoice::Custom {
             name: name.chars().take(80).collect(),
             arch: Box::new(arch),
+            source: None,
         })
     }
 }

@@ -131,6 +131,7 @@ fn check_accepted_arch(input: &str, a: &Architecture) {
         model: ModelChoice::Custom {
             name: "fuzz".into(),
             arch: Box::new(a.clone()),
+            source: None,
         },
         ..Scenario::default()
     };

@@ -84,7 +84,7 @@ pub fn error(lang: Lang, e: &EngineError) -> String {
     }
 }
 
-fn json_problem(lang: Lang, p: JsonProblem) -> &'static str {
+pub(crate) fn json_problem(lang: Lang, p: JsonProblem) -> &'static str {
     use JsonProblem::*;
     match p {
         EndOfText => lang.pick("the text ends inside a value", "文本在一个值的中间结束"),
@@ -165,6 +165,18 @@ pub fn notice(lang: Lang, n: &Notice) -> String {
                     .into(),
                 Ignored::OtherLanguage => lang
                     .pick("the page speaks en and zh", "本页支持 en 和 zh")
+                    .into(),
+                Ignored::HubWithoutArchitecture => lang
+                    .pick(
+                        "a Hub id travels only with the architecture read from it (cfg=)",
+                        "Hub 模型 ID 只与从中读取的结构（cfg=）一起使用",
+                    )
+                    .into(),
+                Ignored::BadHubSource => lang
+                    .pick(
+                        "not owner/name@revision with a YYYY-MM-DD date (hfd=)",
+                        "不是 owner/name@revision 加 YYYY-MM-DD 日期（hfd=）的形式",
+                    )
                     .into(),
             };
             match zh {

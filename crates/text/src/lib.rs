@@ -20,6 +20,7 @@
 mod answers;
 mod errors;
 mod formulas;
+mod hub;
 mod llamacpp;
 mod measured;
 mod settings;
@@ -27,6 +28,7 @@ mod settings;
 pub use answers::{answer, question, startup_concurrency};
 pub use errors::{error, notice, refusal};
 pub use formulas::{formula, moment, sentence};
+pub use hub::{fetch_failure, file_difference, hub_error, index_error, safetensors_error};
 pub use llamacpp::{llama_device, llama_error, llama_word, LlamaWord};
 pub use measured::{level_name, level_note, measure_error, reading_note, source_name};
 pub use settings::{setting_help, setting_label, setting_name};

@@ -47,8 +47,10 @@ impl Budget<'_> {
             });
         }
         // bitsandbytes quantizes while loading: each matrix reaches the GPU in 16-bit first (a
-        // server measures its KV pool after loading, so serving has no such moment)
-        if self.format.quantizes_on_load() && self.scenario.job != Job::Serving {
+        // server measures its KV pool after loading, so serving has no such moment); a
+        // checkpoint saved already quantized loads as it is
+        let prequantized = self.stored_bytes().is_some();
+        if self.format.quantizes_on_load() && self.scenario.job != Job::Serving && !prequantized {
             let (largest, copy) = self.largest_in_16_bit();
             self.push(Component::Weights, Phase::Load, copy, |_| {
                 Formula::of(Msg::QuantizingOnLoad, &[Arg::Count(largest)]).equals(copy)
@@ -58,6 +60,9 @@ impl Budget<'_> {
 
     /// Bytes of all model weights in their stored format, on one tensor-parallel rank.
     pub(super) fn weight_bytes(&self) -> u64 {
+        if let Some(bytes) = self.stored_bytes() {
+            return div_ceil(bytes, self.tp);
+        }
         let p = &self.params;
         let format = self.format;
         let embeddings = match self.quantized_head() {
@@ -77,8 +82,24 @@ impl Budget<'_> {
         div_ceil(embeddings + linear + small, self.tp)
     }
 
+    /// The checkpoint's exact bytes, when the budget keeps the format its files are stored in.
+    pub(super) fn stored_bytes(&self) -> Option<u64> {
+        self.arch
+            .stored
+            .filter(|st| st.format == self.format)
+            .map(|st| st.bytes)
+    }
+
     /// The weights' formula up to the sharding: what each part counts and its bits.
     fn weights_formula(&self) -> Formula {
+        if let Some(bytes) = self.stored_bytes() {
+            let mut f = Formula::of(
+                Msg::WeightsFromFiles,
+                &[Arg::Bytes(bytes), Arg::Format(self.format)],
+            );
+            self.tensor_parallel_clause(&mut f);
+            return f;
+        }
         let p = &self.params;
         let format = self.format;
         let bits = Arg::Bits(format.bits().as_f64());

@@ -1144,6 +1144,7 @@ pub fn map_case(c: &Value, n: &Value) -> Result<(Mapped, Option<String>), String
         model: ModelChoice::Custom {
             name: str_of(c, "model").to_string(),
             arch: Box::new(arch.clone()),
+            source: None,
         },
         job,
         weights,

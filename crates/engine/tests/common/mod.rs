@@ -221,6 +221,7 @@ pub fn arb_model() -> impl Strategy<Value = ModelChoice> {
         1 => (arb_name(), arb_arch()).prop_map(|(name, arch)| ModelChoice::Custom {
             name,
             arch: Box::new(arch),
+            source: None,
         }),
     ]
 }

@@ -38,6 +38,8 @@ pub(super) const SENTENCES: &[(Msg, &str, &str)] = &[
             "sync_module_states：rank 0 的副本逐个单元送上 GPU，{0} 参数 × {1} 位"),
     (Msg::OffloadedToCpu, " → offloaded to CPU ({0})", " → 卸载到 CPU（{0}）"),
     (Msg::WeightsPlain, "{0} params × {1} B ({2})", "{0} 参数 × {1} B（{2}）"),
+    (Msg::WeightsFromFiles, "{0} as the checkpoint's files hold them ({1}, every tensor's bytes read from the safetensors headers)",
+            "{0}，即检查点文件中的实际大小（{1}，逐个张量按 safetensors 文件头计算）"),
     (Msg::WeightsQuantized, "{0} linear × {1} bits + {2} embedding/head × {3} bits + {4} norms/biases × {5} B",
             "{0} 线性层参数 × {1} 位 + {2} 嵌入/输出头参数 × {3} 位 + {4} 归一化/偏置参数 × {5} B"),
     (Msg::WeightsHeadQuantized, "{0} linear + {1} head (quantized too) × {2} bits + {3} embeddings × {4} bits + {5} norms/biases × {6} B",

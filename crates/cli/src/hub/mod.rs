@@ -1,0 +1,201 @@
+//! `vram-budget --hf ID`: a Hugging Face model id (or URL) is enough. The engine builds the
+//! URLs and reads every answer; this module fetches (see `http`), in `read`'s order, and
+//! prints what was read beside the budget.
+
+mod http;
+mod read;
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde_json::{json, Value};
+use vram_engine::{
+    iso_date, parse_model_id, HubEndpoint, HubRef, HubSource, ModelChoice, Unit, WeightFormat,
+};
+use vram_text::{file_difference, hub_error, Lang};
+
+pub use read::Model;
+
+pub const USAGE: &str = "
+HUGGING FACE HUB (the model from its id; only config.json, the index and the headers are read):
+    --hf ID               owner/name, owner/name@revision, or a Hub URL (…/tree/rev, …/blob/rev/file.gguf)
+    --hf-file NAME        in a GGUF repository, the file (or a part of its name, such as Q4_K_M)
+    --hf-endpoint URL     the Hub or a mirror [HF_ENDPOINT, else https://huggingface.co]
+    --hf-timeout S        seconds per request [30]
+    HF_TOKEN              a token for gated or private repositories, sent to the endpoint's host only
+";
+
+/// The `--hf…` flags.
+pub struct HubArgs {
+    pub id: String,
+    pub file: Option<String>,
+    pub endpoint: Option<String>,
+    pub timeout: u64,
+}
+
+/// Takes the `--hf…` flags out of the arguments; the rest go to the budget or llama.cpp report.
+pub fn take_args(argv: &[String]) -> Result<(Option<HubArgs>, Vec<String>), String> {
+    let mut rest = Vec::new();
+    let (mut id, mut file, mut endpoint, mut timeout) = (None, None, None, 30);
+    let mut i = 0;
+    while i < argv.len() {
+        let (flag, inline) = match argv[i].split_once('=') {
+            Some((f, v)) if f.starts_with("--hf") => (f.to_string(), Some(v.to_string())),
+            _ => (argv[i].clone(), None),
+        };
+        let mut value = || -> Result<String, String> {
+            if let Some(v) = inline.clone() {
+                return Ok(v);
+            }
+            i += 1;
+            argv.get(i)
+                .cloned()
+                .ok_or_else(|| format!("{flag} needs a value"))
+        };
+        match flag.as_str() {
+            "--hf" => id = Some(value()?),
+            "--hf-file" => file = Some(value()?),
+            "--hf-endpoint" => endpoint = Some(value()?),
+            "--hf-timeout" => {
+                let v = value()?;
+                timeout = v
+                    .parse()
+                    .ok()
+                    .filter(|s| (1..=3_600).contains(s))
+                    .ok_or_else(|| format!("--hf-timeout: seconds from 1 to 3600, not {v:?}"))?
+            }
+            _ => rest.push(argv[i].clone()),
+        }
+        i += 1;
+    }
+    let hub = match (id, file.is_some() || endpoint.is_some()) {
+        (Some(id), _) => Some(HubArgs {
+            id,
+            file,
+            endpoint,
+            timeout,
+        }),
+        (None, true) => return Err("--hf-file and --hf-endpoint go with --hf ID".into()),
+        (None, false) => None,
+    };
+    Ok((hub, rest))
+}
+
+/// A model read from the Hub, and where from.
+pub struct Loaded {
+    pub model: Model,
+    pub source: HubSource,
+    pub endpoint: String,
+}
+
+/// Fetches and reads the model the flags name.
+pub fn load(h: &HubArgs) -> Result<Loaded, String> {
+    let endpoint_text = h.endpoint.clone().or_else(|| {
+        std::env::var("HF_ENDPOINT")
+            .ok()
+            .filter(|e| !e.trim().is_empty())
+    });
+    let endpoint = match endpoint_text {
+        Some(e) => HubEndpoint::parse(&e).map_err(|e| hub_error(Lang::En, &e))?,
+        None => HubEndpoint::default(),
+    };
+    let token = std::env::var("HF_TOKEN").ok();
+    let client = http::Client::new(endpoint.clone(), token, h.timeout);
+    let asked = parse_model_id(&h.id).map_err(|e| hub_error(Lang::En, &e))?;
+    let (listing, _) = read::listing(&client, &asked)?;
+    // the commit the revision resolved to pins every file read after the listing
+    let pinned = HubRef {
+        revision: listing.sha.clone().or(asked.revision.clone()),
+        ..asked.clone()
+    };
+    let model = read::model(&client, &pinned, &listing, h.file.as_deref())?;
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    Ok(Loaded {
+        model,
+        source: HubSource {
+            repo: pinned.repo.clone(),
+            revision: pinned.revision_or_main().to_string(),
+            read_on: iso_date(now),
+        },
+        endpoint: endpoint.base().to_string(),
+    })
+}
+
+impl Loaded {
+    /// The model for the scenario, with the files' exact bytes, and the format they are in.
+    pub fn choice(&self) -> Option<(ModelChoice, Option<WeightFormat>)> {
+        let Model::Safetensors(c) = &self.model else {
+            return None;
+        };
+        let format = c.files.stored_format();
+        let mut arch = c.arch.clone();
+        arch.stored = format.map(|format| vram_engine::StoredWeights {
+            format,
+            bytes: c.files.weight_bytes(),
+        });
+        let choice = ModelChoice::Custom {
+            name: self.source.repo.clone(),
+            arch: Box::new(arch),
+            source: Some(self.source.clone()),
+        };
+        Some((choice, format))
+    }
+
+    /// What was read, for the table.
+    pub fn section(&self, unit: Unit) -> String {
+        let Model::Safetensors(c) = &self.model else {
+            return String::new();
+        };
+        let th = vram_engine::thousands;
+        let dtypes: Vec<String> = c
+            .files
+            .by_dtype
+            .iter()
+            .map(|(d, t)| format!("{} {}", d.key(), unit.format(t.bytes)))
+            .collect();
+        let mut o = format!(
+            "Read from {}: {}@{} on {}\n  {} shard header(s) ({} fetched in all), {} tensors, {} parameters, {} of weights ({}), stored as {}\n",
+            self.endpoint,
+            self.source.repo,
+            self.source.revision,
+            self.source.read_on,
+            c.shards.len(),
+            unit.format(c.fetched),
+            th(c.files.total.tensors),
+            th(c.files.params),
+            unit.format(c.files.weight_bytes()),
+            dtypes.join(", "),
+            c.files.scheme.label(),
+        );
+        for d in &c.differences {
+            o.push_str(&format!("  {}\n", file_difference(Lang::En, d, unit)));
+        }
+        o.push('\n');
+        o
+    }
+
+    /// What was read, for `--json`.
+    pub fn json(&self) -> Value {
+        let Model::Safetensors(c) = &self.model else {
+            return Value::Null;
+        };
+        json!({
+            "endpoint": self.endpoint,
+            "repo": self.source.repo,
+            "revision": self.source.revision,
+            "read_on": self.source.read_on,
+            "shards": c.shards,
+            "fetched_bytes": c.fetched,
+            "tensors": c.files.total.tensors,
+            "params": c.files.params,
+            "tensor_bytes": c.files.total.bytes,
+            "weight_bytes": c.files.weight_bytes(),
+            "scheme": c.files.scheme.key(),
+            "stored_format": c.files.stored_format().map(|f| f.key()),
+            "dtype_bytes": c.files.by_dtype.iter().map(|(d, t)| (d.key().to_string(), json!(t.bytes))).collect::<serde_json::Map<String, Value>>(),
+            "role_bytes": c.files.by_role.iter().map(|(r, t)| (r.key().to_string(), json!(t.bytes))).collect::<serde_json::Map<String, Value>>(),
+            "differences": c.differences.iter().map(|d| file_difference(Lang::En, d, Unit::Gib)).collect::<Vec<String>>(),
+        })
+    }
+}

@@ -1,0 +1,162 @@
+//! The Hub's answer to `/api/models/{repo}`: the commit and the repository's files
+//! (`siblings[].rfilename`), and which of them a budget reads.
+
+use super::error::HubError;
+use super::id::check_path;
+use crate::json::{self, Value};
+
+/// The largest listing read (a repository with thousands of files stays far below).
+pub const MAX_LISTING_BYTES: usize = 8 << 20;
+
+pub const CONFIG_FILE: &str = "config.json";
+pub const INDEX_FILE: &str = "model.safetensors.index.json";
+
+/// The files of a repository at a revision.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RepoListing {
+    /// The commit the revision resolved to, when the Hub says.
+    pub sha: Option<String>,
+    /// Plain file paths, sorted (odd names are left out).
+    pub files: Vec<String>,
+}
+
+/// Where the weights' headers are.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WeightFiles {
+    /// `model.safetensors.index.json` names the shards.
+    Index,
+    /// Unsharded safetensors files at the top level.
+    Files(Vec<String>),
+    /// No safetensors; these GGUF files are there.
+    Gguf(Vec<String>),
+    Nothing,
+}
+
+/// Reads a listing's text.
+pub fn read_listing(text: &str) -> Result<RepoListing, HubError> {
+    if text.len() > MAX_LISTING_BYTES {
+        return Err(HubError::TooLarge {
+            bytes: text.len() as u64,
+            limit: MAX_LISTING_BYTES as u64,
+        });
+    }
+    let value = json::parse(text).map_err(HubError::NotJson)?;
+    let siblings = value
+        .get("siblings")
+        .and_then(Value::as_array)
+        .ok_or(HubError::NoFileList)?;
+    let mut files: Vec<String> = siblings
+        .iter()
+        .filter_map(|s| s.get("rfilename").and_then(Value::as_str))
+        .filter_map(|f| check_path(f).ok())
+        .collect();
+    files.sort();
+    files.dedup();
+    let sha = value
+        .get("sha")
+        .and_then(Value::as_str)
+        .filter(|s| s.len() == 40 && s.chars().all(|c| c.is_ascii_hexdigit()))
+        .map(str::to_string);
+    Ok(RepoListing { sha, files })
+}
+
+impl RepoListing {
+    pub fn has(&self, file: &str) -> bool {
+        self.files.iter().any(|f| f == file)
+    }
+
+    /// The `.gguf` files, sorted.
+    pub fn gguf_files(&self) -> Vec<String> {
+        self.files
+            .iter()
+            .filter(|f| f.to_ascii_lowercase().ends_with(".gguf"))
+            .cloned()
+            .collect()
+    }
+
+    /// Where to read the weights from, safetensors first.
+    pub fn weight_files(&self) -> WeightFiles {
+        if self.has(INDEX_FILE) {
+            return WeightFiles::Index;
+        }
+        let top: Vec<String> = self
+            .files
+            .iter()
+            .filter(|f| f.ends_with(".safetensors") && !f.contains('/'))
+            .cloned()
+            .collect();
+        let gguf = self.gguf_files();
+        if !top.is_empty() {
+            WeightFiles::Files(top)
+        } else if !gguf.is_empty() {
+            WeightFiles::Gguf(gguf)
+        } else {
+            WeightFiles::Nothing
+        }
+    }
+}
+
+/// The GGUF file a user asked for: an exact path, or the first whose name contains `wanted`
+/// (case-insensitive, such as "Q4_K_M"); with nothing asked, Q4_K_M when there is one, else the
+/// first. Split files (`-00001-of-00003.gguf`) are chosen by their first part.
+pub fn choose_gguf<'a>(files: &'a [String], wanted: Option<&str>) -> Option<&'a String> {
+    let first_parts = || {
+        files
+            .iter()
+            .filter(|f| !f.contains("-of-") || f.contains("-00001-of-"))
+    };
+    let containing = |needle: &str| {
+        let needle = needle.to_ascii_lowercase();
+        first_parts().find(|f| f.to_ascii_lowercase().contains(&needle))
+    };
+    match wanted {
+        Some(w) => files.iter().find(|f| *f == w).or_else(|| containing(w)),
+        None => containing("q4_k_m").or_else(|| first_parts().next()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_listing_gives_the_commit_and_plain_file_names() {
+        let text = r#"{"id":"a/b","sha":"0123456789abcdef0123456789abcdef01234567","siblings":[{"rfilename":"config.json"},{"rfilename":"model.safetensors"},{"rfilename":"../evil"},{"rfilename":"sub/x.safetensors"}]}"#;
+        let l = read_listing(text).unwrap();
+        assert_eq!(
+            l.sha.as_deref(),
+            Some("0123456789abcdef0123456789abcdef01234567")
+        );
+        assert_eq!(
+            l.files,
+            ["config.json", "model.safetensors", "sub/x.safetensors"]
+        );
+        assert_eq!(
+            l.weight_files(),
+            WeightFiles::Files(vec!["model.safetensors".into()])
+        );
+        assert_eq!(read_listing("{}"), Err(HubError::NoFileList));
+    }
+
+    #[test]
+    fn a_gguf_is_chosen_by_its_quantization_name() {
+        let files: Vec<String> = [
+            "m-Q2_K.gguf",
+            "m-Q4_K_M.gguf",
+            "m-Q8_0-00001-of-00002.gguf",
+            "m-Q8_0-00002-of-00002.gguf",
+        ]
+        .map(String::from)
+        .to_vec();
+        assert_eq!(choose_gguf(&files, None).unwrap(), "m-Q4_K_M.gguf");
+        assert_eq!(
+            choose_gguf(&files, Some("q8_0")).unwrap(),
+            "m-Q8_0-00001-of-00002.gguf"
+        );
+        assert_eq!(
+            choose_gguf(&files, Some("m-Q2_K.gguf")).unwrap(),
+            "m-Q2_K.gguf"
+        );
+        assert!(choose_gguf(&files, Some("IQ1_S")).is_none());
+    }
+}

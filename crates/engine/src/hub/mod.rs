@@ -1,0 +1,21 @@
+//! The Hugging Face Hub, without I/O: model ids and URLs in, the Hub's URLs out, its file
+//! listing read, and where a model came from as it travels in a link. The shells fetch; the
+//! engine says what to fetch and reads what came back.
+
+mod endpoint;
+mod error;
+mod fetch;
+mod id;
+mod listing;
+mod source;
+
+pub use endpoint::{HubEndpoint, DEFAULT_ENDPOINT};
+pub use error::HubError;
+pub use fetch::{
+    content_range_total, range_header, redirect_target, status_failure, FetchFailure, MAX_REDIRECTS,
+};
+pub use id::{parse_model_id, HubRef};
+pub use listing::{
+    choose_gguf, read_listing, RepoListing, WeightFiles, CONFIG_FILE, INDEX_FILE, MAX_LISTING_BYTES,
+};
+pub use source::{check_date, iso_date, HubSource};
