@@ -45,6 +45,7 @@ mod model;
 mod overview;
 mod presets;
 mod scenario;
+mod server;
 mod settings;
 mod units;
 
@@ -97,5 +98,6 @@ pub use scenario::{
     Attention, Checkpointing, DpFramework, Job, LoraTargets, Loss, ModelChoice, Offload, Optimizer,
     Scenario, Switch, VllmVersion, WeightsLoad, Zero,
 };
+pub use server::{captured_graphs, decode_query_len, CudaGraphs, SpecMethod};
 pub use settings::{Refusal, Setting, SettingKind, SettingValue, SETTINGS};
 pub use units::{short_count, thousands, Unit, GB, GIB, KIB, MIB};
