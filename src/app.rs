@@ -258,6 +258,11 @@ const ADVANCED_PANEL: &[(&str, Look)] = &[
     ("vllm-version", Look::Plain),
     ("max-loras", Look::Plain),
     ("max-lora-rank", Look::Plain),
+    ("cuda-graphs", Look::Plain),
+    ("comm-mib", Look::Plain),
+    ("speculative", Look::Plain),
+    ("spec-tokens", Look::Plain),
+    ("draft-model", Look::Plain),
 ];
 const HEADER_PANEL: &[(&str, Look)] = &[("unit", Look::Buttons)];
 

@@ -452,6 +452,38 @@ fn a_servers_answers_and_its_copyable_command_follow_the_sliders() {
 }
 
 #[test]
+fn a_draft_model_and_eager_mode_reach_the_command_and_leave_with_it() {
+    let page =
+        Page::open("/?v=1&m=llama-3.1-8b&j=serve&gpu=h100&sd=draft&sk=4&dm=llama-3.2-1b&cg=eager");
+    page.wait_for("#serve-command", 10);
+    let command = page.value_of("#serve-command");
+    assert!(command.contains("--enforce-eager"), "{command}");
+    assert!(
+        command.contains(r#""model":"meta-llama/Llama-3.2-1B","num_speculative_tokens":4"#),
+        "{command}"
+    );
+    assert!(page.exists("#draft-model") && page.exists("#spec-tokens-num"));
+    let with_draft = page.text_of("#total");
+    page.set("#speculative", "off", "change");
+    page.wait_until(
+        "the draft leaves the command, its controls and the total",
+        5,
+        |s| {
+            !s.value_of("#serve-command")
+                .contains("--speculative-config")
+                && !s.exists("#draft-model")
+                && s.text_of("#total") != with_draft
+        },
+    );
+    // the link keeps eager mode and drops the draft
+    page.wait_until("the link follows", 5, |s| {
+        let url = s.url();
+        url.contains("cg=eager") && !url.contains("sd=") && !url.contains("dm=")
+    });
+    page.assert_no_console_errors();
+}
+
+#[test]
 fn a_training_job_shows_training_answers_and_no_serving_ones() {
     let page = Page::open("/?v=1&j=lora");
     page.wait_for("#answer-micro-batch", 10);

@@ -224,6 +224,16 @@ messages! {
     SharedPrefix,
     /// LoRA slots, params per slot, max LoRA rank, bytes per element
     LoraSlots,
+    /// mixed-batch graphs, decode graphs, layers, KiB per graph and layer
+    CudaGraphs,
+    /// (no arguments)
+    GraphsOutsideBudget,
+    /// MiB, tensor-parallel ranks
+    CommBuffers,
+    /// proposer params, bits per param
+    ProposerWeights,
+    /// pooled tokens, proposer bytes per token
+    ProposerKv,
     /// params of the largest matrix
     PrefillDequantized,
     /// tokens

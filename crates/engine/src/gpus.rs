@@ -60,7 +60,36 @@ impl Gpu {
     pub fn bytes(self) -> u64 {
         self.mib() * MIB
     }
+
+    /// The total the CUDA driver reports to a process (`cudaMemGetInfo`,
+    /// `torch.cuda.mem_get_info()[1]`), in MiB: below nvidia-smi's figure by what the driver keeps
+    /// for itself. vLLM's budget is `gpu_memory_utilization` × this total.
+    ///
+    /// Measured where a public log prints it (vLLM's `total_gpu_memory`), else the catalog figure
+    /// less [`DRIVER_KEEPS_MIB`].
+    pub fn visible_mib(self) -> u64 {
+        match self {
+            // vLLM PR #10511 and PR #12126 (H100 80GB): "total_gpu_memory (79.22GiB)"
+            Gpu::H100 => 81_121,
+            // vLLM issue #10517 (RTX 3090): "total_gpu_memory (23.58GiB)"
+            Gpu::Rtx3090 => 24_146,
+            // vLLM issue #16570 (4 × A100 40GB): "total_gpu_memory (39.38GiB)"
+            Gpu::A100_40 => 40_325,
+            _ => self.mib() - DRIVER_KEEPS_MIB,
+        }
+    }
+
+    /// [`Gpu::visible_mib`] in bytes.
+    pub fn visible_bytes(self) -> u64 {
+        self.visible_mib() * MIB
+    }
 }
+
+/// What the driver keeps of nvidia-smi's total on the cards measured: H100 81,559 − 81,121 =
+/// 438 MiB; RTX 3090 24,576 − 24,146 = 430 MiB; RTX 3090 Ti 24,564 − 24,112 = 452 MiB
+/// (pegainfer issue #422, "total GPU memory 24112 MiB"); A100 40GB 40,960 − 40,325 = 635 MiB.
+/// The median.
+pub const DRIVER_KEEPS_MIB: u64 = 445;
 
 /// Capacity lines drawn on the chart, in GiB.
 pub const CAPACITY_LINES_GIB: [u64; 9] = [16, 24, 32, 40, 48, 80, 94, 141, 192];
@@ -74,6 +103,15 @@ mod tests {
     fn an_80_gb_a100_is_80_gib_and_a_4090_shows_24564_mib() {
         assert_eq!(Gpu::A100_80.bytes(), 80 * GIB);
         assert_eq!(Gpu::Rtx4090.mib(), 24_564);
+    }
+
+    #[test]
+    fn the_driver_shows_a_process_less_than_nvidia_smi_on_every_card() {
+        for g in Gpu::ALL {
+            let kept = g.mib() - g.visible_mib();
+            assert!((400..=700).contains(&kept), "{}: {kept}", g.key());
+        }
+        assert_eq!(Gpu::A100_80.visible_mib(), 81_920 - DRIVER_KEEPS_MIB);
     }
 
     #[test]

@@ -47,6 +47,7 @@ mod overview;
 mod presets;
 mod safetensors;
 mod scenario;
+mod server;
 mod settings;
 mod units;
 
@@ -112,5 +113,6 @@ pub use scenario::{
     Attention, Checkpointing, DpFramework, Job, LoraTargets, Loss, ModelChoice, Offload, Optimizer,
     Scenario, Switch, VllmVersion, WeightsLoad, Zero,
 };
+pub use server::{captured_graphs, decode_query_len, CudaGraphs, SpecMethod};
 pub use settings::{Refusal, Setting, SettingKind, SettingValue, SETTINGS};
 pub use units::{short_count, thousands, Unit, GB, GIB, KIB, MIB};

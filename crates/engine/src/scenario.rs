@@ -7,6 +7,7 @@ use crate::gpus::Gpu;
 use crate::model::Architecture;
 use crate::named::named_enum;
 use crate::presets;
+use crate::server::{CudaGraphs, SpecMethod};
 use crate::settings::{SettingValue, SETTINGS};
 use crate::units::Unit;
 
@@ -75,7 +76,24 @@ named_enum! {
         /// vLLM V1 (`vllm/v1/worker/gpu_worker.py` `determine_available_memory`): the budget is
         /// gpu_memory_utilization × the total the driver reports, and what existed before the
         /// worker's first snapshot (the CUDA context) is not deducted again.
-        V1 => ("v1", "V1 (0.8 and later)"),
+        V1 => ("v1", "V1 (0.8 to 0.20)"),
+        /// vLLM V1 from 0.21 (`gpu_worker.py` `determine_available_memory`,
+        /// `profile_cudagraph_memory`, on by default since v0.21.0): as V1, and the CUDA graphs'
+        /// estimated memory is deducted from the KV budget before the pool is sized.
+        V1Graphs => ("v1g", "V1 (0.21 and later)"),
+    }
+}
+
+impl VllmVersion {
+    /// Whether the engine measures from a snapshot taken after the CUDA context exists.
+    pub fn is_v1(self) -> bool {
+        self != VllmVersion::V0
+    }
+
+    /// Whether the KV budget makes room for the CUDA graphs (else they are captured after the
+    /// pool is sized, out of what `gpu_memory_utilization` leaves).
+    pub fn budgets_graphs(self) -> bool {
+        self == VllmVersion::V1Graphs
     }
 }
 
@@ -393,6 +411,16 @@ pub struct Scenario {
     pub max_lora_rank: u64,
     /// Tokens of a prompt prefix every request shares (vLLM automatic prefix caching; 0: off).
     pub shared_prefix: u64,
+    /// Whether the server captures CUDA graphs (`--enforce-eager` turns them off).
+    pub cuda_graphs: CudaGraphs,
+    /// NCCL and custom all-reduce buffers per GPU when tensor parallel, in MiB.
+    pub comm_mib: u64,
+    /// Speculative decoding method (vLLM `--speculative-config`).
+    pub spec: SpecMethod,
+    /// Tokens proposed per step (`num_speculative_tokens`).
+    pub spec_tokens: u64,
+    /// The draft model's preset id, for the draft method.
+    pub draft_model: &'static str,
     /// CUDA context, cuBLAS/NCCL workspaces and other memory outside the allocator, in MiB.
     pub context_mib: u64,
     /// Caching-allocator reserve and fragmentation, in percent of the tensor peak.
@@ -452,6 +480,12 @@ impl Default for Scenario {
             // vLLM's LoRAConfig default (vllm/config/lora.py)
             max_lora_rank: 16,
             shared_prefix: 0,
+            cuda_graphs: CudaGraphs::Captured,
+            // vLLM PR #10511: non-torch memory 1.79 GiB at TP 1 and 3.58 GiB at TP 2 (H100)
+            comm_mib: 1_833,
+            spec: SpecMethod::Off,
+            spec_tokens: 3,
+            draft_model: "llama-3.2-1b",
             context_mib: 1_024,
             reserve_pct: 5,
             gpu: Gpu::Rtx4090,

@@ -8,10 +8,12 @@
 
 use crate::dtype::{KvDtype, WeightFormat};
 use crate::gpus::Gpu;
+use crate::presets;
 use crate::scenario::{
     Attention, Checkpointing, DpFramework, Job, LoraTargets, Loss, Offload, Optimizer, Scenario,
     Switch, VllmVersion, WeightsLoad, Zero,
 };
+use crate::server::{CudaGraphs, SpecMethod};
 use crate::units::Unit;
 
 /// A setting's value as the registry reads and writes it.
@@ -203,6 +205,18 @@ fn inference(s: &Scenario) -> bool {
 }
 fn serving(s: &Scenario) -> bool {
     s.job == Job::Serving
+}
+/// A server split over several GPUs with tensor parallelism.
+fn serving_split(s: &Scenario) -> bool {
+    s.job == Job::Serving && s.tp > 1
+}
+/// A server that speculates.
+fn speculating(s: &Scenario) -> bool {
+    s.job == Job::Serving && s.spec != SpecMethod::Off
+}
+/// A server that speculates with a separate draft model.
+fn drafting(s: &Scenario) -> bool {
+    s.job == Job::Serving && s.spec == SpecMethod::Draft
 }
 fn not_serving(s: &Scenario) -> bool {
     s.job != Job::Serving
@@ -442,6 +456,44 @@ pub static SETTINGS: &[Setting] = &[
     number!("lm", "max-loras", "max-loras", max_loras, 0, 1_024, slider 0, 64, true, false, serving),
     number!("lr", "max-lora-rank", "max-lora-rank", max_lora_rank, 1, 512, slider 1, 512, true, true, serving),
     number!("px", "shared-prefix", "shared-prefix", shared_prefix, 0, 10_485_760, slider 0, 131_072, true, false, serving),
+    // a vLLM server's start-up: CUDA graphs, communication buffers, speculative decoding
+    choice!(
+        "cg",
+        "cuda-graphs",
+        "cuda-graphs",
+        "G",
+        CudaGraphs,
+        cuda_graphs,
+        serving
+    ),
+    number!("nc", "comm-mib", "comm-mib", comm_mib, 0, 65_536, slider 0, 8_192, true, false, serving_split),
+    choice!(
+        "sd",
+        "speculative",
+        "speculative",
+        "M",
+        SpecMethod,
+        spec,
+        serving
+    ),
+    number!("sk", "spec-tokens", "spec-tokens", spec_tokens, 1, 16, slider 1, 16, false, false, speculating),
+    Setting {
+        key: "dm",
+        flag: "draft-model",
+        id: "draft-model",
+        value_hint: "MODEL",
+        kind: SettingKind::Choice,
+        applies: drafting,
+        read: |s| SettingValue::Choice(s.draft_model),
+        write: |s, v| {
+            if let SettingValue::Choice(k) = v {
+                if let Some(p) = presets::find(k) {
+                    s.draft_model = p.id;
+                }
+            }
+        },
+        keys: || presets::all().iter().map(|p| p.id).collect(),
+    },
     number!("ctx", "context-mib", "context-mib", context_mib, 0, 65_536, slider 0, 8192, true, false, always),
     number!("rsv", "reserve", "reserve-pct", reserve_pct, 0, 100, slider 0, 100, true, false, always),
 ];

@@ -396,5 +396,7 @@ fn vllms_profile_samples_max_num_seqs_sequences_and_v1_does_not_deduct_the_conte
     };
     let b1 = estimate(&v1).unwrap();
     let (f0, f1) = (b0.serving.unwrap(), b1.serving.unwrap());
-    assert_eq!(f1.kv_pool - f0.kv_pool, b0.bytes(Component::Context));
+    // the CUDA context; the graphs (also context lines) come out of neither budget before 0.21
+    assert_eq!(f1.kv_pool - f0.kv_pool, v0.context_mib << 20);
+    assert!(b0.bytes(Component::Context) > v0.context_mib << 20);
 }

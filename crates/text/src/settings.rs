@@ -116,6 +116,19 @@ const LABELS: &[(&str, &str, &str)] = &[
     ("max-loras", "max_loras", "max_loras"),
     ("max-lora-rank", "max_lora_rank", "max_lora_rank"),
     ("shared-prefix", "Shared prefix tokens", "共享前缀 token"),
+    ("cuda-graphs", "CUDA graphs", "CUDA 图"),
+    (
+        "comm-mib",
+        "NCCL and all-reduce buffers per GPU (MiB)",
+        "每卡 NCCL 与 all-reduce 缓冲区 (MiB)",
+    ),
+    ("speculative", "Speculative decoding", "投机解码"),
+    (
+        "spec-tokens",
+        "num_speculative_tokens",
+        "num_speculative_tokens",
+    ),
+    ("draft-model", "Draft model", "草稿模型"),
     (
         "context-mib",
         "CUDA context & workspaces (MiB)",
@@ -334,8 +347,33 @@ const HELP: &[(&str, &str, &str)] = &[
     ),
     (
         "vllm-version",
-        "v0: the KV budget deducts the CUDA context; v1: it is measured after the context exists and does not",
-        "v0：KV 预算扣除 CUDA 上下文；v1：在上下文建立之后测量，不再扣除",
+        "v0: the KV budget deducts the CUDA context; v1: it is measured after the context exists and does not; v1g (0.21 and later): as v1, and the CUDA graphs come out of the budget too",
+        "v0：KV 预算扣除 CUDA 上下文；v1：在上下文建立之后测量，不再扣除；v1g（0.21 及以后）：同 v1，并且 CUDA 图也从预算中扣除",
+    ),
+    (
+        "cuda-graphs",
+        "on: vLLM captures decode graphs at start-up (memory per graph and layer); eager: --enforce-eager, none",
+        "on：vLLM 启动时捕获解码用的 CUDA 图（按图和层计显存）；eager：--enforce-eager，不捕获",
+    ),
+    (
+        "comm-mib",
+        "memory outside PyTorch that NCCL and vLLM's custom all-reduce take on each GPU when tensor parallel (1833: vLLM PR #10511, H100)",
+        "张量并行时 NCCL 与 vLLM 自定义 all-reduce 在每张卡上占用的 PyTorch 之外的显存（1833：vLLM PR #10511，H100）",
+    ),
+    (
+        "speculative",
+        "vLLM --speculative-config: n-gram adds nothing; an EAGLE head or MTP layer is one decoder layer with its KV; a draft model brings its weights and KV",
+        "vLLM 的 --speculative-config：n-gram 不占显存；EAGLE 头或 MTP 层为一个解码层及其 KV；草稿模型带来自己的权重和 KV",
+    ),
+    (
+        "spec-tokens",
+        "tokens proposed per step; each decode step verifies 1 + this many tokens per request",
+        "每步提议的 token 数；每个解码步骤为每个请求验证 1 + 该数量的 token",
+    ),
+    (
+        "draft-model",
+        "the draft model (a preset), loaded beside the target in 16-bit with its own KV cache",
+        "草稿模型（预设之一），以 16 位与目标模型一同加载，并有自己的 KV Cache",
     ),
     (
         "context-mib",

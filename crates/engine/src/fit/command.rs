@@ -2,7 +2,9 @@
 
 use crate::dtype::{KvDtype, WeightFormat};
 use crate::memory::ServingFit;
+use crate::presets;
 use crate::scenario::{ModelChoice, Scenario};
+use crate::server::{CudaGraphs, SpecMethod};
 
 /// The serving engines the command is written for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -120,11 +122,67 @@ pub fn serve_command(s: &Scenario, server: Server) -> ServeCommand {
         flags.push(("--max-lora-rank", s.max_lora_rank.to_string()));
     }
     flags.extend(quantization(s.weights).map(|q| ("--quantization", q.into())));
+    if s.cuda_graphs == CudaGraphs::Eager {
+        let eager = match server {
+            Server::Vllm => "--enforce-eager",
+            Server::Sglang => "--disable-cuda-graph",
+        };
+        flags.push((eager, String::new()));
+    }
+    speculative_flags(s, server, &mut flags);
     let program: &'static [&'static str] = match server {
         Server::Vllm => &["vllm", "serve"],
         Server::Sglang => &["python", "-m", "sglang.launch_server"],
     };
     ServeCommand { program, flags }
+}
+
+/// The proposer's repository: the draft preset's, or a placeholder for an EAGLE head.
+fn proposer_path(s: &Scenario) -> Option<String> {
+    match s.spec {
+        SpecMethod::Draft => presets::find(s.draft_model).map(|p| p.name.to_string()),
+        SpecMethod::Eagle => Some("<eagle-head>".into()),
+        _ => None,
+    }
+}
+
+/// Speculative decoding: vLLM's `--speculative-config` JSON (`vllm/config/speculative.py`,
+/// `SpeculativeConfig`), SGLang's `--speculative-algorithm` and its draft path and steps.
+fn speculative_flags(s: &Scenario, server: Server, flags: &mut Vec<(&'static str, String)>) {
+    if s.spec == SpecMethod::Off {
+        return;
+    }
+    let k = s.spec_tokens;
+    let path = proposer_path(s);
+    match server {
+        Server::Vllm => {
+            let mut fields = match s.spec {
+                SpecMethod::Ngram => vec![
+                    r#""method":"ngram""#.to_string(),
+                    r#""prompt_lookup_max":4"#.into(),
+                ],
+                SpecMethod::Eagle => vec![r#""method":"eagle""#.into()],
+                SpecMethod::Mtp => vec![r#""method":"mtp""#.into()],
+                _ => Vec::new(),
+            };
+            if let Some(p) = path {
+                fields.push(format!(r#""model":"{p}""#));
+            }
+            fields.push(format!(r#""num_speculative_tokens":{k}"#));
+            flags.push(("--speculative-config", format!("{{{}}}", fields.join(","))));
+        }
+        Server::Sglang => {
+            let algorithm = match s.spec {
+                SpecMethod::Ngram => "NGRAM",
+                SpecMethod::Eagle => "EAGLE",
+                SpecMethod::Mtp => "NEXTN",
+                _ => "STANDALONE",
+            };
+            flags.push(("--speculative-algorithm", algorithm.into()));
+            flags.extend(path.map(|p| ("--speculative-draft-model-path", p)));
+            flags.push(("--speculative-num-steps", k.to_string()));
+        }
+    }
 }
 
 /// The maximum concurrency vLLM prints at start-up ("Maximum concurrency for N tokens per
@@ -161,6 +219,41 @@ mod tests {
         }
         let sglang = serve_command(&s, Server::Sglang).line();
         assert!(sglang.contains("--tp 4 --context-length 8192 --mem-fraction-static 0.90"));
+    }
+
+    #[test]
+    fn eager_mode_and_a_draft_model_reach_both_commands() {
+        let s = Scenario {
+            job: Job::Serving,
+            cuda_graphs: CudaGraphs::Eager,
+            spec: SpecMethod::Draft,
+            spec_tokens: 5,
+            draft_model: "llama-3.2-1b",
+            ..Scenario::default()
+        };
+        let line = serve_command(&s, Server::Vllm).line();
+        assert!(line.ends_with(
+            r#"--enforce-eager --speculative-config '{"model":"meta-llama/Llama-3.2-1B","num_speculative_tokens":5}'"#
+        ), "{line}");
+        let sglang = serve_command(&s, Server::Sglang).line();
+        assert!(
+            sglang.ends_with(
+                "--disable-cuda-graph --speculative-algorithm STANDALONE \
+             --speculative-draft-model-path meta-llama/Llama-3.2-1B --speculative-num-steps 5"
+            ),
+            "{sglang}"
+        );
+        let ngram = Scenario {
+            spec: SpecMethod::Ngram,
+            ..s
+        };
+        let line = serve_command(&ngram, Server::Vllm).line();
+        assert!(
+            line.contains(
+                r#"'{"method":"ngram","prompt_lookup_max":4,"num_speculative_tokens":5}'"#
+            ),
+            "{line}"
+        );
     }
 
     #[test]

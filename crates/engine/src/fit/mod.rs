@@ -108,7 +108,7 @@ pub struct Verdict {
 /// What a job may use of a GPU, and what it needs of it, per GPU.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Need {
-    /// The capacity, or for a server gpu_memory_utilization × capacity.
+    /// The capacity, or for a server gpu_memory_utilization × the total the driver reports.
     pub budget: u64,
     /// The peak, or for a server the larger of its peak and what it takes to start: everything
     /// but the KV cache plus the KV blocks of one max_model_len request.
@@ -124,13 +124,21 @@ impl Need {
                 needed: b.total,
             };
         }
-        // the serving fit's arithmetic: the KV pool is the budget less everything else
-        let fixed = b.total - b.bytes(Component::KvCache) - b.bytes(Component::Reserve);
+        // the serving fit's arithmetic: the KV pool is the budget less everything else; graphs
+        // captured after the pool is sized live in what the budget leaves of the visible total,
+        // and only what overflows that counts against the budget
+        let visible = gpu.visible_bytes();
+        let budget = scale(visible, s.gpu_util_pct, 100);
+        let graphs = b.graphs_after_sizing(s);
+        let fixed = b.total - b.bytes(Component::KvCache) - b.bytes(Component::Reserve) - graphs;
         let blocks = div_ceil(s.max_model_len, s.block_size);
         let one_request = prod(&[blocks, s.block_size, b.kv_bytes_per_token.max(1)]);
+        let overflow = graphs.saturating_sub(visible - budget);
         Need {
-            budget: scale(gpu.bytes(), s.gpu_util_pct, 100),
-            needed: b.total.max(fixed.saturating_add(one_request)),
+            budget,
+            needed: (b.total - graphs)
+                .max(fixed.saturating_add(one_request))
+                .saturating_add(overflow),
         }
     }
 

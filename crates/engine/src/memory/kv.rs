@@ -4,7 +4,7 @@
 use super::{prefill_activation_bytes, Breakdown, Budget, Component, Phase};
 use crate::formula::{Arg, Formula, Msg};
 use crate::model::Architecture;
-use crate::scenario::{Attention, Job, Scenario, VllmVersion};
+use crate::scenario::{Attention, Job, Scenario};
 use crate::units::{div_ceil, prod, scale};
 
 /// How a vLLM-style server fills the selected GPU.
@@ -32,14 +32,22 @@ impl ServingFit {
     /// context exists (`vllm/v1/worker/gpu_worker.py`, `init_device` then
     /// `determine_available_memory`: `requested_memory` = total × utilization − the increase
     /// since the snapshot), so the context is not deducted again.
+    ///
+    /// The budget is `gpu_memory_utilization` × the total the driver reports (`cudaMemGetInfo`),
+    /// not nvidia-smi's. CUDA graphs come out of it only from V1 0.21 on; before, they are
+    /// captured after the pool is sized.
     pub fn on(b: &Breakdown, s: &Scenario, gpu: crate::gpus::Gpu) -> ServingFit {
-        let budget = scale(gpu.bytes(), s.gpu_util_pct, 100);
-        let before_snapshot = match s.vllm {
-            VllmVersion::V0 => 0,
-            VllmVersion::V1 => b.bytes(Component::Context),
+        let budget = scale(gpu.visible_bytes(), s.gpu_util_pct, 100);
+        let before_snapshot = if s.vllm.is_v1() {
+            b.bytes(Component::Context) - b.cuda_graphs - b.comm_buffers
+        } else {
+            0
         };
-        let fixed =
-            b.total - b.bytes(Component::KvCache) - b.bytes(Component::Reserve) - before_snapshot;
+        let fixed = b.total
+            - b.bytes(Component::KvCache)
+            - b.bytes(Component::Reserve)
+            - before_snapshot
+            - b.graphs_after_sizing(s);
         let kv_pool = budget.saturating_sub(fixed);
         let per_token = b.kv_bytes_per_token.max(1);
         let blocks = kv_pool / prod(&[per_token, s.block_size]).max(1);
@@ -85,7 +93,11 @@ impl Budget<'_> {
         // the profile spreads the batched tokens over up to max_num_seqs sequences and samples
         // one token for each (V0 `profile_run` in vllm/worker/model_runner.py; V1
         // `_dummy_sampler_run` in vllm/v1/worker/gpu_model_runner.py): logits in fp32
-        let sampled = s.max_num_seqs.min(tokens);
+        // with speculative decoding each sequence verifies decode_query_len tokens
+        let sampled = s
+            .max_num_seqs
+            .saturating_mul(crate::server::decode_query_len(s))
+            .min(tokens);
         let logits = prod(&[
             sampled,
             div_ceil(self.arch.vocab, self.tp),
@@ -117,7 +129,9 @@ impl Budget<'_> {
             }
             f.equals(kv)
         });
+        self.proposer_kv(prod(&[s.concurrency, own]) + shared);
         self.lora_slots();
+        self.server_extras();
     }
 
     /// vLLM's multi-LoRA buffers, allocated when the model loads, before the profile sizes the KV

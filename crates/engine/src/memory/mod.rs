@@ -12,6 +12,7 @@
 mod activations;
 mod kv;
 mod parallel;
+mod server;
 mod training;
 mod weights;
 
@@ -24,7 +25,7 @@ use crate::error::EngineError;
 use crate::formula::{Arg, Formula, Msg};
 use crate::model::{Architecture, ParamCounts};
 use crate::named::named_enum;
-use crate::scenario::{Job, Scenario, VllmVersion, Zero};
+use crate::scenario::{Job, Scenario, Zero};
 use crate::units::{prod, scale, MIB};
 
 named_enum! {
@@ -127,8 +128,12 @@ pub struct Breakdown {
     pub params: ParamCounts,
     pub active_params: u64,
     pub trainable: u64,
-    /// KV-cache bytes of one token (all layers, one rank).
+    /// KV-cache bytes of one token (all layers, one rank; a server's proposer included).
     pub kv_bytes_per_token: u64,
+    /// A server's CUDA graphs (part of the context lines).
+    pub cuda_graphs: u64,
+    /// A tensor-parallel server's NCCL and all-reduce buffers (part of the context lines).
+    pub comm_buffers: u64,
     pub serving: Option<ServingFit>,
 }
 
@@ -145,6 +150,16 @@ impl Breakdown {
             .filter(|l| l.component == component && self.at_peak(l))
             .map(|l| l.bytes)
             .sum()
+    }
+
+    /// The CUDA graphs a server captures after sizing its KV pool, out of what
+    /// `gpu_memory_utilization` leaves (all of them before vLLM V1 0.21, none after).
+    pub fn graphs_after_sizing(&self, s: &Scenario) -> u64 {
+        if s.vllm.budgets_graphs() {
+            0
+        } else {
+            self.cuda_graphs
+        }
     }
 
     /// Bytes of a component when it is largest, whether or not that is the peak.
@@ -217,6 +232,8 @@ struct Budget<'a> {
     trainable: u64,
     /// Parameters of the full embedding and head copies PEFT trains (modules_to_save).
     saved_copies: u64,
+    /// A server's CUDA graphs, once counted.
+    graph_bytes: u64,
 }
 
 impl<'a> Budget<'a> {
@@ -252,6 +269,7 @@ impl<'a> Budget<'a> {
             params,
             trainable,
             saved_copies,
+            graph_bytes: 0,
         }
     }
 
@@ -342,11 +360,18 @@ impl<'a> Budget<'a> {
         let context = self.scenario.context_mib * MIB;
         self.push(Component::Context, Phase::Always, context, |b| {
             let mut f = Formula::of(Msg::Context, &[Arg::Int(b.scenario.context_mib)]);
-            if b.scenario.job == Job::Serving && b.scenario.vllm == VllmVersion::V1 {
+            if b.scenario.job == Job::Serving && b.scenario.vllm.is_v1() {
                 f.push(Msg::ContextBeforeSnapshot, &[]);
             }
             f.equals(context)
         });
+        // the context lines: the CUDA context and, for a server, its graphs and NCCL buffers
+        let context = self
+            .lines
+            .iter()
+            .filter(|l| l.component == Component::Context && l.phase == Phase::Always)
+            .map(|l| l.bytes)
+            .fold(0u64, u64::saturating_add);
         let (peak_phase, tensors) = self.peak(context);
         let reserve = scale(tensors, self.scenario.reserve_pct, 100);
         self.push(Component::Reserve, Phase::Always, reserve, |b| {
@@ -358,7 +383,18 @@ impl<'a> Budget<'a> {
             .saturating_add(paged)
             .saturating_add(context)
             .saturating_add(reserve);
-        let kv_bytes_per_token = self.kv_bytes(1, 1);
+        let serving = self.scenario.job == Job::Serving;
+        let kv_bytes_per_token = self.kv_bytes(1, 1)
+            + if serving {
+                self.proposer_kv_per_token()
+            } else {
+                0
+            };
+        let comm_buffers = if serving && self.tp > 1 {
+            self.scenario.comm_mib * MIB
+        } else {
+            0
+        };
         let mut b = Breakdown {
             lines: self.lines,
             peak_phase,
@@ -371,6 +407,8 @@ impl<'a> Budget<'a> {
             active_params: self.arch.active_params(),
             trainable: self.trainable,
             kv_bytes_per_token,
+            cuda_graphs: self.graph_bytes,
+            comm_buffers,
             serving: None,
         };
         if self.scenario.job == Job::Serving {

@@ -440,11 +440,14 @@ impl Report {
              - **device (total)**: nvidia-smi, pynvml, a GPU monitor, and sources that do not name their tool (Qwen's \
              fine-tuning table) → tensors + paged optimizer states (CUDA unified memory, resident) + CUDA context + reserve.\n\
              - **vLLM**: the KV cache it reserved (GiB) or its `# GPU blocks` → the serving fit's KV pool: \
-             `gpu_memory_utilization` × the catalog capacity − weights − profile activations − sampler logits \
-             (`max_num_seqs` rows) − context (V0; V1 measures from a snapshot taken after the context exists).\n\
+             `gpu_memory_utilization` × the total the CUDA driver reports (`cudaMemGetInfo`, below nvidia-smi's) \
+             − weights − profile activations − sampler logits (`max_num_seqs` rows) − non-torch memory: the context \
+             (V0; V1 measures from a snapshot taken after the context exists), NCCL buffers under tensor parallelism, \
+             and from V1 0.21 the CUDA graphs (before, they are captured after the pool is sized).\n\
              - **allocated after load**: the peak right after loading the model → weights + adapters.\n\n\
              Settings every case of a kind shares: CUDA context 1024 MiB and allocator reserve 5 % (scenario defaults) \
-             unless the source states them (the BERT runs state 1343 MiB of context); vLLM cases use block size 16, \
+             unless the source states them (the BERT runs state 1343 MiB of context; a one-GPU vLLM log its \
+             `non_torch` memory); vLLM cases use block size 16, \
              the vLLM engine (V0/V1), `max_num_seqs` and `max_num_batched_tokens` as the case states them, \
              else that engine's defaults (V0: 256 sequences, max(max_model_len, 2048) tokens, 2048 past 32k of context; \
              V1: 1024 sequences and 8192 tokens on GPUs of 70 GiB or more but the A100, 256 and 2048 below). \
@@ -956,7 +959,10 @@ fn vllm_profile(c: &Value, ctx: u64) -> VllmProfile {
     let release = number_after(&framework, "vllm ~0.")
         .or_else(|| number_after(&framework, "vllm 0."))
         .unwrap_or(0);
-    let version = if framework.contains("v1") || (!framework.contains("v0") && release >= 8) {
+    // from v0.21.0 V1 deducts its CUDA graphs' estimate from the KV budget by default
+    let version = if release >= 21 {
+        VllmVersion::V1Graphs
+    } else if framework.contains("v1") || (!framework.contains("v0") && release >= 8) {
         VllmVersion::V1
     } else {
         VllmVersion::V0
@@ -967,8 +973,8 @@ fn vllm_profile(c: &Value, ctx: u64) -> VllmProfile {
     let (seqs, tokens) = match version {
         VllmVersion::V0 if ctx > 32_768 => (256, 2_048),
         VllmVersion::V0 => (256, ctx.max(2_048)),
-        VllmVersion::V1 if big => (1_024, 8_192),
-        VllmVersion::V1 => (256, 2_048),
+        VllmVersion::V1 | VllmVersion::V1Graphs if big => (1_024, 8_192),
+        VllmVersion::V1 | VllmVersion::V1Graphs => (256, 2_048),
     };
     VllmProfile {
         version,
@@ -1131,6 +1137,12 @@ pub fn map_case(c: &Value, n: &Value) -> Result<(Mapped, Option<String>), String
     )
     .unwrap_or(Scenario::default().context_mib);
     let value = c.get("value");
+    // a vLLM log that prints its non-torch memory states the context (at one GPU; under tensor
+    // parallelism the NCCL buffers are their own setting)
+    let context_mib = match value.and_then(|v| float(v, "non_torch")) {
+        Some(gib) if tp == 1 => (gib * 1024.0).round() as u64,
+        _ => context_mib,
+    };
     let util = value
         .and_then(|v| float(v, "gpu_memory_utilization"))
         .unwrap_or(0.9);
@@ -1356,13 +1368,22 @@ pub fn engine_figure(m: &Mapped) -> Result<(f64, String, Breakdown), String> {
         }
         Measure::VllmKvPool | Measure::VllmBlocks => {
             let fit = b.serving.ok_or("no serving fit")?;
+            // what the budget deducts of the context lines: not the graphs captured after
+            // sizing, not (V1) the CUDA context that existed before the snapshot
+            let s = &m.scenario;
+            let before_snapshot = if s.vllm.is_v1() {
+                s.context_mib << 20
+            } else {
+                0
+            };
+            let deducted = context - b.graphs_after_sizing(s) - before_snapshot;
             let parts = format!(
-                "budget {:.2} − weights {:.2} − activations {:.2} − logits {:.2} − context {:.2} = KV {:.2} ({} blocks)",
+                "budget {:.2} − weights {:.2} − activations {:.2} − logits {:.2} − non-torch {:.2} = KV {:.2} ({} blocks)",
                 gib(fit.budget),
                 gib(b.bytes(Component::Weights)),
                 gib(b.bytes(Component::Activations)),
                 gib(b.bytes(Component::Logits)),
-                gib(context),
+                gib(deducted),
                 gib(fit.kv_pool),
                 fit.blocks
             );

@@ -290,6 +290,19 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
             1u64..=65_536,
             select(VllmVersion::ALL.to_vec()),
         );
+        // a vLLM server's start-up: graphs, NCCL buffers, speculative decoding
+        let server = (
+            select(CudaGraphs::ALL.to_vec()),
+            0u64..=8_192,
+            select(SpecMethod::ALL.to_vec()),
+            1u64..=16,
+            select(vec![
+                "llama-3.2-1b",
+                "qwen2.5-0.5b",
+                "qwen3-0.6b",
+                "gemma-3-1b",
+            ]),
+        );
         let switches = (
             any::<bool>(),
             any::<bool>(),
@@ -312,6 +325,7 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
             serving,
             overhead,
             switches,
+            server,
         )
             .prop_map(
                 |(
@@ -325,7 +339,9 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
                     serving,
                     overhead,
                     switches,
+                    server,
                 )| {
+                    let (cuda_graphs, comm_mib, spec, spec_tokens, draft_model) = server;
                     let (batch, seq, gen, grad_accum, global_batch) = sizes;
                     let (lora_rank, lora_targets, lora_dropout) = lora;
                     let (optimizer, master_weights, checkpointing, attention, loss) = training;
@@ -406,6 +422,11 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
                         max_loras: 0,
                         max_lora_rank: 16,
                         shared_prefix: 0,
+                        cuda_graphs,
+                        comm_mib,
+                        spec,
+                        spec_tokens,
+                        draft_model,
                         context_mib,
                         reserve_pct,
                         gpu,

@@ -80,6 +80,7 @@ const KEPT: &[&str] = &[
     "GiB",
     "GB",
     "MiB",
+    "KiB",
     "bf16",
     "fp16",
     "fp32",
@@ -100,6 +101,8 @@ const KEPT: &[&str] = &[
     "autocast",
     "zero_grad",
     "set_to_none",
+    "gpu_memory_utilization",
+    "V1",
     "multi",
     "tensor",
     "vLLM",
@@ -190,6 +193,11 @@ fn chinese_formulas_leave_no_english_words_for_any_job_or_switch() {
         Box::new(|s| s.weights = WeightFormat::GgufQ4KM),
         Box::new(|s| s.model = ModelChoice::Preset("deepseek-v3")),
         Box::new(|s| s.model = ModelChoice::Preset("gemma-3-12b")),
+        Box::new(|s| {
+            s.spec = vram_engine::SpecMethod::Draft;
+            s.vllm = vram_engine::VllmVersion::V1Graphs;
+        }),
+        Box::new(|s| s.spec = vram_engine::SpecMethod::Mtp),
     ];
     let mut scenarios = Vec::new();
     for job in Job::ALL {
