@@ -103,7 +103,7 @@ pub fn MeasuredPanel() -> impl IntoView {
                 <button type="button" id="measured-apply" on:click=move |_| apply(text.get_untracked())>{tr("measured_apply")}</button>
                 <label class="file">{tr("upload_config")}
                     <input type="file" id="measured-file" accept=".txt,.log,.json,text/plain,application/json" on:change=on_file /></label>
-                <span id="measured-status" role="status">{move || reading.get().then(|| t(st.lang.get(), "measured_reading"))}</span>
+                <span id="measured-status" role="status">{move || reading.get().then(|| t(st.lang.get(), "reading"))}</span>
             </div>
             <MeasuredTable />
             <MismatchReport />
