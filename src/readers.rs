@@ -4,7 +4,7 @@
 //! allows it. A failed import is forgotten, so the next call tries again.
 
 use js_sys::{Array, Function, Promise, Reflect};
-use vram_engine::Measurement;
+use vram_engine::{decode_arch, Architecture, Measurement};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
@@ -57,6 +57,15 @@ pub async fn read_measurement(text: &str) -> Result<Measurement, Refused> {
         [kind, full] if kind == "measurement" => {
             Measurement::from_full_link(full).map_err(|_| Refused::NotLoaded)
         }
+        _ => Err(refusal(parts)),
+    }
+}
+
+/// A pasted or uploaded config.json read as an architecture by the module.
+pub async fn read_config(text: &str) -> Result<Architecture, Refused> {
+    let parts = call("read_config", &JsValue::from_str(text)).await?;
+    match parts.as_slice() {
+        [kind, arch] if kind == "architecture" => decode_arch(arch).map_err(|_| Refused::NotLoaded),
         _ => Err(refusal(parts)),
     }
 }

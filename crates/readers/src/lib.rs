@@ -10,6 +10,8 @@
 //!
 //! - `["measurement", full]`: a measurement in [`Measurement::to_full_link`] form; the page reads
 //!   it back with `Measurement::from_full_link` (the link codec is in the page anyway);
+//! - `["architecture", arch]`: a model's architecture in [`encode_arch`] form (the link's custom
+//!   model); the page reads it back with `decode_arch`;
 //! - `["error", english, chinese]`: why the input gives nothing, as one sentence per [`LANGS`]
 //!   entry, so the page can follow its language toggle without asking again.
 //!
@@ -20,9 +22,12 @@
 //! their sentences on this side.
 //!
 //! [`Measurement::to_full_link`]: vram_engine::Measurement::to_full_link
+//! [`encode_arch`]: vram_engine::encode_arch
 
-use vram_engine::{parse_measurement, MeasureError, MAX_MEASUREMENT_BYTES};
-use vram_text::{measure_error, Lang};
+use vram_engine::{
+    encode_arch, parse_config, parse_measurement, MeasureError, MAX_MEASUREMENT_BYTES,
+};
+use vram_text::{error, measure_error, Lang};
 use wasm_bindgen::prelude::wasm_bindgen;
 
 /// The languages of an error's sentences, in the order a reply carries them.
@@ -33,6 +38,8 @@ pub const LANGS: [Lang; 2] = [Lang::En, Lang::Zh];
 pub enum Reply {
     /// A measurement, in full link form.
     Measurement(String),
+    /// A model's architecture, in link form.
+    Architecture(String),
     /// Why the input gives nothing: one sentence per entry of [`LANGS`].
     Error([String; 2]),
 }
@@ -42,6 +49,7 @@ impl Reply {
     pub fn into_parts(self) -> Vec<String> {
         match self {
             Reply::Measurement(full) => vec!["measurement".into(), full],
+            Reply::Architecture(arch) => vec!["architecture".into(), arch],
             Reply::Error(sentences) => {
                 let mut parts = vec!["error".to_string()];
                 parts.extend(sentences);
@@ -81,10 +89,47 @@ pub fn measurement_too_large(bytes: f64) -> Vec<String> {
     too_large_reply(bytes as usize).into_parts()
 }
 
+/// A Hugging Face config.json read as a model's architecture, or why not.
+pub fn config_reply(text: &str) -> Reply {
+    match parse_config(text) {
+        Ok(arch) => Reply::Architecture(encode_arch(&arch)),
+        Err(e) => Reply::Error(LANGS.map(|l| error(l, &e))),
+    }
+}
+
+/// `config_reply` for the page: `["architecture", arch]` or `["error", en, zh]`.
+#[wasm_bindgen]
+pub fn read_config(text: &str) -> Vec<String> {
+    config_reply(text).into_parts()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use vram_engine::{Level, Measurement, GIB};
+    use vram_engine::{decode_arch, Level, Measurement, GIB};
+
+    const LLAMA_CONFIG: &str = r#"{"architectures": ["LlamaForCausalLM"], "model_type": "llama",
+        "vocab_size": 128256, "hidden_size": 4096, "intermediate_size": 14336,
+        "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
+        "max_position_embeddings": 131072, "tie_word_embeddings": false}"#;
+
+    #[test]
+    fn a_config_comes_back_as_an_architecture_the_page_reads_to_the_same_model() {
+        let Reply::Architecture(arch) = config_reply(LLAMA_CONFIG) else {
+            panic!("no architecture from the config");
+        };
+        let a = decode_arch(&arch).unwrap();
+        assert_eq!(a, parse_config(LLAMA_CONFIG).unwrap());
+        assert_eq!((a.hidden, a.layers, a.kv_heads), (4096, 32, 8));
+    }
+
+    #[test]
+    fn a_config_that_is_not_json_comes_back_as_an_error_in_both_languages() {
+        let parts = config_reply("{hidden_size: 4096").into_parts();
+        assert_eq!(parts.len(), 3, "{parts:?}");
+        assert_eq!(parts[0], "error");
+        assert!(!parts[1].is_empty() && parts[1] != parts[2], "{parts:?}");
+    }
 
     #[test]
     fn a_pasted_size_comes_back_as_a_full_link_the_page_reads_to_the_same_measurement() {
