@@ -6,7 +6,7 @@
 First load: every file under DIST (html, js, wasm, css, icon, wasm-bindgen snippets) except the
 on-demand modules. On-demand modules: the files named `vram-readers-*` (crates/readers, imported
 by the page the first time a user pastes a measurement), reported and gated on their own
-(ON_DEMAND_BUDGET, default 60000 B).
+(ON_DEMAND_BUDGET, default 80000 B).
 """
 import gzip
 import os
@@ -15,7 +15,7 @@ import sys
 ON_DEMAND = {"readers": "vram-readers-"}
 
 dist, budget = sys.argv[1], int(sys.argv[2])
-on_demand_budget = int(sys.argv[3]) if len(sys.argv) > 3 else 60000
+on_demand_budget = int(sys.argv[3]) if len(sys.argv) > 3 else 80000
 
 
 def files(root):
