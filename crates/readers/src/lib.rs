@@ -17,9 +17,12 @@
 //!
 //! To add a reader (a GGUF header, a Hub client's reply): write a pure `*_reply` function that
 //! returns a [`Reply`] (tested natively), export a `#[wasm_bindgen]` wrapper that returns
-//! `reply.into_parts()`, and add a kind here when the page needs a new one. Keep what the page
-//! already has (the engine's link codecs) on the page side of the interface, and the readers and
-//! their sentences on this side.
+//! `reply.into_parts()` (bytes come in as `&[u8]`, a `Uint8Array`), add a kind here when the page
+//! needs a new one, and on the page add one async function beside `read_measurement` in
+//! `src/readers.rs` that calls the export by name (`call`) and reads the parts back. Keep what the
+//! page already has (the engine's link codecs) on the page side of the interface, and the readers
+//! and their sentences on this side. `scripts/size_budget.py` gates this module apart from the
+//! first load (80,000 B gzip in `scripts/dev.sh`).
 //!
 //! [`Measurement::to_full_link`]: vram_engine::Measurement::to_full_link
 //! [`encode_arch`]: vram_engine::encode_arch
