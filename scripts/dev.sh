@@ -94,14 +94,17 @@ serve() {
 }
 
 size_budget() {
-  # 250 KB until the measurement panel (a user's pasted logs, parsed in the page) landed at
-  # +30.7 KB (gate 285 KB); issue 16's first cuts brought the page to 271,830 B, so the gate is
-  # that rounded up to 1 KB plus 3 KB of room (BENCHMARKS.md, "Size"); the target stays 230 KB
+  # What a first visit downloads: 250 KB until the measurement panel landed (gate 285 KB); issue 16's
+  # cuts brought it to 271,830 B (gate 275 KB), then loading the readers of pasted text on demand
+  # (crates/readers) and presets in link form to 259,705 B: the gate is that rounded up. The
+  # target stays 230 KB (BENCHMARKS.md, "Size").
   # VRAM_SIZE_GATE overrides the limit for a local run only (a branch that adds bytes before the
-  # cut that pays for them lands); CI never sets it
-  local gate=${VRAM_SIZE_GATE:-275000}
-  say "size budget: everything the page downloads, gzip-compressed, at most $gate B"
-  python3 scripts/size_budget.py dist "$gate"
+  # cut that pays for them lands); CI never sets it.
+  # The on-demand readers module has its own limit: 80 KB, room for the GGUF and Hub readers
+  # beside the measurement and config.json readers (52,845 B today).
+  local gate=${VRAM_SIZE_GATE:-260000}
+  say "size budget: what a first visit downloads, gzip-compressed, at most $gate B; the on-demand readers at most 80000 B"
+  python3 scripts/size_budget.py dist "$gate" 80000
 }
 
 test_all() {
@@ -112,7 +115,7 @@ test_all() {
   cargo clippy --workspace --all-targets -- -D warnings
   ensure_wasm_target
   say "clippy (wasm32, -D warnings)"
-  cargo clippy --target wasm32-unknown-unknown -p vram-budget -p vram-engine -- -D warnings
+  cargo clippy --target wasm32-unknown-unknown -p vram-budget -p vram-engine -p vram-readers -- -D warnings
   say "native tests (engine, CLI, page logic)"
   cargo test
   build_dist

@@ -2,7 +2,7 @@
 """Print the exact parameter count transformers reports for every preset.
 
 Reads the preset configs straight out of crates/engine/src/presets.rs (the raw
-JSON strings after `config: r#"`), builds each model on the meta device (no
+JSON strings of its `CONFIGS` table, `("id", r#"…"#)`), builds each model on the meta device (no
 memory is allocated, so even DeepSeek-V3 takes a second) and sums
 `p.numel()` over `model.parameters()`, which is the number the engine's
 `Architecture::params().total()` must equal.
@@ -25,7 +25,7 @@ import re
 import sys
 
 PRESETS = pathlib.Path(__file__).resolve().parent.parent / "crates/engine/src/presets.rs"
-ENTRY = re.compile(r'id:\s*"(?P<id>[^"]+)".*?config:\s*r#"(?P<config>.*?)"#', re.S)
+ENTRY = re.compile(r'\(\s*"(?P<id>[^"]+)",\s*r#"(?P<config>.*?)"#,\s*\)', re.S)
 
 
 def presets():

@@ -5,7 +5,13 @@
    new file's sha384 into the integrity attribute Trunk wrote for it. esbuild keeps the module's
    exports and the property names the wasm imports by; it renames only local identifiers. A release
    build without esbuild is an error (the size budget counts on it); `make setup` installs it.
-2. Allows exactly the inline scripts Trunk wrote, by their sha256, in the Content-Security-Policy:
+   The on-demand readers module's glue has no integrity attribute (nothing in index.html loads it).
+2. Names the on-demand readers module (crates/readers; Trunk writes it unhashed, as it does any
+   `data-type="worker"` build) by its content, `vram-readers-<sha256>.js` and its
+   `..._bg.wasm`, and writes the name into `<meta name="vram-readers">` (the placeholder
+   READERS_MODULE), where src/readers.rs finds it. A new build gets a new name, so a browser never
+   mixes a cached module with a new page.
+3. Allows exactly the inline scripts Trunk wrote, by their sha256, in the Content-Security-Policy:
    replaces the placeholder CSP_INLINE_SCRIPT_HASHES in index.html.
 """
 import base64
@@ -22,8 +28,35 @@ index = os.path.join(staging, "index.html")
 html = open(index, encoding="utf-8").read()
 
 
+READERS = "vram-readers"
+
+
 def digest(algo, data):
     return base64.b64encode(hashlib.new(algo, data).digest()).decode()
+
+
+def short_hash(data):
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+def name_readers_by_content(html):
+    """Renames the readers module's wasm and glue by their content; the page's html with its name."""
+    js, wasm = os.path.join(staging, READERS + ".js"), os.path.join(staging, READERS + "_bg.wasm")
+    if not (os.path.exists(js) and os.path.exists(wasm)):
+        sys.exit("post_build.py: the readers module (%s.js, %s_bg.wasm) was not built" % (READERS, READERS))
+    wasm_name = "%s-%s_bg.wasm" % (READERS, short_hash(open(wasm, "rb").read()))
+    glue = open(js, "rb").read()
+    if glue.count(b"%s_bg.wasm" % READERS.encode()) != 1:
+        sys.exit("post_build.py: %s.js does not name its wasm exactly once" % READERS)
+    glue = glue.replace(b"%s_bg.wasm" % READERS.encode(), wasm_name.encode())
+    js_name = "%s-%s.js" % (READERS, short_hash(glue))
+    os.replace(wasm, os.path.join(staging, wasm_name))
+    open(os.path.join(staging, js_name), "wb").write(glue)
+    os.remove(js)
+    if "READERS_MODULE" not in html:
+        sys.exit("post_build.py: no READERS_MODULE placeholder in index.html")
+    print("post_build.py: readers module %s, %s" % (js_name, wasm_name))
+    return html.replace("READERS_MODULE", js_name)
 
 
 if os.environ.get("TRUNK_PROFILE", "release") == "release":
@@ -42,10 +75,15 @@ if os.environ.get("TRUNK_PROFILE", "release") == "release":
         os.replace(tmp, path)
         after = open(path, "rb").read()
         old, new = "sha384-" + digest("sha384", before), "sha384-" + digest("sha384", after)
+        if os.path.basename(path) == READERS + ".js":
+            print("post_build.py: minified %s, %d -> %d B" % (os.path.basename(path), len(before), len(after)))
+            continue
         if old not in html:
             sys.exit("post_build.py: no integrity attribute for %s in index.html" % os.path.basename(path))
         html = html.replace(old, new)
         print("post_build.py: minified %s, %d -> %d B" % (os.path.basename(path), len(before), len(after)))
+
+html = name_readers_by_content(html)
 
 hashes = [
     "'sha256-%s'" % digest("sha256", m.group(1).encode("utf-8"))

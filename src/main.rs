@@ -6,6 +6,7 @@ mod bench;
 mod chart;
 mod components;
 mod i18n;
+mod readers;
 mod state;
 
 fn main() {

@@ -3,14 +3,14 @@
 
 use leptos::prelude::*;
 use vram_engine::{
-    parse_measurement, Breakdown, Comparison, Component, MeasureError, Measurement, Target, Unit,
-    MAX_MEASUREMENT_BYTES,
+    Breakdown, Comparison, Component, Measurement, Target, Unit, MAX_MEASUREMENT_BYTES,
 };
-use vram_text::{level_name, level_note, measure_error, reading_note, source_name};
+use vram_text::{level_name, level_note, reading_note, source_name};
 use wasm_bindgen::JsCast;
 
 use crate::chart::escape;
 use crate::i18n::{self, t, tr, Lang};
+use crate::readers::{self, Refused};
 use crate::state::AppState;
 
 /// A difference above this many hundredths of a percent of the measurement is a mismatch (10 %).
@@ -41,16 +41,24 @@ pub fn marker(lang: Lang, unit: Unit, m: &Measurement, b: &Breakdown) -> Option<
 #[component]
 pub fn MeasuredPanel() -> impl IntoView {
     let st = expect_context::<AppState>();
-    let lang = move || st.lang.get();
     let text = RwSignal::new(String::new());
-    let error = RwSignal::new(None::<MeasureError>);
+    let error = RwSignal::new(None::<Refused>);
+    // the readers load on demand: "reading …" until the module answers
+    let reading = RwSignal::new(false);
     // a refused text leaves the previous comparison (and budget) as they were
-    let apply = move |body: String| match parse_measurement(&body) {
-        Ok(m) => {
-            error.set(None);
-            st.measured.set(Some(m));
-        }
-        Err(e) => error.set(Some(e)),
+    let apply = move |body: String| {
+        reading.set(true);
+        leptos::task::spawn_local(async move {
+            let read = readers::read_measurement(&body).await;
+            reading.set(false);
+            match read {
+                Ok(m) => {
+                    error.set(None);
+                    st.measured.set(Some(m));
+                }
+                Err(e) => error.set(Some(e)),
+            }
+        });
     };
     let on_file = move |ev: leptos::ev::Event| {
         let Some(file) = ev
@@ -62,11 +70,10 @@ pub fn MeasuredPanel() -> impl IntoView {
             return;
         };
         if file.size() > MAX_MEASUREMENT_BYTES as f64 {
-            let bytes = file.size() as usize;
-            error.set(Some(MeasureError::TooLarge {
-                bytes,
-                limit: MAX_MEASUREMENT_BYTES,
-            }));
+            let bytes = file.size();
+            leptos::task::spawn_local(async move {
+                error.set(Some(readers::measurement_too_large(bytes).await));
+            });
             return;
         }
         let promise = file.text();
@@ -77,18 +84,26 @@ pub fn MeasuredPanel() -> impl IntoView {
             apply(body);
         });
     };
+    let said = move || {
+        let l = st.lang.get();
+        error.with(|e| {
+            e.as_ref()
+                .map(|e| e.sentence(l).unwrap_or(t(l, "readers_failed")).to_string())
+        })
+    };
     view! {
-        <section class="panel" aria-labelledby="measured-h" id="measured">
+        <section class="panel" aria-labelledby="measured-h" id="measured" on:focusin=|_| readers::preload()>
             <h2 id="measured-h">{tr("measured_h")}</h2>
             <label class="note" for="measured-text">{tr("measured_help")}</label>
             <textarea id="measured-text" rows="5" spellcheck="false"
                 placeholder="Loading model weights took 14.99 GB · 21.3 GiB allocated · …"
                 prop:value=move || text.get() on:input=move |ev| text.set(event_target_value(&ev))></textarea>
-            <p class="input-error" id="measured-error" role="alert">{move || error.get().map(|e| measure_error(lang(), &e))}</p>
+            <p class="input-error" id="measured-error" role="alert">{said}</p>
             <div class="row">
                 <button type="button" id="measured-apply" on:click=move |_| apply(text.get_untracked())>{tr("measured_apply")}</button>
                 <label class="file">{tr("upload_config")}
                     <input type="file" id="measured-file" accept=".txt,.log,.json,text/plain,application/json" on:change=on_file /></label>
+                <span id="measured-status" role="status">{move || reading.get().then(|| t(st.lang.get(), "reading"))}</span>
             </div>
             <MeasuredTable />
             <MismatchReport />

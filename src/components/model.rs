@@ -11,6 +11,7 @@ use wasm_bindgen::JsCast;
 use super::controls::Segmented;
 use crate::chart::escape as esc;
 use crate::i18n::{t, tr, Lang};
+use crate::readers::{self, Refused};
 use crate::state::AppState;
 
 /// Why a pasted or uploaded config.json was not used.
@@ -20,7 +21,8 @@ enum ConfigProblem {
     TooBig,
     /// The browser could not read the file.
     Unreadable,
-    Engine(vram_engine::EngineError),
+    /// What the on-demand readers module said (or that it could not be loaded).
+    Refused(Refused),
 }
 
 impl ConfigProblem {
@@ -28,7 +30,10 @@ impl ConfigProblem {
         match self {
             ConfigProblem::TooBig => t(lang, "config_too_big").to_string(),
             ConfigProblem::Unreadable => t(lang, "file_unreadable").to_string(),
-            ConfigProblem::Engine(e) => vram_text::error(lang, e),
+            ConfigProblem::Refused(r) => r
+                .sentence(lang)
+                .unwrap_or(t(lang, "readers_failed"))
+                .to_string(),
         }
     }
 }
@@ -192,19 +197,27 @@ fn ConfigPicker() -> impl IntoView {
         _ => "my-model".to_string(),
     }));
     let error = RwSignal::new(None::<ConfigProblem>);
+    // the config reader loads on demand: "Reading …" until the module answers
+    let reading = RwSignal::new(false);
     let apply = move |body: String| {
         if body.len() > MAX_CONFIG_BYTES {
             error.set(Some(ConfigProblem::TooBig));
             return;
         }
-        match ModelChoice::from_config(&name.get_untracked(), &body) {
-            Ok(m) => {
-                error.set(None);
-                st.edit(|s| s.model = m);
+        reading.set(true);
+        leptos::task::spawn_local(async move {
+            let read = readers::read_config(&body).await;
+            reading.set(false);
+            match read {
+                Ok(arch) => {
+                    error.set(None);
+                    let m = ModelChoice::custom(&name.get_untracked(), arch);
+                    st.edit(|s| s.model = m);
+                }
+                // the previous budget stays; the error sits next to the input
+                Err(r) => error.set(Some(ConfigProblem::Refused(r))),
             }
-            // the previous budget stays; the error sits next to the input
-            Err(e) => error.set(Some(ConfigProblem::Engine(e))),
-        }
+        });
     };
     let on_file = move |ev: leptos::ev::Event| {
         let Some(input) = ev
@@ -238,7 +251,7 @@ fn ConfigPicker() -> impl IntoView {
             <label for="config-name">{tr("config_name")}</label>
             <input type="text" id="config-name" maxlength="80" prop:value=move || name.get() on:input=move |ev| name.set(event_target_value(&ev)) />
         </div>
-        <div class="field">
+        <div class="field" on:focusin=|_| readers::preload()>
             <label for="config-text">{tr("paste_config")}</label>
             <textarea id="config-text" rows="6" spellcheck="false" placeholder="{\"hidden_size\": 4096, …}"
                 prop:value=move || text.get() on:input=move |ev| text.set(event_target_value(&ev))></textarea>
@@ -247,6 +260,7 @@ fn ConfigPicker() -> impl IntoView {
                 <button type="button" id="config-apply" on:click=move |_| apply(text.get_untracked())>{tr("use_config")}</button>
                 <label class="file">{tr("upload_config")}
                     <input type="file" id="config-file" accept=".json,application/json" on:change=on_file /></label>
+                <span id="config-status" role="status">{move || reading.get().then(|| t(lang(), "reading"))}</span>
             </div>
         </div>
         <ArchEditor />

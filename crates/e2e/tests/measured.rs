@@ -147,3 +147,59 @@ fn a_bad_measurement_in_the_link_is_a_notice_and_the_page_opens() {
     assert!(!page.exists("#measured-marker"));
     page.assert_no_console_errors();
 }
+
+/// How many of the on-demand readers module's files (its JS glue and its wasm) the page fetched.
+fn readers_fetched(page: &Page) -> u64 {
+    let script = "return performance.getEntriesByType('resource')\
+        .filter(e => new URL(e.name).pathname.includes('/vram-readers-')).length";
+    page.js(script, vec![]).as_u64().expect("a count")
+}
+
+#[test]
+fn the_readers_module_is_fetched_only_when_a_measurement_is_read_and_then_once() {
+    let page = Page::open("/?v=1&j=serve&gpu=rtx3090");
+    assert_eq!(
+        readers_fetched(&page),
+        0,
+        "a first visit does not download the readers"
+    );
+    compare(&page, VLLM_LOG, "vllm_weights");
+    assert_eq!(readers_fetched(&page), 2, "the glue and its wasm");
+    compare(&page, MEMORY_STATS, "allocated");
+    assert_eq!(
+        readers_fetched(&page),
+        2,
+        "a second paste reuses the module"
+    );
+    assert_eq!(
+        page.text_of("#measured-status"),
+        "",
+        "no loading state is left behind"
+    );
+    page.assert_no_console_errors();
+}
+
+#[test]
+fn a_readers_module_that_cannot_be_fetched_is_said_and_the_next_try_fetches_it() {
+    let page = Page::open("/?v=1&j=serve&gpu=rtx3090");
+    let meta = r#"document.querySelector('meta[name="vram-readers"]')"#;
+    let name = page.js(&format!("return {meta}.content"), vec![]);
+    assert!(
+        name.as_str()
+            .is_some_and(|n| n.starts_with("vram-readers-")),
+        "{name}"
+    );
+    // as after a deploy that removed the file this page names
+    page.js(&format!("{meta}.content = 'vram-readers-gone.js'"), vec![]);
+    page.wait_for("#measured-text", 10);
+    page.set("#measured-text", VLLM_LOG, "input");
+    page.click("#measured-apply");
+    page.wait_until("the loading failure", 10, |s| {
+        s.text_of("#measured-error").contains("could not be loaded")
+    });
+    assert!(!page.exists("#measured-table"));
+    assert_eq!(page.text_of("#measured-status"), "");
+    page.js(&format!("{meta}.content = arguments[0]"), vec![name]);
+    compare(&page, VLLM_LOG, "vllm_weights");
+    assert_eq!(page.text_of("#measured-error"), "");
+}

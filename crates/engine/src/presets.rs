@@ -2,7 +2,7 @@
 
 use std::sync::OnceLock;
 
-use crate::config;
+use crate::link::decode_arch;
 use crate::model::Architecture;
 
 /// A preset model.
@@ -14,11 +14,22 @@ pub struct Preset {
     pub name: &'static str,
     /// The model family, for grouping in lists ("Llama 3", "Qwen3", ...).
     pub family: &'static str,
-    /// The fields of its config.json that the engine reads.
-    pub config: &'static str,
+    /// The architecture in the link's form (`encode_arch`), which the page reads without a JSON
+    /// parser; a test checks it is [`Preset::config`] read by the engine.
+    pub arch: &'static str,
 }
 
 impl Preset {
+    /// The fields of its config.json that the engine reads (where `arch` comes from). A separate
+    /// table, so a build that never asks (the page) leaves the JSON out.
+    pub fn config(&self) -> &'static str {
+        CONFIGS
+            .iter()
+            .find(|(id, _)| *id == self.id)
+            .map(|(_, json)| *json)
+            .expect("every preset has its config.json")
+    }
+
     /// The preset's architecture, parsed once.
     pub fn architecture(&self) -> Architecture {
         let idx = PRESETS
@@ -35,8 +46,8 @@ fn parsed() -> &'static Vec<Architecture> {
         PRESETS
             .iter()
             .map(|p| {
-                config::parse_config(p.config)
-                    .unwrap_or_else(|e| panic!("preset {} does not parse: {e}", p.id))
+                decode_arch(p.arch)
+                    .unwrap_or_else(|e| panic!("preset {} does not decode: {e}", p.id))
             })
             .collect()
     })
@@ -57,163 +68,163 @@ const PRESETS: &[Preset] = &[
         id: "llama-2-7b",
         name: "meta-llama/Llama-2-7b-hf",
         family: "Llama 2",
-        config: r#"{"model_type":"llama","vocab_size":32000,"hidden_size":4096,"intermediate_size":11008,"num_hidden_layers":32,"num_attention_heads":32,"num_key_value_heads":32,"tie_word_embeddings":false,"max_position_embeddings":4096}"#,
+        arch: "V32000_h4096_f11008_L32_H32_kv32_hd128_tie0_ctx4096",
     },
     Preset {
         id: "llama-2-13b",
         name: "meta-llama/Llama-2-13b-hf",
         family: "Llama 2",
-        config: r#"{"model_type":"llama","vocab_size":32000,"hidden_size":5120,"intermediate_size":13824,"num_hidden_layers":40,"num_attention_heads":40,"num_key_value_heads":40,"tie_word_embeddings":false,"max_position_embeddings":4096}"#,
+        arch: "V32000_h5120_f13824_L40_H40_kv40_hd128_tie0_ctx4096",
     },
     Preset {
         id: "llama-2-70b",
         name: "meta-llama/Llama-2-70b-hf",
         family: "Llama 2",
-        config: r#"{"model_type":"llama","vocab_size":32000,"hidden_size":8192,"intermediate_size":28672,"num_hidden_layers":80,"num_attention_heads":64,"num_key_value_heads":8,"tie_word_embeddings":false,"max_position_embeddings":4096}"#,
+        arch: "V32000_h8192_f28672_L80_H64_kv8_hd128_tie0_ctx4096",
     },
     Preset {
         id: "llama-3.2-1b",
         name: "meta-llama/Llama-3.2-1B",
         family: "Llama 3",
-        config: r#"{"model_type":"llama","vocab_size":128256,"hidden_size":2048,"intermediate_size":8192,"num_hidden_layers":16,"num_attention_heads":32,"num_key_value_heads":8,"head_dim":64,"tie_word_embeddings":true,"max_position_embeddings":131072}"#,
+        arch: "V128256_h2048_f8192_L16_H32_kv8_hd64_tie1_ctx131072",
     },
     Preset {
         id: "llama-3.2-3b",
         name: "meta-llama/Llama-3.2-3B",
         family: "Llama 3",
-        config: r#"{"model_type":"llama","vocab_size":128256,"hidden_size":3072,"intermediate_size":8192,"num_hidden_layers":28,"num_attention_heads":24,"num_key_value_heads":8,"head_dim":128,"tie_word_embeddings":true,"max_position_embeddings":131072}"#,
+        arch: "V128256_h3072_f8192_L28_H24_kv8_hd128_tie1_ctx131072",
     },
     Preset {
         id: "llama-3.1-8b",
         name: "meta-llama/Llama-3.1-8B",
         family: "Llama 3",
-        config: r#"{"model_type":"llama","vocab_size":128256,"hidden_size":4096,"intermediate_size":14336,"num_hidden_layers":32,"num_attention_heads":32,"num_key_value_heads":8,"head_dim":128,"tie_word_embeddings":false,"max_position_embeddings":131072}"#,
+        arch: "V128256_h4096_f14336_L32_H32_kv8_hd128_tie0_ctx131072",
     },
     Preset {
         id: "llama-3.1-70b",
         name: "meta-llama/Llama-3.1-70B",
         family: "Llama 3",
-        config: r#"{"model_type":"llama","vocab_size":128256,"hidden_size":8192,"intermediate_size":28672,"num_hidden_layers":80,"num_attention_heads":64,"num_key_value_heads":8,"head_dim":128,"tie_word_embeddings":false,"max_position_embeddings":131072}"#,
+        arch: "V128256_h8192_f28672_L80_H64_kv8_hd128_tie0_ctx131072",
     },
     Preset {
         id: "llama-3.3-70b",
         name: "meta-llama/Llama-3.3-70B-Instruct",
         family: "Llama 3",
-        config: r#"{"model_type":"llama","vocab_size":128256,"hidden_size":8192,"intermediate_size":28672,"num_hidden_layers":80,"num_attention_heads":64,"num_key_value_heads":8,"head_dim":128,"tie_word_embeddings":false,"max_position_embeddings":131072}"#,
+        arch: "V128256_h8192_f28672_L80_H64_kv8_hd128_tie0_ctx131072",
     },
     Preset {
         id: "llama-3.1-405b",
         name: "meta-llama/Llama-3.1-405B",
         family: "Llama 3",
-        config: r#"{"model_type":"llama","vocab_size":128256,"hidden_size":16384,"intermediate_size":53248,"num_hidden_layers":126,"num_attention_heads":128,"num_key_value_heads":8,"head_dim":128,"tie_word_embeddings":false,"max_position_embeddings":131072}"#,
+        arch: "V128256_h16384_f53248_L126_H128_kv8_hd128_tie0_ctx131072",
     },
     Preset {
         id: "mistral-7b",
         name: "mistralai/Mistral-7B-v0.3",
         family: "Mistral",
-        config: r#"{"model_type":"mistral","vocab_size":32768,"hidden_size":4096,"intermediate_size":14336,"num_hidden_layers":32,"num_attention_heads":32,"num_key_value_heads":8,"sliding_window":null,"tie_word_embeddings":false,"max_position_embeddings":32768}"#,
+        arch: "V32768_h4096_f14336_L32_H32_kv8_hd128_tie0_ctx32768",
     },
     Preset {
         id: "mixtral-8x7b",
         name: "mistralai/Mixtral-8x7B-v0.1",
         family: "Mistral",
-        config: r#"{"model_type":"mixtral","vocab_size":32000,"hidden_size":4096,"intermediate_size":14336,"num_hidden_layers":32,"num_attention_heads":32,"num_key_value_heads":8,"num_local_experts":8,"num_experts_per_tok":2,"sliding_window":null,"tie_word_embeddings":false,"max_position_embeddings":32768}"#,
+        arch: "V32000_h4096_f14336_L32_H32_kv8_hd128_tie0_ctx32768_E8_k2_ef14336_sf0_dl0",
     },
     Preset {
         id: "mixtral-8x22b",
         name: "mistralai/Mixtral-8x22B-v0.1",
         family: "Mistral",
-        config: r#"{"model_type":"mixtral","vocab_size":32000,"hidden_size":6144,"intermediate_size":16384,"num_hidden_layers":56,"num_attention_heads":48,"num_key_value_heads":8,"num_local_experts":8,"num_experts_per_tok":2,"sliding_window":null,"tie_word_embeddings":false,"max_position_embeddings":65536}"#,
+        arch: "V32000_h6144_f16384_L56_H48_kv8_hd128_tie0_ctx65536_E8_k2_ef16384_sf0_dl0",
     },
     Preset {
         id: "qwen2.5-0.5b",
         name: "Qwen/Qwen2.5-0.5B",
         family: "Qwen2.5",
-        config: r#"{"model_type":"qwen2","vocab_size":151936,"hidden_size":896,"intermediate_size":4864,"num_hidden_layers":24,"num_attention_heads":14,"num_key_value_heads":2,"tie_word_embeddings":true,"max_position_embeddings":32768,"use_sliding_window":false}"#,
+        arch: "V151936_h896_f4864_L24_H14_kv2_hd64_tie1_ctx32768_qb1",
     },
     Preset {
         id: "qwen2.5-1.5b",
         name: "Qwen/Qwen2.5-1.5B",
         family: "Qwen2.5",
-        config: r#"{"model_type":"qwen2","vocab_size":151936,"hidden_size":1536,"intermediate_size":8960,"num_hidden_layers":28,"num_attention_heads":12,"num_key_value_heads":2,"tie_word_embeddings":true,"max_position_embeddings":131072,"use_sliding_window":false}"#,
+        arch: "V151936_h1536_f8960_L28_H12_kv2_hd128_tie1_ctx131072_qb1",
     },
     Preset {
         id: "qwen2.5-3b",
         name: "Qwen/Qwen2.5-3B",
         family: "Qwen2.5",
-        config: r#"{"model_type":"qwen2","vocab_size":151936,"hidden_size":2048,"intermediate_size":11008,"num_hidden_layers":36,"num_attention_heads":16,"num_key_value_heads":2,"tie_word_embeddings":true,"max_position_embeddings":32768,"use_sliding_window":false}"#,
+        arch: "V151936_h2048_f11008_L36_H16_kv2_hd128_tie1_ctx32768_qb1",
     },
     Preset {
         id: "qwen2.5-7b",
         name: "Qwen/Qwen2.5-7B",
         family: "Qwen2.5",
-        config: r#"{"model_type":"qwen2","vocab_size":152064,"hidden_size":3584,"intermediate_size":18944,"num_hidden_layers":28,"num_attention_heads":28,"num_key_value_heads":4,"tie_word_embeddings":false,"max_position_embeddings":131072,"use_sliding_window":false}"#,
+        arch: "V152064_h3584_f18944_L28_H28_kv4_hd128_tie0_ctx131072_qb1",
     },
     Preset {
         id: "qwen2.5-14b",
         name: "Qwen/Qwen2.5-14B",
         family: "Qwen2.5",
-        config: r#"{"model_type":"qwen2","vocab_size":152064,"hidden_size":5120,"intermediate_size":13824,"num_hidden_layers":48,"num_attention_heads":40,"num_key_value_heads":8,"tie_word_embeddings":false,"max_position_embeddings":131072,"use_sliding_window":false}"#,
+        arch: "V152064_h5120_f13824_L48_H40_kv8_hd128_tie0_ctx131072_qb1",
     },
     Preset {
         id: "qwen2.5-32b",
         name: "Qwen/Qwen2.5-32B",
         family: "Qwen2.5",
-        config: r#"{"model_type":"qwen2","vocab_size":152064,"hidden_size":5120,"intermediate_size":27648,"num_hidden_layers":64,"num_attention_heads":40,"num_key_value_heads":8,"tie_word_embeddings":false,"max_position_embeddings":131072,"use_sliding_window":false}"#,
+        arch: "V152064_h5120_f27648_L64_H40_kv8_hd128_tie0_ctx131072_qb1",
     },
     Preset {
         id: "qwen2.5-72b",
         name: "Qwen/Qwen2.5-72B",
         family: "Qwen2.5",
-        config: r#"{"model_type":"qwen2","vocab_size":152064,"hidden_size":8192,"intermediate_size":29568,"num_hidden_layers":80,"num_attention_heads":64,"num_key_value_heads":8,"tie_word_embeddings":false,"max_position_embeddings":131072,"use_sliding_window":false}"#,
+        arch: "V152064_h8192_f29568_L80_H64_kv8_hd128_tie0_ctx131072_qb1",
     },
     Preset {
         id: "qwen3-0.6b",
         name: "Qwen/Qwen3-0.6B",
         family: "Qwen3",
-        config: r#"{"model_type":"qwen3","vocab_size":151936,"hidden_size":1024,"intermediate_size":3072,"num_hidden_layers":28,"num_attention_heads":16,"num_key_value_heads":8,"head_dim":128,"attention_bias":false,"tie_word_embeddings":true,"max_position_embeddings":40960,"sliding_window":null,"use_sliding_window":false}"#,
+        arch: "V151936_h1024_f3072_L28_H16_kv8_hd128_tie1_ctx40960_qkn1",
     },
     Preset {
         id: "qwen3-1.7b",
         name: "Qwen/Qwen3-1.7B",
         family: "Qwen3",
-        config: r#"{"model_type":"qwen3","vocab_size":151936,"hidden_size":2048,"intermediate_size":6144,"num_hidden_layers":28,"num_attention_heads":16,"num_key_value_heads":8,"head_dim":128,"attention_bias":false,"tie_word_embeddings":true,"max_position_embeddings":40960,"sliding_window":null,"use_sliding_window":false}"#,
+        arch: "V151936_h2048_f6144_L28_H16_kv8_hd128_tie1_ctx40960_qkn1",
     },
     Preset {
         id: "qwen3-4b",
         name: "Qwen/Qwen3-4B",
         family: "Qwen3",
-        config: r#"{"model_type":"qwen3","vocab_size":151936,"hidden_size":2560,"intermediate_size":9728,"num_hidden_layers":36,"num_attention_heads":32,"num_key_value_heads":8,"head_dim":128,"attention_bias":false,"tie_word_embeddings":true,"max_position_embeddings":40960,"sliding_window":null,"use_sliding_window":false}"#,
+        arch: "V151936_h2560_f9728_L36_H32_kv8_hd128_tie1_ctx40960_qkn1",
     },
     Preset {
         id: "qwen3-8b",
         name: "Qwen/Qwen3-8B",
         family: "Qwen3",
-        config: r#"{"model_type":"qwen3","vocab_size":151936,"hidden_size":4096,"intermediate_size":12288,"num_hidden_layers":36,"num_attention_heads":32,"num_key_value_heads":8,"head_dim":128,"attention_bias":false,"tie_word_embeddings":false,"max_position_embeddings":40960,"sliding_window":null,"use_sliding_window":false}"#,
+        arch: "V151936_h4096_f12288_L36_H32_kv8_hd128_tie0_ctx40960_qkn1",
     },
     Preset {
         id: "qwen3-14b",
         name: "Qwen/Qwen3-14B",
         family: "Qwen3",
-        config: r#"{"model_type":"qwen3","vocab_size":151936,"hidden_size":5120,"intermediate_size":17408,"num_hidden_layers":40,"num_attention_heads":40,"num_key_value_heads":8,"head_dim":128,"attention_bias":false,"tie_word_embeddings":false,"max_position_embeddings":40960,"sliding_window":null,"use_sliding_window":false}"#,
+        arch: "V151936_h5120_f17408_L40_H40_kv8_hd128_tie0_ctx40960_qkn1",
     },
     Preset {
         id: "qwen3-32b",
         name: "Qwen/Qwen3-32B",
         family: "Qwen3",
-        config: r#"{"model_type":"qwen3","vocab_size":151936,"hidden_size":5120,"intermediate_size":25600,"num_hidden_layers":64,"num_attention_heads":64,"num_key_value_heads":8,"head_dim":128,"attention_bias":false,"tie_word_embeddings":false,"max_position_embeddings":40960,"sliding_window":null,"use_sliding_window":false}"#,
+        arch: "V151936_h5120_f25600_L64_H64_kv8_hd128_tie0_ctx40960_qkn1",
     },
     Preset {
         id: "qwen3-30b-a3b",
         name: "Qwen/Qwen3-30B-A3B",
         family: "Qwen3",
-        config: r#"{"model_type":"qwen3_moe","vocab_size":151936,"hidden_size":2048,"intermediate_size":6144,"moe_intermediate_size":768,"num_hidden_layers":48,"num_attention_heads":32,"num_key_value_heads":4,"head_dim":128,"attention_bias":false,"num_experts":128,"num_experts_per_tok":8,"decoder_sparse_step":1,"mlp_only_layers":[],"norm_topk_prob":true,"tie_word_embeddings":false,"max_position_embeddings":40960,"sliding_window":null,"use_sliding_window":false}"#,
+        arch: "V151936_h2048_f6144_L48_H32_kv4_hd128_tie0_ctx40960_qkn1_E128_k8_ef768_sf0_dl0",
     },
     Preset {
         id: "qwen3-235b-a22b",
         name: "Qwen/Qwen3-235B-A22B",
         family: "Qwen3",
-        config: r#"{"model_type":"qwen3_moe","vocab_size":151936,"hidden_size":4096,"intermediate_size":12288,"moe_intermediate_size":1536,"num_hidden_layers":94,"num_attention_heads":64,"num_key_value_heads":4,"head_dim":128,"attention_bias":false,"num_experts":128,"num_experts_per_tok":8,"decoder_sparse_step":1,"mlp_only_layers":[],"norm_topk_prob":true,"tie_word_embeddings":false,"max_position_embeddings":40960,"sliding_window":null,"use_sliding_window":false}"#,
+        arch: "V151936_h4096_f12288_L94_H64_kv4_hd128_tie0_ctx40960_qkn1_E128_k8_ef1536_sf0_dl0",
     },
     // transformers builds neither DeepSeek's multi-token-prediction layer (num_nextn_predict_layers)
     // nor counts the router's e_score_correction_bias (a buffer): 671.0B, not the ~685B on disk.
@@ -221,37 +232,37 @@ const PRESETS: &[Preset] = &[
         id: "deepseek-v3",
         name: "deepseek-ai/DeepSeek-V3",
         family: "DeepSeek",
-        config: r#"{"model_type":"deepseek_v3","vocab_size":129280,"hidden_size":7168,"intermediate_size":18432,"moe_intermediate_size":2048,"num_hidden_layers":61,"num_attention_heads":128,"num_key_value_heads":128,"n_routed_experts":256,"n_shared_experts":1,"num_experts_per_tok":8,"first_k_dense_replace":3,"moe_layer_freq":1,"n_group":8,"topk_group":4,"q_lora_rank":1536,"kv_lora_rank":512,"qk_rope_head_dim":64,"qk_nope_head_dim":128,"v_head_dim":128,"num_nextn_predict_layers":1,"attention_bias":false,"tie_word_embeddings":false,"max_position_embeddings":163840}"#,
+        arch: "V129280_h7168_f18432_L61_H128_kv128_hd192_tie0_ctx163840_E256_k8_ef2048_sf2048_dl3_qr1536_kvr512_rd64_nd128_vd128",
     },
     Preset {
         id: "deepseek-r1",
         name: "deepseek-ai/DeepSeek-R1",
         family: "DeepSeek",
-        config: r#"{"model_type":"deepseek_v3","vocab_size":129280,"hidden_size":7168,"intermediate_size":18432,"moe_intermediate_size":2048,"num_hidden_layers":61,"num_attention_heads":128,"num_key_value_heads":128,"n_routed_experts":256,"n_shared_experts":1,"num_experts_per_tok":8,"first_k_dense_replace":3,"moe_layer_freq":1,"n_group":8,"topk_group":4,"q_lora_rank":1536,"kv_lora_rank":512,"qk_rope_head_dim":64,"qk_nope_head_dim":128,"v_head_dim":128,"num_nextn_predict_layers":1,"attention_bias":false,"tie_word_embeddings":false,"max_position_embeddings":163840}"#,
+        arch: "V129280_h7168_f18432_L61_H128_kv128_hd192_tie0_ctx163840_E256_k8_ef2048_sf2048_dl3_qr1536_kvr512_rd64_nd128_vd128",
     },
     Preset {
         id: "gemma-2-2b",
         name: "google/gemma-2-2b",
         family: "Gemma",
-        config: r#"{"model_type":"gemma2","vocab_size":256000,"hidden_size":2304,"intermediate_size":9216,"num_hidden_layers":26,"num_attention_heads":8,"num_key_value_heads":4,"head_dim":256,"max_position_embeddings":8192,"sliding_window":4096}"#,
+        arch: "V256000_h2304_f9216_L26_H8_kv4_hd256_tie1_ctx8192_npl4_sw4096_swl13",
     },
     Preset {
         id: "gemma-2-9b",
         name: "google/gemma-2-9b",
         family: "Gemma",
-        config: r#"{"model_type":"gemma2","vocab_size":256000,"hidden_size":3584,"intermediate_size":14336,"num_hidden_layers":42,"num_attention_heads":16,"num_key_value_heads":8,"head_dim":256,"max_position_embeddings":8192,"sliding_window":4096}"#,
+        arch: "V256000_h3584_f14336_L42_H16_kv8_hd256_tie1_ctx8192_npl4_sw4096_swl21",
     },
     Preset {
         id: "gemma-2-27b",
         name: "google/gemma-2-27b",
         family: "Gemma",
-        config: r#"{"model_type":"gemma2","vocab_size":256000,"hidden_size":4608,"intermediate_size":36864,"num_hidden_layers":46,"num_attention_heads":32,"num_key_value_heads":16,"head_dim":128,"max_position_embeddings":8192,"sliding_window":4096}"#,
+        arch: "V256000_h4608_f36864_L46_H32_kv16_hd128_tie1_ctx8192_npl4_sw4096_swl23",
     },
     Preset {
         id: "gemma-3-1b",
         name: "google/gemma-3-1b-pt",
         family: "Gemma",
-        config: r#"{"model_type":"gemma3_text","vocab_size":262144,"hidden_size":1152,"intermediate_size":6912,"num_hidden_layers":26,"num_attention_heads":4,"num_key_value_heads":1,"head_dim":256,"max_position_embeddings":32768,"sliding_window":512,"sliding_window_pattern":6}"#,
+        arch: "V262144_h1152_f6912_L26_H4_kv1_hd256_tie1_ctx32768_qkn1_npl4_sw512_swl22",
     },
     // Gemma 3 4B, 12B and 27B are multimodal: these presets hold the language model (the text_config,
     // with the fields transformers would default spelled out); a pasted config.json with its
@@ -260,55 +271,244 @@ const PRESETS: &[Preset] = &[
         id: "gemma-3-4b",
         name: "google/gemma-3-4b-pt",
         family: "Gemma",
-        config: r#"{"model_type":"gemma3","text_config":{"model_type":"gemma3_text","vocab_size":262208,"hidden_size":2560,"intermediate_size":10240,"num_hidden_layers":34,"num_attention_heads":8,"num_key_value_heads":4,"head_dim":256,"max_position_embeddings":131072,"sliding_window":1024,"sliding_window_pattern":6}}"#,
+        arch: "V262208_h2560_f10240_L34_H8_kv4_hd256_tie1_ctx131072_qkn1_npl4_sw1024_swl29",
     },
     Preset {
         id: "gemma-3-12b",
         name: "google/gemma-3-12b-pt",
         family: "Gemma",
-        config: r#"{"model_type":"gemma3","text_config":{"model_type":"gemma3_text","vocab_size":262208,"hidden_size":3840,"intermediate_size":15360,"num_hidden_layers":48,"num_attention_heads":16,"num_key_value_heads":8,"head_dim":256,"max_position_embeddings":131072,"sliding_window":1024,"sliding_window_pattern":6}}"#,
+        arch: "V262208_h3840_f15360_L48_H16_kv8_hd256_tie1_ctx131072_qkn1_npl4_sw1024_swl40",
     },
     Preset {
         id: "gemma-3-27b",
         name: "google/gemma-3-27b-pt",
         family: "Gemma",
-        config: r#"{"model_type":"gemma3","text_config":{"model_type":"gemma3_text","vocab_size":262208,"hidden_size":5376,"intermediate_size":21504,"num_hidden_layers":62,"num_attention_heads":32,"num_key_value_heads":16,"head_dim":128,"max_position_embeddings":131072,"sliding_window":1024,"sliding_window_pattern":6}}"#,
+        arch: "V262208_h5376_f21504_L62_H32_kv16_hd128_tie1_ctx131072_qkn1_npl4_sw1024_swl52",
     },
     Preset {
         id: "phi-3-mini",
         name: "microsoft/Phi-3-mini-4k-instruct",
         family: "Phi",
-        config: r#"{"model_type":"phi3","vocab_size":32064,"hidden_size":3072,"intermediate_size":8192,"num_hidden_layers":32,"num_attention_heads":32,"num_key_value_heads":32,"tie_word_embeddings":false,"max_position_embeddings":4096,"sliding_window":2047}"#,
+        arch: "V32064_h3072_f8192_L32_H32_kv32_hd96_tie0_ctx4096_sw2047_swl32",
     },
     Preset {
         id: "phi-4",
         name: "microsoft/phi-4",
         family: "Phi",
-        config: r#"{"model_type":"phi3","vocab_size":100352,"hidden_size":5120,"intermediate_size":17920,"num_hidden_layers":40,"num_attention_heads":40,"num_key_value_heads":10,"tie_word_embeddings":false,"max_position_embeddings":16384,"sliding_window":null}"#,
+        arch: "V100352_h5120_f17920_L40_H40_kv10_hd128_tie0_ctx16384",
     },
     Preset {
         id: "gpt-oss-20b",
         name: "openai/gpt-oss-20b",
         family: "gpt-oss",
-        config: r#"{"model_type":"gpt_oss","vocab_size":201088,"hidden_size":2880,"intermediate_size":2880,"num_hidden_layers":24,"num_attention_heads":64,"num_key_value_heads":8,"head_dim":64,"attention_bias":true,"num_local_experts":32,"num_experts_per_tok":4,"experts_per_token":4,"tie_word_embeddings":false,"max_position_embeddings":131072,"sliding_window":128,"layer_types":["sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention"]}"#,
+        arch: "V201088_h2880_f2880_L24_H64_kv8_hd64_tie0_ctx131072_qb1_ob1_sink1_E32_k4_ef2880_sf0_dl0_eb1_rb1_sw128_swl12",
     },
     Preset {
         id: "gpt-oss-120b",
         name: "openai/gpt-oss-120b",
         family: "gpt-oss",
-        config: r#"{"model_type":"gpt_oss","vocab_size":201088,"hidden_size":2880,"intermediate_size":2880,"num_hidden_layers":36,"num_attention_heads":64,"num_key_value_heads":8,"head_dim":64,"attention_bias":true,"num_local_experts":128,"num_experts_per_tok":4,"experts_per_token":4,"tie_word_embeddings":false,"max_position_embeddings":131072,"sliding_window":128,"layer_types":["sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention"]}"#,
+        arch: "V201088_h2880_f2880_L36_H64_kv8_hd64_tie0_ctx131072_qb1_ob1_sink1_E128_k4_ef2880_sf0_dl0_eb1_rb1_sw128_swl18",
     },
     Preset {
         id: "gpt-2",
         name: "openai-community/gpt2",
         family: "GPT-2",
-        config: r#"{"model_type":"gpt2","vocab_size":50257,"n_embd":768,"n_layer":12,"n_head":12,"n_positions":1024,"n_ctx":1024,"attn_pdrop":0.1,"resid_pdrop":0.1,"embd_pdrop":0.1}"#,
+        arch: "V50257_h768_f3072_L12_H12_kv12_hd64_tie1_ctx1024_plain1_ln1_qb1_ob1_mb1_drop1_pos1024",
     },
+];
+
+/// Each preset's config.json fields, by id.
+const CONFIGS: &[(&str, &str)] = &[
+    (
+        "llama-2-7b",
+        r#"{"model_type":"llama","vocab_size":32000,"hidden_size":4096,"intermediate_size":11008,"num_hidden_layers":32,"num_attention_heads":32,"num_key_value_heads":32,"tie_word_embeddings":false,"max_position_embeddings":4096}"#,
+    ),
+    (
+        "llama-2-13b",
+        r#"{"model_type":"llama","vocab_size":32000,"hidden_size":5120,"intermediate_size":13824,"num_hidden_layers":40,"num_attention_heads":40,"num_key_value_heads":40,"tie_word_embeddings":false,"max_position_embeddings":4096}"#,
+    ),
+    (
+        "llama-2-70b",
+        r#"{"model_type":"llama","vocab_size":32000,"hidden_size":8192,"intermediate_size":28672,"num_hidden_layers":80,"num_attention_heads":64,"num_key_value_heads":8,"tie_word_embeddings":false,"max_position_embeddings":4096}"#,
+    ),
+    (
+        "llama-3.2-1b",
+        r#"{"model_type":"llama","vocab_size":128256,"hidden_size":2048,"intermediate_size":8192,"num_hidden_layers":16,"num_attention_heads":32,"num_key_value_heads":8,"head_dim":64,"tie_word_embeddings":true,"max_position_embeddings":131072}"#,
+    ),
+    (
+        "llama-3.2-3b",
+        r#"{"model_type":"llama","vocab_size":128256,"hidden_size":3072,"intermediate_size":8192,"num_hidden_layers":28,"num_attention_heads":24,"num_key_value_heads":8,"head_dim":128,"tie_word_embeddings":true,"max_position_embeddings":131072}"#,
+    ),
+    (
+        "llama-3.1-8b",
+        r#"{"model_type":"llama","vocab_size":128256,"hidden_size":4096,"intermediate_size":14336,"num_hidden_layers":32,"num_attention_heads":32,"num_key_value_heads":8,"head_dim":128,"tie_word_embeddings":false,"max_position_embeddings":131072}"#,
+    ),
+    (
+        "llama-3.1-70b",
+        r#"{"model_type":"llama","vocab_size":128256,"hidden_size":8192,"intermediate_size":28672,"num_hidden_layers":80,"num_attention_heads":64,"num_key_value_heads":8,"head_dim":128,"tie_word_embeddings":false,"max_position_embeddings":131072}"#,
+    ),
+    (
+        "llama-3.3-70b",
+        r#"{"model_type":"llama","vocab_size":128256,"hidden_size":8192,"intermediate_size":28672,"num_hidden_layers":80,"num_attention_heads":64,"num_key_value_heads":8,"head_dim":128,"tie_word_embeddings":false,"max_position_embeddings":131072}"#,
+    ),
+    (
+        "llama-3.1-405b",
+        r#"{"model_type":"llama","vocab_size":128256,"hidden_size":16384,"intermediate_size":53248,"num_hidden_layers":126,"num_attention_heads":128,"num_key_value_heads":8,"head_dim":128,"tie_word_embeddings":false,"max_position_embeddings":131072}"#,
+    ),
+    (
+        "mistral-7b",
+        r#"{"model_type":"mistral","vocab_size":32768,"hidden_size":4096,"intermediate_size":14336,"num_hidden_layers":32,"num_attention_heads":32,"num_key_value_heads":8,"sliding_window":null,"tie_word_embeddings":false,"max_position_embeddings":32768}"#,
+    ),
+    (
+        "mixtral-8x7b",
+        r#"{"model_type":"mixtral","vocab_size":32000,"hidden_size":4096,"intermediate_size":14336,"num_hidden_layers":32,"num_attention_heads":32,"num_key_value_heads":8,"num_local_experts":8,"num_experts_per_tok":2,"sliding_window":null,"tie_word_embeddings":false,"max_position_embeddings":32768}"#,
+    ),
+    (
+        "mixtral-8x22b",
+        r#"{"model_type":"mixtral","vocab_size":32000,"hidden_size":6144,"intermediate_size":16384,"num_hidden_layers":56,"num_attention_heads":48,"num_key_value_heads":8,"num_local_experts":8,"num_experts_per_tok":2,"sliding_window":null,"tie_word_embeddings":false,"max_position_embeddings":65536}"#,
+    ),
+    (
+        "qwen2.5-0.5b",
+        r#"{"model_type":"qwen2","vocab_size":151936,"hidden_size":896,"intermediate_size":4864,"num_hidden_layers":24,"num_attention_heads":14,"num_key_value_heads":2,"tie_word_embeddings":true,"max_position_embeddings":32768,"use_sliding_window":false}"#,
+    ),
+    (
+        "qwen2.5-1.5b",
+        r#"{"model_type":"qwen2","vocab_size":151936,"hidden_size":1536,"intermediate_size":8960,"num_hidden_layers":28,"num_attention_heads":12,"num_key_value_heads":2,"tie_word_embeddings":true,"max_position_embeddings":131072,"use_sliding_window":false}"#,
+    ),
+    (
+        "qwen2.5-3b",
+        r#"{"model_type":"qwen2","vocab_size":151936,"hidden_size":2048,"intermediate_size":11008,"num_hidden_layers":36,"num_attention_heads":16,"num_key_value_heads":2,"tie_word_embeddings":true,"max_position_embeddings":32768,"use_sliding_window":false}"#,
+    ),
+    (
+        "qwen2.5-7b",
+        r#"{"model_type":"qwen2","vocab_size":152064,"hidden_size":3584,"intermediate_size":18944,"num_hidden_layers":28,"num_attention_heads":28,"num_key_value_heads":4,"tie_word_embeddings":false,"max_position_embeddings":131072,"use_sliding_window":false}"#,
+    ),
+    (
+        "qwen2.5-14b",
+        r#"{"model_type":"qwen2","vocab_size":152064,"hidden_size":5120,"intermediate_size":13824,"num_hidden_layers":48,"num_attention_heads":40,"num_key_value_heads":8,"tie_word_embeddings":false,"max_position_embeddings":131072,"use_sliding_window":false}"#,
+    ),
+    (
+        "qwen2.5-32b",
+        r#"{"model_type":"qwen2","vocab_size":152064,"hidden_size":5120,"intermediate_size":27648,"num_hidden_layers":64,"num_attention_heads":40,"num_key_value_heads":8,"tie_word_embeddings":false,"max_position_embeddings":131072,"use_sliding_window":false}"#,
+    ),
+    (
+        "qwen2.5-72b",
+        r#"{"model_type":"qwen2","vocab_size":152064,"hidden_size":8192,"intermediate_size":29568,"num_hidden_layers":80,"num_attention_heads":64,"num_key_value_heads":8,"tie_word_embeddings":false,"max_position_embeddings":131072,"use_sliding_window":false}"#,
+    ),
+    (
+        "qwen3-0.6b",
+        r#"{"model_type":"qwen3","vocab_size":151936,"hidden_size":1024,"intermediate_size":3072,"num_hidden_layers":28,"num_attention_heads":16,"num_key_value_heads":8,"head_dim":128,"attention_bias":false,"tie_word_embeddings":true,"max_position_embeddings":40960,"sliding_window":null,"use_sliding_window":false}"#,
+    ),
+    (
+        "qwen3-1.7b",
+        r#"{"model_type":"qwen3","vocab_size":151936,"hidden_size":2048,"intermediate_size":6144,"num_hidden_layers":28,"num_attention_heads":16,"num_key_value_heads":8,"head_dim":128,"attention_bias":false,"tie_word_embeddings":true,"max_position_embeddings":40960,"sliding_window":null,"use_sliding_window":false}"#,
+    ),
+    (
+        "qwen3-4b",
+        r#"{"model_type":"qwen3","vocab_size":151936,"hidden_size":2560,"intermediate_size":9728,"num_hidden_layers":36,"num_attention_heads":32,"num_key_value_heads":8,"head_dim":128,"attention_bias":false,"tie_word_embeddings":true,"max_position_embeddings":40960,"sliding_window":null,"use_sliding_window":false}"#,
+    ),
+    (
+        "qwen3-8b",
+        r#"{"model_type":"qwen3","vocab_size":151936,"hidden_size":4096,"intermediate_size":12288,"num_hidden_layers":36,"num_attention_heads":32,"num_key_value_heads":8,"head_dim":128,"attention_bias":false,"tie_word_embeddings":false,"max_position_embeddings":40960,"sliding_window":null,"use_sliding_window":false}"#,
+    ),
+    (
+        "qwen3-14b",
+        r#"{"model_type":"qwen3","vocab_size":151936,"hidden_size":5120,"intermediate_size":17408,"num_hidden_layers":40,"num_attention_heads":40,"num_key_value_heads":8,"head_dim":128,"attention_bias":false,"tie_word_embeddings":false,"max_position_embeddings":40960,"sliding_window":null,"use_sliding_window":false}"#,
+    ),
+    (
+        "qwen3-32b",
+        r#"{"model_type":"qwen3","vocab_size":151936,"hidden_size":5120,"intermediate_size":25600,"num_hidden_layers":64,"num_attention_heads":64,"num_key_value_heads":8,"head_dim":128,"attention_bias":false,"tie_word_embeddings":false,"max_position_embeddings":40960,"sliding_window":null,"use_sliding_window":false}"#,
+    ),
+    (
+        "qwen3-30b-a3b",
+        r#"{"model_type":"qwen3_moe","vocab_size":151936,"hidden_size":2048,"intermediate_size":6144,"moe_intermediate_size":768,"num_hidden_layers":48,"num_attention_heads":32,"num_key_value_heads":4,"head_dim":128,"attention_bias":false,"num_experts":128,"num_experts_per_tok":8,"decoder_sparse_step":1,"mlp_only_layers":[],"norm_topk_prob":true,"tie_word_embeddings":false,"max_position_embeddings":40960,"sliding_window":null,"use_sliding_window":false}"#,
+    ),
+    (
+        "qwen3-235b-a22b",
+        r#"{"model_type":"qwen3_moe","vocab_size":151936,"hidden_size":4096,"intermediate_size":12288,"moe_intermediate_size":1536,"num_hidden_layers":94,"num_attention_heads":64,"num_key_value_heads":4,"head_dim":128,"attention_bias":false,"num_experts":128,"num_experts_per_tok":8,"decoder_sparse_step":1,"mlp_only_layers":[],"norm_topk_prob":true,"tie_word_embeddings":false,"max_position_embeddings":40960,"sliding_window":null,"use_sliding_window":false}"#,
+    ),
+    (
+        "deepseek-v3",
+        r#"{"model_type":"deepseek_v3","vocab_size":129280,"hidden_size":7168,"intermediate_size":18432,"moe_intermediate_size":2048,"num_hidden_layers":61,"num_attention_heads":128,"num_key_value_heads":128,"n_routed_experts":256,"n_shared_experts":1,"num_experts_per_tok":8,"first_k_dense_replace":3,"moe_layer_freq":1,"n_group":8,"topk_group":4,"q_lora_rank":1536,"kv_lora_rank":512,"qk_rope_head_dim":64,"qk_nope_head_dim":128,"v_head_dim":128,"num_nextn_predict_layers":1,"attention_bias":false,"tie_word_embeddings":false,"max_position_embeddings":163840}"#,
+    ),
+    (
+        "deepseek-r1",
+        r#"{"model_type":"deepseek_v3","vocab_size":129280,"hidden_size":7168,"intermediate_size":18432,"moe_intermediate_size":2048,"num_hidden_layers":61,"num_attention_heads":128,"num_key_value_heads":128,"n_routed_experts":256,"n_shared_experts":1,"num_experts_per_tok":8,"first_k_dense_replace":3,"moe_layer_freq":1,"n_group":8,"topk_group":4,"q_lora_rank":1536,"kv_lora_rank":512,"qk_rope_head_dim":64,"qk_nope_head_dim":128,"v_head_dim":128,"num_nextn_predict_layers":1,"attention_bias":false,"tie_word_embeddings":false,"max_position_embeddings":163840}"#,
+    ),
+    (
+        "gemma-2-2b",
+        r#"{"model_type":"gemma2","vocab_size":256000,"hidden_size":2304,"intermediate_size":9216,"num_hidden_layers":26,"num_attention_heads":8,"num_key_value_heads":4,"head_dim":256,"max_position_embeddings":8192,"sliding_window":4096}"#,
+    ),
+    (
+        "gemma-2-9b",
+        r#"{"model_type":"gemma2","vocab_size":256000,"hidden_size":3584,"intermediate_size":14336,"num_hidden_layers":42,"num_attention_heads":16,"num_key_value_heads":8,"head_dim":256,"max_position_embeddings":8192,"sliding_window":4096}"#,
+    ),
+    (
+        "gemma-2-27b",
+        r#"{"model_type":"gemma2","vocab_size":256000,"hidden_size":4608,"intermediate_size":36864,"num_hidden_layers":46,"num_attention_heads":32,"num_key_value_heads":16,"head_dim":128,"max_position_embeddings":8192,"sliding_window":4096}"#,
+    ),
+    (
+        "gemma-3-1b",
+        r#"{"model_type":"gemma3_text","vocab_size":262144,"hidden_size":1152,"intermediate_size":6912,"num_hidden_layers":26,"num_attention_heads":4,"num_key_value_heads":1,"head_dim":256,"max_position_embeddings":32768,"sliding_window":512,"sliding_window_pattern":6}"#,
+    ),
+    (
+        "gemma-3-4b",
+        r#"{"model_type":"gemma3","text_config":{"model_type":"gemma3_text","vocab_size":262208,"hidden_size":2560,"intermediate_size":10240,"num_hidden_layers":34,"num_attention_heads":8,"num_key_value_heads":4,"head_dim":256,"max_position_embeddings":131072,"sliding_window":1024,"sliding_window_pattern":6}}"#,
+    ),
+    (
+        "gemma-3-12b",
+        r#"{"model_type":"gemma3","text_config":{"model_type":"gemma3_text","vocab_size":262208,"hidden_size":3840,"intermediate_size":15360,"num_hidden_layers":48,"num_attention_heads":16,"num_key_value_heads":8,"head_dim":256,"max_position_embeddings":131072,"sliding_window":1024,"sliding_window_pattern":6}}"#,
+    ),
+    (
+        "gemma-3-27b",
+        r#"{"model_type":"gemma3","text_config":{"model_type":"gemma3_text","vocab_size":262208,"hidden_size":5376,"intermediate_size":21504,"num_hidden_layers":62,"num_attention_heads":32,"num_key_value_heads":16,"head_dim":128,"max_position_embeddings":131072,"sliding_window":1024,"sliding_window_pattern":6}}"#,
+    ),
+    (
+        "phi-3-mini",
+        r#"{"model_type":"phi3","vocab_size":32064,"hidden_size":3072,"intermediate_size":8192,"num_hidden_layers":32,"num_attention_heads":32,"num_key_value_heads":32,"tie_word_embeddings":false,"max_position_embeddings":4096,"sliding_window":2047}"#,
+    ),
+    (
+        "phi-4",
+        r#"{"model_type":"phi3","vocab_size":100352,"hidden_size":5120,"intermediate_size":17920,"num_hidden_layers":40,"num_attention_heads":40,"num_key_value_heads":10,"tie_word_embeddings":false,"max_position_embeddings":16384,"sliding_window":null}"#,
+    ),
+    (
+        "gpt-oss-20b",
+        r#"{"model_type":"gpt_oss","vocab_size":201088,"hidden_size":2880,"intermediate_size":2880,"num_hidden_layers":24,"num_attention_heads":64,"num_key_value_heads":8,"head_dim":64,"attention_bias":true,"num_local_experts":32,"num_experts_per_tok":4,"experts_per_token":4,"tie_word_embeddings":false,"max_position_embeddings":131072,"sliding_window":128,"layer_types":["sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention"]}"#,
+    ),
+    (
+        "gpt-oss-120b",
+        r#"{"model_type":"gpt_oss","vocab_size":201088,"hidden_size":2880,"intermediate_size":2880,"num_hidden_layers":36,"num_attention_heads":64,"num_key_value_heads":8,"head_dim":64,"attention_bias":true,"num_local_experts":128,"num_experts_per_tok":4,"experts_per_token":4,"tie_word_embeddings":false,"max_position_embeddings":131072,"sliding_window":128,"layer_types":["sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention","sliding_attention","full_attention"]}"#,
+    ),
+    (
+        "gpt-2",
+        r#"{"model_type":"gpt2","vocab_size":50257,"n_embd":768,"n_layer":12,"n_head":12,"n_positions":1024,"n_ctx":1024,"attn_pdrop":0.1,"resid_pdrop":0.1,"embd_pdrop":0.1}"#,
+    ),
 ];
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config;
+    use crate::link::encode_arch;
+
+    #[test]
+    fn every_presets_link_form_is_its_config_json_as_the_engine_reads_it() {
+        let wrong: Vec<String> = all()
+            .iter()
+            .filter_map(|p| {
+                let read =
+                    config::parse_config(p.config()).unwrap_or_else(|e| panic!("{}: {e}", p.id));
+                (decode_arch(p.arch).as_ref() != Ok(&read))
+                    .then(|| format!("{}: arch: \"{}\"", p.id, encode_arch(&read)))
+            })
+            .collect();
+        assert!(wrong.is_empty(), "write these:\n{}", wrong.join("\n"));
+        assert_eq!(
+            CONFIGS.len(),
+            all().len(),
+            "one config.json per preset, none left over"
+        );
+    }
 
     #[track_caller]
     fn total(id: &str) -> u64 {

@@ -317,12 +317,16 @@ impl ModelChoice {
 
     /// A custom architecture from config.json text.
     pub fn from_config(name: &str, text: &str) -> Result<ModelChoice, EngineError> {
-        let arch = config::parse_config(text)?;
-        Ok(ModelChoice::Custom {
+        Ok(ModelChoice::custom(name, config::parse_config(text)?))
+    }
+
+    /// A custom model named `name` (its first 80 characters).
+    pub fn custom(name: &str, arch: Architecture) -> ModelChoice {
+        ModelChoice::Custom {
             name: name.chars().take(80).collect(),
             arch: Box::new(arch),
             source: None,
-        })
+        }
     }
 }
 

@@ -728,7 +728,7 @@ fn mutated_preset_configs_are_read_or_refused_with_a_reason() {
         "mutated preset configs",
         strategy,
         |(preset, ops, edits)| {
-            let mut text = preset.config.to_string();
+            let mut text = preset.config().to_string();
             for (k, v) in edits {
                 // a later duplicate wins: the edit overrides the preset's value
                 text.insert_str(text.len() - 1, &format!(",{k}:{v}"));

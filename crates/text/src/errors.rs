@@ -204,7 +204,9 @@ pub fn notice(lang: Lang, n: &Notice) -> String {
             (false, e) => format!("{}; that setting was reset", error(lang, e)),
             (true, e) => format!("{}；该设置已重置", error(lang, e)),
         },
-        Notice::BadMeasurement(e) => crate::measured::measure_error(lang, e),
+        // a link's measurement fails only as BadLink (`Measurement::from_link`); naming it here
+        // keeps the other reading errors' sentences out of the page's first load
+        Notice::BadMeasurement(_) => crate::measured::bad_link(lang).into(),
     }
 }
 

@@ -5,6 +5,14 @@ use vram_engine::{Figure, Level, MeasureError, Reading, SourceKind};
 
 use crate::Lang;
 
+/// Why a link's `ms=` gives no measurement.
+pub fn bad_link(lang: Lang) -> &'static str {
+    lang.pick(
+        "the measurement in the link cannot be read; it was left out",
+        "链接中的测量结果无法读取，已略去",
+    )
+}
+
 /// Why pasted text (or a link's `ms=`) gives no measurement, as a sentence a user can act on.
 pub fn measure_error(lang: Lang, e: &MeasureError) -> String {
     use MeasureError::*;
@@ -36,7 +44,7 @@ pub fn measure_error(lang: Lang, e: &MeasureError) -> String {
             false => format!("the measuring tool's JSON is malformed at line {line} column {column}"),
             true => format!("测量工具的 JSON 在第 {line} 行第 {column} 列格式有误"),
         },
-        BadLink => lang.pick("the measurement in the link cannot be read; it was left out", "链接中的测量结果无法读取，已略去").into(),
+        BadLink => bad_link(lang).into(),
     }
 }
 

@@ -33,6 +33,27 @@ pub(crate) fn fact_slots(f: &mut Facts) -> [&mut Option<u64>; 8] {
 impl Measurement {
     /// The link form, at most `LINK_MAX` characters of `[0-9a-z.~-]`.
     pub fn to_link(&self) -> String {
+        self.encode(LINK_MAX)
+    }
+
+    /// Reads a link form back; `BadLink` for anything `to_link` would not write.
+    pub fn from_link(text: &str) -> Result<Measurement, MeasureError> {
+        decode(text, LINK_MAX).ok_or(MeasureError::BadLink)
+    }
+
+    /// The link form with every figure (no length limit): how the on-demand readers module hands
+    /// a whole measurement to the page, which reads it back with [`Measurement::from_full_link`].
+    pub fn to_full_link(&self) -> String {
+        self.encode(usize::MAX)
+    }
+
+    /// Reads [`Measurement::to_full_link`]'s text back; `BadLink` for anything it would not write.
+    pub fn from_full_link(text: &str) -> Result<Measurement, MeasureError> {
+        decode(text, usize::MAX).ok_or(MeasureError::BadLink)
+    }
+
+    /// Figures in order while the text stays within `max` characters; facts always.
+    fn encode(&self, max: usize) -> String {
         let mut facts = self.facts;
         let facts: Vec<String> = fact_slots(&mut facts)
             .iter()
@@ -41,7 +62,7 @@ impl Measurement {
             .collect();
         let facts = facts.join(".");
         let mut out = format!("{VERSION}{}~", digit(self.source.index()));
-        let budget = LINK_MAX - 1 - facts.len();
+        let budget = max.saturating_sub(1 + facts.len());
         let mut first = true;
         for f in &self.figures {
             let text = figure_text(f);
@@ -58,11 +79,6 @@ impl Measurement {
         out.push('~');
         out.push_str(&facts);
         out
-    }
-
-    /// Reads a link form back; `BadLink` for anything `to_link` would not write.
-    pub fn from_link(text: &str) -> Result<Measurement, MeasureError> {
-        decode(text).ok_or(MeasureError::BadLink)
     }
 }
 
@@ -85,8 +101,8 @@ fn figure_text(f: &Figure) -> String {
     s
 }
 
-fn decode(text: &str) -> Option<Measurement> {
-    if text.len() > LINK_MAX {
+fn decode(text: &str, max: usize) -> Option<Measurement> {
+    if text.len() > max {
         return None;
     }
     let mut parts = text.split('~');

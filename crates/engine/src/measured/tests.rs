@@ -578,3 +578,27 @@ fn a_measurement_built_by_hand_keeps_only_what_a_link_can_carry() {
         None
     );
 }
+
+#[test]
+fn the_full_link_form_carries_every_figure_that_the_share_link_leaves_out() {
+    let figures: Vec<Figure> = (0..MAX_FIGURES as u16)
+        .map(|i| Figure {
+            level: Level::LlamaModel,
+            bytes: 5 * GIB + u64::from(i),
+            unit: SizeUnit::Mib,
+            reading: Reading::Binary,
+            device: Some(Device::new(DeviceApi::Cuda, Some(i))),
+        })
+        .collect();
+    let m = Measurement::new(SourceKind::LlamaCpp, figures, Facts::default()).unwrap();
+    let short = Measurement::from_link(&m.to_link()).unwrap();
+    assert!(
+        short.figures().len() < MAX_FIGURES,
+        "the share link is cut at LINK_MAX"
+    );
+    assert_eq!(Measurement::from_full_link(&m.to_full_link()), Ok(m));
+    assert_eq!(
+        Measurement::from_full_link("1z~~"),
+        Err(MeasureError::BadLink)
+    );
+}

@@ -195,7 +195,7 @@ pub fn arb_config_text() -> impl Strategy<Value = String> {
         proptest::collection::vec(config_edit(), 0..4),
     )
         .prop_map(|(p, edits)| {
-            let mut v: serde_json::Value = serde_json::from_str(p.config).expect("preset JSON");
+            let mut v: serde_json::Value = serde_json::from_str(p.config()).expect("preset JSON");
             let obj = v.as_object_mut().expect("an object");
             for (k, val) in edits {
                 obj.insert(k.to_string(), val);

@@ -1,0 +1,184 @@
+//! The on-demand module: readers of what a user pastes or uploads, which a first visit does not
+//! need. Trunk builds this crate into `dist/` beside the page and the page imports it with a
+//! dynamic `import()` the first time one is needed (`src/readers.rs`), so its code and sentences
+//! stay out of the first load.
+//!
+//! # Interface
+//!
+//! Each export takes plain JavaScript values (text, bytes) and returns an array of strings whose
+//! first element says what the rest is:
+//!
+//! - `["measurement", full]`: a measurement in [`Measurement::to_full_link`] form; the page reads
+//!   it back with `Measurement::from_full_link` (the link codec is in the page anyway);
+//! - `["architecture", arch]`: a model's architecture in [`encode_arch`] form (the link's custom
+//!   model); the page reads it back with `decode_arch`;
+//! - `["error", english, chinese]`: why the input gives nothing, as one sentence per [`LANGS`]
+//!   entry, so the page can follow its language toggle without asking again.
+//!
+//! To add a reader (a GGUF header, a Hub client's reply): write a pure `*_reply` function that
+//! returns a [`Reply`] (tested natively), export a `#[wasm_bindgen]` wrapper that returns
+//! `reply.into_parts()` (bytes come in as `&[u8]`, a `Uint8Array`), add a kind here when the page
+//! needs a new one, and on the page add one async function beside `read_measurement` in
+//! `src/readers.rs` that calls the export by name (`call`) and reads the parts back. Keep what the
+//! page already has (the engine's link codecs) on the page side of the interface, and the readers
+//! and their sentences on this side. `scripts/size_budget.py` gates this module apart from the
+//! first load (80,000 B gzip in `scripts/dev.sh`).
+//!
+//! [`Measurement::to_full_link`]: vram_engine::Measurement::to_full_link
+//! [`encode_arch`]: vram_engine::encode_arch
+
+use vram_engine::{
+    encode_arch, parse_config, parse_measurement, MeasureError, MAX_MEASUREMENT_BYTES,
+};
+use vram_text::{error, measure_error, Lang};
+use wasm_bindgen::prelude::wasm_bindgen;
+
+/// The languages of an error's sentences, in the order a reply carries them.
+pub const LANGS: [Lang; 2] = [Lang::En, Lang::Zh];
+
+/// What a reader gives the page.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Reply {
+    /// A measurement, in full link form.
+    Measurement(String),
+    /// A model's architecture, in link form.
+    Architecture(String),
+    /// Why the input gives nothing: one sentence per entry of [`LANGS`].
+    Error([String; 2]),
+}
+
+impl Reply {
+    /// The array of strings the page receives: the kind first, then its text.
+    pub fn into_parts(self) -> Vec<String> {
+        match self {
+            Reply::Measurement(full) => vec!["measurement".into(), full],
+            Reply::Architecture(arch) => vec!["architecture".into(), arch],
+            Reply::Error(sentences) => {
+                let mut parts = vec!["error".to_string()];
+                parts.extend(sentences);
+                parts
+            }
+        }
+    }
+}
+
+/// Pasted text (a vLLM or llama.cpp log, torch's memory figures, nvidia-smi, the measuring tool's
+/// JSON, a size with a unit) read as a measurement, or why not.
+pub fn measurement_reply(text: &str) -> Reply {
+    match parse_measurement(text) {
+        Ok(m) => Reply::Measurement(m.to_full_link()),
+        Err(e) => Reply::Error(LANGS.map(|l| measure_error(l, &e))),
+    }
+}
+
+/// `measurement_reply` for the page: `["measurement", full]` or `["error", en, zh]`.
+#[wasm_bindgen]
+pub fn read_measurement(text: &str) -> Vec<String> {
+    measurement_reply(text).into_parts()
+}
+
+/// Why a file of `bytes` bytes is not read (the page checks a file's size before reading it).
+pub fn too_large_reply(bytes: usize) -> Reply {
+    let e = MeasureError::TooLarge {
+        bytes,
+        limit: MAX_MEASUREMENT_BYTES,
+    };
+    Reply::Error(LANGS.map(|l| measure_error(l, &e)))
+}
+
+/// `too_large_reply` for the page: `["error", en, zh]`.
+#[wasm_bindgen]
+pub fn measurement_too_large(bytes: f64) -> Vec<String> {
+    too_large_reply(bytes as usize).into_parts()
+}
+
+/// A Hugging Face config.json read as a model's architecture, or why not.
+pub fn config_reply(text: &str) -> Reply {
+    match parse_config(text) {
+        Ok(arch) => Reply::Architecture(encode_arch(&arch)),
+        Err(e) => Reply::Error(LANGS.map(|l| error(l, &e))),
+    }
+}
+
+/// `config_reply` for the page: `["architecture", arch]` or `["error", en, zh]`.
+#[wasm_bindgen]
+pub fn read_config(text: &str) -> Vec<String> {
+    config_reply(text).into_parts()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vram_engine::{decode_arch, Level, Measurement, GIB};
+
+    const LLAMA_CONFIG: &str = r#"{"architectures": ["LlamaForCausalLM"], "model_type": "llama",
+        "vocab_size": 128256, "hidden_size": 4096, "intermediate_size": 14336,
+        "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
+        "max_position_embeddings": 131072, "tie_word_embeddings": false}"#;
+
+    #[test]
+    fn a_config_comes_back_as_an_architecture_the_page_reads_to_the_same_model() {
+        let Reply::Architecture(arch) = config_reply(LLAMA_CONFIG) else {
+            panic!("no architecture from the config");
+        };
+        let a = decode_arch(&arch).unwrap();
+        assert_eq!(a, parse_config(LLAMA_CONFIG).unwrap());
+        assert_eq!((a.hidden, a.layers, a.kv_heads), (4096, 32, 8));
+    }
+
+    #[test]
+    fn a_config_that_is_not_json_comes_back_as_an_error_in_both_languages() {
+        let parts = config_reply("{hidden_size: 4096").into_parts();
+        assert_eq!(parts.len(), 3, "{parts:?}");
+        assert_eq!(parts[0], "error");
+        assert!(!parts[1].is_empty() && parts[1] != parts[2], "{parts:?}");
+    }
+
+    #[test]
+    fn a_pasted_size_comes_back_as_a_full_link_the_page_reads_to_the_same_measurement() {
+        let text = "21.3 GiB allocated";
+        let Reply::Measurement(full) = measurement_reply(text) else {
+            panic!("no measurement from {text}");
+        };
+        let m = Measurement::from_full_link(&full).unwrap();
+        assert_eq!(m, parse_measurement(text).unwrap());
+        let f = m.figure(Level::Allocated).unwrap();
+        assert!(f.bytes > 21 * GIB && f.bytes < 22 * GIB, "{}", f.bytes);
+    }
+
+    #[test]
+    fn text_without_a_figure_comes_back_as_an_error_in_english_and_chinese() {
+        let reply = measurement_reply("hello");
+        let parts = reply.clone().into_parts();
+        assert_eq!(parts.len(), 3);
+        assert_eq!(parts[0], "error");
+        assert!(
+            parts[1].starts_with("no memory figure found"),
+            "{}",
+            parts[1]
+        );
+        assert!(parts[2].contains("没有找到显存数字"), "{}", parts[2]);
+        assert_eq!(reply, Reply::Error([parts[1].clone(), parts[2].clone()]));
+    }
+
+    #[test]
+    fn a_file_too_large_to_read_is_refused_with_its_size_in_kib() {
+        let Reply::Error([en, zh]) = too_large_reply(300 * 1024) else {
+            panic!("a size is always refused");
+        };
+        assert!(en.contains("300 KiB") && en.contains("256 KiB"), "{en}");
+        assert!(zh.contains("300 KiB"), "{zh}");
+    }
+
+    #[test]
+    fn a_measurement_reply_is_its_kind_then_its_full_link() {
+        let parts = measurement_reply("18.5 GB").into_parts();
+        assert_eq!(parts[0], "measurement");
+        assert_eq!(parts.len(), 2);
+        assert!(
+            Measurement::from_full_link(&parts[1]).is_ok(),
+            "{}",
+            parts[1]
+        );
+    }
+}

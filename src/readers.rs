@@ -1,0 +1,102 @@
+//! The on-demand readers module (`crates/readers`, built by Trunk beside the page): imported the
+//! first time the page needs a reader, never at start. Its file name (content-hashed by
+//! `scripts/post_build.py`) is in `<meta name="vram-readers">`; the CSP's `script-src 'self'`
+//! allows it. A failed import is forgotten, so the next call tries again.
+
+use js_sys::{Array, Function, Promise, Reflect};
+use vram_engine::{decode_arch, Architecture, Measurement};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+
+use crate::i18n::Lang;
+
+#[wasm_bindgen(inline_js = r#"
+let loading;
+export function load_readers() {
+  if (!loading) {
+    const name = document.querySelector('meta[name="vram-readers"]').content;
+    loading = import(new URL(name, document.baseURI).href)
+      .then((m) => m.default().then(() => m))
+      .catch((e) => { loading = undefined; throw e; });
+  }
+  return loading;
+}
+"#)]
+extern "C" {
+    fn load_readers() -> Promise;
+}
+
+/// Why a reader gave nothing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Refused {
+    /// The module's sentences, English then Chinese.
+    Said([String; 2]),
+    /// The module could not be loaded (offline, a stale deploy).
+    NotLoaded,
+}
+
+impl Refused {
+    /// The sentence in `lang`, or None when the page must say it (`NotLoaded`).
+    pub fn sentence(&self, lang: Lang) -> Option<&str> {
+        match self {
+            Refused::Said([en, zh]) => Some(lang.pick(en, zh)),
+            Refused::NotLoaded => None,
+        }
+    }
+}
+
+/// Starts loading the module (when the user reaches a panel that will need it).
+pub fn preload() {
+    let _ = load_readers();
+}
+
+/// Pasted text read as a measurement by the module.
+pub async fn read_measurement(text: &str) -> Result<Measurement, Refused> {
+    let parts = call("read_measurement", &JsValue::from_str(text)).await?;
+    match parts.as_slice() {
+        [kind, full] if kind == "measurement" => {
+            Measurement::from_full_link(full).map_err(|_| Refused::NotLoaded)
+        }
+        _ => Err(refusal(parts)),
+    }
+}
+
+/// A pasted or uploaded config.json read as an architecture by the module.
+pub async fn read_config(text: &str) -> Result<Architecture, Refused> {
+    let parts = call("read_config", &JsValue::from_str(text)).await?;
+    match parts.as_slice() {
+        [kind, arch] if kind == "architecture" => decode_arch(arch).map_err(|_| Refused::NotLoaded),
+        _ => Err(refusal(parts)),
+    }
+}
+
+/// The module's sentence for a file of `bytes` bytes, too large to read.
+pub async fn measurement_too_large(bytes: f64) -> Refused {
+    match call("measurement_too_large", &JsValue::from_f64(bytes)).await {
+        Ok(parts) => refusal(parts),
+        Err(e) => e,
+    }
+}
+
+fn refusal(parts: Vec<String>) -> Refused {
+    match <[String; 3]>::try_from(parts) {
+        Ok([kind, en, zh]) if kind == "error" => Refused::Said([en, zh]),
+        _ => Refused::NotLoaded,
+    }
+}
+
+/// Calls the module's export `name` with one argument; its reply as strings.
+async fn call(name: &str, arg: &JsValue) -> Result<Vec<String>, Refused> {
+    let module = JsFuture::from(load_readers())
+        .await
+        .map_err(|_| Refused::NotLoaded)?;
+    let export = Reflect::get(&module, &JsValue::from_str(name))
+        .ok()
+        .and_then(|f| f.dyn_into::<Function>().ok())
+        .ok_or(Refused::NotLoaded)?;
+    let reply = export
+        .call1(&JsValue::NULL, arg)
+        .map_err(|_| Refused::NotLoaded)?;
+    let reply: Array = reply.dyn_into().map_err(|_| Refused::NotLoaded)?;
+    Ok(reply.iter().filter_map(|v| v.as_string()).collect())
+}
