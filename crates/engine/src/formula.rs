@@ -108,6 +108,10 @@ messages! {
     FsdpRootUnit,
     /// trainable params of one unit, bytes per gradient
     FsdpReduceScatter,
+    /// stage (from 1), stages
+    FsdpStageGathered,
+    /// trainable, bytes per gradient
+    FsdpUnshardedGradients,
     /// trainable, bytes per gradient
     DdpBuckets,
     /// bucket elements, bytes per element
@@ -120,6 +124,18 @@ messages! {
     LoadedUnitByUnit,
     /// bytes
     OffloadedToCpu,
+    /// stage (from 1), stages, decoder layers on the stage
+    PipelineStage,
+    /// (no arguments)
+    StageEmbeddings,
+    /// (no arguments)
+    StageHead,
+    /// (no arguments)
+    StageHeadCopy,
+    /// micro-batches in flight, stage (from 1), stages
+    InFlight1F1B,
+    /// micro-batches in flight, stage (from 1), stages
+    InFlightGPipe,
     /// params, bytes per param, format
     WeightsPlain,
     /// linear, bits, embedding and head, their bits, norms and biases, their bytes
@@ -188,6 +204,8 @@ messages! {
     KeptSelectiveScores,
     /// bytes per token and layer, tokens, bytes per token of one layer
     KeptLayerInputs,
+    /// tensor-parallel ranks
+    SequenceParallel,
     /// bytes per token
     FinalNorm,
     /// bytes per token

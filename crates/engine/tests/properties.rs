@@ -130,7 +130,7 @@ proptest! {
         // from two data-parallel ranks up: with one, ZeRO-3 shards nothing, gathers nothing and
         // gradients need not outlive the step, so the second GPU adds the gathered layers and a
         // persistent gradient buffer (a real cost, not an error)
-        let gpus = s.gpus.max(2 * s.tp).min(2_048);
+        let gpus = s.gpus.max(2 * s.tp * s.pipeline_stages()).min(2_048);
         let s = Scenario { zero: Zero::Z3, gpus, ..s };
         let more = Scenario { gpus: gpus * 2, ..s.clone() };
         let (a, b) = (estimate_of(&s), estimate_of(&more));
@@ -147,7 +147,7 @@ proptest! {
     ) {
         // every framework, strategy and way of loading: its buffers do not grow with the ranks,
         // its shards shrink; a shard group caps the sharding, so leave it to all ranks
-        let gpus = s.gpus.max(2 * s.tp).min(2_048);
+        let gpus = s.gpus.max(2 * s.tp * s.pipeline_stages()).min(2_048);
         let s = Scenario {
             job, zero, gpus, dp_framework: framework, weights_load: load, shard_group: 0,
             global_batch: 0, ..s
@@ -349,7 +349,7 @@ proptest! {
             _ => None,
         });
         if let Some(steps) = steps {
-            let per_step = s.batch * (s.gpus / s.tp);
+            let per_step = s.batch * s.data_parallel();
             prop_assert!(steps * per_step >= s.global_batch);
             prop_assert!((steps - 1) * per_step < s.global_batch);
         }

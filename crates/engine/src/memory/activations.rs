@@ -6,7 +6,7 @@ use super::{Budget, Component, Phase};
 use crate::dtype::WeightFormat;
 use crate::formula::{Arg, Formula, Msg};
 use crate::model::{Architecture, MlpKind};
-use crate::scenario::{Attention, Checkpointing, Job, Loss, Scenario};
+use crate::scenario::{Attention, Checkpointing, Job, Loss, PipelineSchedule, Scenario};
 use crate::units::{div_ceil, prod};
 
 impl Budget<'_> {
@@ -16,9 +16,19 @@ impl Budget<'_> {
         let tokens = prod(&[s.batch, s.seq]);
         let layer = layer_activation_bytes(self.arch, s, self.act_bytes, self.tp);
         let scores = layer.scores_per_token;
-        let final_norm = (4 + 2 * self.act_bytes) * self.arch.hidden;
+        // the final norm sits before the head, on the stage that computes the loss
+        let final_norm = if self.stage.head {
+            div_ceil(
+                (4 + 2 * self.act_bytes) * self.arch.hidden,
+                sequence_split(s, self.tp),
+            )
+        } else {
+            0
+        };
         let (kept, working, how) = self.kept_per_layer(tokens, &layer);
-        let all_layers = prod(&[tokens, layers, kept]);
+        // a pipeline stage keeps the activations of every micro-batch it has in flight
+        let in_flight = self.stage.in_flight;
+        let all_layers = prod(&[in_flight, tokens, layers, kept]);
         // offloaded: the kept tensors wait in CPU memory; the GPU holds the layer in use and the
         // next one, copied back ahead of time
         let on_gpu_layers = if s.offload_activations {
@@ -29,14 +39,17 @@ impl Budget<'_> {
         if s.offload_activations {
             self.offload(all_layers);
         }
-        let bytes = prod(&[tokens, on_gpu_layers, kept])
+        let bytes = prod(&[in_flight, tokens, on_gpu_layers, kept])
             .saturating_add(working)
-            .saturating_add(prod(&[tokens, final_norm]));
-        self.push(Component::Activations, Phase::Compute, bytes, |_| {
+            .saturating_add(prod(&[in_flight, tokens, final_norm]));
+        self.push(Component::Activations, Phase::Compute, bytes, |b| {
             let args = [Arg::Count(tokens), Arg::Int(on_gpu_layers)];
             let mut f = Formula::of(Msg::ActivationsTokensLayers, &args);
             f.clauses.extend(how.clauses);
-            f.push(Msg::FinalNorm, &[Arg::Int(final_norm)]);
+            b.in_flight_clause(&mut f);
+            if final_norm > 0 {
+                f.push(Msg::FinalNorm, &[Arg::Int(final_norm)]);
+            }
             if scores > 0 && s.checkpointing != Checkpointing::Full {
                 f.push(Msg::EagerScores, &[Arg::Count(scores)]);
             }
@@ -49,7 +62,27 @@ impl Budget<'_> {
         if s.job.is_peft() && s.dora {
             self.dora_norm();
         }
-        self.logits(tokens);
+        if self.stage.head {
+            self.logits(prod(&[in_flight, tokens]));
+        }
+    }
+
+    /// The formula's count of micro-batches a pipeline stage holds, when it holds several.
+    fn in_flight_clause(&self, f: &mut Formula) {
+        let stage = self.stage;
+        if !stage.is_split() || stage.in_flight < 2 {
+            return;
+        }
+        let msg = match self.scenario.pipeline_schedule {
+            PipelineSchedule::OneFOneB => Msg::InFlight1F1B,
+            PipelineSchedule::GPipe => Msg::InFlightGPipe,
+        };
+        let args = [
+            Arg::Int(stage.in_flight),
+            Arg::Int(stage.index + 1),
+            Arg::Int(stage.stages),
+        ];
+        f.push(msg, &args);
     }
 
     /// What each layer keeps until its backward (bytes per token), what one layer needs on top
@@ -75,18 +108,16 @@ impl Budget<'_> {
                     &[Arg::Count(per_token - scores)],
                 ),
             ),
-            Checkpointing::Full => (
-                self.act_bytes * self.arch.hidden,
-                prod(&[tokens, per_token]),
-                Formula::of(
-                    Msg::KeptLayerInputs,
-                    &[
-                        Arg::Int(self.act_bytes * self.arch.hidden),
-                        Arg::Count(tokens),
-                        Arg::Count(per_token),
-                    ],
-                ),
-            ),
+            Checkpointing::Full => {
+                let split = sequence_split(self.scenario, self.tp);
+                let input = div_ceil(self.act_bytes * self.arch.hidden, split);
+                let args = [Arg::Int(input), Arg::Count(tokens), Arg::Count(per_token)];
+                let mut f = Formula::of(Msg::KeptLayerInputs, &args);
+                if split > 1 {
+                    f.push(Msg::SequenceParallel, &[Arg::Int(split)]);
+                }
+                (input, prod(&[tokens, per_token]), f)
+            }
         }
     }
 
@@ -231,7 +262,11 @@ impl LayerActivations {
 pub fn layer_activation_bytes(a: &Architecture, s: &Scenario, c: u64, tp: u64) -> LayerActivations {
     let h = a.hidden;
     let full = s.job == Job::Full;
-    let norms = a.norms_per_layer.max(2) * (4 + if full { c } else { 0 }) * h;
+    // sequence parallelism splits the norms' tokens over the tensor-parallel ranks
+    let norms = div_ceil(
+        a.norms_per_layer.max(2) * (4 + if full { c } else { 0 }) * h,
+        sequence_split(s, tp),
+    );
     let attention = c * (a.q_dim() + 2 * a.kv_dim() + a.attn_out_dim())
         + 4 * a.heads
         + if a.dropout { h } else { 0 };
@@ -255,6 +290,18 @@ pub fn layer_activation_bytes(a: &Architecture, s: &Scenario, c: u64, tp: u64) -
         linear_inputs: div_ceil(linear_inputs, tp),
         lora,
         scores_per_token: div_ceil(scores, tp),
+    }
+}
+
+/// Ranks the sequence is split over where tensor parallelism replicates (norms, layer inputs):
+/// the tensor-parallel ranks under sequence parallelism (Korthikanti et al. 2022, "Reducing
+/// Activation Recomputation in Large Transformer Models", §4.2.2: sbh(10 + 24/t) becomes
+/// sbh·34/t), else 1.
+pub(super) fn sequence_split(s: &Scenario, tp: u64) -> u64 {
+    if s.sequence_parallel && s.job.is_training() {
+        tp.max(1)
+    } else {
+        1
     }
 }
 

@@ -273,6 +273,9 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
             any::<bool>(),
             select(WeightsLoad::ALL.to_vec()),
             prop_oneof![Just(0u64), 1u64..=64],
+            // pipeline stages (kept only where they divide the GPUs of the drawn layout) and
+            // whether the schedule is GPipe
+            (select(vec![1u64, 2, 4, 8]), any::<bool>(), any::<bool>()),
         );
         let serving = (
             10u64..=100,
@@ -338,7 +341,20 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
                         bucket_view,
                         weights_load,
                         shard_group,
+                        (pp, gpipe, sequence_parallel),
                     ) = hardware;
+                    let pp = if gpus.is_multiple_of(tp * pp) { pp } else { 1 };
+                    // a pipeline keeps up to every micro-batch of a step in flight: at most 64
+                    let grad_accum = if pp > 1 {
+                        1 + (grad_accum - 1) % 64
+                    } else {
+                        grad_accum
+                    };
+                    let pipeline_schedule = if gpipe {
+                        PipelineSchedule::GPipe
+                    } else {
+                        PipelineSchedule::OneFOneB
+                    };
                     let (gpu_util_pct, block_size, max_model_len, avg_tokens, concurrency, bt) =
                         serving;
                     let (context_mib, reserve_pct, kv_dtype, max_num_seqs, vllm) = overhead;
@@ -394,6 +410,9 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
                         weights_load,
                         shard_group,
                         tp,
+                        pp,
+                        pipeline_schedule,
+                        sequence_parallel,
                         gpu_util_pct,
                         block_size,
                         max_model_len,
