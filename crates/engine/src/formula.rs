@@ -204,6 +204,8 @@ messages! {
     KeptSelectiveScores,
     /// bytes per token and layer, tokens, bytes per token of one layer
     KeptLayerInputs,
+    /// bytes per token and layer, tokens, bytes per token of one layer
+    KeptOpOutputs,
     /// tensor-parallel ranks
     SequenceParallel,
     /// bytes per token

@@ -83,7 +83,15 @@ named_enum! {
     /// Gradient (activation) checkpointing.
     pub enum Checkpointing {
         None => ("none", "off"),
+        /// Megatron's `--recompute-granularity selective`: attention's core (the softmax and its
+        /// dropout, the seq × seq part) is recomputed, everything else kept (Korthikanti et al.
+        /// 2022, "Reducing Activation Recomputation in Large Transformer Models", §5: sbh(34 +
+        /// 5as/h) per layer becomes sbh·34).
         Selective => ("selective", "selective (attention)"),
+        /// Operator-level selective checkpointing as torchtitan runs it (`mode = "selective"`,
+        /// `selective_ac_option = "op"`): each layer keeps its input, the attention kernel's
+        /// output and every other matmul's output, and recomputes the rest in backward.
+        Op => ("op", "selective (op: every other matmul output kept)"),
         Full => ("full", "every layer"),
     }
 }

@@ -50,7 +50,12 @@ impl Budget<'_> {
             if final_norm > 0 {
                 f.push(Msg::FinalNorm, &[Arg::Int(final_norm)]);
             }
-            if scores > 0 && s.checkpointing != Checkpointing::Full {
+            if scores > 0
+                && matches!(
+                    s.checkpointing,
+                    Checkpointing::None | Checkpointing::Selective
+                )
+            {
                 f.push(Msg::EagerScores, &[Arg::Count(scores)]);
             }
             if s.offload_activations {
@@ -108,6 +113,15 @@ impl Budget<'_> {
                     &[Arg::Count(per_token - scores)],
                 ),
             ),
+            Checkpointing::Op => {
+                let kept = op_checkpoint_bytes(self.arch, self.scenario, self.act_bytes, self.tp);
+                let args = [Arg::Count(kept), Arg::Count(tokens), Arg::Count(per_token)];
+                (
+                    kept,
+                    prod(&[tokens, per_token]),
+                    Formula::of(Msg::KeptOpOutputs, &args),
+                )
+            }
             Checkpointing::Full => {
                 let split = sequence_split(self.scenario, self.tp);
                 let input = div_ceil(self.act_bytes * self.arch.hidden, split);
@@ -291,6 +305,26 @@ pub fn layer_activation_bytes(a: &Architecture, s: &Scenario, c: u64, tp: u64) -
         lora,
         scores_per_token: div_ceil(scores, tp),
     }
+}
+
+/// Bytes per token one layer keeps under operator-level selective checkpointing (torchtitan's
+/// `_save_list` policy in `torchtitan/models/llama3/infra/parallelize.py`: the outputs of `mm`
+/// and of the SDPA kernels are saved, "except every second mm", counted from 1 within each
+/// layer's forward). A Llama layer's matmuls run q, k, v, o, gate, up, down, so q, v, gate and
+/// down are kept, k, o and up recomputed; with the layer's input (the checkpoint's) and the
+/// attention kernel's output and fp32 log-sum-exp.
+pub(super) fn op_checkpoint_bytes(a: &Architecture, s: &Scenario, c: u64, tp: u64) -> u64 {
+    let (ffn, routed) = match &a.moe {
+        None => (a.intermediate, 1),
+        Some(m) => (m.expert_ffn, m.top_k),
+    };
+    let down = routed * a.hidden;
+    // a gated MLP keeps gate (the 5th matmul), a plain one up (its 5th): both ffn wide
+    let gate = routed * ffn;
+    let saved_mm = a.q_dim() + a.kv_dim() + gate + down;
+    let attention_out = c * a.q_dim() + 4 * a.heads;
+    let input = div_ceil(c * a.hidden, sequence_split(s, tp));
+    div_ceil(c * saved_mm + attention_out, tp) + input
 }
 
 /// Ranks the sequence is split over where tensor parallelism replicates (norms, layer inputs):

@@ -113,6 +113,8 @@ pub(super) const SENTENCES: &[(Msg, &str, &str)] = &[
             "每 token 每层 {0} B（重算注意力核心）"),
     (Msg::KeptSelectiveScores, "{0} B per token and layer (attention core recomputed, its scores alive for one layer)",
             "每 token 每层 {0} B（重算注意力核心，其得分矩阵只存在一层）"),
+    (Msg::KeptOpOutputs, "{0} B per token and layer (op-level checkpointing: the layer input, the attention output and every other matmul's output kept: q, v, gate, down) + one layer recomputed in backward: {1} tokens × {2} B",
+            "每个 token 每层 {0} B（算子级检查点：保留层输入、注意力输出和每隔一个矩阵乘的输出：q、v、gate、down）+ 反向时重算一层：{1} 个 token × {2} B"),
     (Msg::KeptLayerInputs, "{0} B per token and layer (layer inputs kept) + one layer recomputed in backward: {1} tokens × {2} B",
             "每 token 每层 {0} B（保存每层输入）+ 反向时重算一层：{1} token × {2} B"),
     (Msg::FinalNorm, " + final norm {0} B per token", " + 最终归一化每 token {0} B"),
