@@ -192,10 +192,13 @@ proptest! {
         // - the optimizer step in backward: full fine-tuning then never holds its gradient buffer,
         //   and under ZeRO-1 its master and states are sharded while LoRA's adapters are not;
         // - modules_to_save: LoRA then trains full copies of the embeddings and the head on top of
-        //   the frozen originals.
+        //   the frozen originals;
+        // - pipeline stages: an adapter on the embeddings or the head sits whole on one stage, while
+        //   full fine-tuning's states are split stage by stage.
         let s = Scenario {
             offload: Offload::None,
             tp: 1,
+            pp: 1,
             zero: if s.zero == Zero::Z2 { Zero::Z1 } else { s.zero },
             optimizer_in_backward: false,
             train_embed_head: false,
@@ -231,10 +234,12 @@ proptest! {
         //   fine-tuning alone keeps (2 x hidden per layer);
         // - an optimizer with per-parameter state: with plain SGD or Adafactor's factored rows and
         //   columns, full fine-tuning adds almost nothing outside the step, while LoRA's adapter
-        //   weights are alive at the forward/backward peak.
+        //   weights are alive at the forward/backward peak;
+        // - no pipeline stages, as above.
         let s = Scenario {
             offload: Offload::None,
             tp: 1,
+            pp: 1,
             zero: if s.zero == Zero::Z2 { Zero::Z1 } else { s.zero },
             master_weights: false,
             lora_dropout: false,
