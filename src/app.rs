@@ -243,6 +243,7 @@ const HARDWARE_PANEL: &[(&str, Look)] = &[
     ("switch-sqp", Look::Plain),
     ("pp", Look::Plain),
     ("pipeline-schedule", Look::Plain),
+    ("virtual-stages", Look::Plain),
     ("zero", Look::Steps),
     ("offload", Look::Plain),
     ("dp-framework", Look::Plain),

@@ -136,6 +136,8 @@ messages! {
     InFlight1F1B,
     /// micro-batches in flight, stage (from 1), stages
     InFlightGPipe,
+    /// chunk-micro-batches in flight, stage (from 1), stages, chunks per GPU
+    InFlightInterleaved,
     /// params, bytes per param, format
     WeightsPlain,
     /// linear, bits, embedding and head, their bits, norms and biases, their bytes

@@ -107,6 +107,10 @@ named_enum! {
         /// Every forward first, then every backward (`ScheduleGPipe`): each stage keeps all the
         /// step's micro-batches.
         GPipe => ("gpipe", "GPipe"),
+        /// Interleaved 1F1B (Megatron `--num-layers-per-virtual-pipeline-stage`,
+        /// `ScheduleInterleaved1F1B`): each GPU holds several model chunks; GPU i of p warms up
+        /// (chunks − 1) × p + 2 × (p − i − 1) chunk-forwards before its first backward.
+        Interleaved => ("interleaved", "interleaved 1F1B"),
     }
 }
 
@@ -398,6 +402,8 @@ pub struct Scenario {
     pub pp: u64,
     /// The training pipeline's schedule.
     pub pipeline_schedule: PipelineSchedule,
+    /// Model chunks per GPU under the interleaved schedule (virtual pipeline stages).
+    pub virtual_stages: u64,
     /// Sequence parallelism beside tensor parallelism (Megatron `--sequence-parallel`,
     /// torchtitan's `SequenceParallel` norms): what tensor parallelism leaves replicated (the
     /// norms, the layer inputs a checkpoint keeps) is split along the sequence instead.
@@ -469,6 +475,8 @@ impl Default for Scenario {
             tp: 1,
             pp: 1,
             pipeline_schedule: PipelineSchedule::OneFOneB,
+            // torchtitan's default for multi-stage schedules (two stages per rank)
+            virtual_stages: 2,
             sequence_parallel: false,
             gpu_util_pct: 90,
             block_size: 16,

@@ -195,6 +195,10 @@ fn sharded(s: &Scenario) -> bool {
 fn sharding(s: &Scenario) -> bool {
     s.job.is_training() && s.zero != Zero::Z0 && s.gpus > 1
 }
+/// Training under the interleaved pipeline schedule.
+fn interleaved_pipeline(s: &Scenario) -> bool {
+    training_pipeline(s) && s.pipeline_schedule == PipelineSchedule::Interleaved
+}
 /// Training over tensor-parallel GPUs.
 fn tensor_parallel_training(s: &Scenario) -> bool {
     s.job.is_training() && s.tp > 1
@@ -457,6 +461,7 @@ pub static SETTINGS: &[Setting] = &[
         pipeline_schedule,
         training_pipeline
     ),
+    number!("vs", "virtual-stages", "virtual-stages", virtual_stages, 2, 16, slider 2, 16, false, false, interleaved_pipeline),
     number!("u", "gpu-util", "gpu-util", gpu_util_pct, 10, 100, slider 10, 100, true, false, serving),
     number!("bs", "block-size", "block-size", block_size, 1, 1_024, slider 1, 256, true, true, serving),
     number!("ml", "max-model-len", "max-model-len", max_model_len, 1, 10_485_760, slider 128, 1_048_576, true, true, generating),

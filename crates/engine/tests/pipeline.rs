@@ -259,3 +259,47 @@ fn a_pipeline_link_round_trips_through_its_keys() {
     );
     assert_eq!(decode_link(&link).scenario, s);
 }
+
+#[test]
+fn interleaving_two_chunks_holds_the_warm_up_chunks_of_the_first_gpu() {
+    // 4 GPUs × 2 chunks of 4 layers (Llama 3.1 8B's 32): GPU 0 runs (2 − 1) × 4 + 2 × 3 warm-up
+    // chunk-forwards and the one its first backward needs, 11 chunk-micro-batches of 4 layers
+    let s = Scenario {
+        pipeline_schedule: PipelineSchedule::Interleaved,
+        virtual_stages: 2,
+        ..training("llama-3.1-8b", 4, 8)
+    };
+    let arch = s.model.architecture().unwrap();
+    let first = PipelineStage::of(&s, &arch, 0);
+    assert_eq!((first.layers, first.chunks, first.in_flight), (8, 2, 11));
+    assert_eq!(first.layers_in_flight(first.layers), 44);
+    // 1F1B holds 4 micro-batches of its 8 layers: 32
+    let plain = PipelineStage::of(&training("llama-3.1-8b", 4, 8), &arch, 0);
+    assert_eq!(plain.layers_in_flight(plain.layers), 32);
+}
+
+#[test]
+fn interleaved_chunks_still_add_up_to_the_whole_model() {
+    let s = Scenario {
+        pipeline_schedule: PipelineSchedule::Interleaved,
+        virtual_stages: 3,
+        ..training("llama-3.1-8b", 4, 8)
+    };
+    let whole = estimate(&training("llama-3.1-8b", 1, 1)).unwrap();
+    let split = stages(&s);
+    let layers: u64 = split.iter().map(|b| b.stage.layers).sum();
+    assert_eq!(layers, 32);
+    let sum: u64 = split.iter().map(|b| b.bytes(Component::Weights)).sum();
+    assert_eq!(sum, whole.bytes(Component::Weights));
+}
+
+#[test]
+fn few_micro_batches_bound_what_the_interleaved_schedule_keeps() {
+    let s = Scenario {
+        pipeline_schedule: PipelineSchedule::Interleaved,
+        virtual_stages: 2,
+        ..training("llama-3.1-8b", 8, 2)
+    };
+    let arch = s.model.architecture().unwrap();
+    assert_eq!(PipelineStage::of(&s, &arch, 0).in_flight, 4);
+}

@@ -97,6 +97,11 @@ const LABELS: &[(&str, &str, &str)] = &[
     ("switch-sqp", "Sequence parallel", "序列并行"),
     ("pipeline-schedule", "Pipeline schedule", "流水线调度"),
     (
+        "virtual-stages",
+        "Model chunks per GPU (interleaved)",
+        "每卡模型分块数（交错调度）",
+    ),
+    (
         "gpu-util",
         "gpu_memory_utilization (%)",
         "gpu_memory_utilization (%)",
@@ -311,9 +316,14 @@ const HELP: &[(&str, &str, &str)] = &[
         "流水线级数：各层按顺序分到多张卡上，第一级放嵌入层，最后一级放输出头和损失（推理：accelerate 的 device_map）；显示的是最忙的那张卡",
     ),
     (
+        "virtual-stages",
+        "virtual pipeline stages: each GPU holds this many chunks of layers, GPU i the chunks i, i + p, …",
+        "虚拟流水线级：每张卡持有这么多个层分块，第 i 张卡持有第 i、i + p、… 个分块",
+    ),
+    (
         "pipeline-schedule",
-        "1F1B: stage i of p keeps up to p − i + 1 micro-batches of activations; GPipe: every micro-batch of the step (the micro-batches are the accumulation steps)",
-        "1F1B：p 级中的第 i 级最多保留 p − i + 1 个微批次的激活；GPipe：保留一步中的所有微批次（微批次即梯度累积步数）",
+        "1F1B: stage i of p keeps up to p − i + 1 micro-batches of activations; GPipe: every micro-batch of the step; interleaved 1F1B: several model chunks per GPU (the micro-batches are the accumulation steps)",
+        "1F1B：p 级中的第 i 级最多保留 p − i + 1 个微批次的激活；GPipe：保留一步中的所有微批次；交错 1F1B：每张卡持有多个模型分块（微批次即梯度累积步数）",
     ),
     (
         "gpu-util",

@@ -27,8 +27,8 @@ impl Budget<'_> {
         };
         let (kept, working, how) = self.kept_per_layer(tokens, &layer);
         // a pipeline stage keeps the activations of every micro-batch it has in flight
-        let in_flight = self.stage.in_flight;
-        let all_layers = prod(&[in_flight, tokens, layers, kept]);
+        let stage = self.stage;
+        let all_layers = prod(&[tokens, stage.layers_in_flight(layers), kept]);
         // offloaded: the kept tensors wait in CPU memory; the GPU holds the layer in use and the
         // next one, copied back ahead of time
         let on_gpu_layers = if s.offload_activations {
@@ -39,9 +39,9 @@ impl Budget<'_> {
         if s.offload_activations {
             self.offload(all_layers);
         }
-        let bytes = prod(&[in_flight, tokens, on_gpu_layers, kept])
+        let bytes = prod(&[tokens, stage.layers_in_flight(on_gpu_layers), kept])
             .saturating_add(working)
-            .saturating_add(prod(&[in_flight, tokens, final_norm]));
+            .saturating_add(prod(&[stage.loss_batches, tokens, final_norm]));
         self.push(Component::Activations, Phase::Compute, bytes, |b| {
             let args = [Arg::Count(tokens), Arg::Int(on_gpu_layers)];
             let mut f = Formula::of(Msg::ActivationsTokensLayers, &args);
@@ -68,7 +68,7 @@ impl Budget<'_> {
             self.dora_norm();
         }
         if self.stage.head {
-            self.logits(prod(&[in_flight, tokens]));
+            self.logits(prod(&[stage.loss_batches, tokens]));
         }
     }
 
@@ -81,13 +81,15 @@ impl Budget<'_> {
         let msg = match self.scenario.pipeline_schedule {
             PipelineSchedule::OneFOneB => Msg::InFlight1F1B,
             PipelineSchedule::GPipe => Msg::InFlightGPipe,
+            PipelineSchedule::Interleaved => Msg::InFlightInterleaved,
         };
         let args = [
             Arg::Int(stage.in_flight),
             Arg::Int(stage.index + 1),
             Arg::Int(stage.stages),
+            Arg::Int(stage.chunks),
         ];
-        f.push(msg, &args);
+        f.push(msg, &args[..if stage.chunks > 1 { 4 } else { 3 }]);
     }
 
     /// What each layer keeps until its backward (bytes per token), what one layer needs on top

@@ -33,8 +33,13 @@ pub struct PipelineStage {
     pub embeddings: bool,
     /// Whether the stage holds the output head and computes the logits and the loss.
     pub head: bool,
-    /// Micro-batches whose activations the stage holds at once.
+    /// Micro-batches whose activations the stage holds at once (interleaved: chunk-micro-batches,
+    /// each over one of its `chunks`).
     pub in_flight: u64,
+    /// Model chunks on the GPU: 1, or the virtual stages of the interleaved schedule.
+    pub chunks: u64,
+    /// Micro-batches whose logits the stage that computes the loss holds at once.
+    pub loss_batches: u64,
 }
 
 impl PipelineStage {
@@ -47,24 +52,47 @@ impl PipelineStage {
             embeddings: true,
             head: true,
             in_flight: 1,
+            chunks: 1,
+            loss_batches: 1,
         }
+    }
+
+    /// Layer-micro-batches of activations the stage holds when it keeps `layers` of its layers:
+    /// in-flight micro-batches × layers, or chunk-micro-batches × the layers of one chunk.
+    pub fn layers_in_flight(&self, layers: u64) -> u64 {
+        prod(&[self.in_flight, layers]).div_ceil(self.chunks.max(1))
     }
 
     /// Stage `index` of the scenario's pipeline. The layers are split as evenly as they go, the
     /// first `layers mod stages` stages taking one more (torch.chunk / numpy.array_split).
+    /// Under the interleaved schedule GPU i holds chunks i, i + p, … of p × chunks (PyTorch
+    /// `ScheduleInterleaved1F1B`: `warmup_steps = (n_local_stages - 1) * pp_group_size + 2 *
+    /// (pp_group_size - 1 - rank)`, plus the forward its first backward runs on).
     pub fn of(s: &Scenario, arch: &Architecture, index: u64) -> PipelineStage {
         let stages = s.pipeline_stages();
-        let (_, layers) = layer_span(arch.layers, stages, index);
-        let last = index + 1 == stages;
-        let head_on_first = arch.tied && !s.job.is_training();
-        let micro_batches = if s.job.is_training() {
-            s.grad_accum.max(1)
+        let training = s.job.is_training();
+        let chunks = if training && s.pipeline_schedule == PipelineSchedule::Interleaved {
+            s.virtual_stages.max(1)
         } else {
             1
         };
+        let layers = (0..chunks)
+            .map(|k| layer_span(arch.layers, stages * chunks, index + k * stages).1)
+            .sum();
+        let last = index + 1 == stages;
+        let head_on_first = arch.tied && !training;
+        let micro_batches = if training { s.grad_accum.max(1) } else { 1 };
         let in_flight = match s.pipeline_schedule {
+            _ if !training => 1,
             PipelineSchedule::OneFOneB => (stages - index).min(micro_batches),
             PipelineSchedule::GPipe => micro_batches,
+            PipelineSchedule::Interleaved => {
+                ((chunks - 1) * stages + 2 * (stages - 1 - index) + 1).min(micro_batches * chunks)
+            }
+        };
+        let loss_batches = match s.pipeline_schedule {
+            PipelineSchedule::GPipe if training => micro_batches,
+            _ => 1,
         };
         PipelineStage {
             index,
@@ -73,6 +101,8 @@ impl PipelineStage {
             embeddings: index == 0,
             head: if head_on_first { index == 0 } else { last },
             in_flight,
+            chunks,
+            loss_batches,
         }
     }
 
@@ -108,7 +138,8 @@ impl PipelineStage {
         if !self.is_split() {
             return a;
         }
-        let (first, layers) = layer_span(arch.layers, self.stages, self.index);
+        let (first, _) = layer_span(arch.layers, self.stages * self.chunks, self.index);
+        let layers = self.layers;
         a.layers = layers;
         if let Some(m) = a.moe.as_mut() {
             // the dense layers come first (first_k_dense_replace)

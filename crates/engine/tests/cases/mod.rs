@@ -458,7 +458,7 @@ impl Report {
              with bf16 attention → `a16`; a bitsandbytes paged optimizer (PagedAdamW, `paged_adamw_*`) → `po`, whose \
              states of tensors of 100,000 elements or more sit in CUDA unified memory: only device-level figures count them. \
              A composed layout is read from the degrees the case states (`tp`, `pp`: data parallel is what the GPUs leave), \
-             its pipeline schedule (1F1B unless GPipe is named), sequence parallelism when the strategy says so (`sqp`), and \
+             its pipeline schedule (1F1B unless GPipe or interleaved 1F1B is named, the latter with the stated chunks per GPU, `vs`, else 2), sequence parallelism when the strategy says so (`sqp`), and \
              the micro-batches of a pipeline step as its accumulation; the estimate is the busiest stage, compared with \
              sources that report the largest GPU. Checkpointing follows the granularity stated: per layer, \
              torchtitan's operator-level selective (`gc=op`) or Megatron's selective attention (`gc=selective`). \
@@ -1051,6 +1051,8 @@ pub fn map_case(c: &Value, n: &Value) -> Result<(Mapped, Option<String>), String
     let pp = uint(n, "pp").unwrap_or(if par == "pp" { gpus } else { 1 });
     let pipeline_schedule = if strategy.contains("gpipe") {
         PipelineSchedule::GPipe
+    } else if strategy.contains("interleaved") {
+        PipelineSchedule::Interleaved
     } else {
         PipelineSchedule::OneFOneB
     };
@@ -1212,6 +1214,8 @@ pub fn map_case(c: &Value, n: &Value) -> Result<(Mapped, Option<String>), String
         tp,
         pp,
         pipeline_schedule,
+        // torchtitan's multi-stage schedules default to two stages per rank
+        virtual_stages: uint(n, "vs").unwrap_or(2),
         sequence_parallel: tp > 1 && strategy.contains("sequence parallel"),
         gpu_util_pct: (util * 100.0).round() as u64,
         block_size: 16,

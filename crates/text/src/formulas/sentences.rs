@@ -51,6 +51,8 @@ pub(super) const SENTENCES: &[(Msg, &str, &str)] = &[
             " + 输出头，即共享嵌入的一份独立副本（梯度与第一级做 all-reduce）"),
     (Msg::InFlight1F1B, " × {0} micro-batches in flight (1F1B: stage {1} of {2} holds min(stages − stage + 1, micro-batches))",
             " × {0} 个在途微批次（1F1B：第 {1} 级（共 {2} 级）保留 min(级数 − 级序 + 1, 微批次数)）"),
+    (Msg::InFlightInterleaved, " × {0} chunk micro-batches in flight ÷ {3} chunks (interleaved 1F1B: stage {1} of {2} holds (chunks − 1) × stages + 2 × (stages − stage) + 1, at most chunks × micro-batches)",
+            " × {0} 个在途的分块微批次 ÷ {3} 个分块（交错 1F1B：第 {1} 级（共 {2} 级）保留 (分块数 − 1) × 级数 + 2 × (级数 − 级序) + 1 个，最多分块数 × 微批次数）"),
     (Msg::InFlightGPipe, " × {0} micro-batches in flight (GPipe: stage {1} of {2} keeps every micro-batch of the step)",
             " × {0} 个在途微批次（GPipe：第 {1} 级（共 {2} 级）保留一步中的所有微批次）"),
     (Msg::WeightsPlain, "{0} params × {1} B ({2})", "{0} 参数 × {1} B（{2}）"),
