@@ -269,6 +269,7 @@ pub fn ckpt(lang: Lang, c: Checkpointing) -> &'static str {
         (Lang::En, c) => c.label(),
         (Lang::Zh, Checkpointing::None) => "关闭",
         (Lang::Zh, Checkpointing::Selective) => "选择性（注意力）",
+        (Lang::Zh, Checkpointing::Op) => "选择性（算子级：保留每隔一个矩阵乘的输出）",
         (Lang::Zh, Checkpointing::Full) => "每一层",
     }
 }

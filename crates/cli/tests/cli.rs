@@ -391,8 +391,9 @@ fn every_setting_of_the_registry_is_a_flag_whose_value_reaches_the_link() {
         };
         let flag = format!("--{}", st.flag);
         let mut args = vec![flag.as_str(), value.as_str(), "--json"];
-        // a tensor-parallel degree needs GPUs to divide; a huge job needs a model that fits the count
-        if st.key == "tp" {
+        // a tensor-parallel degree or pipeline needs GPUs to divide; a huge job needs a model that
+        // fits the count
+        if st.key == "tp" || st.key == "pp" {
             args.extend(["--gpus", "64"]);
         }
         let out = run(&args);

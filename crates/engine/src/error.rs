@@ -46,6 +46,8 @@ pub enum EngineError {
     BadArchField(String),
     /// The GPUs cannot be split into tensor-parallel groups of this size.
     TpDoesNotDivide { gpus: u64, tp: u64 },
+    /// The GPUs cannot be split into pipeline stages of tensor-parallel groups.
+    PpDoesNotDivide { gpus: u64, tp: u64, pp: u64 },
     /// The job cannot use weights in this format.
     FormatNotForJob { job: Job, format: WeightFormat },
     /// The optimizer step in backward cannot accumulate gradients over several micro-batches.

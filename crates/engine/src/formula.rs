@@ -108,6 +108,10 @@ messages! {
     FsdpRootUnit,
     /// trainable params of one unit, bytes per gradient
     FsdpReduceScatter,
+    /// stage (from 1), stages
+    FsdpStageGathered,
+    /// trainable, bytes per gradient
+    FsdpUnshardedGradients,
     /// trainable, bytes per gradient
     DdpBuckets,
     /// bucket elements, bytes per element
@@ -120,6 +124,20 @@ messages! {
     LoadedUnitByUnit,
     /// bytes
     OffloadedToCpu,
+    /// stage (from 1), stages, decoder layers on the stage
+    PipelineStage,
+    /// (no arguments)
+    StageEmbeddings,
+    /// (no arguments)
+    StageHead,
+    /// (no arguments)
+    StageHeadCopy,
+    /// micro-batches in flight, stage (from 1), stages
+    InFlight1F1B,
+    /// micro-batches in flight, stage (from 1), stages
+    InFlightGPipe,
+    /// chunk-micro-batches in flight, stage (from 1), stages, chunks per GPU
+    InFlightInterleaved,
     /// params, bytes per param, format
     WeightsPlain,
     /// The checkpoint's files, read tensor by tensor: {0} bytes in {1}.
@@ -190,6 +208,10 @@ messages! {
     KeptSelectiveScores,
     /// bytes per token and layer, tokens, bytes per token of one layer
     KeptLayerInputs,
+    /// bytes per token and layer, tokens, bytes per token of one layer
+    KeptOpOutputs,
+    /// tensor-parallel ranks
+    SequenceParallel,
     /// bytes per token
     FinalNorm,
     /// bytes per token

@@ -95,9 +95,9 @@ pub use measured::{
     MAX_LINES as MAX_MEASUREMENT_LINES,
 };
 pub use memory::{
-    estimate, estimate_with, kv_cache_bytes, layer_activation_bytes, lora_params,
-    prefill_activation_bytes, Breakdown, Component, LayerActivations, Line, Moment, Phase, Pool,
-    ServingFit, MAX_PER_GPU,
+    estimate, estimate_stages, estimate_with, kv_cache_bytes, layer_activation_bytes, lora_params,
+    prefill_activation_bytes, Breakdown, Component, LayerActivations, Line, Moment, Phase,
+    PipelineStage, Pool, ServingFit, MAX_PER_GPU,
 };
 pub use model::{Architecture, Mla, MlpKind, Moe, NormKind, ParamCounts, StoredWeights};
 pub use overview::{sweep_points, Overview};
@@ -111,7 +111,7 @@ pub use safetensors::{
 };
 pub use scenario::{
     Attention, Checkpointing, DpFramework, Job, LoraTargets, Loss, ModelChoice, Offload, Optimizer,
-    Scenario, Switch, VllmVersion, WeightsLoad, Zero,
+    PipelineSchedule, Scenario, Switch, VllmVersion, WeightsLoad, Zero,
 };
 pub use server::{captured_graphs, decode_query_len, CudaGraphs, SpecMethod};
 pub use settings::{Refusal, Setting, SettingKind, SettingValue, SETTINGS};

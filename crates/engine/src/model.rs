@@ -307,7 +307,8 @@ impl Architecture {
         }
     }
 
-    fn norm_params(&self) -> u64 {
+    /// Parameters of one norm layer (the final norm is one).
+    pub(crate) fn norm_params(&self) -> u64 {
         match self.norm {
             NormKind::Rms => self.hidden,
             NormKind::Layer => 2 * self.hidden,

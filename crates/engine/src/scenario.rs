@@ -101,8 +101,34 @@ named_enum! {
     /// Gradient (activation) checkpointing.
     pub enum Checkpointing {
         None => ("none", "off"),
+        /// Megatron's `--recompute-granularity selective`: attention's core (the softmax and its
+        /// dropout, the seq × seq part) is recomputed, everything else kept (Korthikanti et al.
+        /// 2022, "Reducing Activation Recomputation in Large Transformer Models", §5: sbh(34 +
+        /// 5as/h) per layer becomes sbh·34).
         Selective => ("selective", "selective (attention)"),
+        /// Operator-level selective checkpointing as torchtitan runs it (`mode = "selective"`,
+        /// `selective_ac_option = "op"`): each layer keeps its input, the attention kernel's
+        /// output and every other matmul's output, and recomputes the rest in backward.
+        Op => ("op", "selective (op: every other matmul output kept)"),
         Full => ("full", "every layer"),
+    }
+}
+
+named_enum! {
+    /// The order a training pipeline runs its micro-batches in, which decides how many of them
+    /// each stage holds activations for (Narayanan et al. 2021, "Efficient Large-Scale Language
+    /// Model Training on GPU Clusters Using Megatron-LM", section 2.2).
+    pub enum PipelineSchedule {
+        /// One forward, one backward (PipeDream-Flush; Megatron's default, torch.distributed.pipelining
+        /// `Schedule1F1B`): stage i of p keeps at most p − i micro-batches in flight.
+        OneFOneB => ("1f1b", "1F1B"),
+        /// Every forward first, then every backward (`ScheduleGPipe`): each stage keeps all the
+        /// step's micro-batches.
+        GPipe => ("gpipe", "GPipe"),
+        /// Interleaved 1F1B (Megatron `--num-layers-per-virtual-pipeline-stage`,
+        /// `ScheduleInterleaved1F1B`): each GPU holds several model chunks; GPU i of p warms up
+        /// (chunks − 1) × p + 2 × (p − i − 1) chunk-forwards before its first backward.
+        Interleaved => ("interleaved", "interleaved 1F1B"),
     }
 }
 
@@ -208,6 +234,7 @@ named_enum! {
         KvAllHeads => ("kvh", "KV cache keeps every attention head (GQA expanded)"),
         PagedOptimizer => ("po", "paged optimizer states (bitsandbytes, CUDA unified memory)"),
         BucketView => ("gbv", "DDP gradient_as_bucket_view (gradients live in the buckets)"),
+        SequenceParallel => ("sqp", "sequence parallel (norms and layer inputs split over the tensor-parallel GPUs)"),
     }
 }
 
@@ -395,6 +422,17 @@ pub struct Scenario {
     /// 0: all data-parallel ranks.
     pub shard_group: u64,
     pub tp: u64,
+    /// Pipeline stages: the layers split over this many GPUs in sequence (training pipelines, or
+    /// an inference model spread by layers as accelerate's `device_map` does); 1: no split.
+    pub pp: u64,
+    /// The training pipeline's schedule.
+    pub pipeline_schedule: PipelineSchedule,
+    /// Model chunks per GPU under the interleaved schedule (virtual pipeline stages).
+    pub virtual_stages: u64,
+    /// Sequence parallelism beside tensor parallelism (Megatron `--sequence-parallel`,
+    /// torchtitan's `SequenceParallel` norms): what tensor parallelism leaves replicated (the
+    /// norms, the layer inputs a checkpoint keeps) is split along the sequence instead.
+    pub sequence_parallel: bool,
     /// vLLM gpu_memory_utilization, in percent.
     pub gpu_util_pct: u64,
     pub block_size: u64,
@@ -470,6 +508,11 @@ impl Default for Scenario {
             weights_load: WeightsLoad::Sharded,
             shard_group: 0,
             tp: 1,
+            pp: 1,
+            pipeline_schedule: PipelineSchedule::OneFOneB,
+            // torchtitan's default for multi-stage schedules (two stages per rank)
+            virtual_stages: 2,
+            sequence_parallel: false,
             gpu_util_pct: 90,
             block_size: 16,
             max_model_len: 8_192,
@@ -514,6 +557,7 @@ impl Scenario {
             Switch::KvAllHeads => self.kv_all_heads,
             Switch::PagedOptimizer => self.paged_optimizer,
             Switch::BucketView => self.bucket_view,
+            Switch::SequenceParallel => self.sequence_parallel,
         }
     }
 
@@ -532,6 +576,7 @@ impl Scenario {
             Switch::KvAllHeads => &mut self.kv_all_heads,
             Switch::PagedOptimizer => &mut self.paged_optimizer,
             Switch::BucketView => &mut self.bucket_view,
+            Switch::SequenceParallel => &mut self.sequence_parallel,
         };
         *slot = on;
     }
@@ -554,6 +599,14 @@ impl Scenario {
             return Err(EngineError::TpDoesNotDivide {
                 gpus: self.gpus,
                 tp: self.tp,
+            });
+        }
+        let pp = self.pipeline_stages();
+        if !self.gpus.is_multiple_of(self.tp * pp) {
+            return Err(EngineError::PpDoesNotDivide {
+                gpus: self.gpus,
+                tp: self.tp,
+                pp,
             });
         }
         if matches!(self.job, Job::Full | Job::Lora) && !self.job.allows(self.weights) {
@@ -593,6 +646,7 @@ impl Scenario {
             let d = Scenario::default();
             match &e {
                 EngineError::TpDoesNotDivide { .. } => self.tp = 1,
+                EngineError::PpDoesNotDivide { .. } => self.pp = 1,
                 EngineError::FormatNotForJob { .. } => self.weights = d.weights,
                 EngineError::NoLoraTargets => self.lora_targets = d.lora_targets,
                 EngineError::StepInBackwardAccumulates { .. } => self.optimizer_in_backward = false,
@@ -608,12 +662,28 @@ impl Scenario {
         changed
     }
 
-    /// Tensor-parallel degrees the page offers: powers of two up to 64 that divide the GPUs.
+    /// Tensor-parallel degrees the page offers: powers of two up to 64 that divide the GPUs of
+    /// one pipeline stage.
     pub fn tp_choices(&self) -> Vec<u64> {
+        let per_stage = self.gpus / self.pipeline_stages();
         (0..=6)
             .map(|i| 1u64 << i)
-            .filter(|t| self.gpus.is_multiple_of(*t))
+            .filter(|t| per_stage.is_multiple_of(*t))
             .collect()
+    }
+
+    /// The pipeline stages that apply: a server (vLLM) is budgeted without a layer split.
+    pub fn pipeline_stages(&self) -> u64 {
+        if self.job == Job::Serving {
+            1
+        } else {
+            self.pp.max(1)
+        }
+    }
+
+    /// Data-parallel ranks: the GPUs ÷ tensor parallel ÷ pipeline stages.
+    pub fn data_parallel(&self) -> u64 {
+        (self.gpus / (self.tp.max(1) * self.pipeline_stages())).max(1)
     }
 
     /// The length the "memory as it grows" view sweeps: the average request for a server (it sizes

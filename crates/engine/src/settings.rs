@@ -10,8 +10,8 @@ use crate::dtype::{KvDtype, WeightFormat};
 use crate::gpus::Gpu;
 use crate::presets;
 use crate::scenario::{
-    Attention, Checkpointing, DpFramework, Job, LoraTargets, Loss, Offload, Optimizer, Scenario,
-    Switch, VllmVersion, WeightsLoad, Zero,
+    Attention, Checkpointing, DpFramework, Job, LoraTargets, Loss, Offload, Optimizer,
+    PipelineSchedule, Scenario, Switch, VllmVersion, WeightsLoad, Zero,
 };
 use crate::server::{CudaGraphs, SpecMethod};
 use crate::units::Unit;
@@ -196,6 +196,18 @@ fn sharded(s: &Scenario) -> bool {
 /// Training whose states are sharded over several GPUs.
 fn sharding(s: &Scenario) -> bool {
     s.job.is_training() && s.zero != Zero::Z0 && s.gpus > 1
+}
+/// Training under the interleaved pipeline schedule.
+fn interleaved_pipeline(s: &Scenario) -> bool {
+    training_pipeline(s) && s.pipeline_schedule == PipelineSchedule::Interleaved
+}
+/// Training over tensor-parallel GPUs.
+fn tensor_parallel_training(s: &Scenario) -> bool {
+    s.job.is_training() && s.tp > 1
+}
+/// Training whose layers are split over pipeline stages.
+fn training_pipeline(s: &Scenario) -> bool {
+    s.job.is_training() && s.pp > 1
 }
 fn not_training(s: &Scenario) -> bool {
     !s.job.is_training()
@@ -422,6 +434,12 @@ pub static SETTINGS: &[Setting] = &[
         pageable
     ),
     switch!(Switch::BucketView, "bucket-view", "switch-gbv", ddp),
+    switch!(
+        Switch::SequenceParallel,
+        "sequence-parallel",
+        "switch-sqp",
+        tensor_parallel_training
+    ),
     Setting {
         key: "t",
         flag: "targets",
@@ -446,6 +464,18 @@ pub static SETTINGS: &[Setting] = &[
     number!("n", "gpus", "gpus", gpus, 1, 4_096, slider 1, 4096, true, true, always),
     number!("sg", "shard-group", "shard-group", shard_group, 0, 4_096, slider 0, 4096, true, true, sharding),
     number!("tp", "tp", "tp", tp, 1, 64, slider 1, 64, true, true, always),
+    // pipeline parallelism: layers split over stages (training pipelines, inference device_map)
+    number!("pp", "pp", "pp", pp, 1, 64, slider 1, 64, true, true, not_serving),
+    choice!(
+        "pps",
+        "pipeline-schedule",
+        "pipeline-schedule",
+        "K",
+        PipelineSchedule,
+        pipeline_schedule,
+        training_pipeline
+    ),
+    number!("vs", "virtual-stages", "virtual-stages", virtual_stages, 2, 16, slider 2, 16, false, false, interleaved_pipeline),
     number!("u", "gpu-util", "gpu-util", gpu_util_pct, 10, 100, slider 10, 100, true, false, serving),
     number!("bs", "block-size", "block-size", block_size, 1, 1_024, slider 1, 256, true, true, serving),
     number!("ml", "max-model-len", "max-model-len", max_model_len, 1, 10_485_760, slider 128, 1_048_576, true, true, generating),

@@ -201,7 +201,7 @@ fn every_setting_at_its_limit_alone_gives_an_estimate_without_saturation() {
                     if key == &"n" {
                         s.tp = 1;
                     }
-                    if key == &"tp" {
+                    if key == &"tp" || key == &"pp" {
                         s.gpus = v;
                     }
                     assert_countable(&s);

@@ -130,7 +130,7 @@ proptest! {
         // from two data-parallel ranks up: with one, ZeRO-3 shards nothing, gathers nothing and
         // gradients need not outlive the step, so the second GPU adds the gathered layers and a
         // persistent gradient buffer (a real cost, not an error)
-        let gpus = s.gpus.max(2 * s.tp).min(2_048);
+        let gpus = s.gpus.max(2 * s.tp * s.pipeline_stages()).min(2_048);
         let s = Scenario { zero: Zero::Z3, gpus, ..s };
         let more = Scenario { gpus: gpus * 2, ..s.clone() };
         let (a, b) = (estimate_of(&s), estimate_of(&more));
@@ -147,7 +147,7 @@ proptest! {
     ) {
         // every framework, strategy and way of loading: its buffers do not grow with the ranks,
         // its shards shrink; a shard group caps the sharding, so leave it to all ranks
-        let gpus = s.gpus.max(2 * s.tp).min(2_048);
+        let gpus = s.gpus.max(2 * s.tp * s.pipeline_stages()).min(2_048);
         let s = Scenario {
             job, zero, gpus, dp_framework: framework, weights_load: load, shard_group: 0,
             global_batch: 0, ..s
@@ -192,10 +192,13 @@ proptest! {
         // - the optimizer step in backward: full fine-tuning then never holds its gradient buffer,
         //   and under ZeRO-1 its master and states are sharded while LoRA's adapters are not;
         // - modules_to_save: LoRA then trains full copies of the embeddings and the head on top of
-        //   the frozen originals.
+        //   the frozen originals;
+        // - pipeline stages: an adapter on the embeddings or the head sits whole on one stage, while
+        //   full fine-tuning's states are split stage by stage.
         let s = Scenario {
             offload: Offload::None,
             tp: 1,
+            pp: 1,
             zero: if s.zero == Zero::Z2 { Zero::Z1 } else { s.zero },
             optimizer_in_backward: false,
             train_embed_head: false,
@@ -231,10 +234,12 @@ proptest! {
         //   fine-tuning alone keeps (2 x hidden per layer);
         // - an optimizer with per-parameter state: with plain SGD or Adafactor's factored rows and
         //   columns, full fine-tuning adds almost nothing outside the step, while LoRA's adapter
-        //   weights are alive at the forward/backward peak.
+        //   weights are alive at the forward/backward peak;
+        // - no pipeline stages, as above.
         let s = Scenario {
             offload: Offload::None,
             tp: 1,
+            pp: 1,
             zero: if s.zero == Zero::Z2 { Zero::Z1 } else { s.zero },
             master_weights: false,
             lora_dropout: false,
@@ -349,7 +354,7 @@ proptest! {
             _ => None,
         });
         if let Some(steps) = steps {
-            let per_step = s.batch * (s.gpus / s.tp);
+            let per_step = s.batch * s.data_parallel();
             prop_assert!(steps * per_step >= s.global_batch);
             prop_assert!((steps - 1) * per_step < s.global_batch);
         }

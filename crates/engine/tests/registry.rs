@@ -5,11 +5,11 @@ use vram_engine::{
     decode_link, encode_link, PageSettings, Refusal, Scenario, SettingKind, SettingValue, SETTINGS,
 };
 
-/// A scenario with one setting moved off its default (and, for the tensor-parallel degree, GPUs
-/// for it to divide), with the value as the link writes it.
+/// A scenario with one setting moved off its default (and, for the tensor-parallel degree and
+/// the pipeline stages, GPUs for them to divide), with the value as the link writes it.
 fn moved(st: &vram_engine::Setting) -> (Scenario, String) {
     let mut s = Scenario::default();
-    if st.key == "tp" {
+    if st.key == "tp" || st.key == "pp" {
         s.gpus = 64;
     }
     let default = st.text(&s);

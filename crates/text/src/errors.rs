@@ -65,6 +65,10 @@ pub fn error(lang: Lang, e: &EngineError) -> String {
             false => format!("{gpus} GPUs cannot be split into tensor-parallel groups of {tp}"),
             true => format!("{gpus} 张 GPU 无法分成每组 {tp} 张的张量并行组"),
         },
+        PpDoesNotDivide { gpus, tp, pp } => match zh {
+            false => format!("{gpus} GPUs cannot be split into {pp} pipeline stages of {tp} tensor-parallel GPUs each"),
+            true => format!("{gpus} 张 GPU 无法分成 {pp} 个流水线级、每级 {tp} 张张量并行卡"),
+        },
         FormatNotForJob { job, format } => match (zh, job.is_peft()) {
             (false, false) => format!("full fine-tuning updates every weight, so they cannot stay {}; choose fp32 or bf16, or QLoRA", format.label()),
             (true, false) => format!("全量微调会更新每个权重，权重不能保持为 {}；请选择 fp32 或 bf16，或改用 QLoRA", format.label()),
@@ -261,6 +265,11 @@ mod tests {
             NotAParamCount("lots".into()),
             BadArchField("\n\u{1b}[".into()),
             TpDoesNotDivide { gpus: 6, tp: 4 },
+            PpDoesNotDivide {
+                gpus: 8,
+                tp: 2,
+                pp: 3,
+            },
             FormatNotForJob {
                 job: Job::Full,
                 format: WeightFormat::Nf4,

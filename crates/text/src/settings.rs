@@ -93,6 +93,14 @@ const LABELS: &[(&str, &str, &str)] = &[
     ("lora-rank", "LoRA rank", "LoRA 秩"),
     ("gpus", "GPUs", "GPU 数量"),
     ("tp", "Tensor parallel", "张量并行"),
+    ("pp", "Pipeline stages", "流水线级数"),
+    ("switch-sqp", "Sequence parallel", "序列并行"),
+    ("pipeline-schedule", "Pipeline schedule", "流水线调度"),
+    (
+        "virtual-stages",
+        "Model chunks per GPU (interleaved)",
+        "每卡模型分块数（交错调度）",
+    ),
     (
         "gpu-util",
         "gpu_memory_utilization (%)",
@@ -309,6 +317,26 @@ const HELP: &[(&str, &str, &str)] = &[
         "tp",
         "tensor-parallel degree (divides the GPUs)",
         "张量并行度（须整除 GPU 数）",
+    ),
+    (
+        "switch-sqp",
+        "sequence parallelism beside tensor parallelism (Megatron --sequence-parallel): the norms and the layer inputs a checkpoint keeps are split over the tensor-parallel GPUs too",
+        "与张量并行配合的序列并行（Megatron --sequence-parallel）：归一化层和检查点保留的层输入也按张量并行卡切分",
+    ),
+    (
+        "pp",
+        "pipeline stages: the layers split over GPUs in sequence, the embeddings on the first, the head and the loss on the last (inference: accelerate's device_map); the figure is the busiest GPU",
+        "流水线级数：各层按顺序分到多张卡上，第一级放嵌入层，最后一级放输出头和损失（推理：accelerate 的 device_map）；显示的是最忙的那张卡",
+    ),
+    (
+        "virtual-stages",
+        "virtual pipeline stages: each GPU holds this many chunks of layers, GPU i the chunks i, i + p, …",
+        "虚拟流水线级：每张卡持有这么多个层分块，第 i 张卡持有第 i、i + p、… 个分块",
+    ),
+    (
+        "pipeline-schedule",
+        "1F1B: stage i of p keeps up to p − i + 1 micro-batches of activations; GPipe: every micro-batch of the step; interleaved 1F1B: several model chunks per GPU (the micro-batches are the accumulation steps)",
+        "1F1B：p 级中的第 i 级最多保留 p − i + 1 个微批次的激活；GPipe：保留一步中的所有微批次；交错 1F1B：每张卡持有多个模型分块（微批次即梯度累积步数）",
     ),
     (
         "gpu-util",

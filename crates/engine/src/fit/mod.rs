@@ -162,14 +162,14 @@ pub fn fits(s: &Scenario, b: &Breakdown, gpu: Gpu) -> bool {
 pub(crate) const GPU_COUNTS: [u64; 13] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096];
 
 /// How the job is spread over `n` GPUs when asking how many it needs: inference and serving
-/// split the model with tensor parallelism (up to 64 ranks); training shards with ZeRO-3 when no
-/// stage was chosen.
+/// split the model with tensor parallelism (up to 64 ranks, no pipeline); training keeps its
+/// pipeline stages and shards with ZeRO-3 when no stage was chosen.
 pub fn spread(s: &Scenario, n: u64) -> Option<Scenario> {
     let mut t = s.clone();
     t.gpus = n;
     if s.job.is_training() {
         t.tp = s.tp.min(n);
-        if !n.is_multiple_of(t.tp) {
+        if !n.is_multiple_of(t.tp * s.pipeline_stages()) {
             return None;
         }
         if s.zero == Zero::Z0 && n > 1 {
@@ -180,6 +180,7 @@ pub fn spread(s: &Scenario, n: u64) -> Option<Scenario> {
             return None;
         }
         t.tp = n;
+        t.pp = 1;
     }
     Some(t)
 }

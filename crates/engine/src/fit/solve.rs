@@ -272,12 +272,12 @@ fn fewest_gpus(s: &Scenario, arch: &Architecture, question: Question) -> Answer 
 }
 
 /// Accumulation steps that reach the target global batch with this micro-batch and these
-/// data-parallel ranks: ceil(target / (micro-batch × GPUs / tp)).
+/// data-parallel ranks: ceil(target / (micro-batch × GPUs / (tp × pp))).
 fn grad_accum(s: &Scenario, arch: &Architecture) -> Option<Answer> {
     if s.global_batch == 0 {
         return None;
     }
-    let per_step = s.batch.saturating_mul((s.gpus / s.tp.max(1)).max(1));
+    let per_step = s.batch.saturating_mul(s.data_parallel());
     let steps = s.global_batch.div_ceil(per_step.max(1));
     let (_, max) = registry("ga").range()?;
     let t = Scenario {

@@ -6,7 +6,7 @@ use super::{Budget, Component, Phase};
 use crate::dtype::WeightFormat;
 use crate::formula::{Arg, Formula, Msg};
 use crate::model::{Architecture, MlpKind};
-use crate::scenario::{Attention, Checkpointing, Job, Loss, Scenario};
+use crate::scenario::{Attention, Checkpointing, Job, Loss, PipelineSchedule, Scenario};
 use crate::units::{div_ceil, prod};
 
 impl Budget<'_> {
@@ -16,9 +16,19 @@ impl Budget<'_> {
         let tokens = prod(&[s.batch, s.seq]);
         let layer = layer_activation_bytes(self.arch, s, self.act_bytes, self.tp);
         let scores = layer.scores_per_token;
-        let final_norm = (4 + 2 * self.act_bytes) * self.arch.hidden;
+        // the final norm sits before the head, on the stage that computes the loss
+        let final_norm = if self.stage.head {
+            div_ceil(
+                (4 + 2 * self.act_bytes) * self.arch.hidden,
+                sequence_split(s, self.tp),
+            )
+        } else {
+            0
+        };
         let (kept, working, how) = self.kept_per_layer(tokens, &layer);
-        let all_layers = prod(&[tokens, layers, kept]);
+        // a pipeline stage keeps the activations of every micro-batch it has in flight
+        let stage = self.stage;
+        let all_layers = prod(&[tokens, stage.layers_in_flight(layers), kept]);
         // offloaded: the kept tensors wait in CPU memory; the GPU holds the layer in use and the
         // next one, copied back ahead of time
         let on_gpu_layers = if s.offload_activations {
@@ -29,15 +39,23 @@ impl Budget<'_> {
         if s.offload_activations {
             self.offload(all_layers);
         }
-        let bytes = prod(&[tokens, on_gpu_layers, kept])
+        let bytes = prod(&[tokens, stage.layers_in_flight(on_gpu_layers), kept])
             .saturating_add(working)
-            .saturating_add(prod(&[tokens, final_norm]));
-        self.push(Component::Activations, Phase::Compute, bytes, |_| {
+            .saturating_add(prod(&[stage.loss_batches, tokens, final_norm]));
+        self.push(Component::Activations, Phase::Compute, bytes, |b| {
             let args = [Arg::Count(tokens), Arg::Int(on_gpu_layers)];
             let mut f = Formula::of(Msg::ActivationsTokensLayers, &args);
             f.clauses.extend(how.clauses);
-            f.push(Msg::FinalNorm, &[Arg::Int(final_norm)]);
-            if scores > 0 && s.checkpointing != Checkpointing::Full {
+            b.in_flight_clause(&mut f);
+            if final_norm > 0 {
+                f.push(Msg::FinalNorm, &[Arg::Int(final_norm)]);
+            }
+            if scores > 0
+                && matches!(
+                    s.checkpointing,
+                    Checkpointing::None | Checkpointing::Selective
+                )
+            {
                 f.push(Msg::EagerScores, &[Arg::Count(scores)]);
             }
             if s.offload_activations {
@@ -49,7 +67,29 @@ impl Budget<'_> {
         if s.job.is_peft() && s.dora {
             self.dora_norm();
         }
-        self.logits(tokens);
+        if self.stage.head {
+            self.logits(prod(&[stage.loss_batches, tokens]));
+        }
+    }
+
+    /// The formula's count of micro-batches a pipeline stage holds, when it holds several.
+    fn in_flight_clause(&self, f: &mut Formula) {
+        let stage = self.stage;
+        if !stage.is_split() || stage.in_flight < 2 {
+            return;
+        }
+        let msg = match self.scenario.pipeline_schedule {
+            PipelineSchedule::OneFOneB => Msg::InFlight1F1B,
+            PipelineSchedule::GPipe => Msg::InFlightGPipe,
+            PipelineSchedule::Interleaved => Msg::InFlightInterleaved,
+        };
+        let args = [
+            Arg::Int(stage.in_flight),
+            Arg::Int(stage.index + 1),
+            Arg::Int(stage.stages),
+            Arg::Int(stage.chunks),
+        ];
+        f.push(msg, &args[..if stage.chunks > 1 { 4 } else { 3 }]);
     }
 
     /// What each layer keeps until its backward (bytes per token), what one layer needs on top
@@ -75,18 +115,25 @@ impl Budget<'_> {
                     &[Arg::Count(per_token - scores)],
                 ),
             ),
-            Checkpointing::Full => (
-                self.act_bytes * self.arch.hidden,
-                prod(&[tokens, per_token]),
-                Formula::of(
-                    Msg::KeptLayerInputs,
-                    &[
-                        Arg::Int(self.act_bytes * self.arch.hidden),
-                        Arg::Count(tokens),
-                        Arg::Count(per_token),
-                    ],
-                ),
-            ),
+            Checkpointing::Op => {
+                let kept = op_checkpoint_bytes(self.arch, self.scenario, self.act_bytes, self.tp);
+                let args = [Arg::Count(kept), Arg::Count(tokens), Arg::Count(per_token)];
+                (
+                    kept,
+                    prod(&[tokens, per_token]),
+                    Formula::of(Msg::KeptOpOutputs, &args),
+                )
+            }
+            Checkpointing::Full => {
+                let split = sequence_split(self.scenario, self.tp);
+                let input = div_ceil(self.act_bytes * self.arch.hidden, split);
+                let args = [Arg::Int(input), Arg::Count(tokens), Arg::Count(per_token)];
+                let mut f = Formula::of(Msg::KeptLayerInputs, &args);
+                if split > 1 {
+                    f.push(Msg::SequenceParallel, &[Arg::Int(split)]);
+                }
+                (input, prod(&[tokens, per_token]), f)
+            }
         }
     }
 
@@ -231,7 +278,11 @@ impl LayerActivations {
 pub fn layer_activation_bytes(a: &Architecture, s: &Scenario, c: u64, tp: u64) -> LayerActivations {
     let h = a.hidden;
     let full = s.job == Job::Full;
-    let norms = a.norms_per_layer.max(2) * (4 + if full { c } else { 0 }) * h;
+    // sequence parallelism splits the norms' tokens over the tensor-parallel ranks
+    let norms = div_ceil(
+        a.norms_per_layer.max(2) * (4 + if full { c } else { 0 }) * h,
+        sequence_split(s, tp),
+    );
     let attention = c * (a.q_dim() + 2 * a.kv_dim() + a.attn_out_dim())
         + 4 * a.heads
         + if a.dropout { h } else { 0 };
@@ -255,6 +306,38 @@ pub fn layer_activation_bytes(a: &Architecture, s: &Scenario, c: u64, tp: u64) -
         linear_inputs: div_ceil(linear_inputs, tp),
         lora,
         scores_per_token: div_ceil(scores, tp),
+    }
+}
+
+/// Bytes per token one layer keeps under operator-level selective checkpointing (torchtitan's
+/// `_save_list` policy in `torchtitan/models/llama3/infra/parallelize.py`: the outputs of `mm`
+/// and of the SDPA kernels are saved, "except every second mm", counted from 1 within each
+/// layer's forward). A Llama layer's matmuls run q, k, v, o, gate, up, down, so q, v, gate and
+/// down are kept, k, o and up recomputed; with the layer's input (the checkpoint's) and the
+/// attention kernel's output and fp32 log-sum-exp.
+pub(super) fn op_checkpoint_bytes(a: &Architecture, s: &Scenario, c: u64, tp: u64) -> u64 {
+    let (ffn, routed) = match &a.moe {
+        None => (a.intermediate, 1),
+        Some(m) => (m.expert_ffn, m.top_k),
+    };
+    let down = routed * a.hidden;
+    // a gated MLP keeps gate (the 5th matmul), a plain one up (its 5th): both ffn wide
+    let gate = routed * ffn;
+    let saved_mm = a.q_dim() + a.kv_dim() + gate + down;
+    let attention_out = c * a.q_dim() + 4 * a.heads;
+    let input = div_ceil(c * a.hidden, sequence_split(s, tp));
+    div_ceil(c * saved_mm + attention_out, tp) + input
+}
+
+/// Ranks the sequence is split over where tensor parallelism replicates (norms, layer inputs):
+/// the tensor-parallel ranks under sequence parallelism (Korthikanti et al. 2022, "Reducing
+/// Activation Recomputation in Large Transformer Models", §4.2.2: sbh(10 + 24/t) becomes
+/// sbh·34/t), else 1.
+pub(super) fn sequence_split(s: &Scenario, tp: u64) -> u64 {
+    if s.sequence_parallel && s.job.is_training() {
+        tp.max(1)
+    } else {
+        1
     }
 }
 

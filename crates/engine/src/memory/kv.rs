@@ -195,6 +195,9 @@ impl Budget<'_> {
             }
             f.equals(act)
         });
+        if !self.stage.head {
+            return;
+        }
         let logits = prod(&[
             s.batch,
             div_ceil(self.arch.vocab, self.tp),

@@ -13,11 +13,13 @@ mod activations;
 mod kv;
 mod parallel;
 mod server;
+mod pipeline;
 mod training;
 mod weights;
 
 pub use activations::{layer_activation_bytes, prefill_activation_bytes, LayerActivations};
 pub use kv::{kv_cache_bytes, ServingFit};
+pub use pipeline::PipelineStage;
 pub use weights::lora_params;
 
 use crate::dtype::WeightFormat;
@@ -135,6 +137,8 @@ pub struct Breakdown {
     /// A tensor-parallel server's NCCL and all-reduce buffers (part of the context lines).
     pub comm_buffers: u64,
     pub serving: Option<ServingFit>,
+    /// The pipeline stage this budget is for: the busiest one when the layers are split.
+    pub stage: PipelineStage,
 }
 
 impl Breakdown {
@@ -197,7 +201,7 @@ pub fn estimate_with(
     if s.job.is_peft() && lora_params(arch, s) == 0 {
         return Err(EngineError::LoraTargetsAbsent(s.lora_targets));
     }
-    let b = Budget::new(s, arch, explain).run();
+    let b = busiest_stage(s, arch, explain);
     // past an exbibyte a GPU the arithmetic has left physics (and saturated); say so instead
     if b.total >= MAX_PER_GPU || b.cpu >= MAX_PER_GPU {
         return Err(EngineError::BeyondHardware);
@@ -205,8 +209,72 @@ pub fn estimate_with(
     Ok(b)
 }
 
+/// The budget of the busiest pipeline stage (the whole model when it is not split): the per-GPU
+/// figure is the GPU that holds the most, not the total ÷ the GPUs. The model's parameter
+/// counts stay the whole model's.
+fn busiest_stage(s: &Scenario, arch: &Architecture, explain: bool) -> Breakdown {
+    let whole = PipelineStage::whole(arch);
+    if s.pipeline_stages() == 1 {
+        return Budget::new(s, arch, whole, explain).run();
+    }
+    let trainable = Budget::new(s, arch, whole, false).trainable;
+    let mut busiest = PipelineStage::candidates(s, arch)
+        .into_iter()
+        .map(|stage| stage_budget(s, arch, stage, explain))
+        .reduce(|a, b| if b.total > a.total { b } else { a })
+        .expect("a pipeline has at least one stage");
+    busiest.params = arch.params();
+    busiest.active_params = arch.active_params();
+    busiest.trainable = trainable;
+    busiest
+}
+
+/// The budget of one pipeline stage, as a model of its own.
+fn stage_budget(
+    s: &Scenario,
+    arch: &Architecture,
+    stage: PipelineStage,
+    explain: bool,
+) -> Breakdown {
+    let stage_arch = stage.architecture(arch);
+    Budget::new(s, &stage_arch, stage, explain).run()
+}
+
+/// The budget of every pipeline stage, first to last (one when the model is not split), each
+/// with the stage's own parameter counts.
+pub fn estimate_stages(s: &Scenario, arch: &Architecture) -> Result<Vec<Breakdown>, EngineError> {
+    estimate_with(s, arch, false)?;
+    if s.pipeline_stages() == 1 {
+        return Ok(vec![Budget::new(
+            s,
+            arch,
+            PipelineStage::whole(arch),
+            false,
+        )
+        .run()]);
+    }
+    Ok(PipelineStage::all(s, arch)
+        .into_iter()
+        .map(|stage| stage_budget(s, arch, stage, false))
+        .collect())
+}
+
 /// The largest budget per GPU the engine reports (1 EiB); anything larger is an error.
 pub const MAX_PER_GPU: u64 = 1 << 60;
+
+/// LoRA parameters on a stage: adapters on the embeddings or the head only where they are.
+fn pipeline_lora_params(arch: &Architecture, s: &Scenario, stage: PipelineStage) -> u64 {
+    let all = lora_params(arch, s);
+    let r = s.lora_rank;
+    let mut absent = 0;
+    if !stage.embeddings && s.lora_targets.contains("embed") {
+        absent += r * (arch.vocab + arch.hidden);
+    }
+    if !stage.head && s.lora_targets.contains("head") {
+        absent += r * (arch.hidden + arch.vocab);
+    }
+    all - absent
+}
 
 /// The budget while it is being built: the scenario, what follows from it, and the lines so far.
 /// Each component family adds its lines in its own file (`impl Budget` there).
@@ -234,25 +302,33 @@ struct Budget<'a> {
     saved_copies: u64,
     /// A server's CUDA graphs, once counted.
     graph_bytes: u64,
+    /// The pipeline stage budgeted (the whole model when it is not split).
+    stage: PipelineStage,
 }
 
 impl<'a> Budget<'a> {
-    fn new(scenario: &'a Scenario, arch: &'a Architecture, explain: bool) -> Budget<'a> {
+    fn new(
+        scenario: &'a Scenario,
+        arch: &'a Architecture,
+        stage: PipelineStage,
+        explain: bool,
+    ) -> Budget<'a> {
         let format = scenario.effective_weights();
         let act_bytes = if format == WeightFormat::Fp32 && !scenario.master_weights {
             4
         } else {
             2
         };
-        let params = arch.params();
+        let params = stage.params(arch);
+        let ends = u64::from(stage.embeddings) + u64::from(stage.head);
         let saved_copies = if scenario.job.is_peft() && scenario.train_embed_head {
-            prod(&[2, arch.vocab, arch.hidden])
+            prod(&[ends, arch.vocab, arch.hidden])
         } else {
             0
         };
         let trainable = match scenario.job {
             Job::Full => params.total() - params.extra,
-            Job::Lora | Job::Qlora => lora_params(arch, scenario) + saved_copies,
+            Job::Lora | Job::Qlora => pipeline_lora_params(arch, scenario, stage) + saved_copies,
             Job::Inference | Job::Serving => 0,
         };
         Budget {
@@ -264,12 +340,13 @@ impl<'a> Budget<'a> {
             format,
             act_bytes,
             tp: scenario.tp,
-            dp: scenario.gpus / scenario.tp,
+            dp: scenario.data_parallel(),
             shards: parallel::shard_ranks(scenario),
             params,
             trainable,
             saved_copies,
             graph_bytes: 0,
+            stage,
         }
     }
 
@@ -410,6 +487,7 @@ impl<'a> Budget<'a> {
             cuda_graphs: self.graph_bytes,
             comm_buffers,
             serving: None,
+            stage: self.stage,
         };
         if self.scenario.job == Job::Serving {
             b.serving = Some(ServingFit::on(&b, self.scenario, self.scenario.gpu));

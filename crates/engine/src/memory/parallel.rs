@@ -22,7 +22,7 @@ const DS_MAX_LIVE: u64 = 1_000_000_000;
 /// Ranks one shard spans: the data-parallel ranks, or the shard group when it is smaller
 /// (FSDP HYBRID_SHARD shards within a node and replicates across nodes).
 pub(super) fn shard_ranks(s: &Scenario) -> u64 {
-    let dp = s.gpus / s.tp.max(1);
+    let dp = s.data_parallel();
     match s.shard_group {
         0 => dp,
         g => g.min(dp),
@@ -151,6 +151,46 @@ impl Budget<'_> {
         let bytes = div_ceil(prod(&[2, unit, elem]), self.tp);
         self.push(Component::Gradients, Phase::Compute, bytes, |_| {
             Formula::of(Msg::FsdpReduceScatter, &[Arg::Count(unit), Arg::Int(elem)]).equals(bytes)
+        });
+    }
+
+    /// Whether FSDP runs under a pipeline whose stage sees several micro-batches a step: then
+    /// the stage's parameters are not resharded after each forward (torchtitan
+    /// `parallelize.py`: `reshard_after_forward = not pp_enabled`, "to avoid per-microbatch
+    /// all-gathers"), and the schedule skips the gradient reduce-scatter until the last
+    /// micro-batch (torch.distributed.pipelining `PipelineStage.backward_maybe_with_nosync`).
+    pub(super) fn fsdp_keeps_stage_gathered(&self) -> bool {
+        self.stage.is_split()
+            && self.scenario.dp_framework.is_fsdp()
+            && self.scenario.grad_accum > 1
+    }
+
+    /// The stage's weights gathered whole for the step, and its unsharded gradients accumulated
+    /// across micro-batches in the reduce dtype (FSDP2 `FSDPParam.accumulate_unsharded_grad_if_needed`
+    /// upcasts them to `reduce_dtype`: fp32 with fp32 master weights).
+    pub(super) fn stage_kept_gathered(&mut self) {
+        let gathered = self.weight_bytes();
+        self.push(Component::Weights, Phase::Compute, gathered, |b| {
+            let args = [Arg::Int(b.stage.index + 1), Arg::Int(b.stage.stages)];
+            Formula::of(Msg::FsdpStageGathered, &args).equals(gathered)
+        });
+        let n = self.trainable;
+        if n == 0 {
+            return;
+        }
+        let elem = if self.scenario.master_weights {
+            4
+        } else {
+            self.act_bytes
+        };
+        let grads = div_ceil(prod(&[n, elem]), self.tp);
+        self.push(Component::Gradients, Phase::Compute, grads, |b| {
+            let mut f = Formula::of(
+                Msg::FsdpUnshardedGradients,
+                &[Arg::Count(n), Arg::Int(elem)],
+            );
+            b.tensor_parallel_clause(&mut f);
+            f.equals(grads)
         });
     }
 

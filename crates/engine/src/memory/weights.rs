@@ -36,6 +36,8 @@ impl Budget<'_> {
         });
         if z3 && self.dp > 1 && self.scenario.dp_framework == DpFramework::DeepSpeed {
             self.deepspeed_live_parameters();
+        } else if z3 && self.dp > 1 && self.fsdp_keeps_stage_gathered() {
+            self.stage_kept_gathered();
         } else if z3 && self.dp > 1 {
             // ZeRO-3/FSDP gathers a layer at a time and prefetches the next one
             let layer = self.format.bits().bytes(self.arch.largest_layer_params());
@@ -140,8 +142,31 @@ impl Budget<'_> {
         if attn16 > 0 {
             f.push(Msg::WeightsAttention16, &[Arg::Count(attn16), bits]);
         }
+        self.stage_clause(&mut f);
         self.tensor_parallel_clause(&mut f);
         f
+    }
+
+    /// The formula's note of which pipeline stage the weights are, when the layers are split.
+    fn stage_clause(&self, f: &mut Formula) {
+        let stage = self.stage;
+        if !stage.is_split() {
+            return;
+        }
+        let args = [
+            Arg::Int(stage.index + 1),
+            Arg::Int(stage.stages),
+            Arg::Int(stage.layers),
+        ];
+        f.push(Msg::PipelineStage, &args);
+        if stage.embeddings {
+            f.push(Msg::StageEmbeddings, &[]);
+        }
+        if stage.head && !stage.embeddings && self.arch.tied {
+            f.push(Msg::StageHeadCopy, &[]);
+        } else if stage.head {
+            f.push(Msg::StageHead, &[]);
+        }
     }
 
     /// Attention parameters kept 16-bit when only the MLP is quantized.
@@ -166,6 +191,7 @@ impl Budget<'_> {
     /// Parameters of the output head when it is quantized with the linear layers.
     pub(super) fn quantized_head(&self) -> Option<u64> {
         (self.scenario.quantize_head
+            && self.stage.head
             && self.format.is_quantized()
             && self.scenario.job != Job::Full)
             .then(|| prod(&[self.arch.vocab, self.arch.hidden]))

@@ -30,8 +30,8 @@ use vram_engine::lora_params;
 use vram_engine::GIB;
 use vram_engine::{
     estimate_with, Architecture, Attention, Breakdown, Checkpointing, Component, DpFramework, Gpu,
-    Job, LoraTargets, Loss, ModelChoice, Offload, Optimizer, Scenario, Switch, VllmVersion,
-    WeightFormat, WeightsLoad, Zero,
+    Job, LoraTargets, Loss, ModelChoice, Offload, Optimizer, PipelineSchedule, Scenario, Switch,
+    VllmVersion, WeightFormat, WeightsLoad, Zero,
 };
 use vram_engine::{MlpKind, NormKind};
 
@@ -462,6 +462,11 @@ impl Report {
              cache → `ks` sized by its stated max_seq_len, cached after GQA expansion → `kvh`; an FP8 checkpoint \
              with bf16 attention → `a16`; a bitsandbytes paged optimizer (PagedAdamW, `paged_adamw_*`) → `po`, whose \
              states of tensors of 100,000 elements or more sit in CUDA unified memory: only device-level figures count them. \
+             A composed layout is read from the degrees the case states (`tp`, `pp`: data parallel is what the GPUs leave), \
+             its pipeline schedule (1F1B unless GPipe or interleaved 1F1B is named, the latter with the stated chunks per GPU, `vs`, else 2), sequence parallelism when the strategy says so (`sqp`), and \
+             the micro-batches of a pipeline step as its accumulation; the estimate is the busiest stage, compared with \
+             sources that report the largest GPU. Checkpointing follows the granularity stated: per layer, \
+             torchtitan's operator-level selective (`gc=op`) or Megatron's selective attention (`gc=selective`). \
              Units: GB = 10⁹ B, GiB = 2³⁰ B; figures summed over GPUs are divided by the GPU count. \
              A case is *not expressible* when the run used something that moves or removes a first-order component \
              the engine cannot switch off; second-order differences (torch.compile outside the loss, \
@@ -983,6 +988,21 @@ fn vllm_profile(c: &Value, ctx: u64) -> VllmProfile {
     }
 }
 
+/// The checkpointing a case states: per layer (`gc`), operator-level selective (torchtitan's
+/// `selective_ac_option = 'op'`), or Megatron's selective attention recompute.
+fn checkpointing(c: &Value, n: &Value) -> Checkpointing {
+    let text = lower(c, "grad_ckpt");
+    if text.contains("selective op") || text.contains("op-level") {
+        Checkpointing::Op
+    } else if text.contains("selective") && text.contains("attention") {
+        Checkpointing::Selective
+    } else if flag(n, "gc") {
+        Checkpointing::Full
+    } else {
+        Checkpointing::None
+    }
+}
+
 /// Which unmodelled features of a run the engine has a setting for.
 const MODELLED: &[&str] = &[
     "chunked CE",
@@ -1033,7 +1053,17 @@ pub fn map_case(c: &Value, n: &Value) -> Result<(Mapped, Option<String>), String
             .map(|p| lower(p, "strategy"))
             .unwrap_or_default()
     );
-    let tp = if par == "tp" { gpus } else { 1 };
+    // a composed layout states its degrees; a plain tensor-parallel or layer-split run uses
+    // every GPU for that one
+    let tp = uint(n, "tp").unwrap_or(if par == "tp" { gpus } else { 1 });
+    let pp = uint(n, "pp").unwrap_or(if par == "pp" { gpus } else { 1 });
+    let pipeline_schedule = if strategy.contains("gpipe") {
+        PipelineSchedule::GPipe
+    } else if strategy.contains("interleaved") {
+        PipelineSchedule::Interleaved
+    } else {
+        PipelineSchedule::OneFOneB
+    };
     let zero = if par == "fsdp"
         || strategy.contains("zero-3")
         || strategy.contains("full shard")
@@ -1188,11 +1218,7 @@ pub fn map_case(c: &Value, n: &Value) -> Result<(Mapped, Option<String>), String
         kv_all_heads: kv_text.contains("gqa expansion")
             || kv_text.contains("num_heads, not num_kv_heads"),
         master_weights,
-        checkpointing: if flag(n, "gc") {
-            Checkpointing::Full
-        } else {
-            Checkpointing::None
-        },
+        checkpointing: checkpointing(c, n),
         attention,
         loss,
         gpus,
@@ -1201,6 +1227,11 @@ pub fn map_case(c: &Value, n: &Value) -> Result<(Mapped, Option<String>), String
         dp_framework,
         weights_load,
         tp,
+        pp,
+        pipeline_schedule,
+        // torchtitan's multi-stage schedules default to two stages per rank
+        virtual_stages: uint(n, "vs").unwrap_or(2),
+        sequence_parallel: tp > 1 && strategy.contains("sequence parallel"),
         gpu_util_pct: (util * 100.0).round() as u64,
         block_size: 16,
         max_model_len: ctx,
@@ -1225,6 +1256,18 @@ pub fn map_case(c: &Value, n: &Value) -> Result<(Mapped, Option<String>), String
         .collect();
     if !on.is_empty() {
         notes.push(format!("switches: {}", on.join(", ")));
+    }
+    if s.pp > 1 || (s.tp > 1 && s.data_parallel() > 1) {
+        notes.push(format!(
+            "layout: {} data × {} tensor × {} pipeline ({})",
+            s.data_parallel(),
+            s.tp,
+            s.pp,
+            s.pipeline_schedule.key(),
+        ));
+    }
+    if s.checkpointing == Checkpointing::Op {
+        notes.push("checkpointing: op-level selective".into());
     }
     if s.dp_framework != DpFramework::None {
         notes.push(format!(

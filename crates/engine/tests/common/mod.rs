@@ -274,6 +274,14 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
             any::<bool>(),
             select(WeightsLoad::ALL.to_vec()),
             prop_oneof![Just(0u64), 1u64..=64],
+            // pipeline stages (kept only where they divide the GPUs of the drawn layout), the
+            // schedule, sequence parallelism and the interleaved schedule's chunks per GPU
+            (
+                select(vec![1u64, 2, 4, 8]),
+                select(PipelineSchedule::ALL.to_vec()),
+                any::<bool>(),
+                2u64..=4,
+            ),
         );
         let serving = (
             10u64..=100,
@@ -355,7 +363,15 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
                         bucket_view,
                         weights_load,
                         shard_group,
+                        (pp, pipeline_schedule, sequence_parallel, virtual_stages),
                     ) = hardware;
+                    let pp = if gpus.is_multiple_of(tp * pp) { pp } else { 1 };
+                    // a pipeline keeps up to every micro-batch of a step in flight: at most 64
+                    let grad_accum = if pp > 1 {
+                        1 + (grad_accum - 1) % 64
+                    } else {
+                        grad_accum
+                    };
                     let (gpu_util_pct, block_size, max_model_len, avg_tokens, concurrency, bt) =
                         serving;
                     let (context_mib, reserve_pct, kv_dtype, max_num_seqs, vllm) = overhead;
@@ -411,6 +427,10 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
                         weights_load,
                         shard_group,
                         tp,
+                        pp,
+                        pipeline_schedule,
+                        virtual_stages,
+                        sequence_parallel,
                         gpu_util_pct,
                         block_size,
                         max_model_len,
