@@ -12,8 +12,8 @@
 mod activations;
 mod kv;
 mod parallel;
-mod server;
 mod pipeline;
+mod server;
 mod training;
 mod weights;
 
