@@ -239,13 +239,36 @@ fn copy_serve(e: leptos::ev::MouseEvent) {
     );
 }
 
+/// One panel of the answer below the charts: the section stays in the DOM and only its markup
+/// changes, and only when the markup does (hidden while the scenario has no answer). The page's
+/// CSS keeps it out of style and layout while it is off screen.
+fn answer_section(
+    id: &'static str,
+    heading: &'static str,
+    markup: Memo<Option<String>>,
+    on_click: fn(leptos::ev::MouseEvent),
+) -> impl IntoView {
+    view! {
+        <section class="panel below" aria-labelledby=heading id=id on:click=on_click
+            hidden=move || markup.with(Option::is_none)
+            inner_html=move || markup.get().unwrap_or_default()></section>
+    }
+}
+
 #[component]
 pub fn FitTable() -> impl IntoView {
     let st = expect_context::<AppState>();
-    move || {
-        let l = st.lang.get();
-        let (unit, selected) = st.scenario.with(|s| (s.unit, s.gpu));
-        st.computed.with(|c| {
+    let markup = Memo::new(move |_| fit_markup(&st));
+    answer_section("fit", "fit-h", markup, copy_serve)
+}
+
+/// The solver's answers, the changes that would make it fit, the serve commands and the fit
+/// table, as markup from the catalog's fixed names and the engine's numbers.
+fn fit_markup(st: &AppState) -> Option<String> {
+    let st = *st;
+    let l = st.lang.get();
+    let (unit, selected) = st.scenario.with(|s| (s.unit, s.gpu));
+    st.computed.with(|c| {
             c.as_ref().ok().map(|c| {
                 // rows as markup from the catalog's fixed names and the engine's numbers
                 let rows: String = c
@@ -325,20 +348,23 @@ pub fn FitTable() -> impl IntoView {
                     esc(t(l, "headroom")),
                     esc(t(l, "gpus_needed"))
                 );
-                // one click handler for the markup: the copy button of the serve commands
-                view! { <section class="panel" aria-labelledby="fit-h" on:click=copy_serve inner_html=html></section> }
+                html
             })
         })
-    }
 }
 
 #[component]
 pub fn Explanations() -> impl IntoView {
     let st = expect_context::<AppState>();
-    move || {
-        let l = st.lang.get();
-        let (unit, job, ga) = st.scenario.with(|s| (s.unit, s.job, s.grad_accum));
-        st.computed.with(|c| {
+    let markup = Memo::new(move |_| explanations_markup(&st));
+    answer_section("explanations", "explain-h", markup, |_| {})
+}
+
+/// Each component's formulas with this scenario's numbers, as markup (the formulas escaped).
+fn explanations_markup(st: &AppState) -> Option<String> {
+    let l = st.lang.get();
+    let (unit, job, ga) = st.scenario.with(|s| (s.unit, s.job, s.grad_accum));
+    st.computed.with(|c| {
             c.as_ref().ok().map(|c| {
                 let b = &c.breakdown;
                 // markup from the engine's formulas (escaped) and fixed labels; the swatch is an
@@ -375,9 +401,7 @@ pub fn Explanations() -> impl IntoView {
                 if job.is_training() && ga > 1 {
                     html.push_str(&format!(r#"<p class="note" id="accum-note">{}</p>"#, esc(t(l, "accum_note"))));
                 }
-                let html = format!(r#"<h2 id="explain-h">{}</h2><div>{html}</div>"#, esc(t(l, "explain")));
-                view! { <section class="panel" aria-labelledby="explain-h" id="explanations" inner_html=html></section> }
+                format!(r#"<h2 id="explain-h">{}</h2><div>{html}</div>"#, esc(t(l, "explain")))
             })
         })
-    }
 }
