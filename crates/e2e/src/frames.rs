@@ -171,35 +171,90 @@ impl FrameRun {
     }
 }
 
-/// Where the renderer's main thread spent its time in a Chromium trace: (event name, total ms,
-/// count), largest first. Nested events are counted in their own name and in their parents'.
-pub fn main_thread_time(events: &[serde_json::Value]) -> Vec<(String, f64, usize)> {
+/// The parts of a press on the renderer's main thread, in a Chromium trace.
+pub const PARTS: [&str; 8] = [
+    "EventDispatch",
+    "ParseHTML",
+    "UpdateLayoutTree",
+    "Layout",
+    "PrePaint",
+    "Paint",
+    "Layerize",
+    "Commit",
+];
+
+/// Where the last `presses` key presses of a Chromium trace spent the renderer's main thread,
+/// from the keydown to the frame's commit: the median of each of [`PARTS`] (the keydown's
+/// dispatch includes its input handler and the `innerHTML` parses), then of the whole span.
+/// `None` when the trace holds fewer than `pressed` keydowns (the session's every press):
+/// chromedriver keeps only the trace's last seconds, and the last presses would be others.
+pub fn press_breakdown(
+    events: &[serde_json::Value],
+    presses: usize,
+    pressed: usize,
+) -> Option<Vec<f64>> {
     let main: Vec<(u64, u64)> = events
         .iter()
         .filter(|e| e["ph"] == "M" && e["args"]["name"] == "CrRendererMain")
         .filter_map(|e| Some((e["pid"].as_u64()?, e["tid"].as_u64()?)))
         .collect();
-    let mut by_name = std::collections::BTreeMap::<String, (f64, usize)>::new();
-    for e in events.iter().filter(|e| e["ph"] == "X") {
-        let at = (e["pid"].as_u64(), e["tid"].as_u64());
-        if !main.iter().any(|m| (Some(m.0), Some(m.1)) == at) {
-            continue;
-        }
-        let (Some(name), Some(dur)) = (e["name"].as_str(), e["dur"].as_f64()) else {
-            continue;
-        };
-        let slot = by_name.entry(name.to_string()).or_default();
-        slot.0 += dur / 1000.0;
-        slot.1 += 1;
+    // (name, start µs, duration µs, event type) of the main thread's complete events
+    let spans: Vec<(&str, f64, f64, &str)> = events
+        .iter()
+        .filter(|e| e["ph"] == "X")
+        .filter(|e| {
+            main.iter()
+                .any(|m| e["pid"].as_u64() == Some(m.0) && e["tid"].as_u64() == Some(m.1))
+        })
+        .filter_map(|e| {
+            let kind = e["args"]["data"]["type"].as_str().unwrap_or("");
+            Some((
+                e["name"].as_str()?,
+                e["ts"].as_f64()?,
+                e["dur"].as_f64()?,
+                kind,
+            ))
+        })
+        .collect();
+    let keydowns: Vec<f64> = spans
+        .iter()
+        .filter(|s| s.0 == "EventDispatch" && s.3 == "keydown")
+        .map(|s| s.1)
+        .collect();
+    if keydowns.len() < pressed {
+        return None;
     }
-    let mut out: Vec<_> = by_name.into_iter().map(|(n, (ms, c))| (n, ms, c)).collect();
-    out.sort_by(|a, b| b.1.total_cmp(&a.1));
-    out
+    let mut columns = vec![Vec::new(); PARTS.len() + 1];
+    for &t0 in keydowns.iter().skip(keydowns.len().saturating_sub(presses)) {
+        let commit = spans
+            .iter()
+            .filter(|s| s.0 == "Commit" && s.1 > t0)
+            .map(|s| s.1 + s.2)
+            .reduce(f64::min)?;
+        for (part, column) in PARTS.iter().zip(columns.iter_mut()) {
+            let ms: f64 = spans
+                .iter()
+                .filter(|s| s.0 == *part && s.1 >= t0 && s.1 < commit)
+                .filter(|s| *part != "EventDispatch" || s.3 == "keydown")
+                .map(|s| s.2 / 1000.0)
+                .sum();
+            column.push(ms);
+        }
+        columns[PARTS.len()].push((commit - t0) / 1000.0);
+    }
+    columns
+        .into_iter()
+        .map(|mut c| {
+            c.sort_by(f64::total_cmp);
+            c.get(c.len() / 2).copied()
+        })
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn run(steps: usize, slow: &[f64]) -> FrameRun {
         FrameRun {
@@ -224,6 +279,24 @@ mod tests {
         let eight = [16.0, 16.0, 24.0, 24.0, 32.0, 32.0, 40.0, 48.0];
         assert_eq!(run(150, &eight).p95(), Some(16.0));
         assert_eq!(run(20, &[24.0, 16.0]).p95(), Some(16.0));
+    }
+
+    #[test]
+    fn a_press_is_timed_from_its_keydown_to_the_next_commit() {
+        let x = |name: &str, ts: f64, dur: f64, kind: &str| json!({"ph": "X", "pid": 1, "tid": 2, "name": name, "ts": ts, "dur": dur, "args": {"data": {"type": kind}}});
+        let events = [
+            json!({"ph": "M", "pid": 1, "tid": 2, "name": "thread_name", "args": {"name": "CrRendererMain"}}),
+            x("EventDispatch", 1000.0, 4000.0, "keydown"),
+            x("EventDispatch", 1100.0, 3000.0, "input"),
+            x("Layout", 6000.0, 2000.0, ""),
+            x("Commit", 9000.0, 1000.0, ""),
+            x("Layout", 12000.0, 5000.0, ""),
+        ];
+        assert_eq!(press_breakdown(&events, 1, 2), None, "a press is missing");
+        let parts = press_breakdown(&events, 1, 1).unwrap();
+        assert_eq!(parts[0], 4.0); // the keydown, not the input inside it
+        assert_eq!(parts[3], 2.0); // the layout after the commit is the next frame's
+        assert_eq!(parts[PARTS.len()], 9.0);
     }
 
     #[test]

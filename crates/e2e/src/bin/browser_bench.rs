@@ -148,9 +148,23 @@ fn next_paint(
     if let Some(path) = traced {
         let events = session.timeline();
         let _ = std::fs::write(&path, serde_json::Value::from(events.clone()).to_string());
-        println!("renderer main thread since the session started (Chromium trace; the page's steps come last; all events in {}; total ms, nested events counted in each):", path.to_string_lossy());
-        for (name, ms, n) in frames::main_thread_time(&events).iter().take(25) {
-            println!("  {name:<40} {ms:8.1} ms  ({n} events)");
+        let presses = steps_each * PAGE_SLIDERS.len();
+        // the floor's presses, then the page's
+        match frames::press_breakdown(&events, presses, 2 * presses) {
+            Some(ms) => {
+                let parts: Vec<String> = frames::PARTS
+                    .iter()
+                    .zip(&ms)
+                    .map(|(p, m)| format!("{p} {m:.2}"))
+                    .collect();
+                println!(
+                    "renderer main thread per page press, keydown to commit, median ms (Chromium trace in {}): {}; whole span {:.2}",
+                    path.to_string_lossy(),
+                    parts.join(", "),
+                    ms[frames::PARTS.len()]
+                );
+            }
+            None => println!("the trace in {} does not hold every press (chromedriver keeps only the last seconds: use STEPS of about 4)", path.to_string_lossy()),
         }
     }
     (page, floor)
