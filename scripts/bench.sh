@@ -4,7 +4,8 @@
 # are in BENCHMARKS.md. Prints budgets met or not; fails only when a step cannot run.
 #
 #   bash scripts/bench.sh [all|engine|size|browser]     (default all)
-#   BENCH_CHANGES=240 BENCH_LOADS=20                      (browser benchmark: slider changes, page loads)
+#   BENCH_CHANGES=240 BENCH_LOADS=20 BENCH_STEPS=25       (browser benchmark: slider changes, page loads,
+#                                                          key presses per slider for interaction to next paint)
 #   BENCH_NO_BUILD=1                                      (size/browser: use dist/ as it is)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,6 +15,7 @@ TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 STEP=${1:-all}
 CHANGES=${BENCH_CHANGES:-240}
 LOADS=${BENCH_LOADS:-20}
+STEPS=${BENCH_STEPS:-25}
 
 say() { printf '\n==> %s\n' "$*"; }
 die() { printf '\nvram-budget bench: %s\n' "$*" >&2; exit 1; }
@@ -109,9 +111,9 @@ browser() {
   say "building the page with the benchmark hook (--features bench) into dist-bench/"
   TRUNK_BUILD_FEATURES=bench trunk build --release --dist dist-bench ||
     die "step 'browser build' failed. To run it by hand: TRUNK_BUILD_FEATURES=bench trunk build --release --dist dist-bench"
-  say "browser: $CHANGES slider changes, $LOADS page loads, the engine inside the wasm (headless Chromium)"
-  VRAM_E2E_DIST="$ROOT/dist-bench" cargo run -q -p e2e --release --bin browser-bench -- "$CHANGES" "$LOADS" ||
-    die "step 'browser' failed. To run it by hand: cargo run -p e2e --release --bin browser-bench -- $CHANGES $LOADS"
+  say "browser: $CHANGES slider changes, $LOADS page loads, $STEPS key presses per slider, the engine inside the wasm (headless Chromium)"
+  VRAM_E2E_DIST="$ROOT/dist-bench" cargo run -q -p e2e --release --bin browser-bench -- "$CHANGES" "$LOADS" "$STEPS" ||
+    die "step 'browser' failed. To run it by hand: cargo run -p e2e --release --bin browser-bench -- $CHANGES $LOADS $STEPS"
 }
 
 case "$STEP" in

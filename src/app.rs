@@ -278,16 +278,17 @@ fn panel(settings: &'static [(&'static str, Look)]) -> impl IntoView {
         .collect_view()
 }
 
-/// The label of a setting in the page's language (the sequence reads "prompt" for inference).
+/// The label of a setting in the page's language (the sequence reads "prompt" for inference); a
+/// memo, so a slider step that leaves the label alone does not write it again.
 fn label(setting: &'static Setting) -> Signal<String> {
     let st = expect_context::<AppState>();
-    Signal::derive(move || {
+    Signal::from(Memo::new(move |_| {
         let lang = st.lang.get();
         if setting.id == "seq" && st.scenario.with(|s| s.job == Job::Inference) {
             return t(lang, "prompt").to_string();
         }
         vram_text::setting_label(lang, setting.id).to_string()
-    })
+    }))
 }
 
 /// The control of one setting of the engine's registry, shown while it applies to the scenario.
@@ -324,10 +325,11 @@ fn control(setting: &'static Setting, look: Look) -> AnyView {
     }
 }
 
-/// A choice setting: the options the engine offers for the scenario, labelled in the page's language.
+/// A choice setting: the options the engine offers for the scenario, labelled in the page's
+/// language; a memo, so its `<option>`s are built again only when the offer changes.
 fn choice(setting: &'static Setting, look: Look) -> impl IntoView {
     let st = expect_context::<AppState>();
-    let options = Signal::derive(move || {
+    let options = Memo::new(move |_| {
         let lang = st.lang.get();
         st.scenario.with(|s| {
             setting
@@ -361,7 +363,7 @@ fn choice(setting: &'static Setting, look: Look) -> impl IntoView {
 fn tp_select(setting: &'static Setting) -> impl IntoView {
     let st = expect_context::<AppState>();
     const KEYS: [&str; 7] = ["1", "2", "4", "8", "16", "32", "64"];
-    let options = Signal::derive(move || {
+    let options = Memo::new(move |_| {
         let offered = st.scenario.with(|s| s.tp_choices());
         KEYS.iter()
             .filter(|k| k.parse::<u64>().is_ok_and(|t| offered.contains(&t)))

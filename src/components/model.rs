@@ -92,12 +92,13 @@ pub fn ModelPicker() -> impl IntoView {
 fn PresetPicker() -> impl IntoView {
     let st = expect_context::<AppState>();
     let filter = RwSignal::new(String::new());
-    let current = move || {
+    // a memo: each preset's option reads it, and a slider step leaves the model alone
+    let current = Memo::new(move |_| {
         st.scenario.with(|s| match s.model {
             ModelChoice::Preset(id) => id,
             _ => "",
         })
-    };
+    });
     let matching = move || {
         let f = filter.get().to_ascii_lowercase();
         presets()
@@ -132,7 +133,7 @@ fn PresetPicker() -> impl IntoView {
                     families.into_iter().map(|family| {
                         let options = found.iter().filter(|p| p.family == family).map(|p| {
                             let id = p.id;
-                            view! { <option value=id prop:selected=move || current() == id>{p.name}</option> }
+                            view! { <option value=id prop:selected=move || current.get() == id>{p.name}</option> }
                         }).collect_view();
                         view! { <optgroup label=family>{options}</optgroup> }
                     }).collect_view()
@@ -271,10 +272,11 @@ fn ConfigPicker() -> impl IntoView {
 #[component]
 fn ArchEditor() -> impl IntoView {
     let st = expect_context::<AppState>();
-    let is_custom = move || {
+    // a memo: the editor is built again only when the model changes kind, not on every step
+    let is_custom = Memo::new(move |_| {
         st.scenario
             .with(|s| matches!(s.model, ModelChoice::Custom { .. }))
-    };
+    });
     type Field = (
         &'static str,
         &'static str,
@@ -317,7 +319,7 @@ fn ArchEditor() -> impl IntoView {
     ];
     let error = RwSignal::new(None::<vram_engine::EngineError>);
     move || {
-        is_custom().then(|| {
+        is_custom.get().then(|| {
             view! {
                 <div class="arch-grid" id="arch-editor">
                     {FIELDS.iter().map(|(id, name, get, set)| {

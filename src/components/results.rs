@@ -239,145 +239,169 @@ fn copy_serve(e: leptos::ev::MouseEvent) {
     );
 }
 
+/// One panel of the answer below the charts: the section stays in the DOM and only its markup
+/// changes, and only when the markup does (hidden while the scenario has no answer). The page's
+/// CSS keeps it out of style and layout while it is off screen.
+fn answer_section(
+    id: &'static str,
+    heading: &'static str,
+    markup: Memo<Option<String>>,
+    on_click: fn(leptos::ev::MouseEvent),
+) -> impl IntoView {
+    view! {
+        <section class="panel below" aria-labelledby=heading id=id on:click=on_click
+            hidden=move || markup.with(Option::is_none)
+            inner_html=move || markup.get().unwrap_or_default()></section>
+    }
+}
+
 #[component]
 pub fn FitTable() -> impl IntoView {
     let st = expect_context::<AppState>();
-    move || {
-        let l = st.lang.get();
-        let (unit, selected) = st.scenario.with(|s| (s.unit, s.gpu));
-        st.computed.with(|c| {
-            c.as_ref().ok().map(|c| {
-                // rows as markup from the catalog's fixed names and the engine's numbers
-                let rows: String = c
-                    .verdicts
-                    .iter()
-                    .map(|v| {
-                        let head = v.headroom as f64 / unit.bytes() as f64;
-                        let class = match (v.gpu == selected, v.fits) {
-                            (true, true) => "selected fits",
-                            (true, false) => "selected",
-                            (false, true) => "fits",
-                            (false, false) => "",
-                        };
-                        format!(
-                            r#"<tr id="fit-{}" class="{class}"><th scope="row">{}</th><td>{}</td><td class="verdict-cell">{}</td><td>{head:+.1}</td><td>{}</td></tr>"#,
-                            v.gpu.key(),
-                            esc(v.gpu.label()),
-                            if v.budget < v.capacity {
-                                format!("{:.1} / {:.1}", unit.value(v.budget), unit.value(v.capacity))
-                            } else {
-                                format!("{:.1}", unit.value(v.capacity))
-                            },
-                            esc(if v.fits { t(l, "yes") } else { t(l, "no") }),
-                            v.gpus_needed.map(|n| n.to_string()).unwrap_or_else(|| "–".into())
-                        )
-                    })
-                    .collect();
-                let answers: String = c
-                    .answers
-                    .iter()
-                    .map(|a| {
-                        format!(
-                            r#"<dt>{}</dt><dd id="answer-{}" data-setting="{}">{}</dd>"#,
-                            esc(vram_text::question(l, a.question)),
-                            a.question.id(),
-                            a.question.setting(),
-                            esc(&vram_text::answer(l, a))
-                        )
-                    })
-                    .collect();
-                // built as markup from the engine's fixed labels and numbers (nothing user-typed)
-                let fits_here = c.verdicts.iter().any(|v| v.gpu == selected && v.fits);
-                let remedies = if c.remedies.is_empty() {
-                    if fits_here {
-                        String::new()
-                    } else {
-                        format!(r#"<p class="remedies-h" id="no-remedy">{}</p>"#, esc(t(l, "no_remedy")))
-                    }
-                } else {
-                    let items: String = c
-                        .remedies
-                        .iter()
-                        .map(|(r, total)| {
-                            format!(
-                                r#"<li data-remedy="{}">{} → <strong>{}</strong></li>"#,
-                                r.key(),
-                                esc(i18n::remedy(l, *r)),
-                                esc(&unit.format(*total))
-                            )
-                        })
-                        .collect();
+    let markup = Memo::new(move |_| fit_markup(&st));
+    answer_section("fit", "fit-h", markup, copy_serve)
+}
+
+/// The solver's answers, the changes that would make it fit, the serve commands and the fit
+/// table, as markup from the catalog's fixed names and the engine's numbers.
+fn fit_markup(st: &AppState) -> Option<String> {
+    let st = *st;
+    let l = st.lang.get();
+    let (unit, selected) = st.scenario.with(|s| (s.unit, s.gpu));
+    st.computed.with(|c| {
+        c.as_ref().ok().map(|c| {
+            // rows as markup from the catalog's fixed names and the engine's numbers
+            let rows: String = c
+                .verdicts
+                .iter()
+                .map(|v| {
+                    let head = v.headroom as f64 / unit.bytes() as f64;
+                    let class = match (v.gpu == selected, v.fits) {
+                        (true, true) => "selected fits",
+                        (true, false) => "selected",
+                        (false, true) => "fits",
+                        (false, false) => "",
+                    };
                     format!(
-                        r#"<p class="remedies-h">{}</p><ul class="remedies" id="remedies">{items}</ul>"#,
-                        esc(t(l, "remedies"))
+                        r#"<tr id="fit-{}" class="{class}"><th scope="row">{}</th><td>{}</td><td class="verdict-cell">{}</td><td>{head:+.1}</td><td>{}</td></tr>"#,
+                        v.gpu.key(),
+                        esc(v.gpu.label()),
+                        if v.budget < v.capacity {
+                            format!("{:.1} / {:.1}", unit.value(v.budget), unit.value(v.capacity))
+                        } else {
+                            format!("{:.1}", unit.value(v.capacity))
+                        },
+                        esc(if v.fits { t(l, "yes") } else { t(l, "no") }),
+                        v.gpus_needed.map(|n| n.to_string()).unwrap_or_else(|| "–".into())
                     )
-                };
-                let serve = serve_markup(l, &st, c);
-                let capacity = if c.breakdown.serving.is_some() { t(l, "budget_capacity") } else { t(l, "capacity") };
-                let html = format!(
-                    r#"<h2 id="fit-h">{}: {}</h2><dl class="solver" id="solver">{answers}</dl><div>{remedies}</div><div>{serve}</div><h2>{}</h2><div class="table-wrap"><table id="fit-table"><thead><tr><th scope="col">GPU</th><th scope="col">{} ({})</th><th scope="col">{}</th><th scope="col">{}</th><th scope="col">{}</th></tr></thead><tbody>{rows}</tbody></table></div>"#,
-                    esc(t(l, "solver")),
-                    esc(selected.label()),
-                    esc(t(l, "fit_table")),
-                    esc(capacity),
-                    unit.label(),
-                    esc(t(l, "verdict")),
-                    esc(t(l, "headroom")),
-                    esc(t(l, "gpus_needed"))
-                );
-                // one click handler for the markup: the copy button of the serve commands
-                view! { <section class="panel" aria-labelledby="fit-h" on:click=copy_serve inner_html=html></section> }
-            })
+                })
+                .collect();
+            let answers: String = c
+                .answers
+                .iter()
+                .map(|a| {
+                    format!(
+                        r#"<dt>{}</dt><dd id="answer-{}" data-setting="{}">{}</dd>"#,
+                        esc(vram_text::question(l, a.question)),
+                        a.question.id(),
+                        a.question.setting(),
+                        esc(&vram_text::answer(l, a))
+                    )
+                })
+                .collect();
+            // built as markup from the engine's fixed labels and numbers (nothing user-typed)
+            let fits_here = c.verdicts.iter().any(|v| v.gpu == selected && v.fits);
+            let remedies = if c.remedies.is_empty() {
+                if fits_here {
+                    String::new()
+                } else {
+                    format!(r#"<p class="remedies-h" id="no-remedy">{}</p>"#, esc(t(l, "no_remedy")))
+                }
+            } else {
+                let items: String = c
+                    .remedies
+                    .iter()
+                    .map(|(r, total)| {
+                        format!(
+                            r#"<li data-remedy="{}">{} → <strong>{}</strong></li>"#,
+                            r.key(),
+                            esc(i18n::remedy(l, *r)),
+                            esc(&unit.format(*total))
+                        )
+                    })
+                    .collect();
+                format!(
+                    r#"<p class="remedies-h">{}</p><ul class="remedies" id="remedies">{items}</ul>"#,
+                    esc(t(l, "remedies"))
+                )
+            };
+            let serve = serve_markup(l, &st, c);
+            let capacity = if c.breakdown.serving.is_some() { t(l, "budget_capacity") } else { t(l, "capacity") };
+            let html = format!(
+                r#"<h2 id="fit-h">{}: {}</h2><dl class="solver" id="solver">{answers}</dl><div>{remedies}</div><div>{serve}</div><h2>{}</h2><div class="table-wrap"><table id="fit-table"><thead><tr><th scope="col">GPU</th><th scope="col">{} ({})</th><th scope="col">{}</th><th scope="col">{}</th><th scope="col">{}</th></tr></thead><tbody>{rows}</tbody></table></div>"#,
+                esc(t(l, "solver")),
+                esc(selected.label()),
+                esc(t(l, "fit_table")),
+                esc(capacity),
+                unit.label(),
+                esc(t(l, "verdict")),
+                esc(t(l, "headroom")),
+                esc(t(l, "gpus_needed"))
+            );
+            html
         })
-    }
+    })
 }
 
 #[component]
 pub fn Explanations() -> impl IntoView {
     let st = expect_context::<AppState>();
-    move || {
-        let l = st.lang.get();
-        let (unit, job, ga) = st.scenario.with(|s| (s.unit, s.job, s.grad_accum));
-        st.computed.with(|c| {
-            c.as_ref().ok().map(|c| {
-                let b = &c.breakdown;
-                // markup from the engine's formulas (escaped) and fixed labels; the swatch is an
-                // SVG fill, which the page's CSP allows where an inline style would not be
-                let mut html = String::new();
-                for comp in Component::ALL
-                    .iter()
-                    .filter(|comp| b.lines.iter().any(|line| line.component == **comp && line.bytes > 0))
-                {
+    let markup = Memo::new(move |_| explanations_markup(&st));
+    answer_section("explanations", "explain-h", markup, |_| {})
+}
+
+/// Each component's formulas with this scenario's numbers, as markup (the formulas escaped).
+fn explanations_markup(st: &AppState) -> Option<String> {
+    let l = st.lang.get();
+    let (unit, job, ga) = st.scenario.with(|s| (s.unit, s.job, s.grad_accum));
+    st.computed.with(|c| {
+        c.as_ref().ok().map(|c| {
+            let b = &c.breakdown;
+            // markup from the engine's formulas (escaped) and fixed labels; the swatch is an
+            // SVG fill, which the page's CSP allows where an inline style would not be
+            let mut html = String::new();
+            for comp in Component::ALL
+                .iter()
+                .filter(|comp| b.lines.iter().any(|line| line.component == **comp && line.bytes > 0))
+            {
+                html.push_str(&format!(
+                    r#"<details id="explain-{}"><summary><svg class="swatch" viewBox="0 0 1 1" aria-hidden="true"><rect width="1" height="1" fill="{}"/></svg>{}: {}</summary><p>{}</p><ul>"#,
+                    comp.key(),
+                    chart::css_colour(*comp),
+                    esc(i18n::component(l, *comp)),
+                    esc(&unit.format(b.bytes(*comp))),
+                    esc(i18n::component_doc(l, *comp))
+                ));
+                for line in b.lines.iter().filter(|line| line.component == *comp) {
+                    let dead = !b.at_peak(line);
                     html.push_str(&format!(
-                        r#"<details id="explain-{}"><summary><svg class="swatch" viewBox="0 0 1 1" aria-hidden="true"><rect width="1" height="1" fill="{}"/></svg>{}: {}</summary><p>{}</p><ul>"#,
-                        comp.key(),
-                        chart::css_colour(*comp),
-                        esc(i18n::component(l, *comp)),
-                        esc(&unit.format(b.bytes(*comp))),
-                        esc(i18n::component_doc(l, *comp))
+                        r#"<li{}><span class="phase">[{}]</span> <code>{}</code>{}</li>"#,
+                        if dead { r#" class="dead""# } else { "" },
+                        esc(phase_text(l, job, line.phase)),
+                        esc(&i18n::formula(l, &line.formula, unit)),
+                        if dead {
+                            format!(r#"<span class="muted"> ({})</span>"#, esc(t(l, "not_at_peak")))
+                        } else {
+                            String::new()
+                        }
                     ));
-                    for line in b.lines.iter().filter(|line| line.component == *comp) {
-                        let dead = !b.at_peak(line);
-                        html.push_str(&format!(
-                            r#"<li{}><span class="phase">[{}]</span> <code>{}</code>{}</li>"#,
-                            if dead { r#" class="dead""# } else { "" },
-                            esc(phase_text(l, job, line.phase)),
-                            esc(&i18n::formula(l, &line.formula, unit)),
-                            if dead {
-                                format!(r#"<span class="muted"> ({})</span>"#, esc(t(l, "not_at_peak")))
-                            } else {
-                                String::new()
-                            }
-                        ));
-                    }
-                    html.push_str("</ul></details>");
                 }
-                if job.is_training() && ga > 1 {
-                    html.push_str(&format!(r#"<p class="note" id="accum-note">{}</p>"#, esc(t(l, "accum_note"))));
-                }
-                let html = format!(r#"<h2 id="explain-h">{}</h2><div>{html}</div>"#, esc(t(l, "explain")));
-                view! { <section class="panel" aria-labelledby="explain-h" id="explanations" inner_html=html></section> }
-            })
+                html.push_str("</ul></details>");
+            }
+            if job.is_training() && ga > 1 {
+                html.push_str(&format!(r#"<p class="note" id="accum-note">{}</p>"#, esc(t(l, "accum_note"))));
+            }
+            format!(r#"<h2 id="explain-h">{}</h2><div>{html}</div>"#, esc(t(l, "explain")))
         })
-    }
+    })
 }

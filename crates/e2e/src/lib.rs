@@ -13,6 +13,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+pub mod frames;
+
 /// The built site to test: $VRAM_E2E_DIST, or dist/ at the repository root.
 pub fn dist_dir() -> PathBuf {
     match std::env::var_os("VRAM_E2E_DIST") {
@@ -39,8 +41,16 @@ fn mime(path: &Path) -> &'static str {
     }
 }
 
+/// Files the server answers from memory instead of the folder: (path without the leading `/`, HTML).
+pub type ExtraPages = &'static [(&'static str, &'static str)];
+
 impl StaticServer {
     pub fn start(root: PathBuf) -> StaticServer {
+        StaticServer::start_with(root, &[])
+    }
+
+    /// Serves `root`, and `extra` pages at their paths (the benchmark's own test pages).
+    pub fn start_with(root: PathBuf, extra: ExtraPages) -> StaticServer {
         assert!(
             root.join("index.html").is_file(),
             "no built page at {}: run the README's test command (it builds dist/ first)",
@@ -57,7 +67,7 @@ impl StaticServer {
                 }
                 let Ok(stream) = stream else { continue };
                 let root = root.clone();
-                thread::spawn(move || serve_one(stream, &root));
+                thread::spawn(move || serve_one(stream, &root, extra));
             }
         });
         StaticServer { port, stop }
@@ -68,7 +78,7 @@ impl StaticServer {
     }
 }
 
-fn serve_one(mut stream: TcpStream, root: &Path) {
+fn serve_one(mut stream: TcpStream, root: &Path, extra: ExtraPages) {
     let mut reader = BufReader::new(stream.try_clone().expect("clone"));
     let mut request = String::new();
     if reader.read_line(&mut request).is_err() {
@@ -88,9 +98,15 @@ fn serve_one(mut stream: TcpStream, root: &Path) {
     } else {
         root.join(rel)
     };
-    let (status, body, kind) = match std::fs::read(&file) {
-        Ok(b) => ("200 OK", b, mime(&file)),
-        Err(_) => ("404 Not Found", b"not found".to_vec(), "text/plain"),
+    let page = extra.iter().find(|(p, _)| *p == rel);
+    let (status, body, kind) = match (page, std::fs::read(&file)) {
+        (Some((_, html)), _) => (
+            "200 OK",
+            html.as_bytes().to_vec(),
+            mime(Path::new("x.html")),
+        ),
+        (None, Ok(b)) => ("200 OK", b, mime(&file)),
+        (None, Err(_)) => ("404 Not Found", b"not found".to_vec(), "text/plain"),
     };
     let head = format!("HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n", body.len());
     let _ = stream.write_all(head.as_bytes());
@@ -227,6 +243,18 @@ impl Drop for TempDir {
 impl Session {
     /// A new browser window of `width` × `height` CSS pixels.
     pub fn new(driver: &Driver, width: u32, height: u32) -> Session {
+        Session::with_args(driver, width, height, &[], false)
+    }
+
+    /// A new browser window with extra Chromium switches; with `trace`, Chromium's timeline
+    /// (scripting, style, layout, paint) is recorded for [`Session::timeline`].
+    pub fn with_args(
+        driver: &Driver,
+        width: u32,
+        height: u32,
+        extra: &[&str],
+        trace: bool,
+    ) -> Session {
         let profile = std::env::temp_dir().join(format!(
             "vram-e2e-{}-{}",
             std::process::id(),
@@ -243,13 +271,22 @@ impl Session {
                      "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage", "--disable-quic",
                      format!("--user-data-dir={}", profile.display()), format!("--window-size={width},{height}")]
         });
+        if let Some(args) = chrome["args"].as_array_mut() {
+            args.extend(extra.iter().map(|a| json!(a)));
+        }
         if width < 600 {
             // a phone: its viewport, pixel ratio and touch, as Chrome's device emulation gives them
             chrome["mobileEmulation"] = json!({"deviceMetrics": {"width": width, "height": height, "pixelRatio": 3.0, "touch": true}});
         }
+        let mut logging = json!({"browser": "ALL"});
+        if trace {
+            logging["performance"] = json!("ALL");
+            chrome["perfLoggingPrefs"] = json!({"enableNetwork": false, "enablePage": false,
+                "traceCategories": "devtools.timeline,disabled-by-default-devtools.timeline"});
+        }
         let caps = json!({"capabilities": {"alwaysMatch": {
             "browserName": "chrome",
-            "goog:loggingPrefs": {"browser": "ALL"},
+            "goog:loggingPrefs": logging,
             "goog:chromeOptions": chrome
         }}});
         let (status, v) =
@@ -417,6 +454,12 @@ impl Session {
         );
     }
 
+    /// Presses one key (a WebDriver key code such as "\u{E014}", ArrowRight) on the element
+    /// matching `css`: WebDriver focuses it and the browser sees trusted key events.
+    pub fn press(&self, css: &str, key: &str) {
+        self.type_into(css, key);
+    }
+
     /// Runs a Chrome DevTools Protocol command (e.g. media emulation) through chromedriver.
     pub fn cdp(&self, cmd: &str, params: Value) -> Value {
         self.cmd(
@@ -424,6 +467,25 @@ impl Session {
             "/goog/cdp/execute",
             Some(json!({ "cmd": cmd, "params": params })),
         )
+    }
+
+    /// The trace events recorded since the last call (a session started with `trace`).
+    pub fn timeline(&self) -> Vec<Value> {
+        let full = format!("/session/{}/se/log", self.id);
+        let (_, v) = http(
+            self.port,
+            "POST",
+            &full,
+            Some(&json!({"type": "performance"})),
+        )
+        .unwrap_or((0, Value::Null));
+        let entries = v["value"].as_array().cloned().unwrap_or_default();
+        entries
+            .iter()
+            .filter_map(|e| serde_json::from_str::<Value>(e["message"].as_str()?).ok())
+            .filter(|m| m["message"]["method"] == "Tracing.dataCollected")
+            .map(|m| m["message"]["params"].clone())
+            .collect()
     }
 
     /// Browser console entries at level SEVERE (errors, failed loads, CSP violations).

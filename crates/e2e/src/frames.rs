@@ -1,0 +1,310 @@
+//! Interaction to next paint, measured as the browser measures it: trusted key presses on focused
+//! sliders (WebDriver key actions), each timed by the Event Timing API from the input event to the
+//! next frame painted. Chromium rounds those durations to 8 ms and reports only entries of at least
+//! `durationThreshold` (16 ms, the lowest it allows), so a step that is not reported took under
+//! 16 ms: the share is counted over the steps pressed, not over the entries.
+
+use serde_json::json;
+
+use crate::Session;
+
+/// The blank-page floor: one slider and a 70-rectangle SVG redrawn whole on each step, served by
+/// the benchmark at [`FLOOR_PATH`] (never part of the page).
+pub const FLOOR_PAGE: &str = include_str!("../pages/frame-floor.html");
+pub const FLOOR_PATH: &str = "frame-floor.html";
+
+/// A slider to step, and whether a step is Chromium's big step (PageUp/PageDown, a tenth of the
+/// range) instead of an arrow: on a power-of-two slider one arrow step is 1/1000 of the range and
+/// rarely changes the value.
+pub struct Slider {
+    pub css: &'static str,
+    pub big_step: bool,
+}
+
+/// One run of steps: how many were pressed, the Event Timing duration of each slow one (16 ms or
+/// more), how many changed the total, and how many showed the new total in the frame that
+/// followed the input (the page did its work before that frame, not after it).
+#[derive(Debug, Default)]
+pub struct FrameRun {
+    pub steps: usize,
+    pub slow: Vec<f64>,
+    pub changed: usize,
+    pub same_frame: usize,
+    pub inputs: usize,
+}
+
+/// Installed once per page load: collects Event Timing entries and, for every `input`, whether
+/// `total` (a CSS selector) already shows a new text in the next animation frame.
+const OBSERVE: &str = r#"
+if (!window.__frames) {
+  const f = window.__frames = {events: [], inputs: 0, sameFrame: 0};
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) f.events.push({name: e.name, duration: e.duration, id: e.interactionId});
+  }).observe({type: 'event', durationThreshold: 16, buffered: true});
+  const total = () => { const e = document.querySelector(arguments[0]); return e ? e.textContent : null; };
+  addEventListener('input', () => {
+    f.inputs++;
+    const before = total();
+    requestAnimationFrame(() => { if (total() !== before) f.sameFrame++; });
+  }, true);
+}
+"#;
+
+/// Before a step: the slider's value and range, and the total's text.
+const BEFORE_STEP: &str = r#"
+const e = document.querySelector(arguments[0]), t = document.querySelector(arguments[1]);
+return e ? [Number(e.value), Number(e.min), Number(e.max), t ? t.textContent : null] : null;
+"#;
+
+/// After a step: once the next frame has been rendered, the total's text.
+const AFTER_STEP: &str = r#"
+const [sel, done] = [arguments[0], arguments[arguments.length - 1]];
+requestAnimationFrame(() => {
+  const mc = new MessageChannel();
+  mc.port1.onmessage = () => { const t = document.querySelector(sel); done(t ? t.textContent : null); };
+  mc.port2.postMessage(0);
+});
+"#;
+
+/// The Event Timing entries of the run, read after the last paint has been reported.
+const COLLECT: &str = r#"
+const done = arguments[arguments.length - 1];
+setTimeout(() => done(window.__frames || null), 500);
+"#;
+
+/// WebDriver's codes for the keys (W3C WebDriver, "keyboard actions").
+fn key(up: bool, big: bool) -> &'static str {
+    match (up, big) {
+        (true, false) => "\u{E014}",  // ArrowRight
+        (false, false) => "\u{E012}", // ArrowLeft
+        (true, true) => "\u{E00E}",   // PageUp
+        (false, true) => "\u{E00F}",  // PageDown
+    }
+}
+
+/// Presses `steps_each` keys on each slider in turn (up until the end of its range, then down),
+/// waiting for the frame after each, and reads the Event Timing entries of the whole run.
+/// `total` is the selector of the text every change should update.
+pub fn run_steps(
+    session: &Session,
+    sliders: &[Slider],
+    steps_each: usize,
+    total: &str,
+) -> Result<FrameRun, String> {
+    session.js(OBSERVE, vec![json!(total)]);
+    let mut run = FrameRun::default();
+    for slider in sliders {
+        let mut up = true;
+        for _ in 0..steps_each {
+            let before = session.js(BEFORE_STEP, vec![json!(slider.css), json!(total)]);
+            let (Some(value), Some(min), Some(max)) =
+                (before[0].as_f64(), before[1].as_f64(), before[2].as_f64())
+            else {
+                return Err(format!("no slider {}", slider.css));
+            };
+            if value >= max {
+                up = false;
+            } else if value <= min {
+                up = true;
+            }
+            session.press(slider.css, key(up, slider.big_step));
+            let after = session.js_async(AFTER_STEP, vec![json!(total)]);
+            run.steps += 1;
+            run.changed += usize::from(after != before[3]);
+        }
+    }
+    let seen = session.js_async(COLLECT, vec![]);
+    let events = seen["events"]
+        .as_array()
+        .ok_or("no Event Timing entries were collected")?;
+    run.slow = slowest_per_interaction(
+        events
+            .iter()
+            .filter_map(|e| Some((e["id"].as_u64()?, e["duration"].as_f64()?))),
+    );
+    run.inputs = seen["inputs"].as_u64().unwrap_or(0) as usize;
+    run.same_frame = seen["sameFrame"].as_u64().unwrap_or(0) as usize;
+    Ok(run)
+}
+
+/// A key press is one interaction (its keydown, input and keyup share an interaction id): its
+/// duration is the longest of its entries. Entries without an interaction id are not steps.
+fn slowest_per_interaction(entries: impl Iterator<Item = (u64, f64)>) -> Vec<f64> {
+    let mut by_id = std::collections::BTreeMap::<u64, f64>::new();
+    for (id, ms) in entries.filter(|(id, _)| *id > 0) {
+        let slot = by_id.entry(id).or_insert(0.0);
+        *slot = slot.max(ms);
+    }
+    by_id.into_values().collect()
+}
+
+impl FrameRun {
+    /// Steps painted in under 16 ms: those Chromium did not report.
+    pub fn within_16ms(&self) -> usize {
+        self.steps.saturating_sub(self.slow.len())
+    }
+
+    /// The 95th percentile (nearest rank) over all steps; `None` when it is under 16 ms.
+    pub fn p95(&self) -> Option<f64> {
+        let mut slow = self.slow.clone();
+        slow.sort_by(|a, b| b.total_cmp(a));
+        // ranks from the slowest: the p95 is the (steps - ceil(0.95 steps) + 1)-th slowest
+        let from_top = self.steps - (self.steps * 95).div_ceil(100) + 1;
+        slow.get(from_top - 1).copied()
+    }
+
+    pub fn max(&self) -> Option<f64> {
+        self.slow.iter().copied().reduce(f64::max)
+    }
+
+    /// "142 of 150 steps (94.7 %) under 16 ms, p95 16 ms, max 24 ms".
+    pub fn summary(&self) -> String {
+        let ms = |v: Option<f64>| v.map_or("< 16 ms".to_string(), |v| format!("{v:.0} ms"));
+        format!(
+            "{} of {} steps ({:.1} %) under 16 ms, p95 {}, max {}",
+            self.within_16ms(),
+            self.steps,
+            100.0 * self.within_16ms() as f64 / self.steps.max(1) as f64,
+            ms(self.p95()),
+            ms(self.max())
+        )
+    }
+}
+
+/// The parts of a press on the renderer's main thread, in a Chromium trace.
+pub const PARTS: [&str; 8] = [
+    "EventDispatch",
+    "ParseHTML",
+    "UpdateLayoutTree",
+    "Layout",
+    "PrePaint",
+    "Paint",
+    "Layerize",
+    "Commit",
+];
+
+/// Where the last `presses` key presses of a Chromium trace spent the renderer's main thread,
+/// from the keydown to the frame's commit: the median of each of [`PARTS`] (the keydown's
+/// dispatch includes its input handler and the `innerHTML` parses), then of the whole span.
+/// `None` when the trace holds fewer than `pressed` keydowns (the session's every press):
+/// chromedriver keeps only the trace's last seconds, and the last presses would be others.
+pub fn press_breakdown(
+    events: &[serde_json::Value],
+    presses: usize,
+    pressed: usize,
+) -> Option<Vec<f64>> {
+    let main: Vec<(u64, u64)> = events
+        .iter()
+        .filter(|e| e["ph"] == "M" && e["args"]["name"] == "CrRendererMain")
+        .filter_map(|e| Some((e["pid"].as_u64()?, e["tid"].as_u64()?)))
+        .collect();
+    // (name, start µs, duration µs, event type) of the main thread's complete events
+    let spans: Vec<(&str, f64, f64, &str)> = events
+        .iter()
+        .filter(|e| e["ph"] == "X")
+        .filter(|e| {
+            main.iter()
+                .any(|m| e["pid"].as_u64() == Some(m.0) && e["tid"].as_u64() == Some(m.1))
+        })
+        .filter_map(|e| {
+            let kind = e["args"]["data"]["type"].as_str().unwrap_or("");
+            Some((
+                e["name"].as_str()?,
+                e["ts"].as_f64()?,
+                e["dur"].as_f64()?,
+                kind,
+            ))
+        })
+        .collect();
+    let keydowns: Vec<f64> = spans
+        .iter()
+        .filter(|s| s.0 == "EventDispatch" && s.3 == "keydown")
+        .map(|s| s.1)
+        .collect();
+    if keydowns.len() < pressed {
+        return None;
+    }
+    let mut columns = vec![Vec::new(); PARTS.len() + 1];
+    for &t0 in keydowns.iter().skip(keydowns.len().saturating_sub(presses)) {
+        let commit = spans
+            .iter()
+            .filter(|s| s.0 == "Commit" && s.1 > t0)
+            .map(|s| s.1 + s.2)
+            .reduce(f64::min)?;
+        for (part, column) in PARTS.iter().zip(columns.iter_mut()) {
+            let ms: f64 = spans
+                .iter()
+                .filter(|s| s.0 == *part && s.1 >= t0 && s.1 < commit)
+                .filter(|s| *part != "EventDispatch" || s.3 == "keydown")
+                .map(|s| s.2 / 1000.0)
+                .sum();
+            column.push(ms);
+        }
+        columns[PARTS.len()].push((commit - t0) / 1000.0);
+    }
+    columns
+        .into_iter()
+        .map(|mut c| {
+            c.sort_by(f64::total_cmp);
+            c.get(c.len() / 2).copied()
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn run(steps: usize, slow: &[f64]) -> FrameRun {
+        FrameRun {
+            steps,
+            slow: slow.to_vec(),
+            ..FrameRun::default()
+        }
+    }
+
+    #[test]
+    fn steps_chromium_did_not_report_count_as_under_16_ms() {
+        let r = run(150, &[16.0, 24.0, 40.0]);
+        assert_eq!(r.within_16ms(), 147);
+        assert_eq!(r.max(), Some(40.0));
+        assert!(r.summary().starts_with("147 of 150 steps (98.0 %)"));
+    }
+
+    #[test]
+    fn the_p95_is_under_16_ms_until_more_than_one_step_in_twenty_is_slow() {
+        // 150 steps: the p95 is the 143rd fastest, the 8th slowest
+        assert_eq!(run(150, &[24.0; 7]).p95(), None);
+        let eight = [16.0, 16.0, 24.0, 24.0, 32.0, 32.0, 40.0, 48.0];
+        assert_eq!(run(150, &eight).p95(), Some(16.0));
+        assert_eq!(run(20, &[24.0, 16.0]).p95(), Some(16.0));
+    }
+
+    #[test]
+    fn a_press_is_timed_from_its_keydown_to_the_next_commit() {
+        let x = |name: &str, ts: f64, dur: f64, kind: &str| json!({"ph": "X", "pid": 1, "tid": 2, "name": name, "ts": ts, "dur": dur, "args": {"data": {"type": kind}}});
+        let events = [
+            json!({"ph": "M", "pid": 1, "tid": 2, "name": "thread_name", "args": {"name": "CrRendererMain"}}),
+            x("EventDispatch", 1000.0, 4000.0, "keydown"),
+            x("EventDispatch", 1100.0, 3000.0, "input"),
+            x("Layout", 6000.0, 2000.0, ""),
+            x("Commit", 9000.0, 1000.0, ""),
+            x("Layout", 12000.0, 5000.0, ""),
+        ];
+        assert_eq!(press_breakdown(&events, 1, 2), None, "a press is missing");
+        let parts = press_breakdown(&events, 1, 1).unwrap();
+        assert_eq!(parts[0], 4.0); // the keydown, not the input inside it
+        assert_eq!(parts[3], 2.0); // the layout after the commit is the next frame's
+        assert_eq!(parts[PARTS.len()], 9.0);
+    }
+
+    #[test]
+    fn a_key_press_counts_once_at_its_slowest_entry() {
+        let entries = [(7, 16.0), (7, 24.0), (0, 48.0), (9, 16.0)];
+        assert_eq!(
+            slowest_per_interaction(entries.into_iter()),
+            vec![24.0, 16.0]
+        );
+    }
+}
