@@ -58,8 +58,9 @@ pub use fit::{
 };
 pub use formula::{Arg, Clause, Formula, Msg};
 pub use gguf::{
-    read_gguf, GgmlType, GgufError, GgufHeader, GgufLimit, Hyperparameters, LayerCounts,
-    LayerTensors, MetaArray, MetaValue, MetadataEntry, TensorInfo, ValueType, STORED_ARRAY_MAX,
+    read_gguf, DraftValue, GgmlType, GgufDraft, GgufError, GgufHeader, GgufLimit, GgufSummary,
+    Hyperparameters, LayerCounts, LayerTensors, MetaArray, MetaValue, MetadataEntry, SummaryError,
+    TensorGroup, TensorInfo, ValueType, STORED_ARRAY_MAX,
 };
 pub use gpus::{Gpu, CAPACITY_LINES_GIB};
 pub use json::{
