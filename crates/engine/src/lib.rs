@@ -71,11 +71,12 @@ pub use link::{
     pairs as link_pairs, parse_param_count, Decoded, Ignored, Notice, PageSettings, MAX_LINK_CHARS,
 };
 pub use llamacpp::{
-    best_quant, decode_bound, gpu_bandwidth, is_expert, launch_commands, max_context,
-    max_gpu_layers, parse_cache_type, parse_count, parse_on_off, parse_tensor_split, plan_llama,
-    AttentionLayer, Backend, ComputeBuffer, ContextSizes, DeviceBuffers, DeviceFit, DeviceReads,
-    KvCache, KvPart, LaunchCommands, LlamaDevice, LlamaError, LlamaFlag, LlamaPlan, LlamaSettings,
-    LlamaShape, Mac, MacChip, Machine, MissingKey, Placement, SpeedBound, CACHE_TYPES, CELL_PAD,
+    best_quant, decode_bound, gpu_bandwidth, is_expert, launch_commands, local_header,
+    local_machine, local_settings, max_context, max_gpu_layers, parse_cache_type, parse_count,
+    parse_on_off, parse_tensor_split, plan_llama, synthesize_gguf, AttentionLayer, Backend,
+    ComputeBuffer, ContextSizes, DeviceBuffers, DeviceFit, DeviceReads, KvCache, KvPart,
+    LaunchCommands, LlamaDevice, LlamaError, LlamaFlag, LlamaPlan, LlamaSettings, LlamaShape,
+    LocalOverview, Mac, MacChip, Machine, MissingKey, Placement, SpeedBound, CACHE_TYPES, CELL_PAD,
     DEFAULT_HOST_BANDWIDTH, MAC_CHIPS, MAX_CONTEXT, MAX_GPUS, MAX_LAYERS_FLAG, MAX_PARALLEL,
 };
 pub use measured::link::LINK_MAX as MAX_MEASUREMENT_LINK;
@@ -95,8 +96,8 @@ pub use model::{Architecture, Mla, MlpKind, Moe, NormKind, ParamCounts};
 pub use overview::{sweep_points, Overview};
 pub use presets::{all as presets, find as find_preset, Preset};
 pub use scenario::{
-    Attention, Checkpointing, DpFramework, Job, LoraTargets, Loss, ModelChoice, Offload, Optimizer,
-    Scenario, Switch, VllmVersion, WeightsLoad, Zero,
+    Attention, Checkpointing, DpFramework, GgufFile, Job, LocalMachine, LoraTargets, Loss,
+    ModelChoice, Offload, Optimizer, Scenario, Switch, VllmVersion, WeightsLoad, Zero,
 };
 pub use settings::{Refusal, Setting, SettingKind, SettingValue, SETTINGS};
 pub use units::{short_count, thousands, Unit, GB, GIB, KIB, MIB};

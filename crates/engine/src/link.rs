@@ -5,10 +5,11 @@
 //! replaced by defaults; nothing in a link is ever executed or shown as markup.
 
 use crate::error::EngineError;
+use crate::gguf::GgufSummary;
 use crate::measured::{MeasureError, Measurement};
 use crate::model::{Architecture, Mla, MlpKind, Moe, NormKind};
 use crate::presets;
-use crate::scenario::{ModelChoice, Scenario};
+use crate::scenario::{GgufFile, ModelChoice, Scenario};
 use crate::settings::{Refusal, Setting, SETTINGS};
 
 /// The link format's version.
@@ -67,6 +68,8 @@ pub enum Ignored {
     NotAParamCount,
     /// The page speaks en and zh.
     OtherLanguage,
+    /// Not a GGUF model summary (`gg=`) this page writes, or one whose header does not read.
+    NotAGgufSummary,
 }
 
 /// Writes the query string (without '?') for a scenario and page settings.
@@ -80,6 +83,10 @@ pub fn encode(s: &Scenario, page: &PageSettings) -> String {
             out.push(("mn", name.clone()));
             out.push(("cfg", encode_arch(arch)));
         }
+    }
+    if let Some(file) = &s.gguf {
+        out.push(("gn", file.name.clone()));
+        out.push(("gg", file.summary.to_text()));
     }
     for st in SETTINGS {
         if st.get(s) != st.get(&d) {
@@ -143,6 +150,7 @@ pub fn decode_pairs(pairs: &[(String, String)]) -> Decoded {
     let mut page = PageSettings::default();
     let mut name: Option<String> = None;
     let mut cfg: Option<String> = None;
+    let mut gguf_name: Option<String> = None;
     for (k, v) in pairs {
         let ignored = |why: Ignored| Notice::Ignored {
             key: k.chars().take(40).collect(),
@@ -175,6 +183,20 @@ pub fn decode_pairs(pairs: &[(String, String)]) -> Decoded {
                 cfg = Some(v.clone());
                 None
             }
+            "gn" => {
+                gguf_name = Some(v.chars().take(80).collect());
+                None
+            }
+            "gg" => match GgufSummary::from_text(v) {
+                Ok(summary) if summary.header().is_ok() => {
+                    s.gguf = Some(Box::new(GgufFile {
+                        name: String::new(),
+                        summary,
+                    }));
+                    None
+                }
+                _ => Some(Ignored::NotAGgufSummary),
+            },
             "lang" => match v.as_str() {
                 "en" => {
                     page.lang = Some("en");
@@ -215,6 +237,9 @@ pub fn decode_pairs(pairs: &[(String, String)]) -> Decoded {
             }
             Err(e) => notices.push(Notice::BadArchitecture(e)),
         }
+    }
+    if let Some(file) = s.gguf.as_mut() {
+        file.name = gguf_name.unwrap_or_else(|| "model.gguf".into());
     }
     notices.extend(s.normalize().into_iter().map(Notice::Reset));
     Decoded {

@@ -8,9 +8,10 @@
 
 use crate::dtype::{KvDtype, WeightFormat};
 use crate::gpus::Gpu;
+use crate::llamacpp::{CACHE_TYPES, MAC_CHIPS};
 use crate::scenario::{
-    Attention, Checkpointing, DpFramework, Job, LoraTargets, Loss, Offload, Optimizer, Scenario,
-    Switch, VllmVersion, WeightsLoad, Zero,
+    Attention, Checkpointing, DpFramework, Job, LocalMachine, LoraTargets, Loss, Offload,
+    Optimizer, Scenario, Switch, VllmVersion, WeightsLoad, Zero,
 };
 use crate::units::Unit;
 
@@ -195,17 +196,11 @@ fn sharded(s: &Scenario) -> bool {
 fn sharding(s: &Scenario) -> bool {
     s.job.is_training() && s.zero != Zero::Z0 && s.gpus > 1
 }
-fn not_training(s: &Scenario) -> bool {
-    !s.job.is_training()
-}
 fn inference(s: &Scenario) -> bool {
     s.job == Job::Inference
 }
 fn serving(s: &Scenario) -> bool {
     s.job == Job::Serving
-}
-fn not_serving(s: &Scenario) -> bool {
-    s.job != Job::Serving
 }
 fn generating(s: &Scenario) -> bool {
     matches!(s.job, Job::Inference | Job::Serving)
@@ -213,6 +208,42 @@ fn generating(s: &Scenario) -> bool {
 /// A quantized base that is not being fully trained: which parts stay 16-bit matters.
 fn quantized_base(s: &Scenario) -> bool {
     s.effective_weights().is_quantized() && s.job != Job::Full
+}
+/// A llama.cpp / Ollama run.
+fn local(s: &Scenario) -> bool {
+    s.job == Job::Local
+}
+fn not_local(s: &Scenario) -> bool {
+    s.job != Job::Local
+}
+/// The transformers / vLLM jobs' batch and sequence (not a server's, not llama.cpp's).
+fn transformer_batch(s: &Scenario) -> bool {
+    s.job != Job::Serving && s.job != Job::Local
+}
+/// A cache dtype for transformers and vLLM (llama.cpp has its own K and V types).
+fn transformer_kv(s: &Scenario) -> bool {
+    !s.job.is_training() && s.job != Job::Local
+}
+/// The GPU model and count: every job but a llama.cpp run on a Mac or the CPU alone.
+fn on_gpus(s: &Scenario) -> bool {
+    s.job != Job::Local || s.machine == LocalMachine::Gpu
+}
+/// The weight format, unless a GGUF file fixes every tensor's type.
+fn weights_chosen(s: &Scenario) -> bool {
+    s.job != Job::Local || s.gguf.is_none()
+}
+fn local_mac(s: &Scenario) -> bool {
+    s.job == Job::Local && s.machine == LocalMachine::Mac
+}
+/// A host whose RAM is separate from the GPU's: GPUs beside CPU RAM, or the CPU alone.
+fn local_ram(s: &Scenario) -> bool {
+    s.job == Job::Local && s.machine != LocalMachine::Mac
+}
+fn cache_type_keys() -> Vec<&'static str> {
+    CACHE_TYPES.iter().map(|t| t.name()).collect()
+}
+fn mac_chip_keys() -> Vec<&'static str> {
+    MAC_CHIPS.iter().map(|c| c.key).collect()
 }
 fn no_keys() -> Vec<&'static str> {
     Vec::new()
@@ -289,6 +320,50 @@ macro_rules! number {
     };
 }
 
+/// A llama.cpp cache type (`--cache-type-k/-v`) over a `GgmlType` field.
+macro_rules! cache_type {
+    ($key:literal, $flag:literal, $id:literal, $field:ident) => {
+        Setting {
+            key: $key,
+            flag: $flag,
+            id: $id,
+            value_hint: "T",
+            kind: SettingKind::Choice,
+            applies: local,
+            read: |s| SettingValue::Choice(s.$field.name()),
+            write: |s, v| {
+                if let SettingValue::Choice(k) = v {
+                    if let Some(t) = CACHE_TYPES.into_iter().find(|t| t.name() == k) {
+                        s.$field = t;
+                    }
+                }
+            },
+            keys: cache_type_keys,
+        }
+    };
+}
+
+/// An on/off setting over a `bool` field of a llama.cpp run.
+macro_rules! local_switch {
+    ($key:literal, $flag:literal, $id:literal, $field:ident) => {
+        Setting {
+            key: $key,
+            flag: $flag,
+            id: $id,
+            value_hint: "0|1",
+            kind: SettingKind::Switch,
+            applies: local,
+            read: |s| SettingValue::On(s.$field),
+            write: |s, v| {
+                if let SettingValue::On(on) = v {
+                    s.$field = on;
+                }
+            },
+            keys: no_keys,
+        }
+    };
+}
+
 /// Every setting of a scenario, in the order links write them.
 pub static SETTINGS: &[Setting] = &[
     choice!("j", "job", "job", "J", Job, job, always),
@@ -299,9 +374,17 @@ pub static SETTINGS: &[Setting] = &[
         "F",
         WeightFormat,
         weights,
-        always
+        weights_chosen
     ),
-    choice!("kv", "kv", "kv-dtype", "D", KvDtype, kv_dtype, not_training),
+    choice!(
+        "kv",
+        "kv",
+        "kv-dtype",
+        "D",
+        KvDtype,
+        kv_dtype,
+        transformer_kv
+    ),
     choice!(
         "o",
         "optimizer",
@@ -327,7 +410,7 @@ pub static SETTINGS: &[Setting] = &[
         "A",
         Attention,
         attention,
-        always
+        not_local
     ),
     choice!("ls", "loss", "loss", "L", Loss, loss, training),
     choice!("z", "zero", "zero", "S", Zero, zero, training),
@@ -350,7 +433,7 @@ pub static SETTINGS: &[Setting] = &[
         weights_load,
         sharded
     ),
-    choice!("gpu", "gpu", "gpu", "G", Gpu, gpu, always),
+    choice!("gpu", "gpu", "gpu", "G", Gpu, gpu, on_gpus),
     choice!(
         "vv",
         "vllm",
@@ -423,15 +506,15 @@ pub static SETTINGS: &[Setting] = &[
         },
         keys: no_keys,
     },
-    number!("b", "batch", "batch", batch, 1, 1 << 20, slider 1, 1024, true, true, not_serving),
-    number!("s", "seq", "seq", seq, 1, 10_485_760, slider 128, 1_048_576, true, false, not_serving),
+    number!("b", "batch", "batch", batch, 1, 1 << 20, slider 1, 1024, true, true, transformer_batch),
+    number!("s", "seq", "seq", seq, 1, 10_485_760, slider 128, 1_048_576, true, false, transformer_batch),
     number!("g", "gen", "gen", gen, 0, 10_485_760, slider 1, 131_072, true, false, inference),
     number!("ga", "grad-accum", "grad-accum", grad_accum, 1, 65_536, slider 1, 128, true, true, training),
     number!("gb", "global-batch", "global-batch", global_batch, 0, 1 << 24, slider 0, 4096, true, true, training),
     number!("r", "rank", "lora-rank", lora_rank, 1, 65_536, slider 1, 1024, true, true, peft),
-    number!("n", "gpus", "gpus", gpus, 1, 4_096, slider 1, 4096, true, true, always),
+    number!("n", "gpus", "gpus", gpus, 1, 4_096, slider 1, 4096, true, true, on_gpus),
     number!("sg", "shard-group", "shard-group", shard_group, 0, 4_096, slider 0, 4096, true, true, sharding),
-    number!("tp", "tp", "tp", tp, 1, 64, slider 1, 64, true, true, always),
+    number!("tp", "tp", "tp", tp, 1, 64, slider 1, 64, true, true, not_local),
     number!("u", "gpu-util", "gpu-util", gpu_util_pct, 10, 100, slider 10, 100, true, false, serving),
     number!("bs", "block-size", "block-size", block_size, 1, 1_024, slider 1, 256, true, true, serving),
     number!("ml", "max-model-len", "max-model-len", max_model_len, 1, 10_485_760, slider 128, 1_048_576, true, true, generating),
@@ -442,8 +525,48 @@ pub static SETTINGS: &[Setting] = &[
     number!("lm", "max-loras", "max-loras", max_loras, 0, 1_024, slider 0, 64, true, false, serving),
     number!("lr", "max-lora-rank", "max-lora-rank", max_lora_rank, 1, 512, slider 1, 512, true, true, serving),
     number!("px", "shared-prefix", "shared-prefix", shared_prefix, 0, 10_485_760, slider 0, 131_072, true, false, serving),
-    number!("ctx", "context-mib", "context-mib", context_mib, 0, 65_536, slider 0, 8192, true, false, always),
-    number!("rsv", "reserve", "reserve-pct", reserve_pct, 0, 100, slider 0, 100, true, false, always),
+    number!("ctx", "context-mib", "context-mib", context_mib, 0, 65_536, slider 0, 8192, true, false, not_local),
+    number!("rsv", "reserve", "reserve-pct", reserve_pct, 0, 100, slider 0, 100, true, false, not_local),
+    // llama.cpp / Ollama: llama-server's flags (common/arg.cpp) and the machine
+    number!("ngl", "ngl", "local-ngl", ngl, 0, 65_536, slider 0, 128, false, false, local),
+    number!("lc", "ctx-size", "local-ctx", n_ctx, 0, 1 << 24, slider 0, 1_048_576, true, true, local),
+    number!("np", "parallel", "local-parallel", n_parallel, 1, 1_024, slider 1, 64, true, true, local),
+    number!("lb", "batch-size", "local-batch", n_batch, 1, 1 << 24, slider 32, 8_192, true, true, local),
+    number!("lub", "ubatch-size", "local-ubatch", n_ubatch, 1, 1 << 24, slider 32, 8_192, true, true, local),
+    cache_type!("ctk", "cache-type-k", "local-ctk", cache_k),
+    cache_type!("ctv", "cache-type-v", "local-ctv", cache_v),
+    local_switch!("fa", "flash-attn", "local-fa", flash_attn),
+    local_switch!("mmap", "mmap", "local-mmap", mmap),
+    number!("ncm", "n-cpu-moe", "local-ncmoe", cpu_moe, 0, 65_536, slider 0, 128, false, false, local),
+    choice!(
+        "mch",
+        "machine",
+        "local-machine",
+        "M",
+        LocalMachine,
+        machine,
+        local
+    ),
+    Setting {
+        key: "mac",
+        flag: "mac",
+        id: "local-mac",
+        value_hint: "CHIP",
+        kind: SettingKind::Choice,
+        applies: local_mac,
+        read: |s| SettingValue::Choice(s.mac_chip),
+        write: |s, v| {
+            if let SettingValue::Choice(k) = v {
+                if let Some(c) = MAC_CHIPS.iter().find(|c| c.key == k) {
+                    s.mac_chip = c.key;
+                }
+            }
+        },
+        keys: mac_chip_keys,
+    },
+    number!("mgb", "mac-memory", "local-mac-memory", mac_memory_gb, 8, 512, slider 8, 512, true, false, local_mac),
+    number!("wmb", "wired-limit-mb", "local-wired", wired_limit_mb, 0, 1 << 24, slider 0, 524_288, true, false, local_mac),
+    number!("ram", "ram", "local-ram", ram_gib, 0, 65_536, slider 0, 1_024, true, false, local_ram),
 ];
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! Errors, refused values and link notices as sentences.
 
-use vram_engine::{EngineError, Ignored, JsonProblem, Notice, Refusal, Setting};
+use vram_engine::{EngineError, Ignored, Job, JsonProblem, Notice, Refusal, Setting};
 
 use crate::settings::{setting_label, setting_name};
 use crate::{shown, Lang};
@@ -64,6 +64,10 @@ pub fn error(lang: Lang, e: &EngineError) -> String {
         TpDoesNotDivide { gpus, tp } => match zh {
             false => format!("{gpus} GPUs cannot be split into tensor-parallel groups of {tp}"),
             true => format!("{gpus} 张 GPU 无法分成每组 {tp} 张的张量并行组"),
+        },
+        FormatNotForJob { job: Job::Local, format } => match zh {
+            false => format!("llama.cpp runs GGUF files, and its quantizer does not write {}; choose f16 or a GGUF quant", format.label()),
+            true => format!("llama.cpp 运行 GGUF 文件，其量化工具不写 {}；请选择 f16 或一种 GGUF 量化", format.label()),
         },
         FormatNotForJob { job, format } => match (zh, job.is_peft()) {
             (false, false) => format!("full fine-tuning updates every weight, so they cannot stay {}; choose fp32 or bf16, or QLoRA", format.label()),
@@ -165,6 +169,12 @@ pub fn notice(lang: Lang, n: &Notice) -> String {
                     .into(),
                 Ignored::OtherLanguage => lang
                     .pick("the page speaks en and zh", "本页支持 en 和 zh")
+                    .into(),
+                Ignored::NotAGgufSummary => lang
+                    .pick(
+                        "not a GGUF model summary this page writes; pick the .gguf file again",
+                        "不是本页写出的 GGUF 模型摘要；请重新选择 .gguf 文件",
+                    )
                     .into(),
             };
             match zh {
