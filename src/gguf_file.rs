@@ -2,7 +2,7 @@
 //! the header ends; the tensor data is never read. The page's one call into the GGUF reader, so
 //! the reader can move into a module loaded on demand.
 
-use vram_engine::{read_gguf, GgufError, GgufSummary, SummaryError};
+use vram_engine::{read_gguf, GgufError, GgufSummary};
 use wasm_bindgen_futures::JsFuture;
 
 /// The first slice read; a header with a large vocabulary takes a few more.
@@ -11,12 +11,14 @@ const FIRST_SLICE: f64 = 1_048_576.0;
 const MAX_HEADER: f64 = 268_435_456.0;
 
 /// Why a picked file gave no model.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub enum PickProblem {
     Unreadable,
-    NotGguf(GgufError),
+    /// Not a GGUF header the reader takes (the reader's own error is not shown).
+    NotGguf,
     TooLong,
-    NoSummary(SummaryError),
+    /// A header a link cannot carry (no architecture, a tensor name with a separator).
+    NoSummary,
 }
 
 /// The summary of a picked file's header.
@@ -32,17 +34,17 @@ pub async fn read_gguf_summary(file: &web_sys::File) -> Result<GgufSummary, Pick
             .map_err(|_| PickProblem::Unreadable)?;
         let bytes = js_sys::Uint8Array::new(&buffer).to_vec();
         match read_gguf(&bytes) {
-            Ok(header) => return GgufSummary::of(&header).map_err(PickProblem::NoSummary),
+            Ok(header) => return GgufSummary::of(&header).map_err(|_| PickProblem::NoSummary),
             Err(GgufError::NeedMoreBytes { needed }) if needed as f64 > MAX_HEADER => {
                 return Err(PickProblem::TooLong)
             }
-            Err(e @ GgufError::NeedMoreBytes { .. }) if want >= size => {
-                return Err(PickProblem::NotGguf(e))
+            Err(GgufError::NeedMoreBytes { .. }) if want >= size => {
+                return Err(PickProblem::NotGguf)
             }
             Err(GgufError::NeedMoreBytes { needed }) => {
                 want = (needed as f64).max(2.0 * want).min(MAX_HEADER).min(size);
             }
-            Err(e) => return Err(PickProblem::NotGguf(e)),
+            Err(_) => return Err(PickProblem::NotGguf),
         }
     }
 }

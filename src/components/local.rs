@@ -20,8 +20,7 @@ fn problem_text(lang: Lang, p: &PickProblem) -> String {
     match p {
         PickProblem::Unreadable => crate::i18n::t(lang, "file_unreadable").to_string(),
         PickProblem::TooLong => llama_word(lang, W::HeaderTooLong).to_string(),
-        PickProblem::NotGguf(e) => format!("{}: {e}", llama_word(lang, W::NotGguf)),
-        PickProblem::NoSummary(e) => format!("{}: {e:?}", llama_word(lang, W::NotGguf)),
+        PickProblem::NotGguf | PickProblem::NoSummary => llama_word(lang, W::NotGguf).to_string(),
     }
 }
 
@@ -95,43 +94,38 @@ pub fn LocalModelFile() -> impl IntoView {
 #[component]
 pub fn LocalResults() -> impl IntoView {
     let st = expect_context::<AppState>();
-    let overview = Memo::new(move |_| {
-        st.scenario
-            .with(|s| (s.job == Job::Local).then(|| LocalOverview::compute(s)))
+    // (results, chart) as escaped markup, computed once per change while the job is local
+    let shown = Memo::new(move |_| {
+        let l = st.lang.get();
+        st.scenario.with(|s| {
+            if s.job != Job::Local {
+                return (String::new(), String::new());
+            }
+            let file = s.gguf.as_ref().map_or("model.gguf", |f| f.name.as_str());
+            match LocalOverview::compute(s) {
+                Ok(o) => (results_markup(&o, l, s.unit, file), chart_markup(&o, l)),
+                Err(e) => (error_markup(&e, l), String::new()),
+            }
+        })
     });
-    let markup = move || {
-        let l = st.lang.get();
-        let (unit, file) = st.scenario.with(|s| {
-            let name = s.gguf.as_ref().map(|f| f.name.clone());
-            (s.unit, name.unwrap_or_else(|| "model.gguf".into()))
-        });
-        overview.with(|o| match o {
-            Some(Ok(o)) => results_markup(o, l, unit, &file),
-            Some(Err(e)) => error_markup(e, l),
-            None => String::new(),
-        })
-    };
-    let chart = move || {
-        let l = st.lang.get();
-        overview.with(|o| match o {
-            Some(Ok(o)) => speed_chart(
-                &o.speed_by_layers,
-                o.plan.placement.offloaded,
-                o.max_gpu_layers,
-                "-ngl",
-                llama_word(l, W::TokensPerSecond),
-                llama_word(l, W::SpeedChart),
-            ),
-            _ => String::new(),
-        })
-    };
     view! {
-        <section class="panel local" id="local" inner_html=markup></section>
+        <section class="panel local" id="local" inner_html=move || shown.with(|m| m.0.clone())></section>
         <section class="panel">
             <h2>{move || llama_word(st.lang.get(), W::SpeedChart)}</h2>
-            <div id="local-speed" class="chart" inner_html=chart></div>
+            <div id="local-speed" class="chart" inner_html=move || shown.with(|m| m.1.clone())></div>
         </section>
     }
+}
+
+fn chart_markup(o: &LocalOverview, l: Lang) -> String {
+    speed_chart(
+        &o.speed_by_layers,
+        o.plan.placement.offloaded,
+        o.max_gpu_layers,
+        "-ngl",
+        llama_word(l, W::TokensPerSecond),
+        llama_word(l, W::SpeedChart),
+    )
 }
 
 fn error_markup(e: &LlamaError, l: Lang) -> String {
