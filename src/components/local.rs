@@ -189,8 +189,16 @@ fn results_markup(o: &LocalOverview, l: Lang, unit: Unit, file: &str) -> String 
         ));
     }
     let answer = |v: Option<u64>| v.map_or_else(|| esc(w(W::NothingFits)), |n| n.to_string());
+    let best = match o.best_format {
+        Some(f) => format!(
+            r#"<li>{}: <strong id="local-best">{}</strong></li>"#,
+            esc(w(W::BestQuant)),
+            esc(f.label())
+        ),
+        None => String::new(),
+    };
     html.push_str(&format!(
-        r#"<ul id="local-answers"><li>{}: <strong id="local-max-ngl">{}</strong></li><li>{}: <strong id="local-max-ctx">{}</strong></li><li>{}: <strong id="local-speed-bound">{:.1}</strong> tok/s ({}) · {:.1} tok/s ({})</li></ul>"#,
+        r#"<ul id="local-answers">{best}<li>{}: <strong id="local-max-ngl">{}</strong></li><li>{}: <strong id="local-max-ctx">{}</strong></li><li>{}: <strong id="local-speed-bound">{:.1}</strong> tok/s ({}) · {:.1} tok/s ({})</li></ul>"#,
         esc(w(W::LargestNgl)),
         answer(o.max_gpu_layers),
         esc(w(W::LongestContext)),

@@ -7,9 +7,9 @@ use serde_json::json;
 use vram_engine::{
     best_quant, decode_bound, launch_commands, local_header, local_machine, local_settings,
     max_context, max_gpu_layers, parse_cache_type, parse_count, parse_on_off, parse_tensor_split,
-    plan_llama, read_gguf, GgufError, GgufHeader, Gpu, LlamaFlag, LlamaPlan, LlamaSettings, Mac,
-    Machine, Scenario, DEFAULT_HOST_BANDWIDTH, GIB, MAX_CONTEXT, MAX_LAYERS_FLAG, MAX_PARALLEL,
-    MIB,
+    plan_llama, read_gguf, synthesize_gguf, GgufError, GgufHeader, Gpu, LlamaFlag, LlamaPlan,
+    LlamaSettings, Mac, Machine, Scenario, WeightFormat, DEFAULT_HOST_BANDWIDTH, GIB, MAX_CONTEXT,
+    MAX_LAYERS_FLAG, MAX_PARALLEL, MIB,
 };
 use vram_text::{llama_device, llama_error, llama_word, Lang, LlamaWord as W};
 
@@ -68,9 +68,19 @@ pub fn scenario_report(s: &Scenario, json: bool) -> Result<String, String> {
             format!("{short}-{}.gguf", s.weights.key())
         }
     };
+    // a preset's other GGUF formats are the alternatives the best quant is chosen among
+    let mut alternatives: Vec<(String, GgufHeader)> = Vec::new();
+    if let (None, Ok(arch)) = (&s.gguf, s.model.architecture()) {
+        for format in WeightFormat::ALL.iter().filter(|f| s.job.allows(**f)) {
+            if let Ok(h) = synthesize_gguf(&arch, *format) {
+                alternatives.push((format.key().to_string(), h));
+            }
+        }
+    }
+    let (names, headers): (Vec<String>, Vec<GgufHeader>) = alternatives.into_iter().unzip();
     let args = Args {
         file,
-        alternatives: Vec::new(),
+        alternatives: names,
         settings: local_settings(s),
         gpu: s.gpu,
         mac: None,
@@ -80,7 +90,7 @@ pub fn scenario_report(s: &Scenario, json: bool) -> Result<String, String> {
         json,
         lang: Lang::En,
     };
-    report(&args, &header, &[], local_machine(s))
+    report(&args, &header, &headers, local_machine(s))
 }
 
 fn report(

@@ -141,7 +141,7 @@ fn the_local_job_plans_a_preset_in_a_gguf_quant_through_the_registry_flags() {
         "--ngl",
         "20",
         "--ctx-size",
-        "16384",
+        "32768",
         "--cache-type-k",
         "q8_0",
         "--gpu",
@@ -156,9 +156,11 @@ fn the_local_job_plans_a_preset_in_a_gguf_quant_through_the_registry_flags() {
     for part in [
         "Llama-3.1-8B-q4_k_m.gguf (llama, 32 layers)",
         "20/33",
-        "llama-server -m Llama-3.1-8B-q4_k_m.gguf -ngl 20 -c 16384 -fa on --cache-type-k q8_0",
+        "llama-server -m Llama-3.1-8B-q4_k_m.gguf -ngl 20 -c 32768 -fa on --cache-type-k q8_0",
         "CPU RAM",
         "GPU 0",
+        // f16: 13.98 GiB of weights on the GPU and about 2.9 GiB of cache pass a 16 GB card's 16,376 MiB
+        "Best quantization that fits on the GPU: q8_0",
     ] {
         assert!(text.contains(part), "no {part:?} in\n{text}");
     }

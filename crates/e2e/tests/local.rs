@@ -125,7 +125,22 @@ fn a_picked_gguf_header_fills_the_model_and_the_link_restores_it_without_the_fil
     reopened.wait_for("#local-devices", 10);
     assert_eq!(reopened.text_of("#local"), shown);
     assert_eq!(reopened.text_of("#gguf-name"), "tiny-q4_k_m.gguf");
+    // a picked file is the model: no preset format to recommend
+    assert!(!reopened.exists("#local-best"));
     reopened.assert_no_console_errors();
+}
+
+#[test]
+fn the_chinese_page_speaks_chinese_for_a_local_run() {
+    let page = Page::open("/?v=1&j=local&lang=zh&w=q4_k_m");
+    page.wait_for("#local-devices", 10);
+    assert!(
+        page.text_of("#verdict").contains("放得下"),
+        "{}",
+        page.text_of("#verdict")
+    );
+    assert!(page.text_of("#local-devices").contains("CPU 内存"));
+    assert!(page.text_of("#gguf-h").contains("GGUF 文件"));
 }
 
 #[test]
@@ -156,6 +171,12 @@ fn moving_ngl_moves_vram_and_ram_in_opposite_directions_and_the_flags_line_follo
     assert!(host_many < host_few, "RAM {host_few} → {host_many}");
     // the chart marks the chosen -ngl among the bounds for every -ngl
     assert!(page.exists("#local-speed svg"));
+    // the preset's best GGUF format with every layer on a 24 GB card: f16
+    assert!(
+        page.text_of("#local-best").contains("bf16"),
+        "{}",
+        page.text_of("#local-best")
+    );
     page.set("#local-ctk", "q8_0", "change");
     page.wait_until("the K cache flag", 10, |p| {
         p.text_of("#local-server").contains("--cache-type-k q8_0")
@@ -194,6 +215,11 @@ fn a_macs_verdict_is_against_its_gpu_working_set_which_the_wired_limit_raises() 
         page.text_of("#local-working-set")
     );
     assert!(page.exists("#verdict.no-fit"));
+    assert!(
+        page.text_of("#local-best").contains("Q8_0"),
+        "{}",
+        page.text_of("#local-best")
+    );
     assert!(page
         .text_of("#local-mac-note")
         .contains("iogpu.wired_limit_mb="));

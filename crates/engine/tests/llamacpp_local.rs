@@ -166,3 +166,22 @@ fn a_broken_model_summary_in_a_link_is_named_and_ignored() {
     assert_eq!(opened.scenario.gguf, None);
     assert_eq!(opened.notices.len(), 1, "{:?}", opened.notices);
 }
+
+#[test]
+fn the_best_preset_quant_is_the_largest_that_fits_whole_on_the_gpu() {
+    let best = |machine, mac_memory_gb| {
+        let s = Scenario {
+            machine,
+            mac_chip: "M2",
+            mac_memory_gb,
+            ..local(WeightFormat::GgufQ4KM)
+        };
+        LocalOverview::compute(&s).unwrap().best_format
+    };
+    // Llama 3.1 8B: f16 puts about 14.8 GiB on the GPU (token_embd stays in RAM), Q8_0 about 8;
+    // (Q4_K_M 4.92 GiB with its cache and buffers); an M2 GPU may wire 2/3 of its memory:
+    // 10.67 GiB of 16 GB, 5.33 of 8 GB
+    assert_eq!(best(LocalMachine::Gpu, 16), Some(WeightFormat::Bf16));
+    assert_eq!(best(LocalMachine::Mac, 16), Some(WeightFormat::GgufQ8_0));
+    assert_eq!(best(LocalMachine::Mac, 8), Some(WeightFormat::GgufQ4KM));
+}

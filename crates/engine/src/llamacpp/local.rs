@@ -9,8 +9,9 @@ use super::machine::{DeviceFit, Machine, DEFAULT_HOST_BANDWIDTH};
 use super::plan::{plan_llama, LlamaPlan};
 use super::quantize::synthesize_gguf;
 use super::settings::{LlamaSettings, MAX_GPUS};
-use super::solve::{launch_commands, max_context, max_gpu_layers, LaunchCommands};
+use super::solve::{best_quant, launch_commands, max_context, max_gpu_layers, LaunchCommands};
 use super::speed::{decode_bound, SpeedBound};
+use crate::dtype::WeightFormat;
 use crate::gguf::GgufHeader;
 use crate::scenario::{LocalMachine, Scenario};
 use crate::units::GIB;
@@ -32,8 +33,11 @@ pub struct LocalOverview {
     pub speed: SpeedBound,
     /// The decode bound with an empty context at every -ngl from 0 to all layers and the output.
     pub speed_by_layers: Vec<(u64, f64)>,
-    /// The model's weight bytes, its repeating layers and its main quantization.
+    /// The model's weight bytes.
     pub model_bytes: u64,
+    /// For a preset: the highest-precision GGUF format whose every layer fits on the GPUs
+    /// (None when none does, or when the model is a picked file).
+    pub best_format: Option<WeightFormat>,
 }
 
 /// The memory option of `chip` nearest to `gb`: the Mac a run is planned for.
@@ -107,6 +111,27 @@ pub fn local_header(s: &Scenario) -> Result<GgufHeader, LlamaError> {
     }
 }
 
+/// The preset's GGUF formats, best first, and the first of them that fits whole on the GPUs.
+fn best_preset_format(s: &Scenario, machine: &Machine) -> Result<Option<WeightFormat>, LlamaError> {
+    if s.gguf.is_some() {
+        return Ok(None);
+    }
+    let Ok(arch) = s.model.architecture() else {
+        return Ok(None);
+    };
+    let formats: Vec<WeightFormat> = WeightFormat::ALL
+        .iter()
+        .copied()
+        .filter(|f| s.job.allows(*f))
+        .collect();
+    let headers = formats
+        .iter()
+        .map(|f| synthesize_gguf(&arch, *f))
+        .collect::<Result<Vec<_>, _>>()?;
+    let refs: Vec<&GgufHeader> = headers.iter().collect();
+    Ok(best_quant(&refs, &local_settings(s), machine)?.map(|i| formats[i]))
+}
+
 impl LocalOverview {
     pub fn compute(s: &Scenario) -> Result<LocalOverview, LlamaError> {
         let header = local_header(s)?;
@@ -134,6 +159,7 @@ impl LocalOverview {
             max_context: max_context(&header, &settings, &machine)?,
             commands: launch_commands(&settings, n_layer),
             model_bytes: header.tensor_bytes(),
+            best_format: best_preset_format(s, &machine)?,
             settings,
             machine,
             plan,
