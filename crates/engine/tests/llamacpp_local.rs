@@ -185,3 +185,24 @@ fn the_best_preset_quant_is_the_largest_that_fits_whole_on_the_gpu() {
     assert_eq!(best(LocalMachine::Mac, 16), Some(WeightFormat::GgufQ8_0));
     assert_eq!(best(LocalMachine::Mac, 8), Some(WeightFormat::GgufQ4KM));
 }
+
+#[test]
+fn expert_tensors_are_told_from_their_names() {
+    for name in [
+        "blk.0.ffn_up_exps.weight",
+        "blk.3.ffn_gate_up_exps.weight",
+        "blk.9.ffn_down_chexps.weight",
+        "blk.1.ffn_gate_exps.bias",
+    ] {
+        assert!(vram_engine::is_expert(name), "{name}");
+    }
+    for name in [
+        "blk.0.ffn_up.weight",
+        "blk.0.ffn_up_shexp.weight",
+        "blk.0.ffn_gate_inp.weight",
+        "blk.0.attn_q.weight",
+        "ffn_up_exps",
+    ] {
+        assert!(!vram_engine::is_expert(name), "{name}");
+    }
+}
