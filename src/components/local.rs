@@ -143,7 +143,7 @@ fn results_markup(o: &LocalOverview, l: Lang, unit: Unit, file: &str) -> String 
     let gpu_total = o.plan.gpu_total();
     let mut html = format!(
         r#"<p id="verdict" class="verdict {}"><strong>{}</strong> · GPU <strong id="total">{}</strong> · {} <span id="local-ram-total">{}</span> · {} {}/{}</p>"#,
-        if o.fits { "fits" } else { "no-fit" },
+        if o.fits { "fits" } else { "nofit" },
         esc(w(verdict)),
         size(gpu_total),
         esc(&llama_device(l, LlamaDevice::Host)),
@@ -153,7 +153,7 @@ fn results_markup(o: &LocalOverview, l: Lang, unit: Unit, file: &str) -> String 
         o.plan.shape.n_layer + 1,
     );
     html.push_str(&format!(
-        "<table id=\"local-devices\"><tr><th>{}</th><th>{}</th><th>{}</th><th>{}</th><th>{}</th><th>{}</th><th>{}</th></tr>",
+        "<div class=\"table-wrap\"><table id=\"local-devices\"><tr><th>{}</th><th>{}</th><th>{}</th><th>{}</th><th>{}</th><th>{}</th><th>{}</th></tr>",
         esc(w(W::Device)), esc(w(W::Model)), esc(w(W::KvCache)), esc(w(W::Compute)),
         esc(w(W::Output)), esc(w(W::Total)), esc(w(W::Limit))
     ));
@@ -165,7 +165,7 @@ fn results_markup(o: &LocalOverview, l: Lang, unit: Unit, file: &str) -> String 
         let limit = fit.limit.map(size).unwrap_or_else(|| "–".into());
         html.push_str(&format!(
             r#"<tr data-device="{key}" class="{}"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td data-bytes="{}">{}</td><td data-limit="{}">{limit}</td></tr>"#,
-            if fit.fits() { "fits" } else { "no-fit" },
+            if fit.fits() { "fits" } else { "nofit" },
             esc(&llama_device(l, *device)),
             size(b.model),
             size(b.kv),
@@ -176,7 +176,7 @@ fn results_markup(o: &LocalOverview, l: Lang, unit: Unit, file: &str) -> String 
             fit.limit.unwrap_or(0),
         ));
     }
-    html.push_str("</table>");
+    html.push_str("</table></div>");
     if let Machine::Mac(mac) = o.machine {
         html.push_str(&format!(
             r#"<p id="local-mac-note">{} {}: <span id="local-working-set">{}</span> / {} GB · {}: <code>sudo sysctl iogpu.wired_limit_mb={}</code></p>"#,

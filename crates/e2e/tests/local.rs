@@ -214,7 +214,7 @@ fn a_macs_verdict_is_against_its_gpu_working_set_which_the_wired_limit_raises() 
         "{}",
         page.text_of("#local-working-set")
     );
-    assert!(page.exists("#verdict.no-fit"));
+    assert!(page.exists("#verdict.nofit"));
     assert!(
         page.text_of("#local-best").contains("Q8_0"),
         "{}",

@@ -205,9 +205,10 @@ fn serving(s: &Scenario) -> bool {
 fn generating(s: &Scenario) -> bool {
     matches!(s.job, Job::Inference | Job::Serving)
 }
-/// A quantized base that is not being fully trained: which parts stay 16-bit matters.
+/// A quantized base that is not being fully trained: which parts stay 16-bit matters (a GGUF
+/// file's per-tensor types already say it).
 fn quantized_base(s: &Scenario) -> bool {
-    s.effective_weights().is_quantized() && s.job != Job::Full
+    s.effective_weights().is_quantized() && !matches!(s.job, Job::Full | Job::Local)
 }
 /// A llama.cpp / Ollama run.
 fn local(s: &Scenario) -> bool {
