@@ -5,6 +5,7 @@ use vram_engine::{Job, LoraTargets, Setting, SettingKind, SettingValue};
 
 use crate::chart::escape;
 use crate::components::controls::{EnumSlider, Segmented, SelectField, SliderNumber};
+use crate::components::local::{LocalModelFile, LocalResults};
 use crate::components::measured::MeasuredPanel;
 use crate::components::model::ModelPicker;
 use crate::components::results::{Charts, Explanations, FitTable, VerdictLine};
@@ -75,16 +76,19 @@ pub fn App() -> impl IntoView {
         <main class="layout">
             <div class="controls">
                 <ModelPicker />
+                <LocalModelFile />
                 <JobControls />
                 <HardwareControls />
                 <Advanced />
             </div>
             <div class="results">
-                <VerdictLine />
-                <Charts />
-                <FitTable />
-                <MeasuredPanel />
-                <Explanations />
+                <Show when=move || st.scenario.with(|s| s.job != Job::Local) fallback=LocalResults>
+                    <VerdictLine />
+                    <Charts />
+                    <FitTable />
+                    <MeasuredPanel />
+                    <Explanations />
+                </Show>
             </div>
         </main>
         <footer class="footer">
@@ -235,8 +239,16 @@ const JOB_PANEL: &[(&str, Look)] = &[
     ("switch-obw", Look::Plain),
     ("loss", Look::Plain),
     ("attention", Look::Plain),
+    ("local-ngl", Look::Plain),
+    ("local-ctx", Look::Plain),
+    ("local-parallel", Look::Plain),
+    ("local-ctk", Look::Plain),
+    ("local-ctv", Look::Plain),
+    ("local-fa", Look::Plain),
+    ("local-ncmoe", Look::Plain),
 ];
 const HARDWARE_PANEL: &[(&str, Look)] = &[
+    ("local-machine", Look::Buttons),
     ("gpu", Look::Plain),
     ("gpus", Look::Plain),
     ("tp", Look::Plain),
@@ -250,6 +262,10 @@ const HARDWARE_PANEL: &[(&str, Look)] = &[
     ("shard-group", Look::Plain),
     ("weights-load", Look::Plain),
     ("switch-gbv", Look::Plain),
+    ("local-mac", Look::Plain),
+    ("local-mac-memory", Look::Plain),
+    ("local-wired", Look::Plain),
+    ("local-ram", Look::Plain),
 ];
 const ADVANCED_PANEL: &[(&str, Look)] = &[
     ("context-mib", Look::Plain),
@@ -267,6 +283,9 @@ const ADVANCED_PANEL: &[(&str, Look)] = &[
     ("speculative", Look::Plain),
     ("spec-tokens", Look::Plain),
     ("draft-model", Look::Plain),
+    ("local-batch", Look::Plain),
+    ("local-ubatch", Look::Plain),
+    ("local-mmap", Look::Plain),
 ];
 const HEADER_PANEL: &[(&str, Look)] = &[("unit", Look::Buttons)];
 

@@ -1,8 +1,8 @@
 //! English and Chinese text. Every string the page shows goes through `t`.
 
 use vram_engine::{
-    Attention, Checkpointing, Component, Formula, Gpu, Job, KvDtype, Loss, Moment, Offload,
-    Optimizer, Remedy, Unit, WeightFormat, Zero,
+    Attention, Checkpointing, Component, Formula, Gpu, Job, KvDtype, LocalMachine, Loss, Moment,
+    Offload, Optimizer, Remedy, Unit, WeightFormat, Zero,
 };
 
 pub use vram_text::Lang;
@@ -233,9 +233,21 @@ pub fn choice(lang: Lang, setting: &str, key: &str) -> String {
             format!("{} · {} MiB", g.label(), g.mib())
         }),
         "unit" => label(Unit::from_key(key), |u| u.label().to_string()),
+        "mch" => label(LocalMachine::from_key(key), |m| {
+            machine(lang, m).to_string()
+        }),
         _ => None,
     };
     text.unwrap_or_else(|| key.to_string())
+}
+
+pub fn machine(lang: Lang, m: LocalMachine) -> &'static str {
+    match (lang, m) {
+        (Lang::En, _) => m.label(),
+        (Lang::Zh, LocalMachine::Gpu) => "GPU + CPU 内存",
+        (Lang::Zh, LocalMachine::Mac) => "Mac（统一内存）",
+        (Lang::Zh, LocalMachine::Cpu) => "只用 CPU",
+    }
 }
 
 pub fn job(lang: Lang, j: Job) -> &'static str {
@@ -247,6 +259,7 @@ pub fn job(lang: Lang, j: Job) -> &'static str {
             Job::Full => "全参数微调",
             Job::Lora => "LoRA",
             Job::Qlora => "QLoRA",
+            Job::Local => "llama.cpp / Ollama",
         },
     }
 }

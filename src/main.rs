@@ -4,7 +4,9 @@ mod app;
 #[cfg(feature = "bench")]
 mod bench;
 mod chart;
+mod chart_speed;
 mod components;
+mod gguf_file;
 mod i18n;
 mod readers;
 mod state;

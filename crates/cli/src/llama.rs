@@ -5,10 +5,11 @@ use std::io::Read;
 
 use serde_json::json;
 use vram_engine::{
-    best_quant, decode_bound, launch_commands, max_context, max_gpu_layers, parse_cache_type,
-    parse_count, parse_on_off, parse_tensor_split, plan_llama, read_gguf, GgufError, GgufHeader,
-    Gpu, LlamaFlag, LlamaPlan, LlamaSettings, Mac, Machine, DEFAULT_HOST_BANDWIDTH, GIB,
-    MAX_CONTEXT, MAX_LAYERS_FLAG, MAX_PARALLEL, MIB,
+    best_quant, decode_bound, launch_commands, local_header, local_machine, local_settings,
+    max_context, max_gpu_layers, parse_cache_type, parse_count, parse_on_off, parse_tensor_split,
+    plan_llama, read_gguf, synthesize_gguf, GgufError, GgufHeader, Gpu, LlamaFlag, LlamaPlan,
+    LlamaSettings, Mac, Machine, Scenario, WeightFormat, DEFAULT_HOST_BANDWIDTH, GIB, MAX_CONTEXT,
+    MAX_LAYERS_FLAG, MAX_PARALLEL, MIB,
 };
 use vram_text::{llama_device, llama_error, llama_word, Lang, LlamaWord as W};
 
@@ -54,7 +55,6 @@ pub fn run_with(
     load: &dyn Fn(&str) -> Result<GgufHeader, String>,
 ) -> Result<String, String> {
     let args = parse(argv)?;
-    let lang = args.lang;
     let header = load(&args.file)?;
     let alternatives = args
         .alternatives
@@ -62,15 +62,61 @@ pub fn run_with(
         .map(|f| load(f))
         .collect::<Result<Vec<_>, _>>()?;
     let machine = machine(&args);
-    let e = |err| llama_error(lang, &err);
-    let plan = plan_llama(&header, &args.settings, machine.backend()).map_err(e)?;
-    let ngl = max_gpu_layers(&header, &args.settings, &machine).map_err(e)?;
-    let ctx = max_context(&header, &args.settings, &machine).map_err(e)?;
+    report(&args, &header, &alternatives, machine)
+}
+
+/// The report for a scenario's llama.cpp / Ollama job (`--job local`, or a link's `j=local`):
+/// the model is the link's GGUF summary, else the preset quantized as llama-quantize would.
+pub fn scenario_report(s: &Scenario, json: bool) -> Result<String, String> {
+    let header = local_header(s).map_err(|e| llama_error(Lang::En, &e))?;
+    let file = match &s.gguf {
+        Some(f) => f.name.clone(),
+        None => {
+            let name = s.model.name();
+            let short = name.rsplit('/').next().unwrap_or(&name);
+            format!("{short}-{}.gguf", s.weights.key())
+        }
+    };
+    // a preset's other GGUF formats are the alternatives the best quant is chosen among
+    let mut alternatives: Vec<(String, GgufHeader)> = Vec::new();
+    if let (None, Ok(arch)) = (&s.gguf, s.model.architecture()) {
+        for format in WeightFormat::ALL.iter().filter(|f| s.job.allows(**f)) {
+            if let Ok(h) = synthesize_gguf(&arch, *format) {
+                alternatives.push((format.key().to_string(), h));
+            }
+        }
+    }
+    let (names, headers): (Vec<String>, Vec<GgufHeader>) = alternatives.into_iter().unzip();
+    let args = Args {
+        file,
+        alternatives: names,
+        settings: local_settings(s),
+        gpu: s.gpu,
+        mac: None,
+        cpu_only: false,
+        ram: None,
+        ram_bandwidth: DEFAULT_HOST_BANDWIDTH,
+        json,
+        lang: Lang::En,
+    };
+    report(&args, &header, &headers, local_machine(s))
+}
+
+fn report(
+    args: &Args,
+    header: &GgufHeader,
+    alternatives: &[GgufHeader],
+    machine: Machine,
+) -> Result<String, String> {
+    let e = |err| llama_error(args.lang, &err);
+    let plan = plan_llama(header, &args.settings, machine.backend()).map_err(e)?;
+    let ngl = max_gpu_layers(header, &args.settings, &machine).map_err(e)?;
+    let ctx = max_context(header, &args.settings, &machine).map_err(e)?;
     let refs: Vec<&GgufHeader> = alternatives.iter().collect();
     let best = best_quant(&refs, &args.settings, &machine).map_err(e)?;
     let report = Report {
-        args: &args,
-        header: &header,
+        args,
+        header,
         plan: &plan,
         machine,
         ngl,

@@ -294,6 +294,9 @@ fn run_hub(h: &hub::HubArgs, mut rest: Vec<String>) -> Result<String, String> {
 
 fn run(args: &Args) -> Result<String, String> {
     let s = scenario(args)?;
+    if s.job == vram_engine::Job::Local {
+        return llama::scenario_report(&s, args.json);
+    }
     let arch = s.model.architecture().map_err(|e| error(Lang::En, &e))?;
     let b = estimate_with(&s, &arch, true).map_err(|e| error(Lang::En, &e))?;
     let verdicts = verdicts(&s, &arch).map_err(|e| error(Lang::En, &e))?;

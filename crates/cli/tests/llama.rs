@@ -130,3 +130,47 @@ fn a_file_that_is_not_gguf_is_refused() {
     let out = run(&["--gguf", file!()]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn the_local_job_plans_a_preset_in_a_gguf_quant_through_the_registry_flags() {
+    let out = run(&[
+        "--job",
+        "local",
+        "--weights",
+        "q4_k_m",
+        "--ngl",
+        "20",
+        "--ctx-size",
+        "32768",
+        "--cache-type-k",
+        "q8_0",
+        "--gpu",
+        "rtx4080",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for part in [
+        "Llama-3.1-8B-q4_k_m.gguf (llama, 32 layers)",
+        "20/33",
+        "llama-server -m Llama-3.1-8B-q4_k_m.gguf -ngl 20 -c 32768 -fa on --cache-type-k q8_0",
+        "CPU RAM",
+        "GPU 0",
+        // f16: 13.98 GiB of weights on the GPU and about 2.9 GiB of cache pass a 16 GB card's 16,376 MiB
+        "Best quantization that fits on the GPU: q8_0",
+    ] {
+        assert!(text.contains(part), "no {part:?} in\n{text}");
+    }
+}
+
+#[test]
+fn a_link_with_a_mac_is_judged_against_its_working_set() {
+    let out = run(&["--link", "?v=1&j=local&mch=mac&mac=M2&mgb=16&w=bf16"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success());
+    assert!(text.contains("M2 GPU working set: 10.67 GiB"), "{text}");
+    assert!(text.contains("=> does not fit"), "{text}");
+}

@@ -61,8 +61,9 @@ pub use fit::{
 };
 pub use formula::{Arg, Clause, Formula, Msg};
 pub use gguf::{
-    read_gguf, GgmlType, GgufError, GgufHeader, GgufLimit, Hyperparameters, LayerCounts,
-    LayerTensors, MetaArray, MetaValue, MetadataEntry, TensorInfo, ValueType, STORED_ARRAY_MAX,
+    read_gguf, DraftValue, GgmlType, GgufDraft, GgufError, GgufHeader, GgufLimit, GgufSummary,
+    Hyperparameters, LayerCounts, LayerTensors, MetaArray, MetaValue, MetadataEntry, SummaryError,
+    TensorGroup, TensorInfo, ValueType, STORED_ARRAY_MAX,
 };
 pub use gpus::{Gpu, CAPACITY_LINES_GIB};
 pub use hub::{
@@ -79,11 +80,12 @@ pub use link::{
     pairs as link_pairs, parse_param_count, Decoded, Ignored, Notice, PageSettings, MAX_LINK_CHARS,
 };
 pub use llamacpp::{
-    best_quant, decode_bound, gpu_bandwidth, is_expert, launch_commands, max_context,
-    max_gpu_layers, parse_cache_type, parse_count, parse_on_off, parse_tensor_split, plan_llama,
-    AttentionLayer, Backend, ComputeBuffer, ContextSizes, DeviceBuffers, DeviceFit, DeviceReads,
-    KvCache, KvPart, LaunchCommands, LlamaDevice, LlamaError, LlamaFlag, LlamaPlan, LlamaSettings,
-    LlamaShape, Mac, MacChip, Machine, MissingKey, Placement, SpeedBound, CACHE_TYPES, CELL_PAD,
+    best_quant, decode_bound, gpu_bandwidth, is_expert, launch_commands, local_header,
+    local_machine, local_settings, max_context, max_gpu_layers, parse_cache_type, parse_count,
+    parse_on_off, parse_tensor_split, plan_llama, synthesize_gguf, AttentionLayer, Backend,
+    ComputeBuffer, ContextSizes, DeviceBuffers, DeviceFit, DeviceReads, KvCache, KvPart,
+    LaunchCommands, LlamaDevice, LlamaError, LlamaFlag, LlamaPlan, LlamaSettings, LlamaShape,
+    LocalOverview, Mac, MacChip, Machine, MissingKey, Placement, SpeedBound, CACHE_TYPES, CELL_PAD,
     DEFAULT_HOST_BANDWIDTH, MAC_CHIPS, MAX_CONTEXT, MAX_GPUS, MAX_LAYERS_FLAG, MAX_PARALLEL,
 };
 pub use measured::link::LINK_MAX as MAX_MEASUREMENT_LINK;
@@ -110,8 +112,9 @@ pub use safetensors::{
     LENGTH_PREFIX as SAFETENSORS_LENGTH_PREFIX, MAX_INDEX_BYTES,
 };
 pub use scenario::{
-    Attention, Checkpointing, DpFramework, Job, LoraTargets, Loss, ModelChoice, Offload, Optimizer,
-    PipelineSchedule, Scenario, Switch, VllmVersion, WeightsLoad, Zero,
+    Attention, Checkpointing, DpFramework, GgufFile, Job, LocalMachine, LoraTargets, Loss,
+    ModelChoice, Offload, Optimizer, PipelineSchedule, Scenario, Switch, VllmVersion, WeightsLoad,
+    Zero,
 };
 pub use server::{captured_graphs, decode_query_len, CudaGraphs, SpecMethod};
 pub use settings::{Refusal, Setting, SettingKind, SettingValue, SETTINGS};

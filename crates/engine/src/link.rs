@@ -6,11 +6,12 @@
 
 use crate::dtype::WeightFormat;
 use crate::error::EngineError;
+use crate::gguf::GgufSummary;
 use crate::hub::HubSource;
 use crate::measured::{MeasureError, Measurement};
 use crate::model::{Architecture, Mla, MlpKind, Moe, NormKind, StoredWeights};
 use crate::presets;
-use crate::scenario::{ModelChoice, Scenario};
+use crate::scenario::{GgufFile, ModelChoice, Scenario};
 use crate::settings::{Refusal, Setting, SETTINGS};
 
 /// The link format's version.
@@ -73,6 +74,8 @@ pub enum Ignored {
     HubWithoutArchitecture,
     /// `hf=owner/name@revision` with `hfd=YYYY-MM-DD` did not read back.
     BadHubSource,
+    /// Not a GGUF model summary (`gg=`) this page writes, or one whose header does not read.
+    NotAGgufSummary,
 }
 
 /// Writes the query string (without '?') for a scenario and page settings.
@@ -90,6 +93,10 @@ pub fn encode(s: &Scenario, page: &PageSettings) -> String {
                 out.push(("hfd", src.read_on.clone()));
             }
         }
+    }
+    if let Some(file) = &s.gguf {
+        out.push(("gn", file.name.clone()));
+        out.push(("gg", file.summary.to_text()));
     }
     for st in SETTINGS {
         if st.get(s) != st.get(&d) {
@@ -154,6 +161,7 @@ pub fn decode_pairs(pairs: &[(String, String)]) -> Decoded {
     let mut name: Option<String> = None;
     let mut cfg: Option<String> = None;
     let mut hub: (Option<String>, Option<String>) = (None, None);
+    let mut gguf_name: Option<String> = None;
     for (k, v) in pairs {
         let ignored = |why: Ignored| Notice::Ignored {
             key: k.chars().take(40).collect(),
@@ -194,6 +202,20 @@ pub fn decode_pairs(pairs: &[(String, String)]) -> Decoded {
                 hub.1 = Some(v.clone());
                 None
             }
+            "gn" => {
+                gguf_name = Some(v.chars().take(80).collect());
+                None
+            }
+            "gg" => match GgufSummary::from_text(v) {
+                Ok(summary) if summary.header().is_ok() => {
+                    s.gguf = Some(Box::new(GgufFile {
+                        name: String::new(),
+                        summary,
+                    }));
+                    None
+                }
+                _ => Some(Ignored::NotAGgufSummary),
+            },
             "lang" => match v.as_str() {
                 "en" => {
                     page.lang = Some("en");
@@ -236,6 +258,9 @@ pub fn decode_pairs(pairs: &[(String, String)]) -> Decoded {
             }
             Err(e) => notices.push(Notice::BadArchitecture(e)),
         }
+    }
+    if let Some(file) = s.gguf.as_mut() {
+        file.name = gguf_name.unwrap_or_else(|| "model.gguf".into());
     }
     notices.extend(s.normalize().into_iter().map(Notice::Reset));
     Decoded {

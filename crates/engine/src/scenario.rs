@@ -3,6 +3,7 @@
 use crate::config;
 use crate::dtype::{KvDtype, WeightFormat};
 use crate::error::EngineError;
+use crate::gguf::{GgmlType, GgufSummary};
 use crate::gpus::Gpu;
 use crate::model::Architecture;
 use crate::named::named_enum;
@@ -19,6 +20,7 @@ named_enum! {
         Full => ("full", "Full fine-tune"),
         Lora => ("lora", "LoRA"),
         Qlora => ("qlora", "QLoRA"),
+        Local => ("local", "llama.cpp / Ollama"),
     }
 }
 
@@ -39,6 +41,18 @@ impl Job {
             Job::Full | Job::Lora => !format.is_quantized(),
             Job::Qlora => matches!(format, WeightFormat::Nf4 | WeightFormat::Nf4Dq),
             Job::Inference | Job::Serving => true,
+            // the formats llama.cpp's quantizer writes (bf16 / fp16 as an f16 file)
+            Job::Local => matches!(
+                format,
+                WeightFormat::Fp32
+                    | WeightFormat::Bf16
+                    | WeightFormat::GgufQ8_0
+                    | WeightFormat::GgufQ6K
+                    | WeightFormat::GgufQ5KM
+                    | WeightFormat::GgufQ4KM
+                    | WeightFormat::GgufQ3KM
+                    | WeightFormat::GgufQ2K
+            ),
         }
     }
 }
@@ -217,6 +231,23 @@ named_enum! {
         Optimizer => ("opt", "optimizer states"),
         All => ("all", "optimizer states + weights"),
     }
+}
+
+named_enum! {
+    /// Where a llama.cpp / Ollama run lives: GPUs beside CPU RAM, a Mac's unified memory, or
+    /// the CPU alone.
+    pub enum LocalMachine {
+        Gpu => ("gpu", "GPU + CPU RAM"),
+        Mac => ("mac", "Mac (unified memory)"),
+        Cpu => ("cpu", "CPU only"),
+    }
+}
+
+/// A GGUF file picked on the page (or read from a link): its name and its summary.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GgufFile {
+    pub name: String,
+    pub summary: GgufSummary,
 }
 
 named_enum! {
@@ -469,6 +500,34 @@ pub struct Scenario {
     pub reserve_pct: u64,
     pub gpu: Gpu,
     pub unit: Unit,
+    /// llama.cpp `-ngl`: layers on the GPUs, the output counted as one (999: all).
+    pub ngl: u64,
+    /// llama.cpp `-c`: context over all slots; 0 takes the model's training context.
+    pub n_ctx: u64,
+    /// llama.cpp `-np`: parallel sequences (slots).
+    pub n_parallel: u64,
+    /// llama.cpp `-b` / `-ub`: logical and physical batch.
+    pub n_batch: u64,
+    pub n_ubatch: u64,
+    /// `--cache-type-k` / `--cache-type-v`.
+    pub cache_k: GgmlType,
+    pub cache_v: GgmlType,
+    /// `-fa on|off`.
+    pub flash_attn: bool,
+    /// mmap on (llama.cpp's default) or `--no-mmap`.
+    pub mmap: bool,
+    /// `--n-cpu-moe N`: the experts of the first N layers stay in CPU RAM.
+    pub cpu_moe: u64,
+    pub machine: LocalMachine,
+    /// A Mac: the chip's key in the catalog and its memory in GB.
+    pub mac_chip: &'static str,
+    pub mac_memory_gb: u64,
+    /// `sudo sysctl iogpu.wired_limit_mb=N`; 0: macOS's default working set.
+    pub wired_limit_mb: u64,
+    /// The host's RAM in GiB; 0: not given (not checked).
+    pub ram_gib: u64,
+    /// The GGUF file a local run plans; None: the preset in the chosen GGUF quant.
+    pub gguf: Option<Box<GgufFile>>,
 }
 
 impl Default for Scenario {
@@ -537,6 +596,24 @@ impl Default for Scenario {
             reserve_pct: 5,
             gpu: Gpu::Rtx4090,
             unit: Unit::Gib,
+            // llama.cpp's defaults (common/common.h), -ngl 999 as its docs write "all layers",
+            // and the 4096-token context llama-server and Ollama start with
+            ngl: 999,
+            n_ctx: 4_096,
+            n_parallel: 1,
+            n_batch: 2_048,
+            n_ubatch: 512,
+            cache_k: GgmlType::F16,
+            cache_v: GgmlType::F16,
+            flash_attn: true,
+            mmap: true,
+            cpu_moe: 0,
+            machine: LocalMachine::Gpu,
+            mac_chip: "M4-MAX",
+            mac_memory_gb: 64,
+            wired_limit_mb: 0,
+            ram_gib: 0,
+            gguf: None,
         }
     }
 }
@@ -609,7 +686,8 @@ impl Scenario {
                 pp,
             });
         }
-        if matches!(self.job, Job::Full | Job::Lora) && !self.job.allows(self.weights) {
+        if matches!(self.job, Job::Full | Job::Lora | Job::Local) && !self.job.allows(self.weights)
+        {
             return Err(EngineError::FormatNotForJob {
                 job: self.job,
                 format: self.weights,
@@ -674,7 +752,7 @@ impl Scenario {
 
     /// The pipeline stages that apply: a server (vLLM) is budgeted without a layer split.
     pub fn pipeline_stages(&self) -> u64 {
-        if self.job == Job::Serving {
+        if matches!(self.job, Job::Serving | Job::Local) {
             1
         } else {
             self.pp.max(1)

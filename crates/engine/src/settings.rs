@@ -8,10 +8,11 @@
 
 use crate::dtype::{KvDtype, WeightFormat};
 use crate::gpus::Gpu;
+use crate::llamacpp::{CACHE_TYPES, MAC_CHIPS};
 use crate::presets;
 use crate::scenario::{
-    Attention, Checkpointing, DpFramework, Job, LoraTargets, Loss, Offload, Optimizer,
-    PipelineSchedule, Scenario, Switch, VllmVersion, WeightsLoad, Zero,
+    Attention, Checkpointing, DpFramework, Job, LocalMachine, LoraTargets, Loss, Offload,
+    Optimizer, PipelineSchedule, Scenario, Switch, VllmVersion, WeightsLoad, Zero,
 };
 use crate::server::{CudaGraphs, SpecMethod};
 use crate::units::Unit;
@@ -209,9 +210,6 @@ fn tensor_parallel_training(s: &Scenario) -> bool {
 fn training_pipeline(s: &Scenario) -> bool {
     s.job.is_training() && s.pp > 1
 }
-fn not_training(s: &Scenario) -> bool {
-    !s.job.is_training()
-}
 fn inference(s: &Scenario) -> bool {
     s.job == Job::Inference
 }
@@ -230,15 +228,53 @@ fn speculating(s: &Scenario) -> bool {
 fn drafting(s: &Scenario) -> bool {
     s.job == Job::Serving && s.spec == SpecMethod::Draft
 }
-fn not_serving(s: &Scenario) -> bool {
-    s.job != Job::Serving
+/// A job whose layers may split over pipeline stages or GPUs (not a server, not llama.cpp's own split).
+fn splits_layers(s: &Scenario) -> bool {
+    !matches!(s.job, Job::Serving | Job::Local)
 }
 fn generating(s: &Scenario) -> bool {
     matches!(s.job, Job::Inference | Job::Serving)
 }
-/// A quantized base that is not being fully trained: which parts stay 16-bit matters.
+/// A quantized base that is not being fully trained: which parts stay 16-bit matters (a GGUF
+/// file's per-tensor types already say it).
 fn quantized_base(s: &Scenario) -> bool {
-    s.effective_weights().is_quantized() && s.job != Job::Full
+    s.effective_weights().is_quantized() && !matches!(s.job, Job::Full | Job::Local)
+}
+/// A llama.cpp / Ollama run.
+fn local(s: &Scenario) -> bool {
+    s.job == Job::Local
+}
+fn not_local(s: &Scenario) -> bool {
+    s.job != Job::Local
+}
+/// The transformers / vLLM jobs' batch and sequence (not a server's, not llama.cpp's).
+fn transformer_batch(s: &Scenario) -> bool {
+    s.job != Job::Serving && s.job != Job::Local
+}
+/// A cache dtype for transformers and vLLM (llama.cpp has its own K and V types).
+fn transformer_kv(s: &Scenario) -> bool {
+    !s.job.is_training() && s.job != Job::Local
+}
+/// The GPU model and count: every job but a llama.cpp run on a Mac or the CPU alone.
+fn on_gpus(s: &Scenario) -> bool {
+    s.job != Job::Local || s.machine == LocalMachine::Gpu
+}
+/// The weight format, unless a GGUF file fixes every tensor's type.
+fn weights_chosen(s: &Scenario) -> bool {
+    s.job != Job::Local || s.gguf.is_none()
+}
+fn local_mac(s: &Scenario) -> bool {
+    s.job == Job::Local && s.machine == LocalMachine::Mac
+}
+/// A host whose RAM is separate from the GPU's: GPUs beside CPU RAM, or the CPU alone.
+fn local_ram(s: &Scenario) -> bool {
+    s.job == Job::Local && s.machine != LocalMachine::Mac
+}
+fn cache_type_keys() -> Vec<&'static str> {
+    CACHE_TYPES.iter().map(|t| t.name()).collect()
+}
+fn mac_chip_keys() -> Vec<&'static str> {
+    MAC_CHIPS.iter().map(|c| c.key).collect()
 }
 fn no_keys() -> Vec<&'static str> {
     Vec::new()
@@ -315,6 +351,50 @@ macro_rules! number {
     };
 }
 
+/// A llama.cpp cache type (`--cache-type-k/-v`) over a `GgmlType` field.
+macro_rules! cache_type {
+    ($key:literal, $flag:literal, $id:literal, $field:ident) => {
+        Setting {
+            key: $key,
+            flag: $flag,
+            id: $id,
+            value_hint: "T",
+            kind: SettingKind::Choice,
+            applies: local,
+            read: |s| SettingValue::Choice(s.$field.name()),
+            write: |s, v| {
+                if let SettingValue::Choice(k) = v {
+                    if let Some(t) = CACHE_TYPES.into_iter().find(|t| t.name() == k) {
+                        s.$field = t;
+                    }
+                }
+            },
+            keys: cache_type_keys,
+        }
+    };
+}
+
+/// An on/off setting over a `bool` field of a llama.cpp run.
+macro_rules! local_switch {
+    ($key:literal, $flag:literal, $id:literal, $field:ident) => {
+        Setting {
+            key: $key,
+            flag: $flag,
+            id: $id,
+            value_hint: "0|1",
+            kind: SettingKind::Switch,
+            applies: local,
+            read: |s| SettingValue::On(s.$field),
+            write: |s, v| {
+                if let SettingValue::On(on) = v {
+                    s.$field = on;
+                }
+            },
+            keys: no_keys,
+        }
+    };
+}
+
 /// Every setting of a scenario, in the order links write them.
 pub static SETTINGS: &[Setting] = &[
     choice!("j", "job", "job", "J", Job, job, always),
@@ -325,9 +405,17 @@ pub static SETTINGS: &[Setting] = &[
         "F",
         WeightFormat,
         weights,
-        always
+        weights_chosen
     ),
-    choice!("kv", "kv", "kv-dtype", "D", KvDtype, kv_dtype, not_training),
+    choice!(
+        "kv",
+        "kv",
+        "kv-dtype",
+        "D",
+        KvDtype,
+        kv_dtype,
+        transformer_kv
+    ),
     choice!(
         "o",
         "optimizer",
@@ -353,7 +441,7 @@ pub static SETTINGS: &[Setting] = &[
         "A",
         Attention,
         attention,
-        always
+        not_local
     ),
     choice!("ls", "loss", "loss", "L", Loss, loss, training),
     choice!("z", "zero", "zero", "S", Zero, zero, training),
@@ -376,7 +464,7 @@ pub static SETTINGS: &[Setting] = &[
         weights_load,
         sharded
     ),
-    choice!("gpu", "gpu", "gpu", "G", Gpu, gpu, always),
+    choice!("gpu", "gpu", "gpu", "G", Gpu, gpu, on_gpus),
     choice!(
         "vv",
         "vllm",
@@ -455,17 +543,17 @@ pub static SETTINGS: &[Setting] = &[
         },
         keys: no_keys,
     },
-    number!("b", "batch", "batch", batch, 1, 1 << 20, slider 1, 1024, true, true, not_serving),
-    number!("s", "seq", "seq", seq, 1, 10_485_760, slider 128, 1_048_576, true, false, not_serving),
+    number!("b", "batch", "batch", batch, 1, 1 << 20, slider 1, 1024, true, true, transformer_batch),
+    number!("s", "seq", "seq", seq, 1, 10_485_760, slider 128, 1_048_576, true, false, transformer_batch),
     number!("g", "gen", "gen", gen, 0, 10_485_760, slider 1, 131_072, true, false, inference),
     number!("ga", "grad-accum", "grad-accum", grad_accum, 1, 65_536, slider 1, 128, true, true, training),
     number!("gb", "global-batch", "global-batch", global_batch, 0, 1 << 24, slider 0, 4096, true, true, training),
     number!("r", "rank", "lora-rank", lora_rank, 1, 65_536, slider 1, 1024, true, true, peft),
-    number!("n", "gpus", "gpus", gpus, 1, 4_096, slider 1, 4096, true, true, always),
+    number!("n", "gpus", "gpus", gpus, 1, 4_096, slider 1, 4096, true, true, on_gpus),
     number!("sg", "shard-group", "shard-group", shard_group, 0, 4_096, slider 0, 4096, true, true, sharding),
-    number!("tp", "tp", "tp", tp, 1, 64, slider 1, 64, true, true, always),
+    number!("tp", "tp", "tp", tp, 1, 64, slider 1, 64, true, true, not_local),
     // pipeline parallelism: layers split over stages (training pipelines, inference device_map)
-    number!("pp", "pp", "pp", pp, 1, 64, slider 1, 64, true, true, not_serving),
+    number!("pp", "pp", "pp", pp, 1, 64, slider 1, 64, true, true, splits_layers),
     choice!(
         "pps",
         "pipeline-schedule",
@@ -524,53 +612,46 @@ pub static SETTINGS: &[Setting] = &[
         },
         keys: || presets::all().iter().map(|p| p.id).collect(),
     },
-    number!("ctx", "context-mib", "context-mib", context_mib, 0, 65_536, slider 0, 8192, true, false, always),
-    number!("rsv", "reserve", "reserve-pct", reserve_pct, 0, 100, slider 0, 100, true, false, always),
-];
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn keys_flags_and_ids_are_each_unique() {
-        for (i, a) in SETTINGS.iter().enumerate() {
-            for b in &SETTINGS[i + 1..] {
-                assert_ne!(a.key, b.key);
-                assert_ne!(a.flag, b.flag);
-                assert_ne!(a.id, b.id);
+    number!("ctx", "context-mib", "context-mib", context_mib, 0, 65_536, slider 0, 8192, true, false, not_local),
+    number!("rsv", "reserve", "reserve-pct", reserve_pct, 0, 100, slider 0, 100, true, false, not_local),
+    // llama.cpp / Ollama: llama-server's flags (common/arg.cpp) and the machine
+    number!("ngl", "ngl", "local-ngl", ngl, 0, 65_536, slider 0, 128, false, false, local),
+    number!("lc", "ctx-size", "local-ctx", n_ctx, 0, 1 << 24, slider 0, 1_048_576, true, true, local),
+    number!("np", "parallel", "local-parallel", n_parallel, 1, 1_024, slider 1, 64, true, true, local),
+    number!("lb", "batch-size", "local-batch", n_batch, 1, 1 << 24, slider 32, 8_192, true, true, local),
+    number!("lub", "ubatch-size", "local-ubatch", n_ubatch, 1, 1 << 24, slider 32, 8_192, true, true, local),
+    cache_type!("ctk", "cache-type-k", "local-ctk", cache_k),
+    cache_type!("ctv", "cache-type-v", "local-ctv", cache_v),
+    local_switch!("fa", "flash-attn", "local-fa", flash_attn),
+    local_switch!("mmap", "mmap", "local-mmap", mmap),
+    number!("ncm", "n-cpu-moe", "local-ncmoe", cpu_moe, 0, 65_536, slider 0, 128, false, false, local),
+    choice!(
+        "mch",
+        "machine",
+        "local-machine",
+        "M",
+        LocalMachine,
+        machine,
+        local
+    ),
+    Setting {
+        key: "mac",
+        flag: "mac",
+        id: "local-mac",
+        value_hint: "CHIP",
+        kind: SettingKind::Choice,
+        applies: local_mac,
+        read: |s| SettingValue::Choice(s.mac_chip),
+        write: |s, v| {
+            if let SettingValue::Choice(k) = v {
+                if let Some(c) = MAC_CHIPS.iter().find(|c| c.key == k) {
+                    s.mac_chip = c.key;
+                }
             }
-        }
-    }
-
-    #[test]
-    fn every_setting_writes_back_what_it_reads() {
-        let d = Scenario::default();
-        for st in SETTINGS {
-            let mut s = d.clone();
-            st.apply(&mut s, &st.text(&d)).unwrap();
-            assert_eq!(s, d, "{}", st.key);
-        }
-    }
-
-    #[test]
-    fn every_switch_of_the_scenario_has_a_setting() {
-        for w in Switch::ALL {
-            assert!(Setting::by_key(w.key()).is_some(), "{}", w.key());
-        }
-    }
-
-    #[test]
-    fn a_number_outside_its_range_is_refused_with_the_range() {
-        let b = Setting::by_key("b").unwrap();
-        assert_eq!(
-            b.parse("0"),
-            Err(Refusal::OutOfRange {
-                min: 1,
-                max: 1 << 20
-            })
-        );
-        assert_eq!(b.parse("-3"), b.parse("0"));
-        assert_eq!(b.parse("12"), Ok(SettingValue::Number(12)));
-    }
-}
+        },
+        keys: mac_chip_keys,
+    },
+    number!("mgb", "mac-memory", "local-mac-memory", mac_memory_gb, 8, 512, slider 8, 512, true, false, local_mac),
+    number!("wmb", "wired-limit-mb", "local-wired", wired_limit_mb, 0, 1 << 24, slider 0, 524_288, true, false, local_mac),
+    number!("ram", "ram", "local-ram", ram_gib, 0, 65_536, slider 0, 1_024, true, false, local_ram),
+];

@@ -2,7 +2,8 @@
 //! through a link and back, and every value a setting refuses is refused with its range.
 
 use vram_engine::{
-    decode_link, encode_link, PageSettings, Refusal, Scenario, SettingKind, SettingValue, SETTINGS,
+    decode_link, encode_link, PageSettings, Refusal, Scenario, Setting, SettingKind, SettingValue,
+    Switch, SETTINGS,
 };
 
 /// A scenario with one setting moved off its default (and, for the tensor-parallel degree and
@@ -62,4 +63,46 @@ fn a_number_one_past_either_end_of_its_range_is_refused_with_the_range() {
         }
         assert_eq!(st.parse(&max.to_string()), Ok(SettingValue::Number(max)));
     }
+}
+
+#[test]
+fn keys_flags_and_ids_are_each_unique() {
+    for (i, a) in SETTINGS.iter().enumerate() {
+        for b in &SETTINGS[i + 1..] {
+            assert_ne!(a.key, b.key);
+            assert_ne!(a.flag, b.flag);
+            assert_ne!(a.id, b.id);
+        }
+    }
+}
+
+#[test]
+fn every_setting_writes_back_what_it_reads() {
+    let d = Scenario::default();
+    for st in SETTINGS {
+        let mut s = d.clone();
+        st.apply(&mut s, &st.text(&d)).unwrap();
+        assert_eq!(s, d, "{}", st.key);
+    }
+}
+
+#[test]
+fn every_switch_of_the_scenario_has_a_setting() {
+    for w in Switch::ALL {
+        assert!(Setting::by_key(w.key()).is_some(), "{}", w.key());
+    }
+}
+
+#[test]
+fn a_number_outside_its_range_is_refused_with_the_range() {
+    let b = Setting::by_key("b").unwrap();
+    assert_eq!(
+        b.parse("0"),
+        Err(Refusal::OutOfRange {
+            min: 1,
+            max: 1 << 20
+        })
+    );
+    assert_eq!(b.parse("-3"), b.parse("0"));
+    assert_eq!(b.parse("12"), Ok(SettingValue::Number(12)));
 }

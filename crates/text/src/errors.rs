@@ -1,6 +1,6 @@
 //! Errors, refused values and link notices as sentences.
 
-use vram_engine::{EngineError, Ignored, JsonProblem, Notice, Refusal, Setting};
+use vram_engine::{EngineError, Ignored, Job, JsonProblem, Notice, Refusal, Setting};
 
 use crate::settings::{setting_label, setting_name};
 use crate::{shown, Lang};
@@ -68,6 +68,10 @@ pub fn error(lang: Lang, e: &EngineError) -> String {
         PpDoesNotDivide { gpus, tp, pp } => match zh {
             false => format!("{gpus} GPUs cannot be split into {pp} pipeline stages of {tp} tensor-parallel GPUs each"),
             true => format!("{gpus} 张 GPU 无法分成 {pp} 个流水线级、每级 {tp} 张张量并行卡"),
+        },
+        FormatNotForJob { job: Job::Local, format } => match zh {
+            false => format!("llama.cpp runs GGUF files, and its quantizer does not write {}; choose f16 or a GGUF quant", format.label()),
+            true => format!("llama.cpp 运行 GGUF 文件，其量化工具不写 {}；请选择 f16 或一种 GGUF 量化", format.label()),
         },
         FormatNotForJob { job, format } => match (zh, job.is_peft()) {
             (false, false) => format!("full fine-tuning updates every weight, so they cannot stay {}; choose fp32 or bf16, or QLoRA", format.label()),
@@ -180,6 +184,12 @@ pub fn notice(lang: Lang, n: &Notice) -> String {
                     .pick(
                         "not owner/name@revision with a YYYY-MM-DD date (hfd=)",
                         "不是 owner/name@revision 加 YYYY-MM-DD 日期（hfd=）的形式",
+                    )
+                    .into(),
+                Ignored::NotAGgufSummary => lang
+                    .pick(
+                        "not a GGUF model summary this page writes; pick the .gguf file again",
+                        "不是本页写出的 GGUF 模型摘要；请重新选择 .gguf 文件",
                     )
                     .into(),
             };

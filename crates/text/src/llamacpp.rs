@@ -30,6 +30,16 @@ pub enum LlamaWord {
     WorkingSet,
     WiredLimit,
     Commands,
+    ModelFile,
+    PickFile,
+    UsePreset,
+    FromPreset,
+    SpeedChart,
+    TokensPerSecond,
+    NotGguf,
+    HeaderTooLong,
+    Layers,
+    Device,
 }
 
 pub fn llama_word(lang: Lang, w: LlamaWord) -> &'static str {
@@ -73,6 +83,28 @@ pub fn llama_word(lang: Lang, w: LlamaWord) -> &'static str {
         WorkingSet => ("GPU working set", "GPU 工作集"),
         WiredLimit => ("raise it with", "可用以下命令调高"),
         Commands => ("Commands", "启动命令"),
+        ModelFile => ("GGUF file", "GGUF 文件"),
+        PickFile => (
+            "Pick or drop a .gguf file: only its header is read, and the link keeps a summary",
+            "选择或拖入 .gguf 文件：只读取文件头，链接保存其摘要",
+        ),
+        UsePreset => ("use the preset instead", "改用预设模型"),
+        FromPreset => (
+            "the preset, quantized as llama-quantize would",
+            "预设模型，按 llama-quantize 的规则量化",
+        ),
+        SpeedChart => (
+            "Decode tokens/s by -ngl: an upper bound from memory bandwidth",
+            "按 -ngl 的解码 tokens/s：由内存带宽得出的上限",
+        ),
+        TokensPerSecond => ("tokens/s at most", "tokens/s 上限"),
+        NotGguf => ("not a readable GGUF header", "不是可读的 GGUF 文件头"),
+        HeaderTooLong => (
+            "the GGUF header is longer than 256 MiB",
+            "GGUF 文件头超过 256 MiB",
+        ),
+        Layers => ("layers", "层"),
+        Device => ("device", "设备"),
     };
     lang.pick(en, zh)
 }
@@ -148,5 +180,11 @@ pub fn llama_error(lang: Lang, e: &LlamaError) -> String {
             true => format!("{} 无法读取“{}”", flag(*f), crate::shown(text)),
         },
         LlamaError::Overflow => lang.pick("the sizes are too large to count", "尺寸大到无法计算").into(),
+        LlamaError::NoGgufForm => lang
+            .pick(
+                "this model has no GGUF form here (MLA attention, a format llama.cpp does not write, or a model that did not read back): pick its .gguf file",
+                "这个模型在这里没有 GGUF 形式（MLA 注意力、llama.cpp 不写的格式，或读不回来的模型）：请选择它的 .gguf 文件",
+            )
+            .into(),
     }
 }

@@ -143,6 +143,41 @@ const LABELS: &[(&str, &str, &str)] = &[
         "CUDA 上下文与工作区 (MiB)",
     ),
     ("reserve-pct", "Allocator reserve (%)", "分配器预留 (%)"),
+    ("local-ngl", "GPU layers (-ngl)", "GPU 层数 (-ngl)"),
+    (
+        "local-ctx",
+        "Context (-c, 0: the model's)",
+        "上下文 (-c，0：模型自带)",
+    ),
+    ("local-parallel", "Parallel slots (-np)", "并行槽数 (-np)"),
+    ("local-batch", "Batch (-b)", "批大小 (-b)"),
+    ("local-ubatch", "Micro-batch (-ub)", "微批大小 (-ub)"),
+    ("local-ctk", "K cache type", "K 缓存类型"),
+    ("local-ctv", "V cache type", "V 缓存类型"),
+    ("local-fa", "flash attention (-fa)", "flash attention (-fa)"),
+    (
+        "local-mmap",
+        "mmap the file (off: --no-mmap)",
+        "内存映射文件（关：--no-mmap）",
+    ),
+    (
+        "local-ncmoe",
+        "MoE experts kept in CPU RAM (--n-cpu-moe)",
+        "留在 CPU 内存的 MoE 专家层 (--n-cpu-moe)",
+    ),
+    ("local-machine", "Machine", "机器"),
+    ("local-mac", "Mac chip", "Mac 芯片"),
+    ("local-mac-memory", "Mac memory (GB)", "Mac 内存 (GB)"),
+    (
+        "local-wired",
+        "iogpu.wired_limit_mb (0: macOS default)",
+        "iogpu.wired_limit_mb（0：macOS 默认）",
+    ),
+    (
+        "local-ram",
+        "CPU RAM (GiB, 0: not checked)",
+        "CPU 内存（GiB，0：不检查）",
+    ),
 ];
 
 /// (id, English help, Chinese help): one line on what each setting changes (the CLI's --help).
@@ -412,6 +447,81 @@ const HELP: &[(&str, &str, &str)] = &[
         "reserve-pct",
         "allocator reserve, % of the tensor peak",
         "分配器预留，占张量峰值的百分比",
+    ),
+    (
+        "local-ngl",
+        "llama.cpp -ngl / Ollama num_gpu: layers on the GPUs, the output layer first (999: all)",
+        "llama.cpp 的 -ngl / Ollama 的 num_gpu：放到 GPU 上的层数，输出层最先（999：全部）",
+    ),
+    (
+        "local-ctx",
+        "llama.cpp -c: context cells over all slots (0: the model's training context)",
+        "llama.cpp 的 -c：所有槽共用的上下文长度（0：模型训练时的长度）",
+    ),
+    (
+        "local-parallel",
+        "llama.cpp -np / OLLAMA_NUM_PARALLEL: sequences served at once, each n_ctx / np cells",
+        "llama.cpp 的 -np / OLLAMA_NUM_PARALLEL：同时处理的序列数，每个 n_ctx / np 个单元",
+    ),
+    (
+        "local-batch",
+        "llama.cpp -b: logical batch (tokens per decode call)",
+        "llama.cpp 的 -b：逻辑批大小（每次调用的 token 数）",
+    ),
+    (
+        "local-ubatch",
+        "llama.cpp -ub: physical batch, which sizes the compute buffers",
+        "llama.cpp 的 -ub：物理批大小，决定计算缓冲",
+    ),
+    (
+        "local-ctk",
+        "llama.cpp --cache-type-k (Ollama OLLAMA_KV_CACHE_TYPE)",
+        "llama.cpp 的 --cache-type-k（Ollama 的 OLLAMA_KV_CACHE_TYPE）",
+    ),
+    (
+        "local-ctv",
+        "llama.cpp --cache-type-v; a quantized V cache needs flash attention",
+        "llama.cpp 的 --cache-type-v；量化的 V 缓存需要 flash attention",
+    ),
+    (
+        "local-fa",
+        "llama.cpp -fa on|off (Ollama OLLAMA_FLASH_ATTENTION)",
+        "llama.cpp 的 -fa on|off（Ollama 的 OLLAMA_FLASH_ATTENTION）",
+    ),
+    (
+        "local-mmap",
+        "host weights mapped from the file (page cache) rather than read into RAM",
+        "主机上的权重由文件映射（页缓存），而不是读入内存",
+    ),
+    (
+        "local-ncmoe",
+        "llama.cpp --n-cpu-moe N: the experts of the first N layers stay in CPU RAM",
+        "llama.cpp 的 --n-cpu-moe N：前 N 层的专家权重留在 CPU 内存",
+    ),
+    (
+        "local-machine",
+        "GPUs beside CPU RAM, a Mac's unified memory, or the CPU alone",
+        "GPU 加 CPU 内存、Mac 统一内存，或只用 CPU",
+    ),
+    (
+        "local-mac",
+        "Apple Silicon chip (bandwidth and memory options from Apple's specs)",
+        "Apple Silicon 芯片（带宽和内存选项来自 Apple 规格）",
+    ),
+    (
+        "local-mac-memory",
+        "the Mac's unified memory; the GPU may wire 2/3 of it up to 36 GB, 3/4 above",
+        "Mac 的统一内存；GPU 默认最多占用 36 GB 以下的 2/3，以上的 3/4",
+    ),
+    (
+        "local-wired",
+        "sudo sysctl iogpu.wired_limit_mb=N raises the GPU's working set (macOS 14+)",
+        "sudo sysctl iogpu.wired_limit_mb=N 可调高 GPU 工作集（macOS 14 起）",
+    ),
+    (
+        "local-ram",
+        "the host's RAM, checked against what stays on the CPU",
+        "主机内存，用来检查留在 CPU 上的部分",
     ),
 ];
 

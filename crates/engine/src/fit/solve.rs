@@ -85,6 +85,8 @@ impl Question {
                 Question::FewestGpusForRequests,
                 Question::Format,
             ],
+            // a llama.cpp run has its own solver (max_gpu_layers, max_context)
+            Job::Local => &[],
         }
     }
 }

@@ -11,10 +11,14 @@ mod error;
 mod ggml_type;
 mod header;
 mod model;
+mod summary;
 mod value;
+mod write;
 
 pub use error::{GgufError, GgufLimit};
 pub use ggml_type::GgmlType;
 pub use header::{read_gguf, GgufHeader, MetadataEntry, TensorInfo};
 pub use model::{Hyperparameters, LayerCounts, LayerTensors};
+pub use summary::{GgufSummary, SummaryError, TensorGroup};
 pub use value::{MetaArray, MetaValue, ValueType, STORED_ARRAY_MAX};
+pub use write::{DraftValue, GgufDraft};

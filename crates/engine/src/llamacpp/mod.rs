@@ -6,11 +6,13 @@ mod bandwidth;
 mod compute;
 mod error;
 mod kv;
+mod local;
 mod mac;
 mod machine;
 mod mapping;
 mod placement;
 mod plan;
+mod quantize;
 mod settings;
 mod shape;
 mod solve;
@@ -20,10 +22,12 @@ pub use bandwidth::gpu_bandwidth;
 pub use compute::ComputeBuffer;
 pub use error::{KvPart, LlamaError, LlamaFlag, MissingKey};
 pub use kv::{ContextSizes, KvCache, CELL_PAD};
+pub use local::{local_header, local_machine, local_settings, LocalOverview};
 pub use mac::{Mac, MacChip, MAC_CHIPS};
 pub use machine::{DeviceFit, Machine, DEFAULT_HOST_BANDWIDTH};
 pub use placement::{is_expert, Backend, LlamaDevice, Placement};
 pub use plan::{plan_llama, DeviceBuffers, LlamaPlan};
+pub use quantize::synthesize_gguf;
 pub use settings::{
     parse_cache_type, parse_count, parse_on_off, parse_tensor_split, LlamaSettings, CACHE_TYPES,
     MAX_CONTEXT, MAX_GPUS, MAX_LAYERS_FLAG, MAX_PARALLEL,

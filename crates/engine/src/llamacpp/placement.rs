@@ -132,9 +132,14 @@ impl Placement {
 }
 
 /// `blk.N.ffn_{up,down,gate,gate_up}_{,ch}exps.*`: a MoE layer's expert weights.
+/// (Matched without allocating: the page runs it for every tensor of every plan it draws.)
 pub fn is_expert(name: &str) -> bool {
-    ["up", "down", "gate", "gate_up"].iter().any(|part| {
-        name.contains(&format!(".ffn_{part}_exps")) || name.contains(&format!(".ffn_{part}_chexps"))
+    name.match_indices(".ffn_").any(|(at, _)| {
+        let rest = &name[at + ".ffn_".len()..];
+        ["up", "down", "gate", "gate_up"].iter().any(|part| {
+            rest.strip_prefix(part)
+                .is_some_and(|r| r.starts_with("_exps") || r.starts_with("_chexps"))
+        })
     })
 }
 

@@ -52,7 +52,7 @@ pub fn decode_bound(
         }
         let device = plan.placement.device_of(tensor, cpu_moe_layers);
         let mut bytes = tensor.bytes();
-        if is_expert(tensor.name()) && shape.expert_count > 0 {
+        if shape.expert_count > 0 && is_expert(tensor.name()) {
             bytes = bytes / shape.expert_count * shape.expert_used.min(shape.expert_count);
         }
         if let Some(r) = reads.iter_mut().find(|r| r.device == device) {

@@ -329,7 +329,7 @@ impl<'a> Budget<'a> {
         let trainable = match scenario.job {
             Job::Full => params.total() - params.extra,
             Job::Lora | Job::Qlora => pipeline_lora_params(arch, scenario, stage) + saved_copies,
-            Job::Inference | Job::Serving => 0,
+            Job::Inference | Job::Serving | Job::Local => 0,
         };
         Budget {
             scenario,

@@ -87,7 +87,7 @@ impl Group {
 
     fn of(job: Job) -> Group {
         match job {
-            Job::Inference => Group::Inference,
+            Job::Inference | Job::Local => Group::Inference,
             Job::Serving => Group::Serving,
             Job::Full => Group::Full,
             Job::Lora => Group::Lora,

@@ -239,6 +239,13 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
             Job::Full | Job::Lora => select(vec![WeightFormat::Fp32, WeightFormat::Bf16]),
             Job::Qlora => select(quantized()),
             Job::Inference | Job::Serving => select(WeightFormat::ALL.to_vec()),
+            Job::Local => select(
+                WeightFormat::ALL
+                    .iter()
+                    .copied()
+                    .filter(|f| Job::Local.allows(*f))
+                    .collect::<Vec<_>>(),
+            ),
         };
         let targets = if job.is_peft() {
             (1u16..512).prop_map(targets_from_bits).boxed()
@@ -451,6 +458,7 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
                         reserve_pct,
                         gpu,
                         unit,
+                        ..Scenario::default()
                     };
                     within_bounds(s)
                 },

@@ -1,0 +1,170 @@
+//! A llama.cpp / Ollama run from a scenario (the page's, a link's, the CLI's): its GGUF header
+//! (a picked file's summary, or the preset quantized as llama.cpp would), its flags, the machine,
+//! and everything the page shows: buffers per device against their limits, the solver's answers,
+//! the commands and the decode-speed bound at every -ngl.
+
+use super::error::LlamaError;
+use super::mac::{Mac, MAC_CHIPS};
+use super::machine::{DeviceFit, Machine, DEFAULT_HOST_BANDWIDTH};
+use super::plan::{plan_llama, LlamaPlan};
+use super::quantize::synthesize_gguf;
+use super::settings::{LlamaSettings, MAX_GPUS};
+use super::solve::{best_quant, launch_commands, max_context, max_gpu_layers, LaunchCommands};
+use super::speed::{decode_bound, SpeedBound};
+use crate::dtype::WeightFormat;
+use crate::gguf::GgufHeader;
+use crate::scenario::{LocalMachine, Scenario};
+use crate::units::GIB;
+
+/// Everything the page shows for a local run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LocalOverview {
+    pub settings: LlamaSettings,
+    pub machine: Machine,
+    pub plan: LlamaPlan,
+    /// Host first, then each GPU: need against limit.
+    pub fit: Vec<DeviceFit>,
+    pub fits: bool,
+    /// The largest -ngl that fits (None: not even -ngl 0).
+    pub max_gpu_layers: Option<u64>,
+    /// The longest -c that fits (None: not even the shortest).
+    pub max_context: Option<u64>,
+    pub commands: LaunchCommands,
+    pub speed: SpeedBound,
+    /// The decode bound with an empty context at every -ngl from 0 to all layers and the output.
+    pub speed_by_layers: Vec<(u64, f64)>,
+    /// The model's weight bytes.
+    pub model_bytes: u64,
+    /// For a preset: the highest-precision GGUF format whose every layer fits on the GPUs
+    /// (None when none does, or when the model is a picked file).
+    pub best_format: Option<WeightFormat>,
+}
+
+/// The memory option of `chip` nearest to `gb`: the Mac a run is planned for.
+pub fn nearest_mac_memory(chip: &str, gb: u64) -> u64 {
+    MAC_CHIPS
+        .iter()
+        .find(|c| c.key == chip)
+        .and_then(|c| c.options.iter().map(|o| o.0).min_by_key(|m| m.abs_diff(gb)))
+        .unwrap_or(gb)
+}
+
+/// The scenario's llama.cpp flags.
+pub fn local_settings(s: &Scenario) -> LlamaSettings {
+    let gpus = match s.machine {
+        LocalMachine::Gpu => (s.gpus as usize).clamp(1, MAX_GPUS),
+        LocalMachine::Mac | LocalMachine::Cpu => 1,
+    };
+    LlamaSettings {
+        gpu_layers: Some(s.ngl),
+        context: (s.n_ctx > 0).then_some(s.n_ctx),
+        parallel: s.n_parallel,
+        kv_unified: false,
+        batch: s.n_batch,
+        ubatch: s.n_ubatch,
+        cache_k: s.cache_k,
+        cache_v: s.cache_v,
+        flash_attn: s.flash_attn,
+        mmap: s.mmap,
+        swa_full: false,
+        cpu_moe_layers: s.cpu_moe,
+        tensor_split: vec![1.0; gpus],
+    }
+}
+
+/// The scenario's machine: its GPUs and RAM, its Mac, or its CPU.
+pub fn local_machine(s: &Scenario) -> Machine {
+    let ram = (s.ram_gib > 0).then(|| s.ram_gib * GIB);
+    match s.machine {
+        LocalMachine::Gpu => Machine::Gpus {
+            gpu: s.gpu,
+            count: (s.gpus as usize).clamp(1, MAX_GPUS),
+            ram,
+            host_bandwidth: DEFAULT_HOST_BANDWIDTH,
+        },
+        LocalMachine::Mac => {
+            let gb = nearest_mac_memory(s.mac_chip, s.mac_memory_gb);
+            let key = format!("{}-{gb}", s.mac_chip);
+            let mac = Mac::find(&key)
+                .or_else(|| Mac::find("M4-MAX-64"))
+                .expect("the catalog has an M4 Max with 64 GB");
+            Machine::Mac(match s.wired_limit_mb {
+                0 => mac,
+                mib => mac.with_wired_limit(mib),
+            })
+        }
+        LocalMachine::Cpu => Machine::Cpu {
+            ram,
+            bandwidth: DEFAULT_HOST_BANDWIDTH,
+        },
+    }
+}
+
+/// The GGUF header the run plans: the picked file's, else the preset in the chosen quant.
+pub fn local_header(s: &Scenario) -> Result<GgufHeader, LlamaError> {
+    match &s.gguf {
+        Some(file) => file.summary.header().map_err(|_| LlamaError::NoGgufForm),
+        None => {
+            let arch = s.model.architecture().map_err(|_| LlamaError::NoGgufForm)?;
+            synthesize_gguf(&arch, s.weights)
+        }
+    }
+}
+
+/// The preset's GGUF formats, best first, and the first of them that fits whole on the GPUs.
+fn best_preset_format(s: &Scenario, machine: &Machine) -> Result<Option<WeightFormat>, LlamaError> {
+    if s.gguf.is_some() {
+        return Ok(None);
+    }
+    let Ok(arch) = s.model.architecture() else {
+        return Ok(None);
+    };
+    let formats: Vec<WeightFormat> = WeightFormat::ALL
+        .iter()
+        .copied()
+        .filter(|f| s.job.allows(*f))
+        .collect();
+    let headers = formats
+        .iter()
+        .map(|f| synthesize_gguf(&arch, *f))
+        .collect::<Result<Vec<_>, _>>()?;
+    let refs: Vec<&GgufHeader> = headers.iter().collect();
+    Ok(best_quant(&refs, &local_settings(s), machine)?.map(|i| formats[i]))
+}
+
+impl LocalOverview {
+    pub fn compute(s: &Scenario) -> Result<LocalOverview, LlamaError> {
+        let header = local_header(s)?;
+        let settings = local_settings(s);
+        let machine = local_machine(s);
+        let plan = plan_llama(&header, &settings, machine.backend())?;
+        let n_layer = plan.shape.n_layer;
+        let bandwidth = |d| machine.bandwidth(d);
+        let speed = decode_bound(&header, &plan, settings.cpu_moe_layers, bandwidth);
+        let speed_by_layers = (0..=n_layer + 1)
+            .map(|ngl| {
+                let at = LlamaSettings {
+                    gpu_layers: Some(ngl),
+                    ..settings.clone()
+                };
+                let p = plan_llama(&header, &at, machine.backend())?;
+                let bound = decode_bound(&header, &p, settings.cpu_moe_layers, bandwidth);
+                Ok((ngl, bound.empty_context))
+            })
+            .collect::<Result<Vec<_>, LlamaError>>()?;
+        Ok(LocalOverview {
+            fit: machine.fit(&plan),
+            fits: machine.fits(&plan),
+            max_gpu_layers: max_gpu_layers(&header, &settings, &machine)?,
+            max_context: max_context(&header, &settings, &machine)?,
+            commands: launch_commands(&settings, n_layer),
+            model_bytes: header.tensor_bytes(),
+            best_format: best_preset_format(s, &machine)?,
+            settings,
+            machine,
+            plan,
+            speed,
+            speed_by_layers,
+        })
+    }
+}
