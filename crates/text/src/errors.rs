@@ -178,6 +178,12 @@ pub fn notice(lang: Lang, n: &Notice) -> String {
                         "不是 owner/name@revision 加 YYYY-MM-DD 日期（hfd=）的形式",
                     )
                     .into(),
+                Ignored::BadHubEndpoint => lang
+                    .pick(
+                        "not a Hub endpoint http(s)://host[:port][/path]; huggingface.co is used",
+                        "不是 Hub 端点 http(s)://host[:port][/path]；改用 huggingface.co",
+                    )
+                    .into(),
             };
             match zh {
                 false => format!("ignored {}={:?}: {why}", shown(key), value),
