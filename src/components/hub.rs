@@ -5,7 +5,10 @@
 use leptos::prelude::*;
 use vram_engine::{HubEndpoint, ModelChoice, DEFAULT_ENDPOINT};
 
-use crate::i18n::{t, tr, Lang};
+use crate::chart::escape as esc;
+use wasm_bindgen::JsCast;
+
+use crate::i18n::{t, Lang};
 use crate::readers::{self, HubModel, Refused};
 use crate::state::AppState;
 
@@ -21,24 +24,21 @@ pub fn HubPicker() -> impl IntoView {
     }));
     // kept in this component's memory only: never in the link, never stored
     let token = RwSignal::new(String::new());
-    let endpoint = RwSignal::new(st.hub_endpoint.with_untracked(|e| {
+    let endpoint = st.hub_endpoint.with_untracked(|e| {
         e.as_ref()
             .map_or(DEFAULT_ENDPOINT.to_string(), |e| e.base().to_string())
-    }));
+    });
     let bad_endpoint = RwSignal::new(false);
     let reading = RwSignal::new(false);
     let error = RwSignal::new(None::<Refused>);
     let lines = RwSignal::new(None::<[String; 2]>);
-    let set_endpoint = move |text: String| {
-        endpoint.set(text.clone());
-        match HubEndpoint::parse(&text) {
-            Ok(e) => {
-                bad_endpoint.set(false);
-                st.hub_endpoint
-                    .set((e != HubEndpoint::default()).then_some(e));
-            }
-            Err(_) => bad_endpoint.set(true),
+    let set_endpoint = move |text: String| match HubEndpoint::parse(&text) {
+        Ok(e) => {
+            bad_endpoint.set(false);
+            st.hub_endpoint
+                .set((e != HubEndpoint::default()).then_some(e));
         }
+        Err(_) => bad_endpoint.set(true),
     };
     let read = move || {
         if reading.get_untracked() || bad_endpoint.get_untracked() {
@@ -61,54 +61,97 @@ pub fn HubPicker() -> impl IntoView {
             }
         });
     };
-    let read_on = move || {
-        st.scenario.with(|s| match &s.model {
-            ModelChoice::Custom {
+    // what the panel says, as one escaped string: fewer reactive nodes, a smaller first load
+    let said = move || {
+        let l = lang();
+        let mut out = String::new();
+        if reading.get() {
+            out.push_str(&format!(
+                r#"<p id="hub-status" role="status">{}</p>"#,
+                t(l, "reading")
+            ));
+        }
+        if bad_endpoint.get() {
+            out.push_str(&format!(
+                r#"<p class="input-error" role="alert">{}</p>"#,
+                t(l, "hub_bad_endpoint")
+            ));
+        }
+        error.with(|e| {
+            if let Some(e) = e {
+                let text = e.sentence(l).unwrap_or(t(l, "readers_failed"));
+                out.push_str(&format!(
+                    r#"<p class="input-error" id="hub-error" role="alert">{}</p>"#,
+                    esc(text)
+                ));
+            }
+        });
+        lines.with(|read| {
+            if let Some([en, zh]) = read {
+                let items: String = l
+                    .pick(en, zh)
+                    .lines()
+                    .map(|x| format!("<li>{}</li>", esc(x)))
+                    .collect();
+                out.push_str(&format!(r#"<ul class="note" id="hub-lines">{items}</ul>"#));
+            }
+        });
+        st.scenario.with(|s| {
+            if let ModelChoice::Custom {
                 source: Some(src), ..
-            } => Some(format!(
-                "{} · {} {}",
-                src.id(),
-                t(lang(), "hub_read_on"),
-                src.read_on
-            )),
-            _ => None,
-        })
+            } = &s.model
+            {
+                out.push_str(&format!(
+                    r#"<p class="note" id="hub-source">{} · {} {}</p>"#,
+                    esc(&src.id()),
+                    t(l, "hub_read_on"),
+                    src.read_on
+                ));
+            }
+        });
+        out
+    };
+    // the inputs as one escaped string with one handler per event kind on their container: a
+    // tree of Leptos elements here cost the first load about 12 KB gzip
+    let form = move || {
+        let l = lang();
+        form_markup(l, &id.get_untracked(), &endpoint)
+    };
+    let target = |ev: &web_sys::Event| {
+        ev.target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .map(|e| e.id())
+            .unwrap_or_default()
     };
     view! {
-        <div class="field" on:focusin=|_| readers::preload()>
-            <label for="hub-id">{tr("hub_id")}</label>
-            <div class="row">
-                <input type="text" id="hub-id" placeholder="Qwen/Qwen2.5-7B-Instruct" autocomplete="off" spellcheck="false" maxlength="300"
-                    prop:value=move || id.get()
-                    on:input=move |ev| id.set(event_target_value(&ev))
-                    on:keydown=move |ev| if ev.key() == "Enter" { read() } />
-                <button type="button" id="hub-read" prop:disabled=move || reading.get() on:click=move |_| read()>{tr("hub_read")}</button>
-            </div>
-            <span id="hub-status" role="status">{move || reading.get().then(|| t(lang(), "reading"))}</span>
-            <p class="input-error" id="hub-error" role="alert">{move || error.with(|e| e.as_ref().map(|e| e.sentence(lang()).unwrap_or(t(lang(), "readers_failed")).to_string()))}</p>
-            <ul class="note" id="hub-lines">
-                {move || lines.with(|l| l.as_ref().map(|[en, zh]| {
-                    let text = if lang() == Lang::Zh { zh } else { en };
-                    text.lines().map(|line| view! { <li>{line.to_string()}</li> }).collect_view()
-                }))}
-            </ul>
-            <p class="note" id="hub-source">{read_on}</p>
+        <div class="field" on:focusin=|_| readers::preload()
+            on:click=move |ev| if target(&ev) == "hub-read" { read() }
+            on:keydown=move |ev| if ev.key() == "Enter" && target(&ev) == "hub-id" { read() }
+            on:input=move |ev| match target(&ev).as_str() {
+                "hub-id" => id.set(event_target_value(&ev)),
+                "hub-token" => token.set(event_target_value(&ev)),
+                _ => {}
+            }
+            on:change=move |ev| if target(&ev) == "hub-endpoint" { set_endpoint(event_target_value(&ev)) }>
+            <div inner_html=form></div>
+            <div inner_html=said></div>
         </div>
-        <details class="field" id="hub-access">
-            <summary>{tr("hub_access")}</summary>
-            <label for="hub-endpoint">{tr("hub_endpoint")}</label>
-            <input type="url" id="hub-endpoint" list="hub-endpoints" spellcheck="false" maxlength="200"
-                prop:value=move || endpoint.get()
-                on:change=move |ev| set_endpoint(event_target_value(&ev)) />
-            <datalist id="hub-endpoints"><option value="https://huggingface.co"></option><option value="https://hf-mirror.com"></option></datalist>
-            <p class="input-error" id="hub-endpoint-error" role="alert">{move || bad_endpoint.get().then(|| t(lang(), "hub_bad_endpoint"))}</p>
-            <label for="hub-token">{tr("hub_token")}</label>
-            <input type="password" id="hub-token" autocomplete="off" spellcheck="false"
-                prop:value=move || token.get()
-                on:input=move |ev| token.set(event_target_value(&ev)) />
-            <p class="note">{tr("hub_token_note")}</p>
-        </details>
     }
+}
+
+/// The id box, the Read button, and the endpoint and token under "Endpoint and token".
+fn form_markup(l: Lang, id: &str, endpoint: &str) -> String {
+    format!(
+        r#"<label for="hub-id">{}</label><div class="row"><input type="text" id="hub-id" placeholder="Qwen/Qwen2.5-7B-Instruct" autocomplete="off" spellcheck="false" maxlength="300" value="{}"><button type="button" id="hub-read">{}</button></div><details id="hub-access"><summary>{}</summary><label for="hub-endpoint">{}</label><input type="url" id="hub-endpoint" spellcheck="false" maxlength="200" value="{}"><label for="hub-token">{}</label><input type="password" id="hub-token" autocomplete="off"><p class="note">{}</p></details>"#,
+        esc(t(l, "hub_id")),
+        esc(id),
+        esc(t(l, "hub_read")),
+        esc(t(l, "hub_access")),
+        esc(t(l, "hub_endpoint")),
+        esc(endpoint),
+        esc(t(l, "hub_token")),
+        esc(t(l, "hub_token_note")),
+    )
 }
 
 /// The model read becomes the budget's, in the format its files are stored in when the job
