@@ -5,9 +5,9 @@
 use leptos::prelude::*;
 use vram_engine::{HubEndpoint, ModelChoice, DEFAULT_ENDPOINT};
 
-use crate::chart::escape as esc;
 use wasm_bindgen::JsCast;
 
+use crate::chart::escape as esc;
 use crate::i18n::{t, Lang};
 use crate::readers::{self, HubModel, Refused};
 use crate::state::AppState;
@@ -51,6 +51,8 @@ pub fn HubPicker() -> impl IntoView {
         let (asked, token) = (id.get_untracked(), token.get_untracked());
         reading.set(true);
         error.set(None);
+        // what an earlier read said goes; the budget keeps its model until this one is read
+        lines.set(None);
         leptos::task::spawn_local(async move {
             let got = readers::read_hub(&asked, &base, &token).await;
             reading.set(false);
