@@ -4,7 +4,7 @@
 //! allows it. A failed import is forgotten, so the next call tries again.
 
 use js_sys::{Array, Function, Promise, Reflect};
-use vram_engine::{decode_arch, Architecture, Measurement};
+use vram_engine::{decode_arch, Architecture, HubSource, Measurement};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
@@ -70,6 +70,31 @@ pub async fn read_config(text: &str) -> Result<Architecture, Refused> {
     }
 }
 
+/// A model read from the Hub by the module: its architecture (exact bytes included), where and
+/// when it was read, and what was read (English lines, Chinese lines).
+#[derive(Clone, Debug, PartialEq)]
+pub struct HubModel {
+    pub arch: Architecture,
+    pub source: HubSource,
+    pub lines: [String; 2],
+}
+
+/// Reads the model `id` names from `endpoint` (empty: huggingface.co); `token` (empty: none)
+/// goes to the endpoint's host only. The module fetches; the page waits without blocking.
+pub async fn read_hub(id: &str, endpoint: &str, token: &str) -> Result<HubModel, Refused> {
+    let args = [id, endpoint, token].map(JsValue::from_str);
+    let parts = call_async("read_hub", &args).await?;
+    match <[String; 6]>::try_from(parts) {
+        Ok([kind, arch, source, read_on, en, zh]) if kind == "hub" => Ok(HubModel {
+            arch: decode_arch(&arch).map_err(|_| Refused::NotLoaded)?,
+            source: HubSource::from_link(&source, &read_on).map_err(|_| Refused::NotLoaded)?,
+            lines: [en, zh],
+        }),
+        Ok(parts) => Err(refusal(parts.to_vec())),
+        Err(parts) => Err(refusal(parts)),
+    }
+}
+
 /// The module's sentence for a file of `bytes` bytes, too large to read.
 pub async fn measurement_too_large(bytes: f64) -> Refused {
     match call("measurement_too_large", &JsValue::from_f64(bytes)).await {
@@ -87,16 +112,39 @@ fn refusal(parts: Vec<String>) -> Refused {
 
 /// Calls the module's export `name` with one argument; its reply as strings.
 async fn call(name: &str, arg: &JsValue) -> Result<Vec<String>, Refused> {
+    let reply = export(name)
+        .await?
+        .call1(&JsValue::NULL, arg)
+        .map_err(|_| Refused::NotLoaded)?;
+    strings(reply)
+}
+
+/// Calls the module's async export `name` with `args`; its reply (a Promise's) as strings.
+async fn call_async(name: &str, args: &[JsValue]) -> Result<Vec<String>, Refused> {
+    let promise: Promise = export(name)
+        .await?
+        .apply(&JsValue::NULL, &args.iter().collect::<Array>())
+        .and_then(|p| p.dyn_into())
+        .map_err(|_| Refused::NotLoaded)?;
+    strings(
+        JsFuture::from(promise)
+            .await
+            .map_err(|_| Refused::NotLoaded)?,
+    )
+}
+
+/// The module's export `name`, the module loaded first.
+async fn export(name: &str) -> Result<Function, Refused> {
     let module = JsFuture::from(load_readers())
         .await
         .map_err(|_| Refused::NotLoaded)?;
-    let export = Reflect::get(&module, &JsValue::from_str(name))
+    Reflect::get(&module, &JsValue::from_str(name))
         .ok()
         .and_then(|f| f.dyn_into::<Function>().ok())
-        .ok_or(Refused::NotLoaded)?;
-    let reply = export
-        .call1(&JsValue::NULL, arg)
-        .map_err(|_| Refused::NotLoaded)?;
+        .ok_or(Refused::NotLoaded)
+}
+
+fn strings(reply: JsValue) -> Result<Vec<String>, Refused> {
     let reply: Array = reply.dyn_into().map_err(|_| Refused::NotLoaded)?;
     Ok(reply.iter().filter_map(|v| v.as_string()).collect())
 }

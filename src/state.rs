@@ -2,7 +2,8 @@
 
 use leptos::prelude::*;
 use vram_engine::{
-    decode_link, encode_link, EngineError, Measurement, Notice, Overview, PageSettings, Scenario,
+    decode_link, encode_link, EngineError, HubEndpoint, Measurement, Notice, Overview,
+    PageSettings, Scenario,
 };
 
 use crate::i18n::{browser_lang, Lang};
@@ -16,6 +17,8 @@ pub struct AppState {
     pub notices: RwSignal<Vec<Notice>>,
     /// "Your measurement", compared with the estimate; it travels in the link (`ms=`).
     pub measured: RwSignal<Option<Measurement>>,
+    /// The Hub endpoint model ids are read from, when not huggingface.co (`hfe=`).
+    pub hub_endpoint: RwSignal<Option<HubEndpoint>>,
     /// The one memo: the breakdown and everything derived from it, or the reason it failed.
     pub computed: Memo<Result<Overview, EngineError>>,
 }
@@ -39,6 +42,7 @@ impl AppState {
             lang: RwSignal::new(lang),
             notices: RwSignal::new(decoded.notices),
             measured: RwSignal::new(decoded.page.measured),
+            hub_endpoint: RwSignal::new(decoded.page.hub_endpoint),
             computed,
         }
     }
@@ -48,6 +52,7 @@ impl AppState {
         let page = PageSettings {
             lang: Some(self.lang.get().key()),
             measured: self.measured.get(),
+            hub_endpoint: self.hub_endpoint.get(),
         };
         self.scenario.with(|s| encode_link(s, &page))
     }

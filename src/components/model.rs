@@ -9,6 +9,7 @@ use vram_engine::{short_count, thousands};
 use wasm_bindgen::JsCast;
 
 use super::controls::Segmented;
+use super::hub::HubPicker;
 use crate::chart::escape as esc;
 use crate::i18n::{t, tr, Lang};
 use crate::readers::{self, Refused};
@@ -45,6 +46,9 @@ pub fn ModelPicker() -> impl IntoView {
     let initial = st.scenario.with_untracked(|s| match s.model {
         ModelChoice::Preset(_) => "preset",
         ModelChoice::Params(_) => "params",
+        ModelChoice::Custom {
+            source: Some(_), ..
+        } => "hub",
         ModelChoice::Custom { .. } => "config",
     });
     let source = RwSignal::new(initial);
@@ -54,6 +58,7 @@ pub fn ModelPicker() -> impl IntoView {
             ("preset", t(l, "source_preset").to_string()),
             ("params", t(l, "source_params").to_string()),
             ("config", t(l, "source_config").to_string()),
+            ("hub", t(l, "source_hub").to_string()),
         ]
     });
     let pick_source = Callback::new(move |k: &'static str| {
@@ -81,6 +86,7 @@ pub fn ModelPicker() -> impl IntoView {
             {move || match source.get() {
                 "preset" => view! { <PresetPicker /> }.into_any(),
                 "params" => view! { <ParamsPicker /> }.into_any(),
+                "hub" => view! { <HubPicker /> }.into_any(),
                 _ => view! { <ConfigPicker /> }.into_any(),
             }}
             <ModelSummary />

@@ -305,6 +305,11 @@ fn run(args: &Args) -> Result<String, String> {
     let page = PageSettings {
         lang: None,
         measured: measurement(args)?,
+        // a mirror the model was read from opens the page on the same mirror
+        hub_endpoint: args
+            .hub
+            .as_deref()
+            .and_then(|h| vram_engine::HubEndpoint::parse(&h.endpoint).ok()),
     };
     if args.json {
         let mut out = json(&s, &b, &verdicts, &solved, &remedies, &page);

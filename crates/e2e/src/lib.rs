@@ -14,6 +14,8 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 pub mod frames;
+mod hub;
+pub use hub::{HubFile, StandInHub, SHA as HUB_SHA};
 
 /// The built site to test: $VRAM_E2E_DIST, or dist/ at the repository root.
 pub fn dist_dir() -> PathBuf {
@@ -46,11 +48,21 @@ pub type ExtraPages = &'static [(&'static str, &'static str)];
 
 impl StaticServer {
     pub fn start(root: PathBuf) -> StaticServer {
-        StaticServer::start_with(root, &[])
+        StaticServer::start_full(root, &[], None)
     }
 
     /// Serves `root`, and `extra` pages at their paths (the benchmark's own test pages).
     pub fn start_with(root: PathBuf, extra: ExtraPages) -> StaticServer {
+        StaticServer::start_full(root, extra, None)
+    }
+
+    /// Serves `root`, and `hub` under `/hub` when given (see [`StandInHub`]).
+    pub fn start_with_hub(root: PathBuf, hub: Option<StandInHub>) -> StaticServer {
+        StaticServer::start_full(root, &[], hub)
+    }
+
+    fn start_full(root: PathBuf, extra: ExtraPages, hub: Option<StandInHub>) -> StaticServer {
+        let hub = hub.map(Arc::new);
         assert!(
             root.join("index.html").is_file(),
             "no built page at {}: run the README's test command (it builds dist/ first)",
@@ -67,7 +79,8 @@ impl StaticServer {
                 }
                 let Ok(stream) = stream else { continue };
                 let root = root.clone();
-                thread::spawn(move || serve_one(stream, &root, extra));
+                let hub = hub.clone();
+                thread::spawn(move || serve_one(stream, &root, extra, hub.as_deref()));
             }
         });
         StaticServer { port, stop }
@@ -78,20 +91,41 @@ impl StaticServer {
     }
 }
 
-fn serve_one(mut stream: TcpStream, root: &Path, extra: ExtraPages) {
+fn serve_one(mut stream: TcpStream, root: &Path, extra: ExtraPages, hub: Option<&StandInHub>) {
     let mut reader = BufReader::new(stream.try_clone().expect("clone"));
     let mut request = String::new();
     if reader.read_line(&mut request).is_err() {
         return;
     }
+    let mut range = None;
     loop {
         let mut line = String::new();
         if reader.read_line(&mut line).map(|n| n == 0).unwrap_or(true) || line == "\r\n" {
             break;
         }
+        if let Some((name, value)) = line.split_once(':') {
+            if name.eq_ignore_ascii_case("range") {
+                range = Some(value.trim().to_string());
+            }
+        }
     }
     let path = request.split_whitespace().nth(1).unwrap_or("/");
     let path = path.split(['?', '#']).next().unwrap_or("/");
+    if let (Some(hub), Some(below)) = (hub, path.strip_prefix("/hub/")) {
+        let a = hub.answer(&format!("/{below}"), range.as_deref());
+        let mut head = format!("HTTP/1.1 {}\r\n", a.status);
+        for h in &a.headers {
+            head.push_str(&format!("{h}\r\n"));
+        }
+        head.push_str(&format!(
+            "Content-Length: {}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n",
+            a.body.len()
+        ));
+        let _ = stream.write_all(head.as_bytes());
+        let _ = stream.write_all(&a.body);
+        let _ = stream.shutdown(Shutdown::Both);
+        return;
+    }
     let rel = path.trim_start_matches('/');
     let file = if rel.is_empty() || rel.contains("..") {
         root.join("index.html")
@@ -550,7 +584,16 @@ impl Page {
     }
 
     pub fn open_sized(path_and_query: &str, width: u32, height: u32) -> Page {
-        let server = StaticServer::start(dist_dir());
+        Page::open_with(path_and_query, width, height, None)
+    }
+
+    /// Opens the page with a stand-in Hub on the same origin, under `/hub`.
+    pub fn open_with_hub(path_and_query: &str, hub: StandInHub) -> Page {
+        Page::open_with(path_and_query, 1280, 1000, Some(hub))
+    }
+
+    fn open_with(path_and_query: &str, width: u32, height: u32, hub: Option<StandInHub>) -> Page {
+        let server = StaticServer::start_with_hub(dist_dir(), hub);
         let driver = Driver::start();
         let session = Session::new(&driver, width, height);
         session.goto(&server.url(path_and_query));

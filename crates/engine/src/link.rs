@@ -7,7 +7,7 @@
 use crate::dtype::WeightFormat;
 use crate::error::EngineError;
 use crate::gguf::GgufSummary;
-use crate::hub::HubSource;
+use crate::hub::{HubEndpoint, HubSource};
 use crate::measured::{MeasureError, Measurement};
 use crate::model::{Architecture, Mla, MlpKind, Moe, NormKind, StoredWeights};
 use crate::presets;
@@ -26,6 +26,8 @@ pub struct PageSettings {
     pub lang: Option<&'static str>,
     /// "Your measurement", compared with the estimate (`ms=`, see [`Measurement::to_link`]).
     pub measured: Option<Measurement>,
+    /// The Hub endpoint the page reads model ids from (`hfe=`), when not huggingface.co.
+    pub hub_endpoint: Option<HubEndpoint>,
 }
 
 /// A decoded link: the scenario, page settings, and what was ignored.
@@ -76,6 +78,8 @@ pub enum Ignored {
     BadHubSource,
     /// Not a GGUF model summary (`gg=`) this page writes, or one whose header does not read.
     NotAGgufSummary,
+    /// `hfe=` is not an endpoint `http(s)://host[:port][/path]`.
+    BadHubEndpoint,
 }
 
 /// Writes the query string (without '?') for a scenario and page settings.
@@ -108,6 +112,13 @@ pub fn encode(s: &Scenario, page: &PageSettings) -> String {
     }
     if let Some(m) = &page.measured {
         out.push(("ms", m.to_link()));
+    }
+    if let Some(e) = page
+        .hub_endpoint
+        .as_ref()
+        .filter(|e| **e != HubEndpoint::default())
+    {
+        out.push(("hfe", e.base().to_string()));
     }
     out.iter()
         .map(|(k, v)| format!("{k}={}", percent_encode(v)))
@@ -226,6 +237,13 @@ pub fn decode_pairs(pairs: &[(String, String)]) -> Decoded {
                     None
                 }
                 _ => Some(Ignored::OtherLanguage),
+            },
+            "hfe" => match HubEndpoint::parse(v) {
+                Ok(e) => {
+                    page.hub_endpoint = (e != HubEndpoint::default()).then_some(e);
+                    None
+                }
+                Err(_) => Some(Ignored::BadHubEndpoint),
             },
             "ms" => {
                 match Measurement::from_link(v) {
@@ -581,6 +599,7 @@ mod tests {
         let page = PageSettings {
             lang: Some("zh"),
             measured: None,
+            hub_endpoint: None,
         };
         let d = decode(&format!("https://example.invalid/?{}", encode(&s, &page)));
         assert_eq!(d.notices, Vec::<Notice>::new());
@@ -726,6 +745,7 @@ mod tests {
         let page = PageSettings {
             lang: None,
             measured: Some(m),
+            hub_endpoint: None,
         };
         let q = encode(&Scenario::default(), &page);
         assert!(q.starts_with("v=1&m=llama-3.1-8b&ms=1"), "{q}");
@@ -756,5 +776,35 @@ mod tests {
         assert_eq!(parse_param_count("7B").unwrap(), 7_000_000_000);
         assert_eq!(parse_param_count("1.5b").unwrap(), 1_500_000_000);
         assert!(parse_param_count("lots").is_err());
+    }
+
+    #[test]
+    fn a_mirror_endpoint_travels_in_the_link_and_the_default_or_a_bad_one_does_not() {
+        let mirror = HubEndpoint::parse("https://hf-mirror.com").unwrap();
+        let page = PageSettings {
+            hub_endpoint: Some(mirror.clone()),
+            ..PageSettings::default()
+        };
+        let q = encode(&Scenario::default(), &page);
+        assert!(q.contains("hfe=https%3A%2F%2Fhf-mirror.com"), "{q}");
+        assert_eq!(decode(&q).page.hub_endpoint, Some(mirror));
+        let default = PageSettings {
+            hub_endpoint: Some(HubEndpoint::default()),
+            ..PageSettings::default()
+        };
+        assert!(!encode(&Scenario::default(), &default).contains("hfe="));
+        assert_eq!(
+            decode("hfe=https%3A%2F%2Fhuggingface.co").page.hub_endpoint,
+            None
+        );
+        let bad = decode("hfe=ftp%3A%2F%2Fx");
+        assert_eq!(bad.page.hub_endpoint, None);
+        assert!(matches!(
+            bad.notices.as_slice(),
+            [Notice::Ignored {
+                why: Ignored::BadHubEndpoint,
+                ..
+            }]
+        ));
     }
 }

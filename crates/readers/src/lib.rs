@@ -12,6 +12,9 @@
 //!   it back with `Measurement::from_full_link` (the link codec is in the page anyway);
 //! - `["architecture", arch]`: a model's architecture in [`encode_arch`] form (the link's custom
 //!   model); the page reads it back with `decode_arch`;
+//! - `["hub", arch, owner/name@revision, YYYY-MM-DD, english, chinese]`: a model read from the
+//!   Hub (`read_hub`, see `hub/`): its architecture with the files' exact bytes, where and when
+//!   it was read (the link's `hf=` and `hfd=`), and what was read, lines joined by `\n`;
 //! - `["error", english, chinese]`: why the input gives nothing, as one sentence per [`LANGS`]
 //!   entry, so the page can follow its language toggle without asking again.
 //!
@@ -22,7 +25,7 @@
 //! `src/readers.rs` that calls the export by name (`call`) and reads the parts back. Keep what the
 //! page already has (the engine's link codecs) on the page side of the interface, and the readers
 //! and their sentences on this side. `scripts/size_budget.py` gates this module apart from the
-//! first load (80,000 B gzip in `scripts/dev.sh`).
+//! first load (105,000 B gzip in `scripts/dev.sh`, since the Hub client came in).
 //!
 //! [`Measurement::to_full_link`]: vram_engine::Measurement::to_full_link
 //! [`encode_arch`]: vram_engine::encode_arch
@@ -32,6 +35,9 @@ use vram_engine::{
 };
 use vram_text::{error, measure_error, Lang};
 use wasm_bindgen::prelude::wasm_bindgen;
+
+mod hub;
+pub use hub::{hub_reply, read_model, Fetch, Got, HubProblem, HubRead};
 
 /// The languages of an error's sentences, in the order a reply carries them.
 pub const LANGS: [Lang; 2] = [Lang::En, Lang::Zh];
@@ -43,6 +49,14 @@ pub enum Reply {
     Measurement(String),
     /// A model's architecture, in link form.
     Architecture(String),
+    /// A model read from the Hub: its architecture in link form, `owner/name@revision`, the
+    /// day it was read, and what was read (lines joined by `\n`), one text per [`LANGS`] entry.
+    Hub {
+        arch: String,
+        source: String,
+        read_on: String,
+        lines: [String; 2],
+    },
     /// Why the input gives nothing: one sentence per entry of [`LANGS`].
     Error([String; 2]),
 }
@@ -53,6 +67,12 @@ impl Reply {
         match self {
             Reply::Measurement(full) => vec!["measurement".into(), full],
             Reply::Architecture(arch) => vec!["architecture".into(), arch],
+            Reply::Hub {
+                arch,
+                source,
+                read_on,
+                lines: [en, zh],
+            } => vec!["hub".into(), arch, source, read_on, en, zh],
             Reply::Error(sentences) => {
                 let mut parts = vec!["error".to_string()];
                 parts.extend(sentences);
@@ -104,6 +124,16 @@ pub fn config_reply(text: &str) -> Reply {
 #[wasm_bindgen]
 pub fn read_config(text: &str) -> Vec<String> {
     config_reply(text).into_parts()
+}
+
+/// Reads the model `id` names from `endpoint` (empty: huggingface.co) in the browser, with
+/// `token` (empty: none) sent to the endpoint's host only: the reply parts, as a Promise.
+#[cfg(target_arch = "wasm32")]
+#[wasm_bindgen]
+pub async fn read_hub(id: String, endpoint: String, token: String) -> Vec<String> {
+    hub::browser::read_hub(&id, &endpoint, &token)
+        .await
+        .into_parts()
 }
 
 #[cfg(test)]

@@ -192,6 +192,12 @@ pub fn notice(lang: Lang, n: &Notice) -> String {
                         "不是本页写出的 GGUF 模型摘要；请重新选择 .gguf 文件",
                     )
                     .into(),
+                Ignored::BadHubEndpoint => lang
+                    .pick(
+                        "not a Hub endpoint http(s)://host[:port][/path]; huggingface.co is used",
+                        "不是 Hub 端点 http(s)://host[:port][/path]；改用 huggingface.co",
+                    )
+                    .into(),
             };
             match zh {
                 false => format!("ignored {}={:?}: {why}", shown(key), value),

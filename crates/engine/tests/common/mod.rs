@@ -509,5 +509,6 @@ pub fn arb_page() -> impl Strategy<Value = vram_engine::PageSettings> {
     select(vec![None, Some("en"), Some("zh")]).prop_map(|lang| vram_engine::PageSettings {
         lang,
         measured: None,
+        hub_endpoint: None,
     })
 }
