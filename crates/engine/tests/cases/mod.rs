@@ -33,7 +33,7 @@ use vram_engine::{
     Job, LoraTargets, Loss, ModelChoice, Offload, Optimizer, PipelineSchedule, Scenario, Switch,
     VllmVersion, WeightFormat, WeightsLoad, Zero,
 };
-use vram_engine::{MlpKind, NormKind};
+use vram_engine::{startup_concurrency, MlpKind, NormKind, ServingFit};
 
 /// The target the report is held to: median and 90th-percentile absolute error, in percent.
 pub const TARGET_MEDIAN_PCT: f64 = 10.0;
@@ -443,7 +443,10 @@ impl Report {
              `gpu_memory_utilization` × the total the CUDA driver reports (`cudaMemGetInfo`, below nvidia-smi's) \
              − weights − profile activations − sampler logits (`max_num_seqs` rows) − non-torch memory: the context \
              (V0; V1 measures from a snapshot taken after the context exists), NCCL buffers under tensor parallelism, \
-             and from V1 0.21 the CUDA graphs (before, they are captured after the pool is sized).\n\
+             and from V1 0.21 the CUDA graphs (before, they are captured after the pool is sized). \
+             Each served case's notes also give the maximum concurrency vLLM prints at start-up, computed as \
+             vLLM computes it (KV tokens ÷ `max_model_len`), from the engine's pool and, where the log gives \
+             blocks, from the logged blocks: the two differ by exactly the case's error.\n\
              - **allocated after load**: the peak right after loading the model → weights + adapters.\n\n\
              Settings every case of a kind shares: CUDA context 1024 MiB and allocator reserve 5 % (scenario defaults) \
              unless the source states them (the BERT runs state 1343 MiB of context; a one-GPU vLLM log its \
@@ -1421,14 +1424,15 @@ pub fn engine_figure(m: &Mapped) -> Result<(f64, String, Breakdown), String> {
             };
             let deducted = context - b.graphs_after_sizing(s) - before_snapshot;
             let parts = format!(
-                "budget {:.2} − weights {:.2} − activations {:.2} − logits {:.2} − non-torch {:.2} = KV {:.2} ({} blocks)",
+                "budget {:.2} − weights {:.2} − activations {:.2} − logits {:.2} − non-torch {:.2} = KV {:.2} ({} blocks; {})",
                 gib(fit.budget),
                 gib(b.bytes(Component::Weights)),
                 gib(b.bytes(Component::Activations)),
                 gib(b.bytes(Component::Logits)),
                 gib(deducted),
                 gib(fit.kv_pool),
-                fit.blocks
+                fit.blocks,
+                startup_lines(m, &fit)
             );
             let est = if m.measure == Measure::VllmBlocks {
                 fit.blocks as f64
@@ -1439,6 +1443,25 @@ pub fn engine_figure(m: &Mapped) -> Result<(f64, String, Breakdown), String> {
         }
     };
     Ok((est, parts, b))
+}
+
+/// vLLM's start-up arithmetic for a served case: the maximum concurrency it prints ("Maximum
+/// concurrency for N tokens per request: X x", the KV tokens over `max_model_len`) from the engine's
+/// pool, beside the same arithmetic on the blocks the case's log reports, when it reports blocks.
+fn startup_lines(m: &Mapped, fit: &ServingFit) -> String {
+    let s = &m.scenario;
+    let hundredths = startup_concurrency(fit, s);
+    let engine = format!(
+        "max concurrency at max_model_len {}: {}.{:02}x",
+        s.max_model_len,
+        hundredths / 100,
+        hundredths % 100
+    );
+    if m.measure != Measure::VllmBlocks {
+        return engine;
+    }
+    let logged = m.measured * s.block_size as f64 / s.max_model_len.max(1) as f64;
+    format!("{engine}, from the logged blocks {logged:.2}x")
 }
 
 fn evaluate(c: &Value, n: &Value) -> Outcome {
