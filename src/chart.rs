@@ -1,6 +1,8 @@
 //! The charts, drawn with plotters into SVG strings. Stacked bars are rectangles on running
 //! totals (plotters has no stacked series); tooltips and labels are added as escaped SVG text.
 
+pub mod patch;
+
 use plotters::prelude::*;
 use vram_engine::CAPACITY_LINES_GIB;
 use vram_engine::GIB;
