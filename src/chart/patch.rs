@@ -2,7 +2,8 @@
 //! and the page's elements take only the attributes and text that differ: a bar that grew gets a
 //! new `y` and `height`, and the axes, grid and labels that stay are not touched. The browser then
 //! restyles, lays out and repaints what moved instead of parsing and painting a whole new chart.
-//! A first draw, or markup this module does not read, is written whole.
+//! A first draw, markup this module does not read, or a group whose elements changed in number or
+//! kind is written whole.
 
 use web_sys::Element;
 
@@ -40,10 +41,6 @@ fn patch_element(el: &Element, was: &Node, now: &Node) {
     if was.markup == now.markup {
         return;
     }
-    if was.name != now.name {
-        el.set_outer_html(now.markup);
-        return;
-    }
     for (name, _) in &was.attributes {
         if !now.attributes.iter().any(|(n, _)| n == name) {
             let _ = el.remove_attribute(name);
@@ -58,31 +55,27 @@ fn patch_element(el: &Element, was: &Node, now: &Node) {
         return;
     }
     match (&was.content, &now.content) {
-        (Content::Elements(was), Content::Elements(now)) => patch_children(el, was, now),
-        (_, Content::Text(text)) if !text.contains('&') => el.set_text_content(Some(text)),
+        (Content::Elements(was), Content::Elements(now)) if same_tags(was, now) => {
+            patch_children(el, was, now)
+        }
         _ => el.set_inner_html(now.inner),
     }
 }
 
-/// Pairs the children by position: each pair patched, new extra ones added, old extra ones removed.
+/// Whether two lists of elements pair up one to one by position and tag.
+fn same_tags(was: &[Node], now: &[Node]) -> bool {
+    was.len() == now.len() && was.iter().zip(now).all(|(a, b)| a.name == b.name)
+}
+
+/// Each child patched with its pair (same count and tags, see `same_tags`).
 fn patch_children(parent: &Element, was: &[Node], now: &[Node]) {
     let mut on_page = parent.first_element_child();
-    for (i, node) in now.iter().enumerate() {
-        match (was.get(i), on_page) {
-            (Some(old), Some(el)) => {
-                // read before `el` may be replaced
-                on_page = el.next_element_sibling();
-                patch_element(&el, old, node);
-            }
-            _ => {
-                on_page = None;
-                let _ = parent.insert_adjacent_html("beforeend", node.markup);
-            }
-        }
-    }
-    while let Some(el) = on_page {
+    for (old, node) in was.iter().zip(now) {
+        let Some(el) = on_page else {
+            return;
+        };
         on_page = el.next_element_sibling();
-        el.remove();
+        patch_element(&el, old, node);
     }
 }
 

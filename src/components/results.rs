@@ -148,9 +148,7 @@ pub fn Charts() -> impl IntoView {
                 .unwrap_or_default()
         })
     });
-    // the curve is drawn again only when what it shows changes: a step that moves the bars
-    // (batch, GPUs) often leaves the curve where it was
-    let sweep_inputs = Memo::new(move |_| {
+    let sweep = Memo::new(move |_| {
         let l = st.lang.get();
         let (at, serving, unit) = st
             .scenario
@@ -158,17 +156,7 @@ pub fn Charts() -> impl IntoView {
         let (limit, name) = selected_limit(&st);
         st.computed.with(|c| {
             c.as_ref()
-                .ok()
-                .map(|c| (c.sweep.clone(), at, serving, limit, name, unit, l))
-        })
-    });
-    let sweep = Memo::new(move |_| {
-        sweep_inputs.with(|inputs| {
-            inputs
-                .as_ref()
-                .map(|(points, at, serving, limit, name, unit, l)| {
-                    chart::sweep(points, *at, *serving, *limit, name, *unit, *l)
-                })
+                .map(|c| chart::sweep(&c.sweep, at, serving, limit, &name, unit, l))
                 .unwrap_or_default()
         })
     });
