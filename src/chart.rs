@@ -1,6 +1,8 @@
 //! The charts, drawn with plotters into SVG strings. Stacked bars are rectangles on running
 //! totals (plotters has no stacked series); tooltips and labels are added as escaped SVG text.
 
+pub mod patch;
+
 use plotters::prelude::*;
 use vram_engine::CAPACITY_LINES_GIB;
 use vram_engine::GIB;
@@ -80,7 +82,7 @@ pub fn stacked(
         .max(measured) as f64
         / ubytes;
     let cap = limit as f64 / ubytes;
-    let ymax = (tallest.max(cap) * 1.12).max(1.0);
+    let ymax = round_top(tallest.max(cap) * 1.12);
     let n = bars.len().max(1) as f64;
     let mut svg = String::new();
     let mut overlay = String::new();
@@ -325,6 +327,27 @@ fn marker_svg(x0: i32, x1: i32, y: i32, label: &str) -> String {
     )
 }
 
+/// Round tops for the bars' axis, times a power of ten: each at most a quarter above the one before.
+const ROUND_TOPS: [f64; 13] = [
+    1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0, 5.0, 6.0, 7.0, 8.0,
+];
+
+/// The top of the bars' axis: `v` (at least 1) rounded up to a round number, so the axis, its grid
+/// and its labels stay put while a slider moves the bars a little, and a step repaints the bars
+/// that changed instead of the whole chart.
+fn round_top(v: f64) -> f64 {
+    let v = v.max(1.0);
+    let mut decade = 1.0;
+    while decade * 10.0 <= v {
+        decade *= 10.0;
+    }
+    ROUND_TOPS
+        .iter()
+        .map(|m| m * decade)
+        .find(|top| *top >= v)
+        .unwrap_or(10.0 * decade)
+}
+
 /// The common cards' capacities (GiB, height in the chart's unit) below the top of the chart,
 /// without the one the selected GPU's own line would hide.
 fn capacity_lines(ymax: f64, cap: f64, ubytes: f64) -> impl Iterator<Item = (u64, f64)> {
@@ -395,6 +418,24 @@ mod tests {
         for svg in [&bars, &curve] {
             assert!(svg.matches("<line").count() <= 20, "{svg}");
             assert!(!svg.contains("<line opacity="), "{svg}");
+        }
+    }
+
+    #[test]
+    fn the_bars_axis_tops_out_at_a_round_number_that_holds_while_the_bars_move_a_little() {
+        assert_eq!(round_top(56.1), 60.0);
+        assert_eq!(round_top(59.9), 60.0);
+        assert_eq!(round_top(60.0), 60.0);
+        assert_eq!(round_top(60.1), 70.0);
+        assert_eq!(round_top(101.0), 125.0);
+        assert_eq!(round_top(0.3), 1.0);
+        assert_eq!(round_top(9.5), 10.0);
+        // never more than a quarter above what it has to show
+        for v in [
+            1.01, 1.51, 3.01, 3.3, 6.01, 12.6, 47.0, 250.1, 799.0, 1234.5,
+        ] {
+            let top = round_top(v);
+            assert!(top >= v && top <= v * 1.25, "{v} -> {top}");
         }
     }
 

@@ -168,27 +168,40 @@ pub fn Charts() -> impl IntoView {
             "seq_view"
         }
     };
-    // stamp the first draw for the load benchmark (navigation start -> first chart)
-    Effect::new(move |drawn: Option<bool>| {
-        let has = !svg.with(String::is_empty);
-        if drawn != Some(true) && has {
-            if let Some(w) = web_sys::window() {
-                let now = w.performance().map(|p| p.now()).unwrap_or(0.0);
-                if let Some(el) = w.document().and_then(|d| d.get_element_by_id("chart")) {
-                    let _ = el.set_attribute("data-first-draw", &format!("{now:.1}"));
-                }
-            }
+    let bars_box = NodeRef::<leptos::html::Div>::new();
+    let sweep_box = NodeRef::<leptos::html::Div>::new();
+    // both charts patched in place (chart::patch) from the markup they show, not replaced whole
+    Effect::new(move |shown: Option<String>| {
+        let Some(el) = sweep_box.get() else {
+            return String::new();
+        };
+        sweep.with(|markup| chart::patch::patch(&el, shown.as_deref().unwrap_or(""), markup));
+        sweep.get_untracked()
+    });
+    // and the first draw stamped for the load benchmark (navigation start -> first chart)
+    Effect::new(move |shown: Option<String>| {
+        let Some(el) = bars_box.get() else {
+            return String::new();
+        };
+        svg.with(|markup| chart::patch::patch(&el, shown.as_deref().unwrap_or(""), markup));
+        let first = shown.as_deref().is_none_or(str::is_empty);
+        if first && el.first_element_child().is_some() {
+            let now = web_sys::window()
+                .and_then(|w| w.performance())
+                .map(|p| p.now())
+                .unwrap_or(0.0);
+            let _ = el.set_attribute("data-first-draw", &format!("{now:.1}"));
         }
-        drawn == Some(true) || has
+        svg.get_untracked()
     });
     view! {
         <section class="panel charts" aria-labelledby="chart-h">
             <h2 id="chart-h">{tr("chart_title")}</h2>
-            <div class="chart" id="chart" role="img" aria-label=tr("chart_title") inner_html=move || svg.get()></div>
+            <div class="chart" id="chart" role="img" aria-label=tr("chart_title") node_ref=bars_box></div>
             <ul class="legend" id="legend" inner_html=move || legend_markup(lang())></ul>
             <p class="note">{tr("chart_note")}</p>
             <h3>{move || t(lang(), sweep_title())}</h3>
-            <div class="chart" id="seq-chart" role="img" aria-label=move || t(lang(), sweep_title()) inner_html=move || sweep.get()></div>
+            <div class="chart" id="seq-chart" role="img" aria-label=move || t(lang(), sweep_title()) node_ref=sweep_box></div>
         </section>
     }
 }

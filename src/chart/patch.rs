@@ -1,0 +1,250 @@
+//! A chart updated in place. The new SVG is compared with the last one in Rust, element by element,
+//! and the page's elements take only the attributes and text that differ: a bar that grew gets a
+//! new `y` and `height`, and the axes, grid and labels that stay are not touched. The browser then
+//! restyles, lays out and repaints what moved instead of parsing and painting a whole new chart.
+//! A first draw, markup this module does not read, or a group whose elements changed in number or
+//! kind is written whole.
+
+use web_sys::Element;
+
+/// Makes `host`'s chart equal to `new`, given that it shows `old` (what the last call wrote).
+pub fn patch(host: &Element, old: &str, new: &str) {
+    match (parse(old), parse(new), host.first_element_child()) {
+        (Some(was), Some(now), Some(svg)) if was.name == now.name => {
+            patch_element(&svg, &was, &now)
+        }
+        _ => host.set_inner_html(new),
+    }
+}
+
+/// One element of the chart's markup: its name, attributes, what is inside and the whole text.
+#[derive(Debug, PartialEq)]
+struct Node<'a> {
+    name: &'a str,
+    attributes: Vec<(&'a str, &'a str)>,
+    content: Content<'a>,
+    inner: &'a str,
+    markup: &'a str,
+}
+
+#[derive(Debug, PartialEq)]
+enum Content<'a> {
+    /// text only (escaped as in the markup), or nothing
+    Text(&'a str),
+    /// elements with nothing but white space between them
+    Elements(Vec<Node<'a>>),
+    /// text and elements mixed: written whole when it changes
+    Mixed,
+}
+
+fn patch_element(el: &Element, was: &Node, now: &Node) {
+    if was.markup == now.markup {
+        return;
+    }
+    for (name, _) in &was.attributes {
+        if !now.attributes.iter().any(|(n, _)| n == name) {
+            let _ = el.remove_attribute(name);
+        }
+    }
+    for (name, value) in &now.attributes {
+        if !was.attributes.contains(&(name, value)) {
+            let _ = el.set_attribute(name, &unescape_attribute(value));
+        }
+    }
+    if was.inner == now.inner {
+        return;
+    }
+    match (&was.content, &now.content) {
+        (Content::Elements(was), Content::Elements(now)) if same_tags(was, now) => {
+            patch_children(el, was, now)
+        }
+        _ => el.set_inner_html(now.inner),
+    }
+}
+
+/// Whether two lists of elements pair up one to one by position and tag.
+fn same_tags(was: &[Node], now: &[Node]) -> bool {
+    was.len() == now.len() && was.iter().zip(now).all(|(a, b)| a.name == b.name)
+}
+
+/// Each child patched with its pair (same count and tags, see `same_tags`).
+fn patch_children(parent: &Element, was: &[Node], now: &[Node]) {
+    let mut on_page = parent.first_element_child();
+    for (old, node) in was.iter().zip(now) {
+        let Some(el) = on_page else {
+            return;
+        };
+        on_page = el.next_element_sibling();
+        patch_element(&el, old, node);
+    }
+}
+
+/// Attribute values as the markup writes them; `set_attribute` takes them unescaped.
+fn unescape_attribute(value: &str) -> String {
+    if !value.contains('&') {
+        return value.to_string();
+    }
+    value
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&")
+}
+
+/// The markup that plotters and the overlay write: one root element, attribute values in double
+/// quotes that hold no `<`, `>` or `"` (text is escaped), no comments. Anything else is `None`,
+/// and the caller writes the chart whole.
+fn parse(markup: &str) -> Option<Node<'_>> {
+    let markup = markup.trim();
+    let (node, end) = parse_element(markup, 0)?;
+    (end == markup.len()).then_some(node)
+}
+
+/// The element whose `<` is at `lt`, and where the markup after it starts.
+fn parse_element(src: &str, lt: usize) -> Option<(Node<'_>, usize)> {
+    if !src[lt..].starts_with('<') || src[lt..].starts_with("</") {
+        return None;
+    }
+    let gt = lt + src[lt..].find('>')?;
+    let tag = &src[lt + 1..gt];
+    let self_closing = tag.ends_with('/');
+    let tag = tag.trim_end_matches('/');
+    let name_end = tag.find(char::is_whitespace).unwrap_or(tag.len());
+    let name = &tag[..name_end];
+    let attributes = parse_attributes(&tag[name_end..])?;
+    if name.is_empty() {
+        return None;
+    }
+    if self_closing {
+        let node = Node {
+            name,
+            attributes,
+            content: Content::Text(""),
+            inner: "",
+            markup: &src[lt..=gt],
+        };
+        return Some((node, gt + 1));
+    }
+    let (mut children, mut text, mut at) = (Vec::new(), false, gt + 1);
+    loop {
+        let next = at + src[at..].find('<')?;
+        text |= !src[at..next].trim().is_empty();
+        if src[next..].starts_with("</") {
+            let close = next + src[next..].find('>')?;
+            if &src[next + 2..close] != name {
+                return None;
+            }
+            let inner = &src[gt + 1..next];
+            let content = match (children.is_empty(), text) {
+                (true, _) => Content::Text(inner),
+                (false, false) => Content::Elements(children),
+                (false, true) => Content::Mixed,
+            };
+            let markup = &src[lt..=close];
+            let node = Node {
+                name,
+                attributes,
+                content,
+                inner,
+                markup,
+            };
+            return Some((node, close + 1));
+        }
+        let (child, end) = parse_element(src, next)?;
+        children.push(child);
+        at = end;
+    }
+}
+
+/// ` x="1" class="seg"` as pairs.
+fn parse_attributes(mut rest: &str) -> Option<Vec<(&str, &str)>> {
+    let mut attributes = Vec::new();
+    loop {
+        rest = rest.trim_start();
+        if rest.is_empty() {
+            return Some(attributes);
+        }
+        let (name, after) = rest.split_once("=\"")?;
+        let (value, after) = after.split_once('"')?;
+        if name.is_empty() || name.contains(char::is_whitespace) {
+            return None;
+        }
+        attributes.push((name, value));
+        rest = after;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::i18n::Lang;
+    use vram_engine::{Overview, Scenario};
+
+    #[test]
+    fn a_drawn_chart_reads_as_one_svg_with_a_group_per_bar_segment() {
+        let s = Scenario::default();
+        let c = Overview::compute(&s).unwrap();
+        let svg = crate::chart::stacked(
+            &c.bars,
+            s.gpus,
+            s.gpu.bytes(),
+            s.gpu.label(),
+            s.unit,
+            Lang::En,
+            None,
+        );
+        let root = parse(&svg).unwrap();
+        assert_eq!(root.name, "svg");
+        let Content::Elements(children) = &root.content else {
+            panic!("{:?}", root.content);
+        };
+        let segments = children
+            .iter()
+            .filter(|n| n.attributes.contains(&("class", "seg")))
+            .count();
+        assert_eq!(segments, svg.matches(r#"<g class="seg""#).count());
+        assert!(segments > 0);
+        let markup: String = children.iter().map(|n| n.markup).collect();
+        assert_eq!(markup.replace('\n', ""), root.inner.replace('\n', ""));
+    }
+
+    #[test]
+    fn nested_groups_keep_their_attributes_and_escaped_text() {
+        let root = parse(
+            r#"<svg width="2"><rect x="1" y="2"/><g id="a"><title>x &lt; y</title><text>1</text></g></svg>"#,
+        )
+        .unwrap();
+        assert_eq!(root.attributes, [("width", "2")]);
+        let Content::Elements(children) = &root.content else {
+            panic!("{:?}", root.content);
+        };
+        assert_eq!(children[0].attributes, [("x", "1"), ("y", "2")]);
+        assert_eq!(children[0].markup, r#"<rect x="1" y="2"/>"#);
+        let Content::Elements(group) = &children[1].content else {
+            panic!("{:?}", children[1].content);
+        };
+        assert_eq!(group[0].content, Content::Text("x &lt; y"));
+        assert_eq!(group[1].inner, "1");
+    }
+
+    #[test]
+    fn markup_this_module_does_not_read_is_written_whole() {
+        assert_eq!(parse(""), None);
+        assert_eq!(parse("<svg><g></svg>"), None);
+        assert_eq!(parse("<svg><rect/></g></svg>"), None);
+        assert_eq!(parse("<svg x='1'></svg>"), None);
+        assert_eq!(parse("<svg></svg><svg></svg>"), None);
+        let mixed = parse("<svg>loose text<rect/></svg>").unwrap();
+        assert_eq!(mixed.content, Content::Mixed);
+    }
+
+    #[test]
+    fn escaped_attribute_values_are_set_as_plain_text() {
+        assert_eq!(
+            unescape_attribute("a &amp;lt; &quot;b&quot;"),
+            "a &lt; \"b\""
+        );
+        assert_eq!(unescape_attribute("12.5"), "12.5");
+    }
+}
