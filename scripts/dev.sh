@@ -96,15 +96,17 @@ serve() {
 size_budget() {
   # What a first visit downloads: 250 KB until the measurement panel landed (gate 285 KB); issue 16's
   # cuts brought it to 271,830 B (gate 275 KB), then loading the readers of pasted text on demand
-  # (crates/readers) and presets in link form to 259,705 B: the gate is that rounded up. The
-  # target stays 230 KB (BENCHMARKS.md, "Size").
+  # (crates/readers) and presets in link form to 259,705 B. The llama.cpp / Ollama job took it to
+  # 326,837 B; its code loading on demand (crates/local-web) brought it to 307,230 B: the gate is
+  # that rounded up. The target stays 230 KB (BENCHMARKS.md, "Size").
   # VRAM_SIZE_GATE overrides the limit for a local run only (a branch that adds bytes before the
   # cut that pays for them lands); CI never sets it.
   # The on-demand readers module has its own limit: 80 KB, room for the GGUF and Hub readers
-  # beside the measurement and config.json readers (52,845 B today).
-  local gate=${VRAM_SIZE_GATE:-260000}
-  say "size budget: what a first visit downloads, gzip-compressed, at most $gate B; the on-demand readers at most 80000 B"
-  python3 scripts/size_budget.py dist "$gate" 80000
+  # beside the measurement and config.json readers (52,845 B today). The llama.cpp job's module:
+  # 142,918 B measured, gated at that rounded up.
+  local gate=${VRAM_SIZE_GATE:-308000}
+  say "size budget: what a first visit downloads, gzip-compressed, at most $gate B; the on-demand readers at most 80000 B, the llama.cpp job's module at most 143000 B"
+  python3 scripts/size_budget.py dist "$gate" 80000 143000
 }
 
 test_all() {
@@ -115,7 +117,7 @@ test_all() {
   cargo clippy --workspace --all-targets -- -D warnings
   ensure_wasm_target
   say "clippy (wasm32, -D warnings)"
-  cargo clippy --target wasm32-unknown-unknown -p vram-budget -p vram-engine -p vram-readers -- -D warnings
+  cargo clippy --target wasm32-unknown-unknown -p vram-budget -p vram-engine -p vram-readers -p vram-local -- -D warnings
   say "native tests (engine, CLI, page logic)"
   cargo test
   build_dist

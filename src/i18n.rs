@@ -145,6 +145,8 @@ const TEXT: &[(&str, &str, &str)] = &[
     ("measured_help", "Paste what the job really used: a vLLM or llama.cpp log, torch.cuda.memory_stats() or memory_summary(), nvidia-smi, the measuring tool's JSON, or a size such as \"21.3 GiB allocated\". It is read here and never sent anywhere.", "粘贴任务实际占用的显存：vLLM 或 llama.cpp 日志、torch.cuda.memory_stats() 或 memory_summary()、nvidia-smi、测量工具的 JSON，或 \"21.3 GiB allocated\" 这样的大小。内容只在本页读取，不会发送到任何地方。"),
     ("measured_apply", "Compare", "比较"),
     ("reading", "Reading …", "正在读取……"),
+    ("local_loading", "Working out the llama.cpp run…", "正在计算 llama.cpp 运行…"),
+    ("local_failed", "the llama.cpp module could not be loaded; check the connection and reload", "llama.cpp 模块未能加载；请检查网络后刷新"),
     ("readers_failed", "the reader could not be loaded; check the connection and try again", "读取模块未能加载；请检查网络后重试"),
     ("measured", "Measured", "实测"),
     ("estimate", "Estimate", "估算"),

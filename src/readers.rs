@@ -1,7 +1,8 @@
 //! The on-demand readers module (`crates/readers`, built by Trunk beside the page): imported the
 //! first time the page needs a reader, never at start. Its file name (content-hashed by
 //! `scripts/post_build.py`) is in `<meta name="vram-readers">`; the CSP's `script-src 'self'`
-//! allows it. A failed import is forgotten, so the next call tries again.
+//! allows it. A failed import is forgotten, so the next call tries again. The loader and `call_in`
+//! serve any on-demand module by its meta name (the local job's module: `src/local_module.rs`).
 
 use js_sys::{Array, Function, Promise, Reflect};
 use vram_engine::{decode_arch, Architecture, Measurement};
@@ -11,20 +12,24 @@ use wasm_bindgen_futures::JsFuture;
 use crate::i18n::Lang;
 
 #[wasm_bindgen(inline_js = r#"
-let loading;
-export function load_readers() {
-  if (!loading) {
-    const name = document.querySelector('meta[name="vram-readers"]').content;
-    loading = import(new URL(name, document.baseURI).href)
+const loading = {};
+export function load_module(meta) {
+  if (!loading[meta]) {
+    const name = document.querySelector(`meta[name="${meta}"]`).content;
+    loading[meta] = import(new URL(name, document.baseURI).href)
       .then((m) => m.default().then(() => m))
-      .catch((e) => { loading = undefined; throw e; });
+      .catch((e) => { delete loading[meta]; throw e; });
   }
-  return loading;
+  return loading[meta];
 }
 "#)]
 extern "C" {
-    fn load_readers() -> Promise;
+    /// Imports the module named in `<meta name="{meta}">` once; the same promise after that.
+    pub fn load_module(meta: &str) -> Promise;
 }
+
+/// The readers module's meta name.
+const READERS: &str = "vram-readers";
 
 /// Why a reader gave nothing.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -47,7 +52,7 @@ impl Refused {
 
 /// Starts loading the module (when the user reaches a panel that will need it).
 pub fn preload() {
-    let _ = load_readers();
+    let _ = load_module(READERS);
 }
 
 /// Pasted text read as a measurement by the module.
@@ -78,16 +83,21 @@ pub async fn measurement_too_large(bytes: f64) -> Refused {
     }
 }
 
-fn refusal(parts: Vec<String>) -> Refused {
+pub fn refusal(parts: Vec<String>) -> Refused {
     match <[String; 3]>::try_from(parts) {
         Ok([kind, en, zh]) if kind == "error" => Refused::Said([en, zh]),
         _ => Refused::NotLoaded,
     }
 }
 
-/// Calls the module's export `name` with one argument; its reply as strings.
+/// Calls the readers module's export `name` with one argument; its reply as strings.
 async fn call(name: &str, arg: &JsValue) -> Result<Vec<String>, Refused> {
-    let module = JsFuture::from(load_readers())
+    call_in(READERS, name, &Array::of1(arg)).await
+}
+
+/// Calls the export `name` of the module named in `<meta name="{meta}">` with `args`.
+pub async fn call_in(meta: &str, name: &str, args: &Array) -> Result<Vec<String>, Refused> {
+    let module = JsFuture::from(load_module(meta))
         .await
         .map_err(|_| Refused::NotLoaded)?;
     let export = Reflect::get(&module, &JsValue::from_str(name))
@@ -95,7 +105,7 @@ async fn call(name: &str, arg: &JsValue) -> Result<Vec<String>, Refused> {
         .and_then(|f| f.dyn_into::<Function>().ok())
         .ok_or(Refused::NotLoaded)?;
     let reply = export
-        .call1(&JsValue::NULL, arg)
+        .apply(&JsValue::NULL, args)
         .map_err(|_| Refused::NotLoaded)?;
     let reply: Array = reply.dyn_into().map_err(|_| Refused::NotLoaded)?;
     Ok(reply.iter().filter_map(|v| v.as_string()).collect())
