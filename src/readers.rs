@@ -83,6 +83,7 @@ pub async fn measurement_too_large(bytes: f64) -> Refused {
     }
 }
 
+/// A module's `["error", en, zh]` reply as a refusal; any other reply: the module is not usable.
 pub fn refusal(parts: Vec<String>) -> Refused {
     match <[String; 3]>::try_from(parts) {
         Ok([kind, en, zh]) if kind == "error" => Refused::Said([en, zh]),
