@@ -96,16 +96,18 @@ serve() {
 size_budget() {
   # What a first visit downloads: 250 KB until the measurement panel landed (gate 285 KB); issue 16's
   # cuts brought it to 271,830 B (gate 275 KB), then loading the readers of pasted text on demand
-  # (crates/readers) and presets in link form to 259,705 B: the gate is that rounded up. The
-  # target stays 230 KB (BENCHMARKS.md, "Size").
+  # (crates/readers) and presets in link form to 259,705 B. The llama.cpp / Ollama job took it to
+  # 326,852 B; its code loading on demand (crates/local-web) brought it to 307,228 B; with the
+  # Hub id box (issue 15) and the in-place chart patch (issue 16) merged, 319,146 B: the gate is that
+  # rounded up. The target stays 230 KB (BENCHMARKS.md, "Size").
   # VRAM_SIZE_GATE overrides the limit for a local run only (a branch that adds bytes before the
   # cut that pays for them lands); CI never sets it.
-  # The on-demand readers module has its own limit: 80 KB was room for the measurement and
-  # config.json readers (52,845 B); the Hub client (issue 15) took it to 99,497 B, so 105 KB,
-  # until the Hub client moves into a module of its own (BENCHMARKS.md, "Size").
-  local gate=${VRAM_SIZE_GATE:-260000}
-  say "size budget: what a first visit downloads, gzip-compressed, at most $gate B; the on-demand readers at most 105000 B"
-  python3 scripts/size_budget.py dist "$gate" 105000
+  # Each on-demand module has its own limit: the readers (measurement and config.json readers,
+  # 52,845 B, then the Hub client of issue 15: 102,330 B) at most 105 KB; the llama.cpp job's
+  # module (142,918 B measured alone, 144,857 B after the merges) at most 145 KB (BENCHMARKS.md, "Size").
+  local gate=${VRAM_SIZE_GATE:-320000}
+  say "size budget: what a first visit downloads, gzip-compressed, at most $gate B; the on-demand readers at most 105000 B, the llama.cpp job's module at most 145000 B"
+  python3 scripts/size_budget.py dist "$gate" 105000 145000
 }
 
 test_all() {
@@ -116,7 +118,7 @@ test_all() {
   cargo clippy --workspace --all-targets -- -D warnings
   ensure_wasm_target
   say "clippy (wasm32, -D warnings)"
-  cargo clippy --target wasm32-unknown-unknown -p vram-budget -p vram-engine -p vram-readers -- -D warnings
+  cargo clippy --target wasm32-unknown-unknown -p vram-budget -p vram-engine -p vram-readers -p vram-local -- -D warnings
   say "native tests (engine, CLI, page logic)"
   cargo test
   build_dist

@@ -6,10 +6,10 @@
    exports and the property names the wasm imports by; it renames only local identifiers. A release
    build without esbuild is an error (the size budget counts on it); `make setup` installs it.
    The on-demand readers module's glue has no integrity attribute (nothing in index.html loads it).
-2. Names the on-demand readers module (crates/readers; Trunk writes it unhashed, as it does any
-   `data-type="worker"` build) by its content, `vram-readers-<sha256>.js` and its
-   `..._bg.wasm`, and writes the name into `<meta name="vram-readers">` (the placeholder
-   READERS_MODULE), where src/readers.rs finds it. A new build gets a new name, so a browser never
+2. Names each on-demand module (crates/readers, crates/local-web; Trunk writes them unhashed, as
+   it does any `data-type="worker"` build) by its content, e.g. `vram-readers-<sha256>.js` and its
+   `..._bg.wasm`, and writes the name into its `<meta>` (`vram-readers`: the placeholder
+   READERS_MODULE; `vram-local`: LOCAL_MODULE), where src/readers.rs finds it. A new build gets a new name, so a browser never
    mixes a cached module with a new page.
 3. Allows exactly the inline scripts Trunk wrote, by their sha256, in the Content-Security-Policy:
    replaces the placeholder CSP_INLINE_SCRIPT_HASHES in index.html.
@@ -28,7 +28,8 @@ index = os.path.join(staging, "index.html")
 html = open(index, encoding="utf-8").read()
 
 
-READERS = "vram-readers"
+# each on-demand module: its file name as Trunk writes it, and its placeholder in index.html
+ON_DEMAND = {"vram-readers": "READERS_MODULE", "vram-local": "LOCAL_MODULE"}
 
 
 def digest(algo, data):
@@ -39,24 +40,24 @@ def short_hash(data):
     return hashlib.sha256(data).hexdigest()[:16]
 
 
-def name_readers_by_content(html):
-    """Renames the readers module's wasm and glue by their content; the page's html with its name."""
-    js, wasm = os.path.join(staging, READERS + ".js"), os.path.join(staging, READERS + "_bg.wasm")
+def name_by_content(html, module, placeholder):
+    """Renames an on-demand module's wasm and glue by their content; the page's html with its name."""
+    js, wasm = os.path.join(staging, module + ".js"), os.path.join(staging, module + "_bg.wasm")
     if not (os.path.exists(js) and os.path.exists(wasm)):
-        sys.exit("post_build.py: the readers module (%s.js, %s_bg.wasm) was not built" % (READERS, READERS))
-    wasm_name = "%s-%s_bg.wasm" % (READERS, short_hash(open(wasm, "rb").read()))
+        sys.exit("post_build.py: the on-demand module (%s.js, %s_bg.wasm) was not built" % (module, module))
+    wasm_name = "%s-%s_bg.wasm" % (module, short_hash(open(wasm, "rb").read()))
     glue = open(js, "rb").read()
-    if glue.count(b"%s_bg.wasm" % READERS.encode()) != 1:
-        sys.exit("post_build.py: %s.js does not name its wasm exactly once" % READERS)
-    glue = glue.replace(b"%s_bg.wasm" % READERS.encode(), wasm_name.encode())
-    js_name = "%s-%s.js" % (READERS, short_hash(glue))
+    if glue.count(b"%s_bg.wasm" % module.encode()) != 1:
+        sys.exit("post_build.py: %s.js does not name its wasm exactly once" % module)
+    glue = glue.replace(b"%s_bg.wasm" % module.encode(), wasm_name.encode())
+    js_name = "%s-%s.js" % (module, short_hash(glue))
     os.replace(wasm, os.path.join(staging, wasm_name))
     open(os.path.join(staging, js_name), "wb").write(glue)
     os.remove(js)
-    if "READERS_MODULE" not in html:
-        sys.exit("post_build.py: no READERS_MODULE placeholder in index.html")
-    print("post_build.py: readers module %s, %s" % (js_name, wasm_name))
-    return html.replace("READERS_MODULE", js_name)
+    if placeholder not in html:
+        sys.exit("post_build.py: no %s placeholder in index.html" % placeholder)
+    print("post_build.py: on-demand module %s, %s" % (js_name, wasm_name))
+    return html.replace(placeholder, js_name)
 
 
 if os.environ.get("TRUNK_PROFILE", "release") == "release":
@@ -75,7 +76,7 @@ if os.environ.get("TRUNK_PROFILE", "release") == "release":
         os.replace(tmp, path)
         after = open(path, "rb").read()
         old, new = "sha384-" + digest("sha384", before), "sha384-" + digest("sha384", after)
-        if os.path.basename(path) == READERS + ".js":
+        if os.path.basename(path) in [m + ".js" for m in ON_DEMAND]:
             print("post_build.py: minified %s, %d -> %d B" % (os.path.basename(path), len(before), len(after)))
             continue
         if old not in html:
@@ -83,7 +84,8 @@ if os.environ.get("TRUNK_PROFILE", "release") == "release":
         html = html.replace(old, new)
         print("post_build.py: minified %s, %d -> %d B" % (os.path.basename(path), len(before), len(after)))
 
-html = name_readers_by_content(html)
+for module, placeholder in ON_DEMAND.items():
+    html = name_by_content(html, module, placeholder)
 
 hashes = [
     "'sha256-%s'" % digest("sha256", m.group(1).encode("utf-8"))

@@ -154,6 +154,8 @@ const TEXT: &[(&str, &str, &str)] = &[
     ("hub_bad_endpoint", "Not an endpoint: http(s)://host[:port][/path], such as https://hf-mirror.com.", "不是有效端点：应为 http(s)://host[:port][/path]，例如 https://hf-mirror.com。"),
     ("hub_token", "Token (gated or private models)", "令牌（受限或私有模型）"),
     ("hub_token_note", "Kept in this tab's memory only: never in the link, never stored, sent only to the endpoint's host. Only config.json, the index and the file headers are read, never the weights.", "只保存在本标签页的内存中：不进链接、不存储，只发送给端点所在主机。只读取 config.json、索引和文件头，不下载权重。"),
+    ("local_loading", "Working out the llama.cpp run…", "正在计算 llama.cpp 运行…"),
+    ("local_failed", "the llama.cpp module could not be loaded; check the connection and reload", "llama.cpp 模块未能加载；请检查网络后刷新"),
     ("readers_failed", "the reader could not be loaded; check the connection and try again", "读取模块未能加载；请检查网络后重试"),
     ("measured", "Measured", "实测"),
     ("estimate", "Estimate", "估算"),

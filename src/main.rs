@@ -4,10 +4,9 @@ mod app;
 #[cfg(feature = "bench")]
 mod bench;
 mod chart;
-mod chart_speed;
 mod components;
-mod gguf_file;
 mod i18n;
+mod local_module;
 mod readers;
 mod state;
 

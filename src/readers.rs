@@ -1,7 +1,8 @@
 //! The on-demand readers module (`crates/readers`, built by Trunk beside the page): imported the
 //! first time the page needs a reader, never at start. Its file name (content-hashed by
 //! `scripts/post_build.py`) is in `<meta name="vram-readers">`; the CSP's `script-src 'self'`
-//! allows it. A failed import is forgotten, so the next call tries again.
+//! allows it. A failed import is forgotten, so the next call tries again. The loader and `call_in`
+//! serve any on-demand module by its meta name (the local job's module: `src/local_module.rs`).
 
 use js_sys::{Array, Function, Promise, Reflect};
 use vram_engine::{decode_arch, Architecture, HubSource, Measurement};
@@ -11,20 +12,24 @@ use wasm_bindgen_futures::JsFuture;
 use crate::i18n::Lang;
 
 #[wasm_bindgen(inline_js = r#"
-let loading;
-export function load_readers() {
-  if (!loading) {
-    const name = document.querySelector('meta[name="vram-readers"]').content;
-    loading = import(new URL(name, document.baseURI).href)
+const loading = {};
+export function load_module(meta) {
+  if (!loading[meta]) {
+    const name = document.querySelector(`meta[name="${meta}"]`).content;
+    loading[meta] = import(new URL(name, document.baseURI).href)
       .then((m) => m.default().then(() => m))
-      .catch((e) => { loading = undefined; throw e; });
+      .catch((e) => { delete loading[meta]; throw e; });
   }
-  return loading;
+  return loading[meta];
 }
 "#)]
 extern "C" {
-    fn load_readers() -> Promise;
+    /// Imports the module named in `<meta name="{meta}">` once; the same promise after that.
+    pub fn load_module(meta: &str) -> Promise;
 }
+
+/// The readers module's meta name.
+const READERS: &str = "vram-readers";
 
 /// Why a reader gave nothing.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -47,7 +52,7 @@ impl Refused {
 
 /// Starts loading the module (when the user reaches a panel that will need it).
 pub fn preload() {
-    let _ = load_readers();
+    let _ = load_module(READERS);
 }
 
 /// Pasted text read as a measurement by the module.
@@ -103,25 +108,26 @@ pub async fn measurement_too_large(bytes: f64) -> Refused {
     }
 }
 
-fn refusal(parts: Vec<String>) -> Refused {
+/// A module's `["error", en, zh]` reply as a refusal; any other reply: the module is not usable.
+pub fn refusal(parts: Vec<String>) -> Refused {
     match <[String; 3]>::try_from(parts) {
         Ok([kind, en, zh]) if kind == "error" => Refused::Said([en, zh]),
         _ => Refused::NotLoaded,
     }
 }
 
-/// Calls the module's export `name` with one argument; its reply as strings.
+/// Calls the readers module's export `name` with one argument; its reply as strings.
 async fn call(name: &str, arg: &JsValue) -> Result<Vec<String>, Refused> {
-    let reply = export(name)
+    let reply = export(READERS, name)
         .await?
         .call1(&JsValue::NULL, arg)
         .map_err(|_| Refused::NotLoaded)?;
     strings(reply)
 }
 
-/// Calls the module's async export `name` with `args`; its reply (a Promise's) as strings.
+/// Calls the readers module's async export `name` with `args`; its reply (a Promise's) as strings.
 async fn call_async(name: &str, args: &[JsValue]) -> Result<Vec<String>, Refused> {
-    let promise: Promise = export(name)
+    let promise: Promise = export(READERS, name)
         .await?
         .apply(&JsValue::NULL, &args.iter().collect::<Array>())
         .and_then(|p| p.dyn_into())
@@ -133,9 +139,18 @@ async fn call_async(name: &str, args: &[JsValue]) -> Result<Vec<String>, Refused
     )
 }
 
-/// The module's export `name`, the module loaded first.
-async fn export(name: &str) -> Result<Function, Refused> {
-    let module = JsFuture::from(load_readers())
+/// Calls the export `name` of the module named in `<meta name="{meta}">` with `args`.
+pub async fn call_in(meta: &str, name: &str, args: &Array) -> Result<Vec<String>, Refused> {
+    let reply = export(meta, name)
+        .await?
+        .apply(&JsValue::NULL, args)
+        .map_err(|_| Refused::NotLoaded)?;
+    strings(reply)
+}
+
+/// The export `name` of the module named in `<meta name="{meta}">`, the module loaded first.
+async fn export(meta: &str, name: &str) -> Result<Function, Refused> {
+    let module = JsFuture::from(load_module(meta))
         .await
         .map_err(|_| Refused::NotLoaded)?;
     Reflect::get(&module, &JsValue::from_str(name))

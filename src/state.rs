@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 use vram_engine::{
-    decode_link, encode_link, EngineError, HubEndpoint, Measurement, Notice, Overview,
+    decode_link_gguf_unread, encode_link, EngineError, HubEndpoint, Measurement, Notice, Overview,
     PageSettings, Scenario,
 };
 
@@ -29,7 +29,8 @@ impl AppState {
         let search = web_sys::window()
             .and_then(|w| w.location().search().ok())
             .unwrap_or_default();
-        let decoded = decode_link(&search);
+        // a `gg=` summary is checked for its form here; the local job's module reads its header
+        let decoded = decode_link_gguf_unread(&search);
         let lang = decoded
             .page
             .lang

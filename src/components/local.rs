@@ -1,15 +1,14 @@
-//! The llama.cpp / Ollama job: the GGUF file (picked, dropped, or the preset quantized), and the
-//! run's buffers per device, verdict, solver answers, commands and decode-speed chart.
+//! The llama.cpp / Ollama job: the GGUF file (picked, dropped, or the preset quantized), and a
+//! panel that shows what the local job's module answers (the run's buffers per device, verdict,
+//! solver answers, commands and decode-speed chart), computed there.
 
 use leptos::prelude::*;
-use vram_engine::{GgufFile, Job, LlamaDevice, LlamaError, LocalOverview, Machine, Unit};
-use vram_text::{llama_device, llama_error, llama_word, LlamaWord as W};
+use vram_engine::{encode_link, GgufFile, Job, PageSettings};
+use vram_text::{llama_word, LlamaWord as W};
 use wasm_bindgen::JsCast;
 
-use crate::chart::escape as esc;
-use crate::chart_speed::speed_chart;
-use crate::gguf_file::{read_gguf_summary, PickProblem};
-use crate::i18n::Lang;
+use crate::i18n::{t, Lang};
+use crate::local_module::{local_view, preload, read_gguf_summary, LocalMarkup, PickProblem};
 use crate::state::AppState;
 
 fn is_local(st: &AppState) -> bool {
@@ -18,9 +17,11 @@ fn is_local(st: &AppState) -> bool {
 
 fn problem_text(lang: Lang, p: &PickProblem) -> String {
     match p {
-        PickProblem::Unreadable => crate::i18n::t(lang, "file_unreadable").to_string(),
-        PickProblem::TooLong => llama_word(lang, W::HeaderTooLong).to_string(),
-        PickProblem::NotGguf | PickProblem::NoSummary => llama_word(lang, W::NotGguf).to_string(),
+        PickProblem::Unreadable => t(lang, "file_unreadable").to_string(),
+        PickProblem::Refused(r) => r
+            .sentence(lang)
+            .unwrap_or(t(lang, "local_failed"))
+            .to_string(),
     }
 }
 
@@ -90,165 +91,64 @@ pub fn LocalModelFile() -> impl IntoView {
     }
 }
 
-/// The local run's answer: computed only while the job is llama.cpp / Ollama.
+/// What the panel shows: the module's markup for a scenario's query, or that it did not load.
+#[derive(Clone, PartialEq)]
+enum Shown {
+    Loading,
+    Markup(LocalMarkup),
+    NotLoaded,
+}
+
+/// The local run's answer, asked of the module whenever the scenario changes while the job is
+/// local; the last answer stays until the next arrives, and an answer to an older query is dropped.
 #[component]
 pub fn LocalResults() -> impl IntoView {
     let st = expect_context::<AppState>();
-    // (results, chart) as escaped markup, computed once per change while the job is local
-    let shown = Memo::new(move |_| {
-        let l = st.lang.get();
-        st.scenario.with(|s| {
-            if s.job != Job::Local {
-                return (String::new(), String::new());
+    let shown = RwSignal::new(Shown::Loading);
+    let latest = StoredValue::new(String::new());
+    Effect::new(move |_| {
+        let Some(query) = st
+            .scenario
+            .with(|s| (s.job == Job::Local).then(|| encode_link(s, &PageSettings::default())))
+        else {
+            return;
+        };
+        preload();
+        latest.set_value(query.clone());
+        leptos::task::spawn_local(async move {
+            let answer = local_view(&query).await;
+            if latest.with_value(|l| *l == query) {
+                shown.set(answer.map_or(Shown::NotLoaded, Shown::Markup));
             }
-            let file = s.gguf.as_ref().map_or("model.gguf", |f| f.name.as_str());
-            match LocalOverview::compute(s) {
-                Ok(o) => (results_markup(&o, l, s.unit, file), chart_markup(&o, l)),
-                Err(e) => (error_markup(&e, l), String::new()),
-            }
-        })
+        });
     });
+    let part = move |chart: bool| {
+        let l = st.lang.get();
+        shown.with(|s| match s {
+            Shown::Markup(m) => {
+                let (results, svg) = &m[usize::from(l == Lang::Zh)];
+                if chart {
+                    svg.clone()
+                } else {
+                    results.clone()
+                }
+            }
+            Shown::Loading if !chart => format!(
+                "<p class=\"muted\" id=\"local-loading\">{}</p>",
+                t(l, "local_loading")
+            ),
+            Shown::NotLoaded if !chart => format!(
+                "<p class=\"verdict error\" role=\"alert\">{}</p>",
+                t(l, "local_failed")
+            ),
+            _ => String::new(),
+        })
+    };
     view! {
-        <section class="panel local" id="local" inner_html=move || shown.with(|m| m.0.clone())></section>
+        <section class="panel local" id="local" aria-busy=move || if shown.with(|s| *s == Shown::Loading) { "true" } else { "false" } inner_html=move || part(false)></section>
         <section class="panel">
             <h2>{move || llama_word(st.lang.get(), W::SpeedChart)}</h2>
-            <div id="local-speed" class="chart" inner_html=move || shown.with(|m| m.1.clone())></div>
+            <div id="local-speed" class="chart" inner_html=move || part(true)></div>
         </section>
     }
-}
-
-fn chart_markup(o: &LocalOverview, l: Lang) -> String {
-    speed_chart(
-        &o.speed_by_layers,
-        o.plan.placement.offloaded,
-        o.max_gpu_layers,
-        "-ngl",
-        llama_word(l, W::TokensPerSecond),
-        llama_word(l, W::SpeedChart),
-    )
-}
-
-fn error_markup(e: &LlamaError, l: Lang) -> String {
-    format!(
-        r#"<p id="verdict" class="verdict error" role="alert">{}</p><strong id="total" hidden></strong>"#,
-        esc(&llama_error(l, e))
-    )
-}
-
-/// The verdict, the table of devices, the answers and the commands, escaped.
-fn results_markup(o: &LocalOverview, l: Lang, unit: Unit, file: &str) -> String {
-    let w = |x| llama_word(l, x);
-    let size = |b: u64| esc(&unit.format(b));
-    let verdict = if o.fits { W::Fits } else { W::DoesNotFit };
-    let gpu_total = o.plan.gpu_total();
-    let mut html = format!(
-        r#"<p id="verdict" class="verdict {}"><strong>{}</strong> · GPU <strong id="total">{}</strong> · {} <span id="local-ram-total">{}</span> · {} {}/{}</p>"#,
-        if o.fits { "fits" } else { "nofit" },
-        esc(w(verdict)),
-        size(gpu_total),
-        esc(&llama_device(l, LlamaDevice::Host)),
-        size(o.plan.host().total()),
-        esc(w(W::Offloaded)),
-        o.plan.placement.offloaded,
-        o.plan.shape.n_layer + 1,
-    );
-    html.push_str(&format!(
-        "<div class=\"table-wrap\"><table id=\"local-devices\"><tr><th>{}</th><th>{}</th><th>{}</th><th>{}</th><th>{}</th><th>{}</th><th>{}</th></tr>",
-        esc(w(W::Device)), esc(w(W::Model)), esc(w(W::KvCache)), esc(w(W::Compute)),
-        esc(w(W::Output)), esc(w(W::Total)), esc(w(W::Limit))
-    ));
-    for ((device, b), fit) in o.plan.devices.iter().zip(&o.fit) {
-        let key = match device {
-            LlamaDevice::Host => "host".to_string(),
-            LlamaDevice::Gpu(i) => format!("gpu{i}"),
-        };
-        let limit = fit.limit.map(size).unwrap_or_else(|| "–".into());
-        html.push_str(&format!(
-            r#"<tr data-device="{key}" class="{}"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td data-bytes="{}">{}</td><td data-limit="{}">{limit}</td></tr>"#,
-            if fit.fits() { "fits" } else { "nofit" },
-            esc(&llama_device(l, *device)),
-            size(b.model),
-            size(b.kv),
-            size(b.compute),
-            size(b.output),
-            b.total(),
-            size(b.total()),
-            fit.limit.unwrap_or(0),
-        ));
-    }
-    html.push_str("</table></div>");
-    if let Machine::Mac(mac) = o.machine {
-        html.push_str(&format!(
-            r#"<p id="local-mac-note">{} {}: <span id="local-working-set">{}</span> / {} GB · {}: <code>sudo sysctl iogpu.wired_limit_mb={}</code></p>"#,
-            esc(mac.label),
-            esc(w(W::WorkingSet)),
-            size(mac.working_set()),
-            mac.memory_gib,
-            esc(w(W::WiredLimit)),
-            mac.memory_gib * 1024 * 7 / 8
-        ));
-    }
-    let answer = |v: Option<u64>| v.map_or_else(|| esc(w(W::NothingFits)), |n| n.to_string());
-    let best = match o.best_format {
-        Some(f) => format!(
-            r#"<li>{}: <strong id="local-best">{}</strong></li>"#,
-            esc(w(W::BestQuant)),
-            esc(f.label())
-        ),
-        None => String::new(),
-    };
-    html.push_str(&format!(
-        r#"<ul id="local-answers">{best}<li>{}: <strong id="local-max-ngl">{}</strong></li><li>{}: <strong id="local-max-ctx">{}</strong></li><li>{}: <strong id="local-speed-bound">{:.1}</strong> tok/s ({}) · {:.1} tok/s ({})</li></ul>"#,
-        esc(w(W::LargestNgl)),
-        answer(o.max_gpu_layers),
-        esc(w(W::LongestContext)),
-        answer(o.max_context),
-        esc(w(W::SpeedBound)),
-        o.speed.empty_context,
-        esc(w(W::EmptyContext)),
-        o.speed.full_context,
-        esc(w(W::FullContext)),
-    ));
-    html.push_str(&commands_markup(o, l, file));
-    html
-}
-
-/// `llama-server …` and Ollama's settings, each in a block a user can copy.
-fn commands_markup(o: &LocalOverview, l: Lang, file: &str) -> String {
-    let c = &o.commands;
-    let mut server = format!("llama-server -m {file}");
-    for (flag, value) in &c.llama_server {
-        server.push(' ');
-        server.push_str(flag);
-        if !value.is_empty() {
-            server.push(' ');
-            server.push_str(value);
-        }
-    }
-    let env: Vec<String> = c
-        .ollama_env
-        .iter()
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect();
-    let params: Vec<String> = c
-        .ollama_options
-        .iter()
-        .map(|(k, v)| format!("PARAMETER {k} {v}"))
-        .collect();
-    let mixed = if c.ollama_mixed_cache {
-        format!(
-            "<p class=\"muted\">{}</p>",
-            esc(llama_word(l, W::MixedCache))
-        )
-    } else {
-        String::new()
-    };
-    format!(
-        r#"<h3>{}</h3><pre id="local-server">{}</pre><pre id="local-ollama">{} ollama serve
-{}</pre>{mixed}"#,
-        esc(llama_word(l, W::Commands)),
-        esc(&server),
-        esc(&env.join(" ")),
-        esc(&params.join("\n")),
-    )
 }

@@ -231,3 +231,31 @@ fn a_macs_verdict_is_against_its_gpu_working_set_which_the_wired_limit_raises() 
     page.wait_until("the wired limit", 10, |p| limit(p) == 16_000 * (1 << 20));
     page.assert_no_console_errors();
 }
+
+/// How many of the local job's on-demand module's files (its JS glue and its wasm) the page fetched.
+fn local_module_fetched(page: &Page) -> u64 {
+    let script = "return performance.getEntriesByType('resource')\
+        .filter(e => new URL(e.name).pathname.includes('/vram-local-')).length";
+    page.js(script, vec![]).as_u64().expect("a count")
+}
+
+#[test]
+fn the_local_module_is_fetched_only_when_a_local_run_is_shown_and_then_once() {
+    let page = Page::open("/?v=1&j=serve&gpu=rtx3090");
+    page.wait_for("#verdict", 10);
+    assert_eq!(
+        local_module_fetched(&page),
+        0,
+        "a first visit does not download the llama.cpp code"
+    );
+    let local = Page::open("/?v=1&j=local");
+    local.wait_for("#local-devices", 10);
+    assert_eq!(local_module_fetched(&local), 2, "the glue and its wasm");
+    set_ngl(&local, 5);
+    assert_eq!(
+        local_module_fetched(&local),
+        2,
+        "a second answer reuses the module"
+    );
+    local.assert_no_console_errors();
+}

@@ -76,8 +76,9 @@ pub use json::{
     parse as parse_json, JsonError, JsonProblem, Value as JsonValue, MAX_DEPTH as JSON_MAX_DEPTH,
 };
 pub use link::{
-    decode as decode_link, decode_arch, decode_pairs, encode as encode_link, encode_arch,
-    pairs as link_pairs, parse_param_count, Decoded, Ignored, Notice, PageSettings, MAX_LINK_CHARS,
+    decode as decode_link, decode_arch, decode_gguf_unread as decode_link_gguf_unread,
+    decode_pairs, encode as encode_link, encode_arch, pairs as link_pairs, parse_param_count,
+    Decoded, Ignored, Notice, PageSettings, MAX_LINK_CHARS,
 };
 pub use llamacpp::{
     best_quant, decode_bound, gpu_bandwidth, is_expert, launch_commands, local_header,

@@ -151,8 +151,23 @@ pub fn pairs(link: &str) -> Option<Vec<(String, String)>> {
 
 /// Reads a link: a whole URL, a query string with or without '?', or a fragment.
 pub fn decode(link: &str) -> Decoded {
+    decode_checking(link, header_reads)
+}
+
+/// [`decode`] that takes a `gg=` summary by its text form alone, without rebuilding and reading
+/// its header: the page's first load, which leaves the GGUF reader and writer to the local job's
+/// module (that module reads the link again with [`decode`] and refuses what this one let pass).
+pub fn decode_gguf_unread(link: &str) -> Decoded {
+    decode_checking(link, |_| true)
+}
+
+fn header_reads(summary: &GgufSummary) -> bool {
+    summary.header().is_ok()
+}
+
+fn decode_checking(link: &str, gguf_check: fn(&GgufSummary) -> bool) -> Decoded {
     match pairs(link) {
-        Some(p) => decode_pairs(&p),
+        Some(p) => decode_pairs_checking(&p, gguf_check),
         None => Decoded {
             scenario: Scenario::default(),
             page: PageSettings::default(),
@@ -166,6 +181,13 @@ pub fn decode(link: &str) -> Decoded {
 /// Builds a scenario from `key=value` pairs (a link's, or the CLI's flags named by their keys):
 /// each pair on top of the defaults, then [`Scenario::normalize`].
 pub fn decode_pairs(pairs: &[(String, String)]) -> Decoded {
+    decode_pairs_checking(pairs, header_reads)
+}
+
+fn decode_pairs_checking(
+    pairs: &[(String, String)],
+    gguf_check: fn(&GgufSummary) -> bool,
+) -> Decoded {
     let mut notices = Vec::new();
     let mut s = Scenario::default();
     let mut page = PageSettings::default();
@@ -218,7 +240,7 @@ pub fn decode_pairs(pairs: &[(String, String)]) -> Decoded {
                 None
             }
             "gg" => match GgufSummary::from_text(v) {
-                Ok(summary) if summary.header().is_ok() => {
+                Ok(summary) if gguf_check(&summary) => {
                     s.gguf = Some(Box::new(GgufFile {
                         name: String::new(),
                         summary,

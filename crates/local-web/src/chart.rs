@@ -3,7 +3,7 @@
 
 use plotters::prelude::*;
 
-use crate::chart::escape;
+use crate::view::escape;
 
 /// Plotters writes explicit colours; text and grid follow the page's theme instead.
 const INK: RGBColor = RGBColor(1, 2, 3);

@@ -1,0 +1,191 @@
+//! A local run's answer as escaped markup: the verdict, the table of devices, the solver's
+//! answers, the commands, and the decode-speed chart, in each of the page's languages.
+
+use vram_engine::{
+    decode_link, Ignored, LlamaDevice, LlamaError, LocalOverview, Machine, Notice, Unit,
+};
+use vram_text::{llama_device, llama_error, llama_word, notice, Lang, LlamaWord as W};
+
+use crate::chart::speed_chart;
+use crate::{Reply, LANGS};
+
+/// The answer for the scenario in the page's `query`, in every language. A `gg=` summary whose
+/// header does not read (the page checks only its form) is said in place of an answer.
+pub fn local_reply(query: &str) -> Reply {
+    let opened = decode_link(query);
+    let s = &opened.scenario;
+    let unread = opened.notices.iter().find(|n| {
+        matches!(
+            n,
+            Notice::Ignored {
+                why: Ignored::NotAGgufSummary,
+                ..
+            }
+        )
+    });
+    if let Some(n) = unread {
+        return Reply::Local(LANGS.map(|l| (verdict_error(&notice(l, n)), String::new())));
+    }
+    let file = s.gguf.as_ref().map_or("model.gguf", |f| f.name.as_str());
+    let overview = LocalOverview::compute(s);
+    Reply::Local(LANGS.map(|l| match &overview {
+        Ok(o) => (results_markup(o, l, s.unit, file), chart_markup(o, l)),
+        Err(e) => (error_markup(e, l), String::new()),
+    }))
+}
+
+/// Text that goes into SVG or HTML markup as text, never as markup.
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for ch in s.chars() {
+        match ch {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn verdict_error(sentence: &str) -> String {
+    format!(
+        r#"<p id="verdict" class="verdict error" role="alert">{}</p><strong id="total" hidden></strong>"#,
+        escape(sentence)
+    )
+}
+
+fn chart_markup(o: &LocalOverview, l: Lang) -> String {
+    speed_chart(
+        &o.speed_by_layers,
+        o.plan.placement.offloaded,
+        o.max_gpu_layers,
+        "-ngl",
+        llama_word(l, W::TokensPerSecond),
+        llama_word(l, W::SpeedChart),
+    )
+}
+
+fn error_markup(e: &LlamaError, l: Lang) -> String {
+    verdict_error(&llama_error(l, e))
+}
+
+/// The verdict, the table of devices, the answers and the commands, escaped.
+fn results_markup(o: &LocalOverview, l: Lang, unit: Unit, file: &str) -> String {
+    let w = |x| llama_word(l, x);
+    let size = |b: u64| escape(&unit.format(b));
+    let verdict = if o.fits { W::Fits } else { W::DoesNotFit };
+    let gpu_total = o.plan.gpu_total();
+    let mut html = format!(
+        r#"<p id="verdict" class="verdict {}"><strong>{}</strong> · GPU <strong id="total">{}</strong> · {} <span id="local-ram-total">{}</span> · {} {}/{}</p>"#,
+        if o.fits { "fits" } else { "nofit" },
+        escape(w(verdict)),
+        size(gpu_total),
+        escape(&llama_device(l, LlamaDevice::Host)),
+        size(o.plan.host().total()),
+        escape(w(W::Offloaded)),
+        o.plan.placement.offloaded,
+        o.plan.shape.n_layer + 1,
+    );
+    html.push_str(&format!(
+        "<div class=\"table-wrap\"><table id=\"local-devices\"><tr><th>{}</th><th>{}</th><th>{}</th><th>{}</th><th>{}</th><th>{}</th><th>{}</th></tr>",
+        escape(w(W::Device)), escape(w(W::Model)), escape(w(W::KvCache)), escape(w(W::Compute)),
+        escape(w(W::Output)), escape(w(W::Total)), escape(w(W::Limit))
+    ));
+    for ((device, b), fit) in o.plan.devices.iter().zip(&o.fit) {
+        let key = match device {
+            LlamaDevice::Host => "host".to_string(),
+            LlamaDevice::Gpu(i) => format!("gpu{i}"),
+        };
+        let limit = fit.limit.map(size).unwrap_or_else(|| "–".into());
+        html.push_str(&format!(
+            r#"<tr data-device="{key}" class="{}"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td data-bytes="{}">{}</td><td data-limit="{}">{limit}</td></tr>"#,
+            if fit.fits() { "fits" } else { "nofit" },
+            escape(&llama_device(l, *device)),
+            size(b.model),
+            size(b.kv),
+            size(b.compute),
+            size(b.output),
+            b.total(),
+            size(b.total()),
+            fit.limit.unwrap_or(0),
+        ));
+    }
+    html.push_str("</table></div>");
+    if let Machine::Mac(mac) = o.machine {
+        html.push_str(&format!(
+            r#"<p id="local-mac-note">{} {}: <span id="local-working-set">{}</span> / {} GB · {}: <code>sudo sysctl iogpu.wired_limit_mb={}</code></p>"#,
+            escape(mac.label),
+            escape(w(W::WorkingSet)),
+            size(mac.working_set()),
+            mac.memory_gib,
+            escape(w(W::WiredLimit)),
+            mac.memory_gib * 1024 * 7 / 8
+        ));
+    }
+    let answer = |v: Option<u64>| v.map_or_else(|| escape(w(W::NothingFits)), |n| n.to_string());
+    let best = match o.best_format {
+        Some(f) => format!(
+            r#"<li>{}: <strong id="local-best">{}</strong></li>"#,
+            escape(w(W::BestQuant)),
+            escape(f.label())
+        ),
+        None => String::new(),
+    };
+    html.push_str(&format!(
+        r#"<ul id="local-answers">{best}<li>{}: <strong id="local-max-ngl">{}</strong></li><li>{}: <strong id="local-max-ctx">{}</strong></li><li>{}: <strong id="local-speed-bound">{:.1}</strong> tok/s ({}) · {:.1} tok/s ({})</li></ul>"#,
+        escape(w(W::LargestNgl)),
+        answer(o.max_gpu_layers),
+        escape(w(W::LongestContext)),
+        answer(o.max_context),
+        escape(w(W::SpeedBound)),
+        o.speed.empty_context,
+        escape(w(W::EmptyContext)),
+        o.speed.full_context,
+        escape(w(W::FullContext)),
+    ));
+    html.push_str(&commands_markup(o, l, file));
+    html
+}
+
+/// `llama-server …` and Ollama's settings, each in a block a user can copy.
+fn commands_markup(o: &LocalOverview, l: Lang, file: &str) -> String {
+    let c = &o.commands;
+    let mut server = format!("llama-server -m {file}");
+    for (flag, value) in &c.llama_server {
+        server.push(' ');
+        server.push_str(flag);
+        if !value.is_empty() {
+            server.push(' ');
+            server.push_str(value);
+        }
+    }
+    let env: Vec<String> = c
+        .ollama_env
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    let params: Vec<String> = c
+        .ollama_options
+        .iter()
+        .map(|(k, v)| format!("PARAMETER {k} {v}"))
+        .collect();
+    let mixed = if c.ollama_mixed_cache {
+        format!(
+            "<p class=\"muted\">{}</p>",
+            escape(llama_word(l, W::MixedCache))
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        r#"<h3>{}</h3><pre id="local-server">{}</pre><pre id="local-ollama">{} ollama serve
+{}</pre>{mixed}"#,
+        escape(llama_word(l, W::Commands)),
+        escape(&server),
+        escape(&env.join(" ")),
+        escape(&params.join("\n")),
+    )
+}
