@@ -7,6 +7,7 @@ use plotters::prelude::*;
 use vram_engine::CAPACITY_LINES_GIB;
 use vram_engine::GIB;
 use vram_engine::{Breakdown, Component, Unit};
+pub use vram_text::escape;
 
 use crate::i18n::{self, t, Lang};
 
@@ -29,22 +30,6 @@ pub fn colour(c: Component) -> RGBColor {
 pub fn css_colour(c: Component) -> String {
     let RGBColor(r, g, b) = colour(c);
     format!("#{r:02x}{g:02x}{b:02x}")
-}
-
-/// Text that goes into SVG or HTML markup as text, never as markup.
-pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for ch in s.chars() {
-        match ch {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// Plotters writes explicit colours; the page's text and grid follow the theme instead.

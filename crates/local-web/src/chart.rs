@@ -3,7 +3,7 @@
 
 use plotters::prelude::*;
 
-use crate::view::escape;
+use vram_text::escape;
 
 /// Plotters writes explicit colours; text and grid follow the page's theme instead.
 const INK: RGBColor = RGBColor(1, 2, 3);

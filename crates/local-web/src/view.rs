@@ -4,7 +4,7 @@
 use vram_engine::{
     decode_link, Ignored, LlamaDevice, LlamaError, LocalOverview, Machine, Notice, Unit,
 };
-use vram_text::{llama_device, llama_error, llama_word, notice, Lang, LlamaWord as W};
+use vram_text::{escape, llama_device, llama_error, llama_word, notice, Lang, LlamaWord as W};
 
 use crate::chart::speed_chart;
 use crate::{Reply, LANGS};
@@ -32,22 +32,6 @@ pub fn local_reply(query: &str) -> Reply {
         Ok(o) => (results_markup(o, l, s.unit, file), chart_markup(o, l)),
         Err(e) => (error_markup(e, l), String::new()),
     }))
-}
-
-/// Text that goes into SVG or HTML markup as text, never as markup.
-pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for ch in s.chars() {
-        match ch {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 fn verdict_error(sentence: &str) -> String {

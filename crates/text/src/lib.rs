@@ -69,6 +69,23 @@ impl Lang {
     }
 }
 
+/// Text that goes into SVG or HTML markup as text, never as markup (the page and the on-demand
+/// modules render with it).
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for ch in s.chars() {
+        match ch {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// Text a user typed or a file held, made safe to show on one line: control characters escaped.
 pub fn shown(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
