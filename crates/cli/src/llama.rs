@@ -4,6 +4,8 @@
 use std::io::Read;
 
 use serde_json::json;
+
+use crate::flags::{split_inline, take_value};
 use vram_engine::{
     best_quant, decode_bound, launch_commands, local_header, local_machine, local_settings,
     max_context, max_gpu_layers, parse_cache_type, parse_count, parse_on_off, parse_tensor_split,
@@ -162,19 +164,8 @@ fn parse(argv: &[String]) -> Result<Args, String> {
     let mut wired: Option<u64> = None;
     let mut i = 0;
     while i < argv.len() {
-        let (flag, inline) = match argv[i].split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
-            _ => (argv[i].clone(), None),
-        };
-        let mut value = || -> Result<String, String> {
-            if let Some(v) = inline.clone() {
-                return Ok(v);
-            }
-            i += 1;
-            argv.get(i)
-                .cloned()
-                .ok_or_else(|| format!("{flag} needs a value"))
-        };
+        let (flag, inline) = split_inline(&argv[i]);
+        let mut value = || take_value(argv, &mut i, &flag, inline.as_deref());
         let lang = a.lang;
         let e = |err| llama_error(lang, &err);
         let count = |f, v: &str, min, max| parse_count(f, v, min, max).map_err(e);

@@ -1,10 +1,13 @@
 //! `vram-budget`: the same budget as the page, on the command line.
 
+mod flags;
 mod hub;
 mod llama;
 mod measured;
 
 use std::process::ExitCode;
+
+use flags::{split_inline, take_value};
 use vram_engine::{
     encode_link, estimate_with, remedies, serve_command, solve, startup_concurrency, verdicts,
     Answer, Job, Remedy, Server, Verdict,
@@ -104,20 +107,8 @@ fn parse_args(argv: &[String]) -> Result<Command, String> {
     let mut args = Args::default();
     let mut i = 0;
     while i < argv.len() {
-        let raw = &argv[i];
-        let (flag, inline) = match raw.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
-            _ => (raw.clone(), None),
-        };
-        let value = |i: &mut usize| -> Result<String, String> {
-            if let Some(v) = inline.clone() {
-                return Ok(v);
-            }
-            *i += 1;
-            argv.get(*i)
-                .cloned()
-                .ok_or_else(|| format!("{flag} needs a value"))
-        };
+        let (flag, inline) = split_inline(&argv[i]);
+        let value = |i: &mut usize| take_value(argv, i, &flag, inline.as_deref());
         match flag.as_str() {
             "-h" | "--help" => return Ok(Command::Help),
             "--list-models" => return Ok(Command::ListModels),

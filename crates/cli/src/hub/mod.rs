@@ -13,6 +13,8 @@ use vram_engine::{
 };
 use vram_text::{file_difference, hub_error, Lang};
 
+use crate::flags::{split_inline, take_value};
+
 pub use read::Model;
 
 pub const USAGE: &str = "
@@ -38,19 +40,8 @@ pub fn take_args(argv: &[String]) -> Result<(Option<HubArgs>, Vec<String>), Stri
     let (mut id, mut file, mut endpoint, mut timeout) = (None, None, None, 30);
     let mut i = 0;
     while i < argv.len() {
-        let (flag, inline) = match argv[i].split_once('=') {
-            Some((f, v)) if f.starts_with("--hf") => (f.to_string(), Some(v.to_string())),
-            _ => (argv[i].clone(), None),
-        };
-        let mut value = || -> Result<String, String> {
-            if let Some(v) = inline.clone() {
-                return Ok(v);
-            }
-            i += 1;
-            argv.get(i)
-                .cloned()
-                .ok_or_else(|| format!("{flag} needs a value"))
-        };
+        let (flag, inline) = split_inline(&argv[i]);
+        let mut value = || take_value(argv, &mut i, &flag, inline.as_deref());
         match flag.as_str() {
             "--hf" => id = Some(value()?),
             "--hf-file" => file = Some(value()?),
