@@ -56,7 +56,8 @@ fn verdict_markup(st: &AppState) -> (&'static str, bool, String) {
                 " ({} {} = {util}% × {})",
                 t(l, "of_budget"),
                 unit.format(v.budget),
-                unit.format(v.capacity)
+                // gpu_memory_utilization multiplies what the CUDA driver reports, not the capacity
+                unit.format(v.gpu.visible_bytes())
             )
         })
         .unwrap_or_default();
