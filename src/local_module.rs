@@ -9,7 +9,8 @@ use wasm_bindgen_futures::JsFuture;
 
 use crate::readers::{call_in, load_module, refusal, Refused};
 
-const LOCAL: &str = "vram-local";
+/// The module's meta name.
+pub const LOCAL: &str = "vram-local";
 
 /// The first slice of a picked file read; a header with a large vocabulary takes a few more.
 const FIRST_SLICE: f64 = 1_048_576.0;

@@ -1,16 +1,31 @@
 //! A model from the Hugging Face Hub: an id (`owner/name`, `owner/name@rev`, a Hub URL), read
 //! on request by the on-demand readers module (`crates/readers/src/hub/`), which fetches the
-//! file list, config.json, the index and each shard's header, never the weights.
+//! file list, config.json, the index and each shard's header, never the weights. A GGUF
+//! repository's files are listed to pick from; the one picked has its header read (Range
+//! requests, by the readers module) into the llama.cpp job (by the llama.cpp module's reader).
 
 use leptos::prelude::*;
-use vram_engine::{HubEndpoint, ModelChoice, DEFAULT_ENDPOINT};
+use vram_engine::{GgufFile, HubEndpoint, HubSource, Job, ModelChoice, DEFAULT_ENDPOINT};
 
 use wasm_bindgen::JsCast;
 
 use crate::chart::escape as esc;
 use crate::i18n::{t, Lang};
-use crate::readers::{self, HubModel, Refused};
+use crate::readers::{self, HubModel, HubReply, HubRequest, Refused, HUB_TIMEOUT_MS};
 use crate::state::AppState;
+
+/// A GGUF repository's files, listed to pick from (the readers module's markup).
+type Listed = (HubSource, String);
+
+/// The timeout of each request: the page's, or the shorter one a test set on `#hub-box`.
+fn timeout_ms() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id("hub-box"))
+        .and_then(|e| e.get_attribute("data-timeout-ms"))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(HUB_TIMEOUT_MS)
+}
 
 #[component]
 pub fn HubPicker() -> impl IntoView {
@@ -32,6 +47,7 @@ pub fn HubPicker() -> impl IntoView {
     let reading = RwSignal::new(false);
     let error = RwSignal::new(None::<Refused>);
     let lines = RwSignal::new(None::<[String; 2]>);
+    let listed = RwSignal::new(None::<Listed>);
     let set_endpoint = move |text: String| match HubEndpoint::parse(&text) {
         Ok(e) => {
             bad_endpoint.set(false);
@@ -40,25 +56,73 @@ pub fn HubPicker() -> impl IntoView {
         }
         Err(_) => bad_endpoint.set(true),
     };
-    let read = move || {
-        if reading.get_untracked() || bad_endpoint.get_untracked() {
-            return;
-        }
-        let base = st
+    let request = move || HubRequest {
+        endpoint: st
             .hub_endpoint
             .with_untracked(|e| e.as_ref().map(|e| e.base().to_string()))
-            .unwrap_or_default();
-        let (asked, token) = (id.get_untracked(), token.get_untracked());
+            .unwrap_or_default(),
+        token: token.get_untracked(),
+        timeout_ms: timeout_ms(),
+    };
+    // a read may start when none is pending; what an earlier read said goes, and the budget
+    // keeps its model until this one is read
+    let start = move || {
+        if reading.get_untracked() || bad_endpoint.get_untracked() {
+            return false;
+        }
         reading.set(true);
         error.set(None);
-        // what an earlier read said goes; the budget keeps its model until this one is read
         lines.set(None);
+        true
+    };
+    let read = move || {
+        if !start() {
+            return;
+        }
+        listed.set(None);
+        let (asked, request) = (id.get_untracked(), request());
         leptos::task::spawn_local(async move {
-            let got = readers::read_hub(&asked, &base, &token).await;
+            let got = readers::read_hub(&asked, &request).await;
             reading.set(false);
             match got {
-                Ok(model) => use_model(&st, model, lines),
+                Ok(HubReply::Model(model)) => use_model(&st, *model, lines),
+                Ok(HubReply::Ggufs {
+                    source,
+                    said,
+                    markup,
+                }) => {
+                    crate::local_module::preload();
+                    lines.set(Some(said));
+                    listed.set(Some((source, markup)));
+                }
                 // the previous budget stays; the message sits under the box
+                Err(r) => error.set(Some(r)),
+            }
+        });
+    };
+    let pick = move |parts: String| {
+        let Some(source) = listed.with_untracked(|l| l.as_ref().map(|(s, _)| s.clone())) else {
+            return;
+        };
+        if !start() {
+            return;
+        }
+        let request = request();
+        leptos::task::spawn_local(async move {
+            let got = readers::read_hub_gguf(&source, &parts, &request).await;
+            reading.set(false);
+            match got {
+                Ok(g) => {
+                    lines.set(Some(g.lines));
+                    st.edit(|s| {
+                        s.job = Job::Local;
+                        s.gguf = Some(Box::new(GgufFile {
+                            name: g.name.chars().take(80).collect(),
+                            summary: g.summary,
+                            source: Some(g.source),
+                        }));
+                    });
+                }
                 Err(r) => error.set(Some(r)),
             }
         });
@@ -98,11 +162,20 @@ pub fn HubPicker() -> impl IntoView {
                 out.push_str(&format!(r#"<ul class="note" id="hub-lines">{items}</ul>"#));
             }
         });
+        listed.with(|l| {
+            if let Some((_, markup)) = l {
+                out.push_str(markup);
+            }
+        });
         st.scenario.with(|s| {
-            if let ModelChoice::Custom {
-                source: Some(src), ..
-            } = &s.model
-            {
+            let gguf_source = s.gguf.as_ref().and_then(|f| f.source.as_ref());
+            let model_source = match &s.model {
+                ModelChoice::Custom {
+                    source: Some(src), ..
+                } => Some(src),
+                _ => None,
+            };
+            if let Some(src) = gguf_source.or(model_source) {
                 out.push_str(&format!(
                     r#"<p class="note" id="hub-source">{} · {} {}</p>"#,
                     esc(&src.id()),
@@ -119,15 +192,20 @@ pub fn HubPicker() -> impl IntoView {
         let l = lang();
         form_markup(l, &id.get_untracked(), &endpoint)
     };
-    let target = |ev: &web_sys::Event| {
+    let element = |ev: &web_sys::Event| {
         ev.target()
             .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-            .map(|e| e.id())
-            .unwrap_or_default()
     };
+    let target = move |ev: &web_sys::Event| element(ev).map(|e| e.id()).unwrap_or_default();
+    let clicked =
+        move |ev: &web_sys::Event| match element(ev).and_then(|e| e.get_attribute("data-parts")) {
+            Some(parts) => pick(parts),
+            None if target(ev) == "hub-read" => read(),
+            None => {}
+        };
     view! {
-        <div class="field" on:focusin=|_| readers::preload()
-            on:click=move |ev| if target(&ev) == "hub-read" { read() }
+        <div class="field" id="hub-box" on:focusin=|_| readers::preload()
+            on:click=move |ev| clicked(&ev)
             on:keydown=move |ev| if ev.key() == "Enter" && target(&ev) == "hub-id" { read() }
             on:input=move |ev| match target(&ev).as_str() {
                 "hub-id" => id.set(event_target_value(&ev)),

@@ -32,7 +32,13 @@ fn pick(st: AppState, problem: RwSignal<Option<PickProblem>>, file: web_sys::Fil
         match read_gguf_summary(&file).await {
             Ok(summary) => {
                 problem.set(None);
-                st.edit(|s| s.gguf = Some(Box::new(GgufFile { name, summary })));
+                st.edit(|s| {
+                    s.gguf = Some(Box::new(GgufFile {
+                        name,
+                        summary,
+                        source: None,
+                    }))
+                });
             }
             Err(p) => problem.set(Some(p)),
         }

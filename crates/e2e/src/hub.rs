@@ -2,9 +2,12 @@
 //! (so the page's CSP `connect-src 'self'` allows it), in the Hub's URL layout:
 //! `/hub/api/models/{repo}[/revision/{rev}]` lists a repository's files with a commit, and
 //! `/hub/{repo}/resolve/{rev}/{file}` serves a file, honouring `Range: bytes=a-b` with a 206 and
-//! the file's whole length in `Content-Range`. Gated repositories answer 401.
+//! the file's whole length in `Content-Range`. Gated repositories answer 401; slow ones answer
+//! after a delay (a Hub that does not answer in time). Every request is recorded (path, Range).
 
 use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 /// The commit every listing answers with.
 pub const SHA: &str = "0123456789abcdef0123456789abcdef01234567";
@@ -16,10 +19,17 @@ pub struct HubFile {
     pub claimed_len: u64,
 }
 
-/// Repositories by `owner/name`: their files by name, and whether they are gated.
+/// A request the stand-in saw: its path below `/hub` and its `Range` header.
+pub type SeenRequest = (String, Option<String>);
+
+/// Repositories by `owner/name`: their files by name, and whether they are gated; the delay
+/// before each answer of a slow repository; and every request seen (clone the `Arc` to read
+/// them while the server owns the stand-in).
 #[derive(Default)]
 pub struct StandInHub {
     pub repos: HashMap<String, (HashMap<String, HubFile>, bool)>,
+    pub slow: HashMap<String, Duration>,
+    pub seen: Arc<Mutex<Vec<SeenRequest>>>,
 }
 
 /// What the server writes back: status line, extra headers, body.
@@ -30,8 +40,22 @@ pub struct Answer {
 }
 
 impl StandInHub {
-    /// The answer for `path` (below `/hub`) with an optional `Range` header value.
+    /// The answer for `path` (below `/hub`) with an optional `Range` header value, after the
+    /// repository's delay when it is a slow one.
     pub fn answer(&self, path: &str, range: Option<&str>) -> Answer {
+        if let Ok(mut seen) = self.seen.lock() {
+            seen.push((path.to_string(), range.map(str::to_string)));
+        }
+        let delay = self.slow.iter().find(|(repo, _)| {
+            path.contains(&format!("/{repo}/")) || path.ends_with(&format!("/{repo}"))
+        });
+        if let Some((_, delay)) = delay {
+            std::thread::sleep(*delay);
+        }
+        self.answer_now(path, range)
+    }
+
+    fn answer_now(&self, path: &str, range: Option<&str>) -> Answer {
         let plain = |status, body: &[u8]| Answer {
             status,
             headers: vec!["Content-Type: application/json".into()],
@@ -50,7 +74,7 @@ impl StandInHub {
             names.sort();
             let siblings: Vec<String> = names
                 .iter()
-                .map(|n| format!("{{\"rfilename\":{n:?}}}"))
+                .map(|n| format!("{{\"rfilename\":{n:?},\"size\":{}}}", files[*n].claimed_len))
                 .collect();
             let body = format!(
                 "{{\"id\":{repo:?},\"sha\":\"{SHA}\",\"siblings\":[{}]}}",

@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 
 pub mod frames;
 mod hub;
-pub use hub::{HubFile, StandInHub, SHA as HUB_SHA};
+pub use hub::{HubFile, SeenRequest, StandInHub, SHA as HUB_SHA};
 
 /// The built site to test: $VRAM_E2E_DIST, or dist/ at the repository root.
 pub fn dist_dir() -> PathBuf {
@@ -89,6 +89,13 @@ impl StaticServer {
     pub fn url(&self, path_and_query: &str) -> String {
         format!("http://127.0.0.1:{}{}", self.port, path_and_query)
     }
+
+    /// Stops serving: the port is closed, so a request after this is refused (the page, already
+    /// loaded, stays open in the browser).
+    pub fn stop(&self) {
+        self.stop.store(true, Ordering::SeqCst);
+        let _ = TcpStream::connect(("127.0.0.1", self.port));
+    }
 }
 
 fn serve_one(mut stream: TcpStream, root: &Path, extra: ExtraPages, hub: Option<&StandInHub>) {
@@ -150,8 +157,7 @@ fn serve_one(mut stream: TcpStream, root: &Path, extra: ExtraPages, hub: Option<
 
 impl Drop for StaticServer {
     fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-        let _ = TcpStream::connect(("127.0.0.1", self.port));
+        self.stop();
     }
 }
 

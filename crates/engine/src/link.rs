@@ -92,7 +92,8 @@ pub fn encode(s: &Scenario, page: &PageSettings) -> String {
         ModelChoice::Custom { name, arch, source } => {
             out.push(("mn", name.clone()));
             out.push(("cfg", encode_arch(arch)));
-            if let Some(src) = source {
+            // beside a GGUF file, `hf=` is the file's (one source per link)
+            if let (Some(src), None) = (source, &s.gguf) {
                 out.push(("hf", src.id()));
                 out.push(("hfd", src.read_on.clone()));
             }
@@ -101,6 +102,10 @@ pub fn encode(s: &Scenario, page: &PageSettings) -> String {
     if let Some(file) = &s.gguf {
         out.push(("gn", file.name.clone()));
         out.push(("gg", file.summary.to_text()));
+        if let Some(src) = &file.source {
+            out.push(("hf", src.id()));
+            out.push(("hfd", src.read_on.clone()));
+        }
     }
     for st in SETTINGS {
         if st.get(s) != st.get(&d) {
@@ -244,6 +249,7 @@ fn decode_pairs_checking(
                     s.gguf = Some(Box::new(GgufFile {
                         name: String::new(),
                         summary,
+                        source: None,
                     }));
                     None
                 }
@@ -286,7 +292,13 @@ fn decode_pairs_checking(
             notices.push(ignored(why));
         }
     }
-    let source = hub_source(hub, cfg.is_some(), &mut notices);
+    // `hf=` is the GGUF file's when the link has one (gg=), else the compact architecture's
+    let with_gguf = s.gguf.is_some();
+    let source = hub_source(hub, cfg.is_some() || with_gguf, &mut notices);
+    let (source, gguf_source) = match with_gguf {
+        true => (None, source),
+        false => (source, None),
+    };
     if let Some(text) = cfg {
         match decode_arch(&text) {
             Ok(arch) => {
@@ -301,6 +313,7 @@ fn decode_pairs_checking(
     }
     if let Some(file) = s.gguf.as_mut() {
         file.name = gguf_name.unwrap_or_else(|| "model.gguf".into());
+        file.source = gguf_source;
     }
     notices.extend(s.normalize().into_iter().map(Notice::Reset));
     Decoded {
@@ -310,8 +323,9 @@ fn decode_pairs_checking(
     }
 }
 
-/// The model's Hub source (`hf=` and `hfd=`), kept only beside a compact architecture: the
-/// link opens offline from `cfg=`, and the id only says where it was read and when.
+/// The model's Hub source (`hf=` and `hfd=`), kept only beside a compact architecture or a GGUF
+/// summary: the link opens offline from `cfg=` / `gg=`, and the id only says where it was read
+/// and when.
 fn hub_source(
     hub: (Option<String>, Option<String>),
     with_arch: bool,

@@ -5,6 +5,7 @@ use crate::dtype::{KvDtype, WeightFormat};
 use crate::error::EngineError;
 use crate::gguf::{GgmlType, GgufSummary};
 use crate::gpus::Gpu;
+use crate::hub::HubSource;
 use crate::model::Architecture;
 use crate::named::named_enum;
 use crate::presets;
@@ -243,11 +244,13 @@ named_enum! {
     }
 }
 
-/// A GGUF file picked on the page (or read from a link): its name and its summary.
+/// A GGUF file picked on the page (or read from a link): its name and its summary, and the Hub
+/// repository it was read from (the link's `hf=` beside `gg=`), if any.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GgufFile {
     pub name: String,
     pub summary: GgufSummary,
+    pub source: Option<HubSource>,
 }
 
 named_enum! {

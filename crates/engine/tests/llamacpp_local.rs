@@ -151,6 +151,7 @@ fn a_local_run_with_a_picked_file_restores_from_its_link() {
         gguf: Some(Box::new(GgufFile {
             name: "my model (q4).gguf".into(),
             summary,
+            source: None,
         })),
         ..local(WeightFormat::Bf16)
     };

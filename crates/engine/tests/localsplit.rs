@@ -19,6 +19,7 @@ fn fixture_link() -> String {
         gguf: Some(Box::new(GgufFile {
             name: "moe.gguf".into(),
             summary,
+            source: None,
         })),
         ..Scenario::default()
     };

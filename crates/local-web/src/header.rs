@@ -28,6 +28,42 @@ pub fn header_reply(bytes: &[u8], file_size: u64) -> Reply {
     }
 }
 
+/// The first bytes every read asks for: magic, version and the two counts.
+const FIXED_HEADER: u64 = 24;
+
+/// [`header_reply`] for a model in one or more files (a split GGUF's parts, in order): `parts[i]`
+/// holds the first bytes of part i, a file of `sizes[i]` bytes. The summary of all their headers
+/// together (the first part's metadata, every part's tensors), or which part to read to how many
+/// bytes next, or why the files give no model.
+pub fn parts_reply(parts: &[&[u8]], sizes: &[u64]) -> Reply {
+    let mut headers = Vec::with_capacity(parts.len());
+    for (part, (bytes, &size)) in parts.iter().zip(sizes).enumerate() {
+        let have = bytes.len() as u64;
+        match read_gguf(bytes) {
+            Ok(header) => headers.push(header),
+            Err(GgufError::NeedMoreBytes { needed }) if needed > MAX_HEADER => {
+                return said(LlamaWord::HeaderTooLong)
+            }
+            Err(GgufError::NeedMoreBytes { .. }) if have >= size => {
+                return said(LlamaWord::NotGguf)
+            }
+            Err(GgufError::NeedMoreBytes { needed }) => {
+                let next = needed.max(2 * have).max(FIXED_HEADER);
+                return Reply::MorePart(part, next.min(MAX_HEADER).min(size));
+            }
+            Err(_) => return said(LlamaWord::NotGguf),
+        }
+    }
+    let mut headers = headers.into_iter();
+    let joined = headers
+        .next()
+        .and_then(|first| first.with_split_parts(&headers.collect::<Vec<_>>()));
+    match joined.map(|h| GgufSummary::of(&h)) {
+        Some(Ok(summary)) => Reply::Gguf(summary.to_text()),
+        _ => said(LlamaWord::NotGguf),
+    }
+}
+
 fn said(word: LlamaWord) -> Reply {
     Reply::Error(LANGS.map(|l| llama_word(l, word).to_string()))
 }

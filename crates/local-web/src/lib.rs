@@ -13,6 +13,7 @@
 //! - `["gguf", summary]`: a picked file's header read, as the `gg=` text form
 //!   ([`vram_engine::GgufSummary::to_text`]); the page reads it back with `from_text`;
 //! - `["more", bytes]`: the header goes on past the bytes given: send the file's first `bytes`;
+//!   from `read_gguf_parts`, `["more", bytes, part]`: send part `part`'s first `bytes`;
 //! - `["local", results_en, chart_en, results_zh, chart_zh]`: a local run's answer and decode-speed
 //!   chart as escaped markup, one pair per [`LANGS`] entry, so the page follows its language toggle
 //!   without asking again;
@@ -22,7 +23,7 @@ mod chart;
 mod header;
 mod view;
 
-pub use header::{header_reply, MAX_HEADER};
+pub use header::{header_reply, parts_reply, MAX_HEADER};
 pub use view::local_reply;
 
 use vram_text::Lang;
@@ -38,6 +39,8 @@ pub enum Reply {
     Gguf(String),
     /// Read again with this many bytes from the file's start.
     More(u64),
+    /// Read again with this many bytes from the start of this part (of a split model).
+    MorePart(usize, u64),
     /// (results, chart) markup per entry of [`LANGS`].
     Local([(String, String); 2]),
     /// Why the input gives nothing: one sentence per entry of [`LANGS`].
@@ -50,6 +53,9 @@ impl Reply {
         match self {
             Reply::Gguf(text) => vec!["gguf".into(), text],
             Reply::More(bytes) => vec!["more".into(), bytes.to_string()],
+            Reply::MorePart(part, bytes) => {
+                vec!["more".into(), bytes.to_string(), part.to_string()]
+            }
             Reply::Local([(r_en, c_en), (r_zh, c_zh)]) => {
                 vec!["local".into(), r_en, c_en, r_zh, c_zh]
             }
@@ -62,6 +68,21 @@ impl Reply {
 #[wasm_bindgen]
 pub fn read_gguf_header(bytes: &[u8], file_size: f64) -> Vec<String> {
     header_reply(bytes, file_size as u64).into_parts()
+}
+
+/// `parts_reply` for the Hub reader (`crates/readers`): `bytes` holds each part's first bytes one
+/// after the other, `lengths[i]` of them for part i, a file of `sizes[i]` bytes.
+#[wasm_bindgen]
+pub fn read_gguf_parts(bytes: &[u8], lengths: &[f64], sizes: &[f64]) -> Vec<String> {
+    let mut parts = Vec::with_capacity(lengths.len());
+    let mut rest = bytes;
+    for &n in lengths {
+        let (part, tail) = rest.split_at((n as usize).min(rest.len()));
+        parts.push(part);
+        rest = tail;
+    }
+    let sizes: Vec<u64> = sizes.iter().map(|&s| s as u64).collect();
+    parts_reply(&parts, &sizes).into_parts()
 }
 
 /// `local_reply` for the page: the page's whole query string.

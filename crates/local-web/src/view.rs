@@ -85,9 +85,10 @@ fn results_markup(o: &LocalOverview, l: Lang, unit: Unit, file: &str) -> String 
         };
         let limit = fit.limit.map(size).unwrap_or_else(|| "–".into());
         html.push_str(&format!(
-            r#"<tr data-device="{key}" class="{}"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td data-bytes="{}">{}</td><td data-limit="{}">{limit}</td></tr>"#,
+            r#"<tr data-device="{key}" class="{}"><td>{}</td><td data-model="{}">{}</td><td>{}</td><td>{}</td><td>{}</td><td data-bytes="{}">{}</td><td data-limit="{}">{limit}</td></tr>"#,
             if fit.fits() { "fits" } else { "nofit" },
             escape(&llama_device(l, *device)),
+            b.model,
             size(b.model),
             size(b.kv),
             size(b.compute),

@@ -15,6 +15,12 @@
 //! - `["hub", arch, owner/name@revision, YYYY-MM-DD, english, chinese]`: a model read from the
 //!   Hub (`read_hub`, see `hub/`): its architecture with the files' exact bytes, where and when
 //!   it was read (the link's `hf=` and `hfd=`), and what was read, lines joined by `\n`;
+//! - `["gguf-list", owner/name@revision, YYYY-MM-DD, english, chinese, markup]`: a GGUF
+//!   repository's model files (`read_hub`): what to say, and the list to pick from as markup
+//!   (buttons `.hub-gguf` whose `data-parts` the page hands back to `read_hub_gguf`);
+//! - `["hub-gguf", summary, owner/name@revision, YYYY-MM-DD, file, english, chinese]`: a GGUF
+//!   file's header read from the Hub (`read_hub_gguf`) as the `gg=` summary, where and when it
+//!   was read, the file's name, and what was read;
 //! - `["error", english, chinese]`: why the input gives nothing, as one sentence per [`LANGS`]
 //!   entry, so the page can follow its language toggle without asking again.
 //!
@@ -25,7 +31,7 @@
 //! `src/readers.rs` that calls the export by name (`call`) and reads the parts back. Keep what the
 //! page already has (the engine's link codecs) on the page side of the interface, and the readers
 //! and their sentences on this side. `scripts/size_budget.py` gates this module apart from the
-//! first load (105,000 B gzip in `scripts/dev.sh`, since the Hub client came in).
+//! first load (112,000 B gzip in `scripts/dev.sh`, since the Hub's GGUF files came in).
 //!
 //! [`Measurement::to_full_link`]: vram_engine::Measurement::to_full_link
 //! [`encode_arch`]: vram_engine::encode_arch
@@ -37,7 +43,10 @@ use vram_text::{error, measure_error, Lang};
 use wasm_bindgen::prelude::wasm_bindgen;
 
 mod hub;
-pub use hub::{hub_reply, read_model, Fetch, Got, HubProblem, HubRead};
+pub use hub::{
+    gguf_reply, hub_reply, read_gguf_file, read_model, Fetch, GgufRead, GgufRepo, Got, HubAnswer,
+    HubProblem, HubRead, PartsAnswer, PartsReader,
+};
 
 /// The languages of an error's sentences, in the order a reply carries them.
 pub const LANGS: [Lang; 2] = [Lang::En, Lang::Zh];
@@ -57,6 +66,23 @@ pub enum Reply {
         read_on: String,
         lines: [String; 2],
     },
+    /// A GGUF repository's model files, at the commit listed: what to say about them, and the
+    /// list to pick from as escaped markup.
+    GgufList {
+        source: String,
+        read_on: String,
+        said: [String; 2],
+        markup: String,
+    },
+    /// A GGUF file's header read from the Hub: its `gg=` summary, where and when it was read,
+    /// the file's name, and what was read.
+    HubGguf {
+        summary: String,
+        source: String,
+        read_on: String,
+        name: String,
+        lines: [String; 2],
+    },
     /// Why the input gives nothing: one sentence per entry of [`LANGS`].
     Error([String; 2]),
 }
@@ -73,6 +99,19 @@ impl Reply {
                 read_on,
                 lines: [en, zh],
             } => vec!["hub".into(), arch, source, read_on, en, zh],
+            Reply::GgufList {
+                source,
+                read_on,
+                said: [en, zh],
+                markup,
+            } => vec!["gguf-list".into(), source, read_on, en, zh, markup],
+            Reply::HubGguf {
+                summary,
+                source,
+                read_on,
+                name,
+                lines: [en, zh],
+            } => vec!["hub-gguf".into(), summary, source, read_on, name, en, zh],
             Reply::Error(sentences) => {
                 let mut parts = vec!["error".to_string()];
                 parts.extend(sentences);
@@ -127,11 +166,38 @@ pub fn read_config(text: &str) -> Vec<String> {
 }
 
 /// Reads the model `id` names from `endpoint` (empty: huggingface.co) in the browser, with
-/// `token` (empty: none) sent to the endpoint's host only: the reply parts, as a Promise.
+/// `token` (empty: none) sent to the endpoint's host only, each request given `timeout_ms`: the
+/// reply parts, as a Promise.
 #[cfg(target_arch = "wasm32")]
 #[wasm_bindgen]
-pub async fn read_hub(id: String, endpoint: String, token: String) -> Vec<String> {
-    hub::browser::read_hub(&id, &endpoint, &token)
+pub async fn read_hub(id: String, endpoint: String, token: String, timeout_ms: f64) -> Vec<String> {
+    hub::browser::read_hub(&id, &endpoint, &token, timeout_ms)
+        .await
+        .into_parts()
+}
+
+/// Reads the header of the GGUF file `parts` (its path, or a split file's parts joined by
+/// `\n`) of the repository `source` (`owner/name@revision`, read on `read_on`) with Range
+/// requests, handing the bytes to `reader` (the llama.cpp module's `read_gguf_parts`): the reply
+/// parts, as a Promise.
+#[cfg(target_arch = "wasm32")]
+#[wasm_bindgen]
+#[allow(clippy::too_many_arguments)]
+pub async fn read_hub_gguf(
+    source: String,
+    read_on: String,
+    parts: String,
+    endpoint: String,
+    token: String,
+    timeout_ms: f64,
+    reader: js_sys::Function,
+) -> Vec<String> {
+    let request = hub::browser::Request {
+        endpoint: &endpoint,
+        token: &token,
+        timeout_ms,
+    };
+    hub::browser::read_hub_gguf(&source, &read_on, &parts, &request, reader)
         .await
         .into_parts()
 }

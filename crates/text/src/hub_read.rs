@@ -46,20 +46,51 @@ pub fn hub_summary(
     }
 }
 
-/// A repository that holds only GGUF files (listed), which the page does not plan from yet.
-pub fn gguf_only(lang: Lang, files: &[String]) -> String {
-    let list = files
-        .iter()
-        .map(|f| shown(f))
-        .collect::<Vec<_>>()
-        .join(", ");
+/// A GGUF repository listed: how many model files it holds to pick from.
+pub fn gguf_listed(lang: Lang, source: &HubSource, count: usize) -> String {
+    let (repo, rev) = (shown(&source.repo), shown(&source.revision));
     match lang {
         Lang::En => format!(
-            "this repository holds GGUF files only ({list}); the page reads safetensors repositories: use the command line's --hf with --hf-file, or paste the original model's config.json"
+            "{repo}@{rev} holds {count} GGUF model file(s): pick one to plan a llama.cpp / Ollama run from its header (the tensor data is not read)"
         ),
         Lang::Zh => format!(
-            "该仓库只有 GGUF 文件（{list}）；网页目前只读取 safetensors 仓库：请用命令行的 --hf 加 --hf-file，或粘贴原始模型的 config.json"
+            "{repo}@{rev} 有 {count} 个 GGUF 模型文件：选一个，按其文件头规划 llama.cpp / Ollama 运行（不读取张量数据）"
         ),
+    }
+}
+
+/// A GGUF file's header read from the Hub: which file, its parts, the bytes fetched and the
+/// Range requests that fetched them.
+pub fn gguf_read(
+    lang: Lang,
+    source: &HubSource,
+    file: &str,
+    parts: usize,
+    fetched: u64,
+    requests: usize,
+) -> String {
+    let (repo, rev, file) = (shown(&source.repo), shown(&source.revision), shown(file));
+    let bytes = vram_engine::thousands(fetched);
+    match lang {
+        Lang::En => format!(
+            "read {repo}@{rev} on {}: the header of {file} ({parts} part(s)), {bytes} bytes fetched in {requests} Range request(s); the tensor data was not read",
+            source.read_on
+        ),
+        Lang::Zh => format!(
+            "已于 {} 读取 {repo}@{rev}：{file} 的文件头（{parts} 个部分），用 {requests} 次 Range 请求共下载 {bytes} 字节；未读取张量数据",
+            source.read_on
+        ),
+    }
+}
+
+/// A GGUF file whose header could not be read to its end.
+pub fn gguf_unread(lang: Lang, file: &str) -> String {
+    match lang {
+        Lang::En => format!(
+            "{}: the GGUF header could not be read to its end",
+            shown(file)
+        ),
+        Lang::Zh => format!("{}：无法读完 GGUF 文件头", shown(file)),
     }
 }
 
@@ -79,15 +110,23 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_gguf_only_repository_lists_its_files_in_both_languages() {
-        let files = vec!["m.Q4_K_M.gguf".to_string(), "m.Q8_0.gguf".to_string()];
-        let en = gguf_only(Lang::En, &files);
-        let zh = gguf_only(Lang::Zh, &files);
-        assert!(en.contains("m.Q4_K_M.gguf, m.Q8_0.gguf"), "{en}");
+    fn a_gguf_header_read_says_the_file_the_bytes_and_the_requests_in_both_languages() {
+        let source = HubSource {
+            repo: "org/m-GGUF".into(),
+            revision: "abc".into(),
+            read_on: "2026-12-01".into(),
+        };
+        let en = gguf_read(Lang::En, &source, "m.Q4_K_M.gguf", 1, 12_345, 7);
+        let zh = gguf_read(Lang::Zh, &source, "m.Q4_K_M.gguf", 1, 12_345, 7);
         assert!(
-            zh.contains("m.Q8_0.gguf") && zh.contains("只有 GGUF"),
+            en.contains("m.Q4_K_M.gguf") && en.contains("12,345 bytes fetched in 7 Range"),
+            "{en}"
+        );
+        assert!(
+            zh.contains("12,345 字节") && zh.contains("7 次 Range"),
             "{zh}"
         );
+        assert!(gguf_listed(Lang::En, &source, 3).contains("holds 3 GGUF"));
         assert!(no_weight_files(Lang::En, "a/b").starts_with("a/b has no"));
     }
 }

@@ -30,7 +30,7 @@ pub use answers::{answer, question, startup_concurrency};
 pub use errors::{error, notice, refusal};
 pub use formulas::{formula, moment, sentence};
 pub use hub::{fetch_failure, file_difference, hub_error, index_error, safetensors_error};
-pub use hub_read::{gguf_only, hub_summary, no_weight_files};
+pub use hub_read::{gguf_listed, gguf_read, gguf_unread, hub_summary, no_weight_files};
 pub use llamacpp::{llama_device, llama_error, llama_word, LlamaWord};
 pub use measured::{level_name, level_note, measure_error, reading_note, source_name};
 pub use settings::{setting_help, setting_label, setting_name};

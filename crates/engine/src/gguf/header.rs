@@ -142,6 +142,21 @@ impl GgufHeader {
     pub fn data_bytes(&self) -> u64 {
         self.data_bytes
     }
+
+    /// A split model (llama.cpp's `gguf-split`: the first part holds the metadata, every part its
+    /// own tensors) as one header: the first part's, with the other parts' tensors and data after
+    /// its own. `None` when a tensor name repeats or the data sizes overflow.
+    pub fn with_split_parts(mut self, rest: &[GgufHeader]) -> Option<GgufHeader> {
+        let mut names: HashSet<String> = self.tensors.iter().map(|t| t.name.clone()).collect();
+        for part in rest {
+            if !part.tensors.iter().all(|t| names.insert(t.name.clone())) {
+                return None;
+            }
+            self.data_bytes = self.data_bytes.checked_add(part.data_bytes)?;
+            self.tensors.extend(part.tensors.iter().cloned());
+        }
+        Some(self)
+    }
 }
 
 /// Reads a GGUF header from the first bytes of a file. When `bytes` ends before the header

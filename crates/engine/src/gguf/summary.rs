@@ -158,6 +158,12 @@ impl GgufSummary {
     /// The header this summary stands for: the same hyperparameters and tensors, so llama.cpp's
     /// plan of it equals the plan of the file.
     pub fn header(&self) -> Result<GgufHeader, SummaryError> {
+        read_gguf(&self.draft().bytes()).map_err(SummaryError::Header)
+    }
+
+    /// The header this summary stands for, to write: `general.architecture`, the hyperparameters,
+    /// then every tensor in the summary's order.
+    pub fn draft(&self) -> GgufDraft {
         let mut draft = GgufDraft::default();
         draft.metadata.push((
             "general.architecture".into(),
@@ -192,7 +198,7 @@ impl GgufSummary {
                 }
             }
         }
-        read_gguf(&draft.bytes()).map_err(SummaryError::Header)
+        draft
     }
 
     /// The text form a link carries.

@@ -85,6 +85,12 @@ impl HubEndpoint {
         }
     }
 
+    /// [`Self::model_info_url`] with each file's size in the listing (huggingface_hub's
+    /// `model_info(files_metadata=True)` asks the same `?blobs=true`).
+    pub fn model_files_url(&self, r: &HubRef) -> String {
+        format!("{}?blobs=true", self.model_info_url(r))
+    }
+
     /// A file of the repository at the reference's revision (`main` when none).
     pub fn file_url(&self, r: &HubRef, file: &str) -> String {
         format!(

@@ -18,6 +18,8 @@ pub struct RepoListing {
     pub sha: Option<String>,
     /// Plain file paths, sorted (odd names are left out).
     pub files: Vec<String>,
+    /// Each file's bytes, when the listing says (`?blobs=true`), by path.
+    pub sizes: Vec<(String, u64)>,
 }
 
 /// Where the weights' headers are.
@@ -52,17 +54,30 @@ pub fn read_listing(text: &str) -> Result<RepoListing, HubError> {
         .collect();
     files.sort();
     files.dedup();
+    let sizes: Vec<(String, u64)> = siblings
+        .iter()
+        .filter_map(|s| {
+            let name = s.get("rfilename").and_then(Value::as_str)?;
+            let size = s.get("size").and_then(Value::as_u64)?;
+            Some((check_path(name).ok()?, size))
+        })
+        .collect();
     let sha = value
         .get("sha")
         .and_then(Value::as_str)
         .filter(|s| s.len() == 40 && s.chars().all(|c| c.is_ascii_hexdigit()))
         .map(str::to_string);
-    Ok(RepoListing { sha, files })
+    Ok(RepoListing { sha, files, sizes })
 }
 
 impl RepoListing {
     pub fn has(&self, file: &str) -> bool {
         self.files.iter().any(|f| f == file)
+    }
+
+    /// A file's bytes, when the listing gave them.
+    pub fn size(&self, file: &str) -> Option<u64> {
+        self.sizes.iter().find(|(f, _)| f == file).map(|(_, n)| *n)
     }
 
     /// The `.gguf` files, sorted.
@@ -136,6 +151,10 @@ mod tests {
             WeightFiles::Files(vec!["model.safetensors".into()])
         );
         assert_eq!(read_listing("{}"), Err(HubError::NoFileList));
+        let sized = r#"{"siblings":[{"rfilename":"m-Q4_K_M.gguf","size":4920734016},{"rfilename":"README.md"}]}"#;
+        let l = read_listing(sized).unwrap();
+        assert_eq!(l.size("m-Q4_K_M.gguf"), Some(4_920_734_016));
+        assert_eq!(l.size("README.md"), None);
     }
 
     #[test]

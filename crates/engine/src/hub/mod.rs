@@ -5,6 +5,7 @@
 mod endpoint;
 mod error;
 mod fetch;
+mod gguf_files;
 mod id;
 mod listing;
 mod source;
@@ -14,6 +15,7 @@ pub use error::HubError;
 pub use fetch::{
     content_range_total, range_header, redirect_target, status_failure, FetchFailure, MAX_REDIRECTS,
 };
+pub use gguf_files::{gguf_entries, quant_of, GgufEntry};
 pub use id::{parse_model_id, HubRef};
 pub use listing::{
     choose_gguf, read_listing, RepoListing, WeightFiles, CONFIG_FILE, INDEX_FILE, MAX_LISTING_BYTES,

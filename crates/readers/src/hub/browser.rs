@@ -12,40 +12,104 @@
 //! list": https://fetch.spec.whatwg.org/#http-redirect-fetch, whatwg/fetch#1544). Since the
 //! browser reports no redirect count, too many redirects read as a network failure (offline).
 
-use js_sys::{ArrayBuffer, Date, Uint8Array};
-use vram_engine::{iso_date, range_header, FetchFailure, HubEndpoint};
+use js_sys::{ArrayBuffer, Date, Float64Array, Function, Uint8Array};
+use vram_engine::{iso_date, range_header, FetchFailure, HubEndpoint, HubSource};
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortController, Headers, RequestInit, Response};
 
-use super::{hub_reply, read_model, Fetch, Got};
+use super::{
+    gguf_reply, hub_reply, read_gguf_file, read_model, Fetch, Got, HubProblem, PartsAnswer,
+    PartsReader,
+};
 use crate::Reply;
 
-/// Seconds one request may take, its body included.
-const TIMEOUT_SECONDS: u64 = 30;
+/// How the page asks: the endpoint (empty: huggingface.co), the token (empty: none) and the
+/// milliseconds one request may take, its body included (the page passes its default, 30 s;
+/// its tests a few seconds).
+pub struct Request<'a> {
+    pub endpoint: &'a str,
+    pub token: &'a str,
+    pub timeout_ms: f64,
+}
 
-/// Reads a model in the browser: the reply for the page.
-pub async fn read_hub(id: &str, endpoint: &str, token: &str) -> Reply {
-    let endpoint = match endpoint.trim() {
-        "" => Ok(HubEndpoint::default()),
-        e => HubEndpoint::parse(e),
+impl Request<'_> {
+    fn fetch(&self) -> Result<BrowserFetch, HubProblem> {
+        let endpoint = match self.endpoint.trim() {
+            "" => Ok(HubEndpoint::default()),
+            e => HubEndpoint::parse(e),
+        };
+        Ok(BrowserFetch {
+            endpoint: endpoint.map_err(HubProblem::Id)?,
+            token: Some(self.token.trim().to_string()).filter(|t| !t.is_empty()),
+            timeout_ms: self.timeout_ms.clamp(1.0, 600_000.0) as u32,
+        })
+    }
+}
+
+/// Reads a model (or lists a GGUF repository's files) in the browser: the reply for the page.
+pub async fn read_hub(id: &str, endpoint: &str, token: &str, timeout_ms: f64) -> Reply {
+    let request = Request {
+        endpoint,
+        token,
+        timeout_ms,
     };
-    let endpoint = match endpoint {
-        Ok(e) => e,
-        Err(e) => return hub_reply(Err(super::HubProblem::Id(e))),
-    };
-    let fetch = BrowserFetch {
-        endpoint: endpoint.clone(),
-        token: Some(token.trim().to_string()).filter(|t| !t.is_empty()),
+    let fetch = match request.fetch() {
+        Ok(f) => f,
+        Err(p) => return hub_reply(Err(p)),
     };
     let today = iso_date((Date::now() / 1000.0) as u64);
-    hub_reply(read_model(&fetch, &endpoint, id, &today).await)
+    hub_reply(read_model(&fetch, &fetch.endpoint, id, &today).await)
+}
+
+/// The llama.cpp module's `read_gguf_parts(bytes, lengths, sizes)`, called synchronously.
+struct JsReader(Function);
+
+impl PartsReader for JsReader {
+    fn read(&self, parts: &[Vec<u8>], sizes: &[u64]) -> PartsAnswer {
+        let bytes = Uint8Array::from(parts.concat().as_slice());
+        let lengths: Vec<f64> = parts.iter().map(|p| p.len() as f64).collect();
+        let sizes: Vec<f64> = sizes.iter().map(|&s| s as f64).collect();
+        let reply = self.0.call3(
+            &JsValue::NULL,
+            &bytes,
+            &Float64Array::from(lengths.as_slice()),
+            &Float64Array::from(sizes.as_slice()),
+        );
+        let parts = reply
+            .ok()
+            .and_then(|r| r.dyn_into::<js_sys::Array>().ok())
+            .map(|a| a.iter().filter_map(|v| v.as_string()).collect());
+        parts.map_or(PartsAnswer::Broken, PartsAnswer::from_parts)
+    }
+}
+
+/// Reads a GGUF file's header from the Hub in the browser: the reply for the page.
+pub async fn read_hub_gguf(
+    source: &str,
+    read_on: &str,
+    parts: &str,
+    request: &Request<'_>,
+    reader: Function,
+) -> Reply {
+    let fetch = match request.fetch() {
+        Ok(f) => f,
+        Err(p) => return gguf_reply(Err(p)),
+    };
+    let source = match HubSource::from_link(source, read_on) {
+        Ok(s) => s,
+        Err(e) => return gguf_reply(Err(HubProblem::Id(e))),
+    };
+    let parts: Vec<String> = parts.split('\n').map(str::to_string).collect();
+    let reader = JsReader(reader);
+    gguf_reply(read_gguf_file(&fetch, &fetch.endpoint, &source, &parts, &reader).await)
 }
 
 struct BrowserFetch {
     endpoint: HubEndpoint,
     token: Option<String>,
+    timeout_ms: u32,
 }
 
 impl Fetch for BrowserFetch {
@@ -64,7 +128,7 @@ impl Fetch for BrowserFetch {
         let timer = window
             .set_timeout_with_callback_and_timeout_and_arguments_0(
                 abort.as_ref().unchecked_ref(),
-                (TIMEOUT_SECONDS * 1000) as i32,
+                self.timeout_ms as i32,
             )
             .map_err(|_| self.offline(url))?;
         let got = self.fetch(&window, &controller, url, range, limit).await;
@@ -72,7 +136,7 @@ impl Fetch for BrowserFetch {
         drop(abort);
         got.map_err(|failure| match controller.signal().aborted() {
             true => FetchFailure::TimedOut {
-                seconds: TIMEOUT_SECONDS,
+                seconds: u64::from(self.timeout_ms).div_ceil(1000),
             },
             false => failure,
         })

@@ -5,11 +5,13 @@
 
 #[cfg(target_arch = "wasm32")]
 pub mod browser;
+mod gguf;
 mod read;
 mod reply;
 
-pub use read::{read_model, HubProblem, HubRead};
-pub use reply::hub_reply;
+pub use gguf::{read_gguf_file, GgufRead, PartsAnswer, PartsReader};
+pub use read::{read_model, GgufRepo, HubAnswer, HubProblem, HubRead};
+pub use reply::{gguf_reply, hub_reply};
 
 use vram_engine::FetchFailure;
 
@@ -37,3 +39,5 @@ pub trait Fetch {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_gguf;

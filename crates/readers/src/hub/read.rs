@@ -1,11 +1,12 @@
 //! Reading a safetensors model from the Hub with the fewest bytes, in the CLI's order.
 
 use vram_engine::{
-    compare_with_config, header_length, parse_config, parse_json, parse_model_id, read_header_json,
-    read_index, read_listing, size_weights, status_failure, Architecture, EngineError,
-    FetchFailure, FileDifference, FileWeights, HubEndpoint, HubError, HubRef, HubSource,
-    IndexError, SafetensorsError, SafetensorsHeader, StoredWeights, WeightFiles, CONFIG_FILE,
-    INDEX_FILE, MAX_CONFIG_BYTES, MAX_INDEX_BYTES, MAX_LISTING_BYTES, SAFETENSORS_LENGTH_PREFIX,
+    compare_with_config, gguf_entries, header_length, parse_config, parse_json, parse_model_id,
+    read_header_json, read_index, read_listing, size_weights, status_failure, Architecture,
+    EngineError, FetchFailure, FileDifference, FileWeights, GgufEntry, HubEndpoint, HubError,
+    HubRef, HubSource, IndexError, SafetensorsError, SafetensorsHeader, StoredWeights, WeightFiles,
+    CONFIG_FILE, INDEX_FILE, MAX_CONFIG_BYTES, MAX_INDEX_BYTES, MAX_LISTING_BYTES,
+    SAFETENSORS_LENGTH_PREFIX,
 };
 
 use super::{Fetch, Got};
@@ -32,8 +33,11 @@ pub enum HubProblem {
     Config(EngineError),
     Index(IndexError),
     Shard(String, SafetensorsError),
-    /// The repository holds GGUF files only (listed): the page reads safetensors repositories.
-    GgufOnly(Vec<String>),
+    /// A GGUF file's header could not be read (the reader stopped answering, or asked for
+    /// more than a header holds).
+    GgufUnread(String),
+    /// The llama.cpp module's reason a GGUF file gives no model, English then Chinese.
+    GgufRefused([String; 2]),
     /// Neither safetensors nor GGUF files at this revision.
     NoWeights(String),
 }
@@ -44,13 +48,28 @@ impl From<FetchFailure> for HubProblem {
     }
 }
 
-/// Reads the model `id` names from `endpoint`; `today` (`YYYY-MM-DD`) dates the link.
+/// A GGUF repository: its model files to pick from, at the commit listed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GgufRepo {
+    pub source: HubSource,
+    pub entries: Vec<GgufEntry>,
+}
+
+/// What a repository holds: a safetensors model read, or GGUF files to pick from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum HubAnswer {
+    Model(Box<HubRead>),
+    Gguf(GgufRepo),
+}
+
+/// Reads the model `id` names from `endpoint`, or lists its GGUF files; `today` (`YYYY-MM-DD`)
+/// dates the link.
 pub async fn read_model<F: Fetch>(
     fetch: &F,
     endpoint: &HubEndpoint,
     id: &str,
     today: &str,
-) -> Result<HubRead, HubProblem> {
+) -> Result<HubAnswer, HubProblem> {
     let asked = parse_model_id(id).map_err(HubProblem::Id)?;
     let reader = Reader {
         fetch,
@@ -58,7 +77,7 @@ pub async fn read_model<F: Fetch>(
         repo: &asked.repo,
     };
     let listing_text = reader
-        .text(&endpoint.model_info_url(&asked), MAX_LISTING_BYTES as u64)
+        .text(&endpoint.model_files_url(&asked), MAX_LISTING_BYTES as u64)
         .await?;
     let listing = read_listing(&listing_text).map_err(HubProblem::Id)?;
     // the commit the revision resolved to pins every file read after the listing
@@ -80,7 +99,16 @@ pub async fn read_model<F: Fetch>(
             (index.shards().to_vec(), index.total_size())
         }
         WeightFiles::Files(files) => (files, None),
-        WeightFiles::Gguf(files) => return Err(HubProblem::GgufOnly(files)),
+        WeightFiles::Gguf(_) => {
+            return Ok(HubAnswer::Gguf(GgufRepo {
+                source: HubSource {
+                    repo: pinned.repo.clone(),
+                    revision: pinned.revision_or_main().to_string(),
+                    read_on: today.to_string(),
+                },
+                entries: gguf_entries(&listing),
+            }))
+        }
         WeightFiles::Nothing => return Err(HubProblem::NoWeights(pinned.repo)),
     };
     let config = reader
@@ -106,7 +134,7 @@ pub async fn read_model<F: Fetch>(
         format,
         bytes: files.weight_bytes(),
     });
-    Ok(HubRead {
+    Ok(HubAnswer::Model(Box::new(HubRead {
         arch,
         source: HubSource {
             repo: pinned.repo.clone(),
@@ -117,7 +145,7 @@ pub async fn read_model<F: Fetch>(
         differences,
         shards,
         fetched,
-    })
+    })))
 }
 
 /// `quantization_config.bits` (GPTQ/AWQ), 4 when absent.
@@ -128,15 +156,15 @@ fn packed_bits(config: &str) -> u64 {
         .unwrap_or(4)
 }
 
-struct Reader<'a, F> {
-    fetch: &'a F,
-    endpoint: &'a HubEndpoint,
-    repo: &'a str,
+pub(super) struct Reader<'a, F> {
+    pub(super) fetch: &'a F,
+    pub(super) endpoint: &'a HubEndpoint,
+    pub(super) repo: &'a str,
 }
 
 impl<F: Fetch> Reader<'_, F> {
     /// A GET whose status is a success, else the failure it means.
-    async fn ok(
+    pub(super) async fn ok(
         &self,
         url: &str,
         range: Option<(u64, u64)>,

@@ -1,26 +1,78 @@
 //! A Hub read as the page receives it: the architecture (exact bytes included) and where it
 //! came from for the link, and what was read in both languages; or why not.
 
-use vram_engine::{encode_arch, Unit};
+use vram_engine::{encode_arch, GgufEntry, Unit};
 use vram_text::{
-    error, fetch_failure, file_difference, gguf_only, hub_error, hub_summary, index_error,
-    no_weight_files, safetensors_error, Lang,
+    error, escape, fetch_failure, file_difference, gguf_listed, gguf_read, gguf_unread, hub_error,
+    hub_summary, index_error, no_weight_files, safetensors_error, Lang,
 };
 
-use super::read::{HubProblem, HubRead};
+use super::gguf::GgufRead;
+use super::read::{HubAnswer, HubProblem, HubRead};
 use crate::{Reply, LANGS};
 
 /// The reply for a read (or its failure).
-pub fn hub_reply(read: Result<HubRead, HubProblem>) -> Reply {
+pub fn hub_reply(read: Result<HubAnswer, HubProblem>) -> Reply {
     match read {
-        Ok(r) => Reply::Hub {
+        Ok(HubAnswer::Model(r)) => Reply::Hub {
             arch: encode_arch(&r.arch),
             source: r.source.id(),
             read_on: r.source.read_on.clone(),
             lines: LANGS.map(|l| lines(l, &r)),
         },
+        Ok(HubAnswer::Gguf(repo)) => Reply::GgufList {
+            source: repo.source.id(),
+            read_on: repo.source.read_on.clone(),
+            said: LANGS.map(|l| gguf_listed(l, &repo.source, repo.entries.len())),
+            markup: options_markup(&repo.entries),
+        },
         Err(p) => Reply::Error(LANGS.map(|l| problem(l, &p))),
     }
+}
+
+/// The reply for a GGUF file's header read from the Hub (or its failure).
+pub fn gguf_reply(read: Result<GgufRead, HubProblem>) -> Reply {
+    match read {
+        Ok(r) => Reply::HubGguf {
+            lines: LANGS.map(|l| {
+                let name = &r.parts[0];
+                gguf_read(l, &r.source, name, r.parts.len(), r.fetched, r.requests)
+            }),
+            name: r.parts[0].clone(),
+            source: r.source.id(),
+            read_on: r.source.read_on,
+            summary: r.summary,
+        },
+        Err(p) => Reply::Error(LANGS.map(|l| problem(l, &p))),
+    }
+}
+
+/// A GGUF repository's files to pick from, under a heading per quantization: each a button
+/// with its name (a split file's first part, and its part count) and size, its paths in
+/// `data-parts` (joined by `\n`) for the page to hand back when it is picked.
+fn options_markup(entries: &[GgufEntry]) -> String {
+    let mut out = String::from(r#"<div id="hub-ggufs">"#);
+    let mut heading = None;
+    for e in entries {
+        if heading != Some(&e.quant) {
+            heading = Some(&e.quant);
+            let q = if e.quant.is_empty() { "GGUF" } else { &e.quant };
+            out.push_str(&format!(r#"<p class="gguf-quant">{}</p>"#, escape(q)));
+        }
+        let split = match e.parts.len() {
+            1 => String::new(),
+            n => format!(" ×{n}"),
+        };
+        let size = e.bytes.map(|b| Unit::Gib.format(b)).unwrap_or_default();
+        out.push_str(&format!(
+            r#"<button type="button" class="hub-gguf" data-quant="{}" data-parts="{}">{}{split} · {size}</button>"#,
+            escape(&e.quant),
+            escape(&e.parts.join("\n")),
+            escape(e.name()),
+        ));
+    }
+    out.push_str("</div>");
+    out
 }
 
 /// What was read, then one line per difference from the config, joined by newlines.
@@ -48,7 +100,8 @@ fn problem(lang: Lang, p: &HubProblem) -> String {
         HubProblem::Config(e) => format!("config.json: {}", error(lang, e)),
         HubProblem::Index(e) => format!("model.safetensors.index.json: {}", index_error(lang, e)),
         HubProblem::Shard(file, e) => safetensors_error(lang, file, e),
-        HubProblem::GgufOnly(files) => gguf_only(lang, files),
+        HubProblem::GgufUnread(file) => gguf_unread(lang, file),
+        HubProblem::GgufRefused([en, zh]) => lang.pick(en, zh).to_string(),
         HubProblem::NoWeights(repo) => no_weight_files(lang, repo),
     }
 }

@@ -13,28 +13,28 @@ use std::path::PathBuf;
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
-use super::{hub_reply, read_model, Fetch, Got, HubProblem, HubRead};
+use super::{hub_reply, read_model, Fetch, Got, HubAnswer, HubProblem, HubRead};
 use crate::Reply;
 use vram_engine::{decode_arch, FetchFailure, HubEndpoint, WeightFormat};
 
-const SHA: &str = "0123456789abcdef0123456789abcdef01234567";
-const ENDPOINT: &str = "http://hub.test/mirror";
+pub(super) const SHA: &str = "0123456789abcdef0123456789abcdef01234567";
+pub(super) const ENDPOINT: &str = "http://hub.test/mirror";
 
 /// A file the stand-in serves: its first bytes and the length it claims (headers only).
-struct File {
-    bytes: Vec<u8>,
-    claimed: u64,
+pub(super) struct File {
+    pub(super) bytes: Vec<u8>,
+    pub(super) claimed: u64,
 }
 
 /// A request the stand-in saw: its URL and Range (start, length).
-type Seen = (String, Option<(u64, u64)>);
+pub(super) type Seen = (String, Option<(u64, u64)>);
 
 /// The stand-in Hub: files by URL, statuses by URL, and every request it saw.
 #[derive(Default)]
-struct StandIn {
-    files: HashMap<String, File>,
-    statuses: HashMap<String, u16>,
-    seen: RefCell<Vec<Seen>>,
+pub(super) struct StandIn {
+    pub(super) files: HashMap<String, File>,
+    pub(super) statuses: HashMap<String, u16>,
+    pub(super) seen: RefCell<Vec<Seen>>,
 }
 
 impl Fetch for StandIn {
@@ -125,7 +125,7 @@ fn stand_in(fixture: &str) -> StandIn {
         siblings.join(",")
     );
     hub.files.insert(
-        format!("{ENDPOINT}/api/models/org/{fixture}"),
+        format!("{ENDPOINT}/api/models/org/{fixture}?blobs=true"),
         File {
             bytes: listing.into_bytes(),
             claimed: 0,
@@ -135,7 +135,7 @@ fn stand_in(fixture: &str) -> StandIn {
 }
 
 /// Runs a future that never waits (the stand-in answers at once).
-fn now<T>(f: impl Future<Output = T>) -> T {
+pub(super) fn now<T>(f: impl Future<Output = T>) -> T {
     let mut f = pin!(f);
     match f.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
         Poll::Ready(v) => v,
@@ -143,9 +143,17 @@ fn now<T>(f: impl Future<Output = T>) -> T {
     }
 }
 
-fn read(hub: &StandIn, id: &str) -> Result<HubRead, HubProblem> {
+pub(super) fn answer(hub: &StandIn, id: &str) -> Result<HubAnswer, HubProblem> {
     let endpoint = HubEndpoint::parse(ENDPOINT).unwrap();
     now(read_model(hub, &endpoint, id, "2026-12-01"))
+}
+
+/// A safetensors model read (a GGUF repository is not expected here).
+fn read(hub: &StandIn, id: &str) -> Result<HubRead, HubProblem> {
+    answer(hub, id).map(|a| match a {
+        HubAnswer::Model(r) => *r,
+        HubAnswer::Gguf(repo) => panic!("a safetensors model, not GGUF files: {repo:?}"),
+    })
 }
 
 /// The bytes the safetensors spec gives the fixture's tensors (elements × dtype size).
@@ -173,7 +181,10 @@ fn a_sharded_model_is_read_from_its_headers_alone_pinned_to_the_listed_commit() 
     let seen = hub.seen.borrow();
     // the listing, the index, config.json, then two Range reads per shard
     assert_eq!(seen.len(), 3 + 2 * 4, "{seen:?}");
-    assert_eq!(seen[0].0, format!("{ENDPOINT}/api/models/org/llama-3-8b"));
+    assert_eq!(
+        seen[0].0,
+        format!("{ENDPOINT}/api/models/org/llama-3-8b?blobs=true")
+    );
     assert!(
         seen[1..].iter().all(|(url, _)| url.contains(SHA)),
         "{seen:?}"
@@ -194,7 +205,7 @@ fn a_gptq_checkpoint_keeps_its_exact_bytes_in_the_architecture_the_link_carries(
         source,
         read_on,
         lines,
-    } = hub_reply(Ok(r.clone()))
+    } = hub_reply(Ok(HubAnswer::Model(Box::new(r.clone()))))
     else {
         panic!("a read model replies with its architecture");
     };
@@ -215,9 +226,9 @@ fn a_gptq_checkpoint_keeps_its_exact_bytes_in_the_architecture_the_link_carries(
 #[test]
 fn a_gated_repository_says_so_in_both_languages_and_reads_nothing_more() {
     let mut hub = stand_in("llama-3-8b");
-    let listing = format!("{ENDPOINT}/api/models/org/llama-3-8b");
+    let listing = format!("{ENDPOINT}/api/models/org/llama-3-8b?blobs=true");
     hub.statuses.insert(listing, 401);
-    let Reply::Error([en, zh]) = hub_reply(read(&hub, "org/llama-3-8b")) else {
+    let Reply::Error([en, zh]) = hub_reply(answer(&hub, "org/llama-3-8b")) else {
         panic!("a gated repository is refused");
     };
     assert!(en.contains("gated or private (HTTP 401)"), "{en}");
@@ -254,7 +265,7 @@ fn missing_rate_limited_and_cut_answers_each_get_their_own_failure() {
 #[test]
 fn a_listing_over_its_size_limit_is_refused_before_it_is_parsed() {
     let mut hub = stand_in("llama-2-7b");
-    let listing = format!("{ENDPOINT}/api/models/org/llama-2-7b");
+    let listing = format!("{ENDPOINT}/api/models/org/llama-2-7b?blobs=true");
     hub.files.get_mut(&listing).unwrap().bytes = vec![b' '; vram_engine::MAX_LISTING_BYTES + 10];
     assert!(matches!(
         read(&hub, "org/llama-2-7b"),
@@ -268,7 +279,7 @@ fn a_hub_url_with_a_revision_asks_for_that_revision_and_a_bad_id_fetches_nothing
     let _ = read(&hub, "https://huggingface.co/org/llama-2-7b/tree/v1.0");
     assert_eq!(
         hub.seen.borrow()[0].0,
-        format!("{ENDPOINT}/api/models/org/llama-2-7b/revision/v1.0")
+        format!("{ENDPOINT}/api/models/org/llama-2-7b/revision/v1.0?blobs=true")
     );
     let quiet = stand_in("llama-2-7b");
     assert!(matches!(read(&quiet, "not an id"), Err(HubProblem::Id(_))));
