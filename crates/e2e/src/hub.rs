@@ -9,6 +9,10 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+#[path = "../../engine/tests/common/hub_answers.rs"]
+mod hub_answers;
+use hub_answers::{file_answer, hub_path, listing_json, HubPath};
+
 /// The commit every listing answers with.
 pub const SHA: &str = "0123456789abcdef0123456789abcdef01234567";
 
@@ -62,62 +66,38 @@ impl StandInHub {
             body: body.to_vec(),
         };
         let not_found = || plain("404 Not Found", b"{\"error\":\"Repository not found\"}");
-        if let Some(rest) = path.strip_prefix("/api/models/") {
-            let repo = rest.split("/revision/").next().unwrap_or(rest);
-            let Some((files, gated)) = self.repos.get(repo) else {
-                return not_found();
-            };
-            if *gated {
-                return plain("401 Unauthorized", b"{\"error\":\"gated\"}");
-            }
-            let mut names: Vec<&String> = files.keys().collect();
-            names.sort();
-            let siblings: Vec<String> = names
-                .iter()
-                .map(|n| format!("{{\"rfilename\":{n:?},\"size\":{}}}", files[*n].claimed_len))
-                .collect();
-            let body = format!(
-                "{{\"id\":{repo:?},\"sha\":\"{SHA}\",\"siblings\":[{}]}}",
-                siblings.join(",")
-            );
-            return plain("200 OK", body.as_bytes());
-        }
-        let Some((repo, file)) = path
-            .trim_start_matches('/')
-            .split_once("/resolve/")
-            .and_then(|(repo, rest)| Some((repo, rest.split_once('/')?.1)))
-        else {
-            return not_found();
+        let (repo, file) = match hub_path(path) {
+            HubPath::Listing { repo } => (repo, None),
+            HubPath::File { repo, file } => (repo, Some(file)),
+            HubPath::Elsewhere => return not_found(),
         };
-        let Some((files, gated)) = self.repos.get(repo) else {
+        let Some((files, gated)) = self.repos.get(&repo) else {
             return not_found();
         };
         if *gated {
             return plain("401 Unauthorized", b"{\"error\":\"gated\"}");
         }
+        let Some(file) = file else {
+            let sized: Vec<(&str, Option<u64>)> = files
+                .iter()
+                .map(|(name, f)| (name.as_str(), Some(f.claimed_len)))
+                .collect();
+            return plain("200 OK", listing_json(&repo, SHA, &sized).as_bytes());
+        };
         let Some(f) = files.get(file) else {
             return not_found();
         };
-        match range.and_then(parse_range) {
-            Some((start, end)) => {
-                let from = (start as usize).min(f.bytes.len());
-                let to = ((end + 1) as usize).min(f.bytes.len());
-                Answer {
-                    status: "206 Partial Content",
-                    headers: vec![
-                        "Content-Type: application/octet-stream".into(),
-                        format!("Content-Range: bytes {start}-{end}/{}", f.claimed_len),
-                    ],
-                    body: f.bytes[from..to].to_vec(),
-                }
-            }
-            None => plain("200 OK", &f.bytes),
+        let answer = file_answer(&f.bytes, f.claimed_len, range);
+        match answer.content_range {
+            Some(content_range) => Answer {
+                status: "206 Partial Content",
+                headers: vec![
+                    "Content-Type: application/octet-stream".into(),
+                    format!("Content-Range: {content_range}"),
+                ],
+                body: answer.body.to_vec(),
+            },
+            None => plain("200 OK", answer.body),
         }
     }
-}
-
-/// `bytes=a-b` as (a, b).
-fn parse_range(value: &str) -> Option<(u64, u64)> {
-    let (a, b) = value.trim().strip_prefix("bytes=")?.split_once('-')?;
-    Some((a.parse().ok()?, b.parse().ok()?))
 }

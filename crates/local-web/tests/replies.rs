@@ -1,8 +1,11 @@
 //! The local job's module answers the page: a picked file's header read in growing slices, and
 //! a local run's markup in both languages.
 
-use vram_engine::{encode_link, GgufSummary, Job, PageSettings, Scenario};
-use vram_local::{header_reply, local_reply, Reply};
+#[path = "../../engine/tests/common/gguf_split.rs"]
+mod gguf_split;
+
+use vram_engine::{encode_link, read_gguf, GgufSummary, Job, PageSettings, Scenario};
+use vram_local::{header_reply, local_reply, parts_reply, Reply};
 
 fn fixture() -> Vec<u8> {
     std::fs::read(concat!(
@@ -18,6 +21,24 @@ fn local_query(extra: &str) -> String {
         ..Scenario::default()
     };
     format!("{}{extra}", encode_link(&s, &PageSettings::default()))
+}
+
+#[test]
+fn a_split_models_parts_are_asked_for_in_turn_and_summed_into_one_summary() {
+    let whole = GgufSummary::of(&read_gguf(&fixture()).unwrap()).unwrap();
+    let parts = gguf_split::split_parts(&whole, 2);
+    let sizes: Vec<u64> = parts.iter().map(|p| gguf_split::file_length(p)).collect();
+    // nothing of the second part yet: its magic, version and counts first
+    let first_only = [parts[0].as_slice(), &[]];
+    assert_eq!(parts_reply(&first_only, &sizes), Reply::MorePart(1, 24));
+    // the second part cut inside its header: at least twice what it has
+    let cut = [parts[0].as_slice(), &parts[1][..100]];
+    assert!(matches!(parts_reply(&cut, &sizes), Reply::MorePart(1, n) if n >= 200));
+    let both = [parts[0].as_slice(), parts[1].as_slice()];
+    let Reply::Gguf(text) = parts_reply(&both, &sizes) else {
+        panic!("both headers give a summary");
+    };
+    assert_eq!(GgufSummary::from_text(&text).unwrap(), whole);
 }
 
 #[test]

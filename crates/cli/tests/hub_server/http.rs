@@ -6,6 +6,7 @@ use std::net::TcpStream;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use super::hub_answers::{file_answer, hub_path, listing_json, HubPath};
 use super::{Behaviour, File, Logged, Repo, GATED_TOKEN, SHA};
 
 struct Request {
@@ -76,15 +77,10 @@ pub fn serve(
         }
         return;
     }
-    let (repo_id, rest) = if let Some(api) = path.strip_prefix("/api/models/") {
-        let parts: Vec<&str> = api.splitn(3, '/').collect();
-        (parts[..2.min(parts.len())].join("/"), None)
-    } else {
-        let parts: Vec<&str> = path.trim_start_matches('/').splitn(5, '/').collect();
-        match parts.as_slice() {
-            [o, n, "resolve", _rev, file] => (format!("{o}/{n}"), Some(file.to_string())),
-            _ => (String::new(), None),
-        }
+    let (repo_id, rest) = match hub_path(&path) {
+        HubPath::Listing { repo } => (repo, None),
+        HubPath::File { repo, file } => (repo, Some(file.to_string())),
+        HubPath::Elsewhere => (String::new(), None),
     };
     let Some(repo) = repos.get(&repo_id) else {
         return answer(&stream, 404, &[], not_found);
@@ -105,16 +101,9 @@ pub fn serve(
     }
     match rest {
         None => {
-            let mut names: Vec<&String> = repo.files.keys().collect();
-            names.sort();
-            let siblings: Vec<String> = names
-                .iter()
-                .map(|n| format!("{{\"rfilename\":{n:?}}}"))
-                .collect();
-            let body = format!(
-                "{{\"id\":{repo_id:?},\"sha\":\"{SHA}\",\"siblings\":[{}]}}",
-                siblings.join(",")
-            );
+            let names: Vec<(&str, Option<u64>)> =
+                repo.files.keys().map(|n| (n.as_str(), None)).collect();
+            let body = listing_json(&repo_id, SHA, &names);
             answer(
                 &stream,
                 200,
@@ -138,19 +127,12 @@ pub fn serve(
 /// The file, or the asked range of it (206 with Content-Range); bytes past what the server
 /// holds are not sent, so a cut file answers short.
 fn send_file(stream: &TcpStream, req: &Request, file: &File) {
-    let range = req
-        .headers
-        .get("range")
-        .and_then(|r| r.strip_prefix("bytes="))
-        .and_then(|r| r.split_once('-'))
-        .and_then(|(a, b)| Some((a.parse::<u64>().ok()?, b.parse::<u64>().ok()?)));
-    match range {
-        Some((start, end)) => {
-            let have = file.bytes.len() as u64;
-            let body = &file.bytes[start.min(have) as usize..(end + 1).min(have) as usize];
-            let content_range = format!("bytes {start}-{end}/{}", file.claimed_len);
-            answer(stream, 206, &[("Content-Range", content_range)], body)
-        }
-        None => answer(stream, 200, &[], &file.bytes),
-    }
+    let range = req.headers.get("range").map(String::as_str);
+    let a = file_answer(&file.bytes, file.claimed_len, range);
+    let headers: Vec<(&str, String)> = a
+        .content_range
+        .map(|r| ("Content-Range", r))
+        .into_iter()
+        .collect();
+    answer(stream, a.status, &headers, a.body)
 }

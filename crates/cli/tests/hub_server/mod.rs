@@ -9,6 +9,8 @@
 #[path = "../../../engine/tests/common/checkpoints.rs"]
 mod checkpoints;
 mod http;
+#[path = "../../../engine/tests/common/hub_answers.rs"]
+mod hub_answers;
 mod repos;
 
 use std::collections::HashMap;
