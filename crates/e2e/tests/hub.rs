@@ -236,6 +236,9 @@ fn picking_q4_k_m_from_a_gguf_repository_plans_its_header_read_in_ranges_that_st
         ranges.iter().all(|r| r.0 < header.header_bytes()),
         "a range starts past the header: {ranges:?}"
     );
+    // prefixes that double: the last ends before twice the header, far from the tensor data's end
+    let asked = ranges.last().unwrap().1 + 1;
+    assert!(asked < 2 * header.header_bytes(), "{asked} bytes asked");
     page.wait_until("the link to carry the file and its repository", 5, |s| {
         s.url().contains("gn=m-Q4_K_M.gguf")
             && s.url().contains(&format!("hf=org%2Fm-GGUF%40{HUB_SHA}"))
