@@ -81,3 +81,194 @@ fn an_encoder_decoder_architecture_survives_its_link_form() {
         assert_eq!(decode_arch(&text).as_ref(), Ok(&a), "{name}: {text}");
     }
 }
+
+fn scenario(link: &str) -> Scenario {
+    let opened = decode_link(link);
+    assert!(opened.notices.is_empty(), "{link}: {:?}", opened.notices);
+    opened.scenario
+}
+
+#[track_caller]
+fn line_bytes(b: &Breakdown, msg: Msg) -> u64 {
+    b.lines
+        .iter()
+        .filter(|l| l.formula.clauses.first().map(|c| c.msg) == Some(msg))
+        .map(|l| l.bytes)
+        .sum()
+}
+
+#[test]
+fn the_cross_attention_cache_is_source_tokens_times_decoder_layers_times_k_and_v() {
+    let b = estimate(&scenario("?v=1&m=flan-t5-xl&j=infer&b=4&s=512&g=64")).unwrap();
+    // 4 sequences × 512 source tokens × 24 decoder layers × 2 (K, V) × 32 heads × 64 × 2 B
+    assert_eq!(line_bytes(&b, Msg::CrossKv), 4 * 512 * 24 * 2 * 32 * 64 * 2);
+    let line = b
+        .lines
+        .iter()
+        .find(|l| l.formula.clauses[0].msg == Msg::CrossKv);
+    assert_eq!(
+        line.unwrap().phase,
+        Phase::Always,
+        "kept for the whole generation"
+    );
+}
+
+#[test]
+fn the_decoders_own_cache_grows_with_generated_tokens_not_with_the_source() {
+    let short = estimate(&scenario("?v=1&m=flan-t5-xl&j=infer&b=1&s=512&g=64")).unwrap();
+    let long = estimate(&scenario("?v=1&m=flan-t5-xl&j=infer&b=1&s=512&g=128")).unwrap();
+    let per_token = 24 * 2 * 32 * 64 * 2;
+    assert_eq!(
+        line_bytes(&long, Msg::GeneratedKv) - line_bytes(&short, Msg::GeneratedKv),
+        64 * per_token
+    );
+    assert_eq!(
+        line_bytes(&long, Msg::CrossKv),
+        line_bytes(&short, Msg::CrossKv)
+    );
+}
+
+#[test]
+fn a_whisper_decoders_cache_stops_at_its_448_positions() {
+    let b = estimate(&scenario("?v=1&m=whisper-large-v3&j=infer&b=2&g=5000")).unwrap();
+    // 32 layers × 2 × 20 heads × 64 × 2 B per token
+    assert_eq!(
+        line_bytes(&b, Msg::GeneratedKv),
+        2 * 448 * 32 * 2 * 20 * 64 * 2
+    );
+}
+
+#[test]
+fn whisper_reads_its_1500_position_window_whatever_the_source_length() {
+    let short = estimate(&scenario("?v=1&m=whisper-large-v3&j=infer&b=1&s=10")).unwrap();
+    let long = estimate(&scenario("?v=1&m=whisper-large-v3&j=infer&b=1&s=30000")).unwrap();
+    assert_eq!(short.total, long.total);
+    assert_eq!(
+        line_bytes(&short, Msg::CrossKv),
+        1_500 * 32 * 2 * 20 * 64 * 2
+    );
+}
+
+#[test]
+fn a_bart_source_is_held_to_its_1024_learned_positions() {
+    let at = estimate(&scenario("?v=1&m=bart-large&j=infer&b=1&s=1024")).unwrap();
+    let past = estimate(&scenario("?v=1&m=bart-large&j=infer&b=1&s=4096")).unwrap();
+    assert_eq!(at.total, past.total);
+}
+
+#[test]
+fn training_keeps_the_encoders_activations_over_the_source_and_the_logits_over_the_target() {
+    let s = scenario("?v=1&m=flan-t5-large&j=full&b=8&s=512&tl=128&gc=none&ls=full");
+    let b = estimate(&s).unwrap();
+    // the loss's logits: 8 × 128 target tokens × 32,128 vocabulary × 12 B (fp32 upcast)
+    assert_eq!(b.bytes(Component::Logits), 8 * 128 * 32_128 * 12);
+    let encoder = line_bytes(&b, Msg::EncoderActivations);
+    let longer = estimate(&scenario(
+        "?v=1&m=flan-t5-large&j=full&b=8&s=1024&tl=128&gc=none&ls=full",
+    ))
+    .unwrap();
+    assert_eq!(line_bytes(&longer, Msg::EncoderActivations), 2 * encoder);
+    // the cross-attention keeps K and V of the source in each of the 24 decoder layers
+    assert_eq!(
+        line_bytes(&b, Msg::CrossSource),
+        8 * 512 * 24 * 2 * 16 * 64 * 2
+    );
+}
+
+#[test]
+fn lora_on_an_encoder_decoder_adapts_both_stacks_and_the_cross_attention() {
+    let s = scenario("?v=1&m=flan-t5-base&j=lora&r=8&t=q,v");
+    let arch = s.model.architecture().unwrap();
+    // q and v (768 → 768) in 12 encoder self-attentions, 12 decoder self- and 12 cross-attentions
+    assert_eq!(lora_params(&arch, &s), 36 * 2 * 8 * (768 + 768));
+}
+
+#[test]
+fn the_target_length_is_a_setting_of_encoder_decoder_training_only() {
+    let tl = Setting::by_key("tl").unwrap();
+    assert!((tl.applies)(&scenario("?v=1&m=flan-t5-xl&j=lora")));
+    assert!(!(tl.applies)(&scenario("?v=1&m=flan-t5-xl&j=infer")));
+    assert!(!(tl.applies)(&scenario("?v=1&m=llama-3.1-8b&j=lora")));
+}
+
+#[test]
+fn a_link_keeps_the_target_length_and_a_custom_encoder_decoder() {
+    let mut s = scenario("?v=1&m=flan-t5-xl&j=qlora&w=nf4&tl=256&s=1024");
+    assert_eq!((s.target_len, s.seq), (256, 1_024));
+    s.model = ModelChoice::custom("my-bart", config("bart-large"));
+    let link = encode_link(&s, &PageSettings::default());
+    let back = scenario(&link);
+    assert_eq!(back.model.architecture(), s.model.architecture());
+    assert_eq!(back.target_len, 256);
+    assert_eq!(estimate(&back).unwrap().total, estimate(&s).unwrap().total);
+}
+
+mod properties {
+    use proptest::prelude::*;
+    use proptest::sample::select;
+    use vram_engine::*;
+
+    const MODELS: &[&str] = &[
+        "flan-t5-base",
+        "flan-t5-xl",
+        "bart-large",
+        "whisper-large-v3",
+    ];
+    const JOBS: &[Job] = &[
+        Job::Inference,
+        Job::Serving,
+        Job::Full,
+        Job::Lora,
+        Job::Qlora,
+    ];
+    const CKPT: &[Checkpointing] = &[
+        Checkpointing::None,
+        Checkpointing::Selective,
+        Checkpointing::Op,
+        Checkpointing::Full,
+    ];
+
+    fn scenario(
+        model: &'static str,
+        job: Job,
+        batch: u64,
+        seq: u64,
+        ckpt: Checkpointing,
+    ) -> Scenario {
+        let mut s = Scenario {
+            model: ModelChoice::Preset(model),
+            job,
+            batch,
+            seq,
+            target_len: 64,
+            checkpointing: ckpt,
+            ..Scenario::default()
+        };
+        s.normalize();
+        s
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        #[test]
+        fn an_encoder_decoder_budget_is_never_below_its_weights(
+            model in select(MODELS), job in select(JOBS), batch in 1u64..16,
+            seq in 1u64..8_192, ckpt in select(CKPT),
+        ) {
+            let b = estimate(&scenario(model, job, batch, seq, ckpt)).unwrap();
+            prop_assert!(b.tensors >= b.bytes(Component::Weights));
+            prop_assert!(b.total >= b.tensors);
+        }
+
+        #[test]
+        fn more_source_tokens_never_lower_the_peak(
+            model in select(MODELS), job in select(JOBS), batch in 1u64..16,
+            seq in 1u64..8_192, more in 1u64..4_096, ckpt in select(CKPT),
+        ) {
+            let fewer = estimate(&scenario(model, job, batch, seq, ckpt)).unwrap();
+            let longer = estimate(&scenario(model, job, batch, seq + more, ckpt)).unwrap();
+            prop_assert!(longer.total >= fewer.total, "{} < {}", longer.total, fewer.total);
+        }
+    }
+}

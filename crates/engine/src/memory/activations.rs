@@ -94,7 +94,11 @@ impl Budget<'_> {
 
     /// What each layer keeps until its backward (bytes per token), what one layer needs on top
     /// while it is recomputed (bytes for all `tokens`), and the formula of the first.
-    fn kept_per_layer(&self, tokens: u64, layer: &LayerActivations) -> (u64, u64, Formula) {
+    pub(super) fn kept_per_layer(
+        &self,
+        tokens: u64,
+        layer: &LayerActivations,
+    ) -> (u64, u64, Formula) {
         let per_token = layer.total();
         let scores = layer.scores_per_token;
         match self.scenario.checkpointing {
@@ -283,9 +287,18 @@ pub fn layer_activation_bytes(a: &Architecture, s: &Scenario, c: u64, tp: u64) -
         a.norms_per_layer.max(2) * (4 + if full { c } else { 0 }) * h,
         sequence_split(s, tp),
     );
-    let attention = c * (a.q_dim() + 2 * a.kv_dim() + a.attn_out_dim())
+    let mut attention = c * (a.q_dim() + 2 * a.kv_dim() + a.attn_out_dim())
         + 4 * a.heads
         + if a.dropout { h } else { 0 };
+    if a.encoder.is_some() {
+        // the decoder layer's cross-attention: its queries, output and log-sum-exp per target
+        // token (its K and V are over the source, counted apart), and, when the weights train,
+        // the inputs of q and o
+        attention += c * (a.q_dim() + a.attn_out_dim()) + 4 * a.heads;
+        if full {
+            attention += c * (h + a.attn_out_dim());
+        }
+    }
     let mut scores = 0;
     if s.attention == Attention::Eager {
         // fp32 softmax output + the c-byte probabilities for the matmul with V, per head and key
