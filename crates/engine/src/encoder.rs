@@ -1,7 +1,8 @@
 //! Encoder–decoder models (T5 / Flan-T5, BART / mBART, Whisper): the encoder stack beside the
 //! decoder an [`Architecture`] describes, and the decoder's cross-attention onto it.
 //!
-//! Parameter counts follow transformers' modeling files (v4.57.1, commit `8ac2b916`):
+//! Parameter counts follow transformers' modeling files (the snapshots read: `t5` at `6b8b757d`,
+//! `bart` at `57228229`, `whisper` at `5c48f71a`; sources and totals in docs/encdec.md):
 //! `models/t5/modeling_t5.py` (`T5Attention`: q, k, v, o without biases, `relative_attention_bias`
 //! an `Embedding(num_buckets, n_heads)` in the first layer of each stack; `T5LayerNorm` a weight
 //! only; a final norm per stack; `shared` embeddings used by both stacks),

@@ -74,6 +74,30 @@ fn whisper_large_v2_differs_from_v3_by_its_mel_bins_and_one_token() {
 }
 
 #[test]
+fn an_mt5_config_that_names_nothing_gets_mt5_smalls_gated_untied_300_176_768_parameters() {
+    let a = parse_config(r#"{"model_type":"mt5"}"#).unwrap();
+    assert_eq!((a.mlp, a.tied), (MlpKind::Gated, false));
+    assert_eq!(a.params().total(), 300_176_768);
+}
+
+#[test]
+fn a_serving_whisper_keeps_each_requests_1500_position_cross_attention_cache() {
+    let b = estimate(&scenario(
+        "?v=1&m=whisper-large-v3&j=serve&c=8&al=2000&ml=4096",
+    ))
+    .unwrap();
+    assert_eq!(
+        line_bytes(&b, Msg::CrossKv),
+        8 * 1_500 * 32 * 2 * 20 * 64 * 2
+    );
+    // the decoder's own cache stops at its 448 positions
+    assert_eq!(
+        line_bytes(&b, Msg::ServingKv),
+        8 * 448 * 32 * 2 * 20 * 64 * 2
+    );
+}
+
+#[test]
 fn an_encoder_decoder_architecture_survives_its_link_form() {
     for name in ["flan-t5-xl", "t5-base", "bart-large", "whisper-large-v3"] {
         let a = config(name);

@@ -1,6 +1,6 @@
 //! config.json of encoder–decoder families (`t5`, `mt5`, `bart`, `mbart`, `whisper`) into an
 //! [`Architecture`] of the decoder with its [`Encoder`], with the defaults of transformers'
-//! `T5Config`, `BartConfig`, `MBartConfig` and `WhisperConfig` (v4.57.1).
+//! `T5Config`, `MT5Config`, `BartConfig`, `MBartConfig` and `WhisperConfig`.
 
 use super::fields::Fields;
 use super::within;
@@ -15,7 +15,7 @@ pub(super) fn is_encoder_decoder(model_type: &str) -> bool {
 /// The defaults transformers fills in for each family's config class.
 pub(super) fn encdec_defaults(model_type: &str) -> &'static [(&'static str, u64)] {
     match model_type {
-        // T5Config, and MT5Config (mt5-small's shape)
+        // T5Config; `n_positions` (no longer a T5Config field) is what older configs write
         "t5" => &[
             ("vocab_size", 32_128),
             ("d_model", 512),
@@ -26,6 +26,7 @@ pub(super) fn encdec_defaults(model_type: &str) -> &'static [(&'static str, u64)
             ("relative_attention_num_buckets", 32),
             ("n_positions", 512),
         ],
+        // MT5Config (mt5-small's shape)
         "mt5" => &[
             ("vocab_size", 250_112),
             ("d_model", 512),
@@ -135,9 +136,10 @@ fn read_t5(f: &Fields, model_type: &str) -> Result<Architecture, EngineError> {
     let heads = field(f, &["num_heads"], 4_096)?;
     let head_dim = field(f, &["d_kv"], 4_096)?;
     let ffn = field(f, &["d_ff"], 1_048_576)?;
+    // T5Config's feed_forward_proj defaults to "relu", MT5Config's to "gated-gelu"
     let gated = f
         .string(&["feed_forward_proj"])
-        .is_some_and(|p| p.starts_with("gated-"));
+        .map_or(model_type == "mt5", |p| p.starts_with("gated-"));
     // MT5Config's tie_word_embeddings defaults to false, T5Config's to true
     let tied = f
         .boolean(&["tie_word_embeddings"])

@@ -17,7 +17,8 @@ use crate::units::prod;
 ///
 /// Inference: the decoder starts from one token (`decoder_start_token_id`) and generates `gen`,
 /// within its learned positions (BART, Whisper: 448); training: it reads `target_len` tokens;
-/// `seq` is the source. A server's requests keep their lengths.
+/// `seq` is the source. A server's requests are their decoders' lengths (within those positions),
+/// each with its source.
 pub(super) fn decoder_view<'a>(s: &'a Scenario, arch: &Architecture) -> (Cow<'a, Scenario>, u64) {
     let Some(e) = &arch.encoder else {
         return (Cow::Borrowed(s), 0);
@@ -34,7 +35,11 @@ pub(super) fn decoder_view<'a>(s: &'a Scenario, arch: &Architecture) -> (Cow<'a,
             view.gen = s.gen.min(longest.saturating_sub(1));
         }
         Job::Full | Job::Lora | Job::Qlora => view.seq = s.target_len.min(longest),
-        Job::Serving | Job::Local => {}
+        Job::Serving => {
+            view.avg_tokens = s.avg_tokens.min(longest);
+            view.max_model_len = s.max_model_len.min(longest);
+        }
+        Job::Local => {}
     }
     let source = match s.job {
         Job::Serving => s.avg_tokens,
