@@ -144,9 +144,13 @@ impl Encoder {
             self.attention_biases(a, self.heads, self.head_dim) + 2 * norm + mlp_bias;
         // the cross-attention's norm is the decoder layer's third (norms_per_layer)
         let cross = self.attention_biases(a, a.heads, a.head_dim);
-        // the decoder's final norm is counted with the decoder; the encoder has its own
-        let end_norms = self.stack_norms * norm + self.stack_norms.saturating_sub(1) * norm;
-        let buckets = self.buckets * (self.heads + a.heads);
+        // the decoder's final norm is counted with the decoder; the encoder has its own. A later
+        // pipeline stage (no encoder layers) has neither the encoder's ends nor the first layers'
+        // relative buckets
+        let runs_encoder = u64::from(self.layers > 0);
+        let end_norms =
+            runs_encoder * self.stack_norms * norm + self.stack_norms.saturating_sub(1) * norm;
+        let buckets = runs_encoder * self.buckets * (self.heads + a.heads);
         let h = a.hidden;
         let conv = if self.mel_bins > 0 {
             prod(&[self.mel_bins, h, 3]) + h + prod(&[h, h, 3]) + h

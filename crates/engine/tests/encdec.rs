@@ -296,3 +296,29 @@ mod properties {
         }
     }
 }
+
+#[test]
+fn a_servers_concurrency_counts_each_requests_cross_attention_cache() {
+    let b = estimate(&scenario(
+        "?v=1&m=whisper-large-v3&j=serve&c=8&al=448&ml=448",
+    ))
+    .unwrap();
+    let fit = b.serving.unwrap();
+    // 448 decoder tokens and 1,500 source positions of cache per request, same bytes per token
+    assert_eq!(b.cross_kv_per_sequence, 1_500 * b.kv_bytes_per_token);
+    assert_eq!(fit.max_concurrency, fit.tokens / (448 + 1_500));
+}
+
+#[test]
+fn a_pipeline_puts_the_encoder_on_its_first_stage() {
+    let s = scenario("?v=1&m=flan-t5-xl&j=full&b=4&s=512&tl=128&n=2&pp=2");
+    let arch = s.model.architecture().unwrap();
+    let stages = estimate_stages(&s, &arch).unwrap();
+    let (first, last) = (&stages[0], &stages[1]);
+    // 12 decoder layers each (with their cross-attention); the 24 encoder layers on the first:
+    // 24 × (4 × 2048 × 2048 + 3 × 2048 × 5120)
+    assert_eq!(first.params.linear - last.params.linear, 1_157_627_904);
+    // the stages' parameters add up to the whole model's
+    let sum: u64 = stages.iter().map(|b| b.params.total()).sum();
+    assert_eq!(sum, arch.params().total());
+}

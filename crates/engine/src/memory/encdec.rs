@@ -65,6 +65,11 @@ impl Budget<'_> {
         if s.job == Job::Serving {
             return;
         }
+        self.encoder_output(Phase::Always);
+        // a later pipeline stage receives the encoder's output without running the encoder
+        if e.layers == 0 {
+            return;
+        }
         let stack = e.stack(self.arch);
         let source = self.source;
         let forward = prefill_activation_bytes(&stack, s, self.act_bytes, self.tp, s.batch, source);
@@ -76,7 +81,6 @@ impl Budget<'_> {
             }
             f.equals(forward)
         });
-        self.encoder_output(Phase::Always);
         if self.dequantizes_4bit() && s.batch == 1 && source > 1 {
             // the decoder's single start token does not dequantize; the encoder's source does
             let (n, dq) = self.largest_in_16_bit();
@@ -97,11 +101,20 @@ impl Budget<'_> {
         });
     }
 
+    /// Cross-attention cache bytes of `seqs` sequences on one rank (0 without an encoder).
+    pub(super) fn cross_kv_bytes(&self, seqs: u64) -> u64 {
+        if self.arch.encoder.is_none() {
+            return 0;
+        }
+        let bits = self.scenario.kv_dtype.bits();
+        Encoder::cross_kv_bytes(self.arch, bits, self.tp, seqs, self.source)
+    }
+
     /// The cross-attention cache of `seqs` sequences: alive from the first decoder step to the end.
     fn cross_kv(&mut self, e: &Encoder, seqs: u64) {
         let bits = self.scenario.kv_dtype.bits();
         let source = self.source;
-        let bytes = Encoder::cross_kv_bytes(self.arch, bits, self.tp, seqs, source);
+        let bytes = self.cross_kv_bytes(seqs);
         self.push(Component::KvCache, Phase::Always, bytes, |b| {
             let per = Encoder::cross_kv_bytes(b.arch, bits, b.tp, 1, 1) / b.arch.layers.max(1);
             let args = [
@@ -129,6 +142,12 @@ impl Budget<'_> {
         let Some(e) = self.arch.encoder.clone() else {
             return;
         };
+        self.encoder_output(Phase::Compute);
+        self.cross_attention_source();
+        // a later pipeline stage receives the encoder's output without running the encoder
+        if e.layers == 0 {
+            return;
+        }
         let stack = e.stack(self.arch);
         let mut source_view = self.scenario.clone();
         source_view.seq = self.source;
@@ -152,8 +171,6 @@ impl Budget<'_> {
             b.fixed_source_clause(&e, &mut f);
             f.equals(bytes)
         });
-        self.encoder_output(Phase::Compute);
-        self.cross_attention_source();
     }
 
     /// What each decoder layer's cross-attention keeps over the source for backward: K and V

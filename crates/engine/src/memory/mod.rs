@@ -133,6 +133,9 @@ pub struct Breakdown {
     pub trainable: u64,
     /// KV-cache bytes of one token (all layers, one rank; a server's proposer included).
     pub kv_bytes_per_token: u64,
+    /// An encoder–decoder model's cross-attention cache of one sequence (its whole source, one
+    /// rank); 0 for a decoder-only model.
+    pub cross_kv_per_sequence: u64,
     /// A server's CUDA graphs (part of the context lines).
     pub cuda_graphs: u64,
     /// A tensor-parallel server's NCCL and all-reduce buffers (part of the context lines).
@@ -484,6 +487,7 @@ impl<'a> Budget<'a> {
         } else {
             0
         };
+        let cross_kv_per_sequence = self.cross_kv_bytes(1);
         let mut b = Breakdown {
             lines: self.lines,
             peak_phase,
@@ -496,6 +500,7 @@ impl<'a> Budget<'a> {
             active_params: self.arch.active_params(),
             trainable: self.trainable,
             kv_bytes_per_token,
+            cross_kv_per_sequence,
             cuda_graphs: self.graph_bytes,
             comm_buffers,
             serving: None,
