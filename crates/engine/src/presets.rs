@@ -30,6 +30,15 @@ impl Preset {
             .expect("every preset has its config.json")
     }
 
+    /// Whether the preset has an encoder, read from its link form without parsing it (the
+    /// settings registry asks on every page edit).
+    pub fn is_encoder_decoder(&self) -> bool {
+        self.arch.split('_').any(|part| {
+            part.strip_prefix("eL")
+                .is_some_and(|n| n.starts_with(|c: char| c.is_ascii_digit()))
+        })
+    }
+
     /// The preset's architecture, parsed once.
     pub fn architecture(&self) -> Architecture {
         let idx = PRESETS
@@ -567,6 +576,19 @@ mod tests {
             .architecture()
             .params()
             .total()
+    }
+
+    #[test]
+    fn a_preset_says_it_has_an_encoder_exactly_when_its_architecture_does() {
+        for p in all() {
+            assert_eq!(
+                p.is_encoder_decoder(),
+                p.architecture().encoder.is_some(),
+                "{}",
+                p.id
+            );
+        }
+        assert!(find("flan-t5-xl").unwrap().is_encoder_decoder());
     }
 
     #[test]

@@ -362,9 +362,7 @@ impl ModelChoice {
     /// Whether the model has an encoder beside its decoder (T5, BART, Whisper).
     pub fn is_encoder_decoder(&self) -> bool {
         match self {
-            ModelChoice::Preset(id) => {
-                presets::find(id).is_some_and(|p| p.architecture().encoder.is_some())
-            }
+            ModelChoice::Preset(id) => presets::find(id).is_some_and(|p| p.is_encoder_decoder()),
             ModelChoice::Custom { arch, .. } => arch.encoder.is_some(),
             ModelChoice::Params(_) => false,
         }

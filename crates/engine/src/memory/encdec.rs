@@ -5,8 +5,8 @@
 
 use std::borrow::Cow;
 
-use super::activations::{layer_activation_bytes, prefill_activation_bytes};
-use super::{Budget, Component, Phase, PipelineStage};
+use super::activations::{kept_per_layer, layer_activation_bytes, prefill_activation_bytes};
+use super::{Budget, Component, Phase};
 use crate::formula::{Arg, Formula, Msg};
 use crate::model::{Architecture, Encoder};
 use crate::scenario::{Attention, Checkpointing, Job, Scenario};
@@ -153,14 +153,14 @@ impl Budget<'_> {
         source_view.seq = self.source;
         let tokens = prod(&[source_view.batch, self.source]);
         let layer = layer_activation_bytes(&stack, &source_view, self.act_bytes, self.tp);
-        let encoder = Budget::new(
-            &source_view,
+        let (kept, working, how) = kept_per_layer(
             &stack,
-            PipelineStage::whole(&stack),
-            self.explain,
-            0,
+            &source_view,
+            self.act_bytes,
+            self.tp,
+            tokens,
+            &layer,
         );
-        let (kept, working, how) = encoder.kept_per_layer(tokens, &layer);
         let bytes = prod(&[tokens, e.layers, kept]).saturating_add(working);
         self.push(Component::Activations, Phase::Compute, bytes, |b| {
             let mut f = Formula::of(

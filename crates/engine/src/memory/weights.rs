@@ -285,6 +285,9 @@ pub(super) fn lora_paged_params(a: &Architecture, s: &Scenario) -> u64 {
         }
         n += a.moe_layers() * per_layer;
     }
+    if let Some(e) = &a.encoder {
+        n += e.layers * sum(&e.layer_matrices(a)) + a.layers * sum(&Encoder::cross_matrices(a));
+    }
     for module in ["embed", "head"] {
         if s.lora_targets.contains(module) {
             n += big(r * a.vocab) + big(r * a.hidden);
