@@ -101,8 +101,9 @@ build() {
 }
 
 size() {
-  say "size: what a first visit downloads, gzip -9 (budget 320000 B), the on-demand readers (112000 B) and the llama.cpp job's module (147000 B); see BENCHMARKS.md"
-  python3 scripts/size_budget.py dist 320000 112000 147000 && echo "  size budget: met" || echo "  size budget: NOT MET"
+  # the on-demand gates as scripts/dev.sh's size_budget sets them (the Hub GGUF pick and encoder–decoder models raised both)
+  say "size: what a first visit downloads, gzip -9 (budget 320000 B), the on-demand readers (115000 B) and the llama.cpp job's module (150000 B); see BENCHMARKS.md"
+  python3 scripts/size_budget.py dist 320000 115000 150000 && echo "  size budget: met" || echo "  size budget: NOT MET"
 }
 
 browser() {

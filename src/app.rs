@@ -218,6 +218,7 @@ const JOB_PANEL: &[(&str, Look)] = &[
     ("batch", Look::Plain),
     ("seq", Look::Plain),
     ("gen", Look::Plain),
+    ("target-len", Look::Plain),
     ("switch-ks", Look::Plain),
     ("switch-kvh", Look::Plain),
     ("concurrency", Look::Plain),
@@ -297,12 +298,16 @@ fn panel(settings: &'static [(&'static str, Look)]) -> impl IntoView {
         .collect_view()
 }
 
-/// The label of a setting in the page's language (the sequence reads "prompt" for inference); a
-/// memo, so a slider step that leaves the label alone does not write it again.
+/// The label of a setting in the page's language (the sequence reads "prompt" for inference,
+/// "source" for an encoder–decoder model); a memo, so a slider step that leaves the label alone
+/// does not write it again.
 fn label(setting: &'static Setting) -> Signal<String> {
     let st = expect_context::<AppState>();
     Signal::from(Memo::new(move |_| {
         let lang = st.lang.get();
+        if setting.id == "seq" && st.scenario.with(|s| s.model.is_encoder_decoder()) {
+            return t(lang, "source").to_string();
+        }
         if setting.id == "seq" && st.scenario.with(|s| s.job == Job::Inference) {
             return t(lang, "prompt").to_string();
         }

@@ -63,6 +63,7 @@ const TEXT: &[(&str, &str, &str)] = &[
     ("batch", "Batch (per GPU)", "批大小（每卡）"),
     ("seq", "Sequence length", "序列长度"),
     ("prompt", "Prompt tokens", "提示词 token 数"),
+    ("source", "Source tokens (encoder)", "源 token 数（编码器）"),
     ("gen", "Generated tokens", "生成 token 数"),
     ("grad_accum", "Gradient accumulation", "梯度累积步数"),
     ("lora_rank", "LoRA rank", "LoRA 秩"),

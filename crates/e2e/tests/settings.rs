@@ -85,3 +85,23 @@ fn on_the_chinese_page_a_link_notice_and_an_error_are_in_chinese() {
     });
     page.assert_no_console_errors();
 }
+
+#[test]
+fn an_encoder_decoder_model_shows_its_source_and_target_lengths_and_the_link_keeps_them() {
+    let page = Page::open("/?v=1&m=flan-t5-xl&j=lora");
+    page.wait_for("#target-len-num", 10);
+    assert!(
+        page.text_of("label[for='seq-num']")
+            .contains("Source tokens"),
+        "{}",
+        page.text_of("label[for='seq-num']")
+    );
+    page.set("#target-len-num", "256", "change");
+    page.wait_until("tl=256 in the link", 5, |p| p.url().contains("tl=256"));
+    assert_eq!(decode_link(&page.url()).scenario.target_len, 256);
+    // a decoder-only model has one sequence length, no target length
+    let page = Page::open("/?v=1&m=llama-3.1-8b&j=lora");
+    page.wait_for("#seq-num", 10);
+    assert_eq!(page.count("#target-len-num"), 0);
+    page.assert_no_console_errors();
+}

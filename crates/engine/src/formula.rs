@@ -278,6 +278,20 @@ messages! {
     GeneratedKv,
     /// sliding layers, layers, window
     SlidingLayers,
+    /// sequences, source tokens, decoder layers, bytes per source token and layer
+    CrossKv,
+    /// source tokens (all sequences)
+    EncoderForward,
+    /// source tokens (all sequences), hidden, bytes per element
+    EncoderOutput,
+    /// the window's source positions
+    FixedSource,
+    /// source tokens (all sequences), encoder layers
+    EncoderActivations,
+    /// source tokens (all sequences), decoder layers, bytes per source token and layer
+    CrossSource,
+    /// target tokens (all sequences)
+    CrossScores,
     /// MiB
     Context,
     /// (no arguments)

@@ -31,6 +31,7 @@ mod named;
 
 mod config;
 mod dtype;
+mod encoder;
 mod error;
 mod fit;
 mod formula;
@@ -102,7 +103,7 @@ pub use memory::{
     prefill_activation_bytes, Breakdown, Component, LayerActivations, Line, Moment, Phase,
     PipelineStage, Pool, ServingFit, MAX_PER_GPU,
 };
-pub use model::{Architecture, Mla, MlpKind, Moe, NormKind, ParamCounts, StoredWeights};
+pub use model::{Architecture, Encoder, Mla, MlpKind, Moe, NormKind, ParamCounts, StoredWeights};
 pub use overview::{sweep_points, Overview};
 pub use presets::{all as presets, find as find_preset, Preset};
 pub use safetensors::{

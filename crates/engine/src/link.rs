@@ -9,7 +9,7 @@ use crate::error::EngineError;
 use crate::gguf::GgufSummary;
 use crate::hub::{HubEndpoint, HubSource};
 use crate::measured::{MeasureError, Measurement};
-use crate::model::{Architecture, Mla, MlpKind, Moe, NormKind, StoredWeights};
+use crate::model::{Architecture, Encoder, Mla, MlpKind, Moe, NormKind, StoredWeights};
 use crate::presets;
 use crate::scenario::{GgufFile, ModelChoice, Scenario};
 use crate::settings::{Refusal, Setting, SETTINGS};
@@ -375,7 +375,8 @@ pub fn parse_param_count(v: &str) -> Result<u64, EngineError> {
 const ARCH_KEYS: &[&str] = &[
     "V", "h", "f", "L", "H", "kv", "hd", "tie", "plain", "ln", "npl", "qb", "ob", "mb", "qkn",
     "sink", "hb", "pos", "ctx", "drop", "x", "E", "k", "ef", "sf", "dl", "eb", "rb", "sg", "qr",
-    "kvr", "rd", "nd", "vd", "sw", "swl", "wf", "wb",
+    "kvr", "rd", "nd", "vd", "sw", "swl", "wf", "wb", "eL", "eH", "ehd", "eff", "epos", "smax",
+    "sfix", "rab", "mel", "sn", "nkb",
 ];
 
 /// The most bytes a link may say a checkpoint's files hold (1 PiB).
@@ -448,6 +449,9 @@ pub fn encode_arch(a: &Architecture) -> String {
     }
     if let Some(st) = &a.stored {
         parts.extend([("wf", st.format.index() as u64), ("wb", st.bytes)]);
+    }
+    if let Some(e) = &a.encoder {
+        encode_encoder(e, &mut parts);
     }
     parts
         .iter()
@@ -536,8 +540,50 @@ pub fn decode_arch(text: &str) -> Result<Architecture, EngineError> {
         a.sliding_layers = get("swl").unwrap_or(a.layers).min(a.layers);
     }
     a.stored = decode_stored(get("wf"), get("wb"))?;
+    a.encoder = decode_encoder(&get, a.head_dim);
     a.validate()?;
     Ok(a)
+}
+
+/// An encoder–decoder model's encoder: `eL` layers, `eH` heads, `ehd` head width, `eff` FFN,
+/// `epos` learned positions, `smax` longest source, `sfix` a fixed source window, `rab` relative
+/// buckets, `mel` mel bins, `sn` norms at each stack's ends, `nkb` no bias on `k`.
+fn encode_encoder(e: &Encoder, parts: &mut Vec<(&'static str, u64)>) {
+    parts.extend([
+        ("eL", e.layers),
+        ("eH", e.heads),
+        ("ehd", e.head_dim),
+        ("eff", e.ffn),
+        ("sn", e.stack_norms),
+    ]);
+    let optional = [
+        ("epos", e.positions),
+        ("smax", e.max_source.unwrap_or(0)),
+        ("sfix", u64::from(e.fixed_source)),
+        ("rab", e.buckets),
+        ("mel", e.mel_bins),
+        ("nkb", u64::from(!e.k_bias)),
+    ];
+    parts.extend(optional.into_iter().filter(|(_, v)| *v > 0));
+}
+
+/// Reads what [`encode_encoder`] writes; `None` when the link names no encoder (`eL`).
+fn decode_encoder(get: &impl Fn(&str) -> Option<u64>, head_dim: u64) -> Option<Encoder> {
+    let layers = get("eL")?;
+    let heads = get("eH").unwrap_or(1);
+    Some(Encoder {
+        layers,
+        heads,
+        head_dim: get("ehd").unwrap_or(head_dim),
+        ffn: get("eff").unwrap_or(1),
+        positions: get("epos").unwrap_or(0),
+        max_source: get("smax").filter(|n| *n > 0),
+        fixed_source: get("sfix") == Some(1),
+        buckets: get("rab").unwrap_or(0),
+        mel_bins: get("mel").unwrap_or(0),
+        stack_norms: get("sn").unwrap_or(1),
+        k_bias: get("nkb") != Some(1),
+    })
 }
 
 /// The checkpoint's exact bytes (`wf`: the format's position, `wb`: bytes): both or neither.

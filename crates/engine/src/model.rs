@@ -1,5 +1,6 @@
 //! Model architectures and their exact parameter counts.
 
+pub use crate::encoder::Encoder;
 use crate::error::EngineError;
 use crate::named::named_enum;
 use crate::units::prod;
@@ -90,6 +91,8 @@ pub struct Architecture {
     pub extra_params: u64,
     /// The weights' exact bytes as the checkpoint's files hold them, when they were read.
     pub stored: Option<StoredWeights>,
+    /// The encoder of an encoder–decoder model (T5, BART, Whisper); the rest describes its decoder.
+    pub encoder: Option<Encoder>,
 }
 
 /// What a checkpoint's safetensors files hold: every tensor's bytes summed, in one format.
@@ -160,6 +163,7 @@ impl Architecture {
             dropout: false,
             extra_params: 0,
             stored: None,
+            encoder: None,
         }
     }
 
@@ -293,6 +297,9 @@ impl Architecture {
         if self.attn_sinks {
             n += self.heads;
         }
+        if let Some(e) = &self.encoder {
+            n -= e.missing_k_bias(self);
+        }
         if let Some(m) = &self.mla {
             // the RMSNorms on the compressed q and kv
             n += m.q_lora_rank + m.kv_lora_rank;
@@ -378,7 +385,7 @@ impl Architecture {
     /// Exact parameter counts, the way transformers counts `model.parameters()`.
     pub fn params(&self) -> ParamCounts {
         let h = self.hidden;
-        let embedding = prod(&[self.vocab, h]) + prod(&[self.positions, h]);
+        let mut embedding = prod(&[self.vocab, h]) + prod(&[self.positions, h]);
         let head = if self.tied { 0 } else { prod(&[self.vocab, h]) }
             + if self.head_bias { self.vocab } else { 0 };
         let attn = Self::matrices_params(&self.attention_matrices());
@@ -394,6 +401,11 @@ impl Architecture {
             let (l, s) = self.moe_ffn_params(m);
             linear += self.moe_layers() * l;
             small += self.moe_layers() * s;
+        }
+        if let Some(e) = &self.encoder {
+            embedding += e.embedding_params(self);
+            linear += e.linear_params(self);
+            small += e.small_params(self);
         }
         ParamCounts {
             embedding,
@@ -497,6 +509,9 @@ impl Architecture {
             if w == 0 {
                 return Err(EngineError::ZeroWindow);
             }
+        }
+        if let Some(e) = &self.encoder {
+            e.validate()?;
         }
         if self.params().total() > 20_000_000_000_000 {
             return Err(EngineError::TooManyParameters);

@@ -30,6 +30,15 @@ impl Preset {
             .expect("every preset has its config.json")
     }
 
+    /// Whether the preset has an encoder, read from its link form without parsing it (the
+    /// settings registry asks on every page edit).
+    pub fn is_encoder_decoder(&self) -> bool {
+        self.arch.split('_').any(|part| {
+            part.strip_prefix("eL")
+                .is_some_and(|n| n.starts_with(|c: char| c.is_ascii_digit()))
+        })
+    }
+
     /// The preset's architecture, parsed once.
     pub fn architecture(&self) -> Architecture {
         let idx = PRESETS
@@ -315,6 +324,36 @@ const PRESETS: &[Preset] = &[
         family: "GPT-2",
         arch: "V50257_h768_f3072_L12_H12_kv12_hd64_tie1_ctx1024_plain1_ln1_qb1_ob1_mb1_drop1_pos1024",
     },
+    Preset {
+        id: "flan-t5-base",
+        name: "google/flan-t5-base",
+        family: "Flan-T5",
+        arch: "V32128_h768_f2048_L12_H12_kv12_hd64_tie0_ctx512_npl3_eL12_eH12_ehd64_eff2048_sn1_rab32",
+    },
+    Preset {
+        id: "flan-t5-large",
+        name: "google/flan-t5-large",
+        family: "Flan-T5",
+        arch: "V32128_h1024_f2816_L24_H16_kv16_hd64_tie0_ctx512_npl3_eL24_eH16_ehd64_eff2816_sn1_rab32",
+    },
+    Preset {
+        id: "flan-t5-xl",
+        name: "google/flan-t5-xl",
+        family: "Flan-T5",
+        arch: "V32128_h2048_f5120_L24_H32_kv32_hd64_tie0_ctx512_npl3_eL24_eH32_ehd64_eff5120_sn1_rab32",
+    },
+    Preset {
+        id: "bart-large",
+        name: "facebook/bart-large",
+        family: "BART",
+        arch: "V50265_h1024_f4096_L12_H16_kv16_hd64_tie1_ctx1024_plain1_ln1_qb1_ob1_mb1_npl3_pos1026_eL12_eH16_ehd64_eff4096_sn1_epos1026_smax1024",
+    },
+    Preset {
+        id: "whisper-large-v3",
+        name: "openai/whisper-large-v3",
+        family: "Whisper",
+        arch: "V51866_h1280_f5120_L32_H20_kv20_hd64_tie1_ctx448_plain1_ln1_qb1_ob1_mb1_npl3_pos448_eL32_eH20_ehd64_eff5120_sn1_epos1500_smax1500_sfix1_mel128_nkb1",
+    },
 ];
 
 /// Each preset's config.json fields, by id.
@@ -483,6 +522,26 @@ const CONFIGS: &[(&str, &str)] = &[
         "gpt-2",
         r#"{"model_type":"gpt2","vocab_size":50257,"n_embd":768,"n_layer":12,"n_head":12,"n_positions":1024,"n_ctx":1024,"attn_pdrop":0.1,"resid_pdrop":0.1,"embd_pdrop":0.1}"#,
     ),
+    (
+        "flan-t5-base",
+        r#"{"model_type":"t5","vocab_size":32128,"d_model":768,"d_kv":64,"d_ff":2048,"num_layers":12,"num_decoder_layers":12,"num_heads":12,"feed_forward_proj":"gated-gelu","relative_attention_num_buckets":32,"n_positions":512,"tie_word_embeddings":false}"#,
+    ),
+    (
+        "flan-t5-large",
+        r#"{"model_type":"t5","vocab_size":32128,"d_model":1024,"d_kv":64,"d_ff":2816,"num_layers":24,"num_decoder_layers":24,"num_heads":16,"feed_forward_proj":"gated-gelu","relative_attention_num_buckets":32,"n_positions":512,"tie_word_embeddings":false}"#,
+    ),
+    (
+        "flan-t5-xl",
+        r#"{"model_type":"t5","vocab_size":32128,"d_model":2048,"d_kv":64,"d_ff":5120,"num_layers":24,"num_decoder_layers":24,"num_heads":32,"feed_forward_proj":"gated-gelu","relative_attention_num_buckets":32,"n_positions":512,"tie_word_embeddings":false}"#,
+    ),
+    (
+        "bart-large",
+        r#"{"model_type":"bart","vocab_size":50265,"d_model":1024,"encoder_layers":12,"decoder_layers":12,"encoder_attention_heads":16,"decoder_attention_heads":16,"encoder_ffn_dim":4096,"decoder_ffn_dim":4096,"max_position_embeddings":1024,"activation_function":"gelu"}"#,
+    ),
+    (
+        "whisper-large-v3",
+        r#"{"model_type":"whisper","vocab_size":51866,"d_model":1280,"encoder_layers":32,"decoder_layers":32,"encoder_attention_heads":20,"decoder_attention_heads":20,"encoder_ffn_dim":5120,"decoder_ffn_dim":5120,"num_mel_bins":128,"max_source_positions":1500,"max_target_positions":448}"#,
+    ),
 ];
 
 #[cfg(test)]
@@ -517,6 +576,19 @@ mod tests {
             .architecture()
             .params()
             .total()
+    }
+
+    #[test]
+    fn a_preset_says_it_has_an_encoder_exactly_when_its_architecture_does() {
+        for p in all() {
+            assert_eq!(
+                p.is_encoder_decoder(),
+                p.architecture().encoder.is_some(),
+                "{}",
+                p.id
+            );
+        }
+        assert!(find("flan-t5-xl").unwrap().is_encoder_decoder());
     }
 
     #[test]
@@ -598,6 +670,11 @@ mod tests {
             ("gpt-oss-20b", 20_914_757_184),
             ("gpt-oss-120b", 116_829_156_672),
             ("gpt-2", 124_439_808),
+            ("flan-t5-base", 247_577_856),
+            ("flan-t5-large", 783_150_080),
+            ("flan-t5-xl", 2_849_757_184),
+            ("bart-large", 406_291_456),
+            ("whisper-large-v3", 1_543_490_560),
         ];
         assert_eq!(expected.len(), all().len(), "one row per preset");
         let wrong: Vec<String> = expected

@@ -362,6 +362,15 @@ impl ModelChoice {
         }
     }
 
+    /// Whether the model has an encoder beside its decoder (T5, BART, Whisper).
+    pub fn is_encoder_decoder(&self) -> bool {
+        match self {
+            ModelChoice::Preset(id) => presets::find(id).is_some_and(|p| p.is_encoder_decoder()),
+            ModelChoice::Custom { arch, .. } => arch.encoder.is_some(),
+            ModelChoice::Params(_) => false,
+        }
+    }
+
     /// The name shown for the model.
     pub fn name(&self) -> String {
         match self {
@@ -404,6 +413,9 @@ pub struct Scenario {
     pub seq: u64,
     /// Generated tokens (inference).
     pub gen: u64,
+    /// Target tokens an encoder–decoder model trains on (its decoder's length; `seq` is then the
+    /// source the encoder reads).
+    pub target_len: u64,
     pub grad_accum: u64,
     /// Target global batch in sequences (micro-batch × accumulation × data-parallel ranks); 0: none.
     pub global_batch: u64,
@@ -543,6 +555,7 @@ impl Default for Scenario {
             batch: 4,
             seq: 2_048,
             gen: 512,
+            target_len: 128,
             grad_accum: 1,
             global_batch: 0,
             lora_rank: 16,

@@ -248,6 +248,10 @@ fn not_local(s: &Scenario) -> bool {
     s.job != Job::Local
 }
 /// The transformers / vLLM jobs' batch and sequence (not a server's, not llama.cpp's).
+/// Training an encoder–decoder model: its target length apart from the source (`seq`).
+fn encoder_decoder_training(s: &Scenario) -> bool {
+    s.job.is_training() && s.model.is_encoder_decoder()
+}
 fn transformer_batch(s: &Scenario) -> bool {
     s.job != Job::Serving && s.job != Job::Local
 }
@@ -546,6 +550,7 @@ pub static SETTINGS: &[Setting] = &[
     number!("b", "batch", "batch", batch, 1, 1 << 20, slider 1, 1024, true, true, transformer_batch),
     number!("s", "seq", "seq", seq, 1, 10_485_760, slider 128, 1_048_576, true, false, transformer_batch),
     number!("g", "gen", "gen", gen, 0, 10_485_760, slider 1, 131_072, true, false, inference),
+    number!("tl", "target-len", "target-len", target_len, 1, 10_485_760, slider 1, 131_072, true, false, encoder_decoder_training),
     number!("ga", "grad-accum", "grad-accum", grad_accum, 1, 65_536, slider 1, 128, true, true, training),
     number!("gb", "global-batch", "global-batch", global_batch, 0, 1 << 24, slider 0, 4096, true, true, training),
     number!("r", "rank", "lora-rank", lora_rank, 1, 65_536, slider 1, 1024, true, true, peft),

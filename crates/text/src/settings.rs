@@ -84,6 +84,11 @@ const LABELS: &[(&str, &str, &str)] = &[
     ("batch", "Batch (per GPU)", "批大小（每卡）"),
     ("seq", "Sequence length", "序列长度"),
     ("gen", "Generated tokens", "生成 token 数"),
+    (
+        "target-len",
+        "Target tokens (decoder)",
+        "目标 token 数（解码器）",
+    ),
     ("grad-accum", "Gradient accumulation", "梯度累积步数"),
     (
         "global-batch",
@@ -328,13 +333,18 @@ const HELP: &[(&str, &str, &str)] = &[
     ),
     (
         "seq",
-        "tokens per sequence (the prompt for inference)",
-        "每条序列的 token 数（推理时为提示词长度）",
+        "tokens per sequence (the prompt for inference; for an encoder–decoder model, the source its encoder reads)",
+        "每条序列的 token 数（推理时为提示词长度；编码器–解码器模型则为编码器读入的源序列）",
     ),
     (
         "gen",
         "generated tokens (inference)",
         "生成的 token 数（推理）",
+    ),
+    (
+        "target-len",
+        "encoder–decoder training: tokens the decoder reads and predicts per sequence; the sequence length is then the source the encoder reads (Whisper: always its 1,500 positions)",
+        "编码器–解码器训练：每条序列中解码器读入并预测的 token 数；此时序列长度是编码器读入的源序列（Whisper：固定为 1,500 个位置）",
     ),
     (
         "grad-accum",

@@ -1,12 +1,14 @@
 //! Reading a Hugging Face config.json into an [`Architecture`]: the common fields here, the
 //! families' quirks, experts, latents and windows in `parts`, vision towers in `vision`.
 
+mod encdec;
 mod fields;
 mod parts;
 mod vision;
 
 use crate::json::{self, Value};
 
+use encdec::{encdec_defaults, is_encoder_decoder, read_encdec};
 use fields::{defaults, Fields};
 use parts::{apply_family, read_mla, read_moe, read_window};
 use vision::{gemma3_vision_params, llava_vision_params, qwen_vision_params};
@@ -78,6 +80,12 @@ pub fn from_value(value: &Value) -> Result<Architecture, EngineError> {
     } else {
         defaults(&model_type)
     };
+    if is_encoder_decoder(&model_type) {
+        f.defaults = encdec_defaults(&model_type);
+        let a = read_encdec(&f, &model_type)?;
+        a.validate()?;
+        return Ok(a);
+    }
     let gpt_style = GPT_STYLE.contains(&model_type.as_str());
 
     let hidden = f.required(&["hidden_size", "n_embd", "d_model", "dim"])?;

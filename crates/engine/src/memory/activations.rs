@@ -25,7 +25,8 @@ impl Budget<'_> {
         } else {
             0
         };
-        let (kept, working, how) = self.kept_per_layer(tokens, &layer);
+        let (kept, working, how) =
+            kept_per_layer(self.arch, s, self.act_bytes, self.tp, tokens, &layer);
         // a pipeline stage keeps the activations of every micro-batch it has in flight
         let stage = self.stage;
         let all_layers = prod(&[tokens, stage.layers_in_flight(layers), kept]);
@@ -90,51 +91,6 @@ impl Budget<'_> {
             Arg::Int(stage.chunks),
         ];
         f.push(msg, &args[..if stage.chunks > 1 { 4 } else { 3 }]);
-    }
-
-    /// What each layer keeps until its backward (bytes per token), what one layer needs on top
-    /// while it is recomputed (bytes for all `tokens`), and the formula of the first.
-    fn kept_per_layer(&self, tokens: u64, layer: &LayerActivations) -> (u64, u64, Formula) {
-        let per_token = layer.total();
-        let scores = layer.scores_per_token;
-        match self.scenario.checkpointing {
-            Checkpointing::None => (
-                per_token,
-                0,
-                Formula::of(Msg::KeptAll, &[Arg::Count(per_token)]),
-            ),
-            Checkpointing::Selective => (
-                per_token - scores,
-                prod(&[tokens, scores]),
-                Formula::of(
-                    if scores > 0 {
-                        Msg::KeptSelectiveScores
-                    } else {
-                        Msg::KeptSelective
-                    },
-                    &[Arg::Count(per_token - scores)],
-                ),
-            ),
-            Checkpointing::Op => {
-                let kept = op_checkpoint_bytes(self.arch, self.scenario, self.act_bytes, self.tp);
-                let args = [Arg::Count(kept), Arg::Count(tokens), Arg::Count(per_token)];
-                (
-                    kept,
-                    prod(&[tokens, per_token]),
-                    Formula::of(Msg::KeptOpOutputs, &args),
-                )
-            }
-            Checkpointing::Full => {
-                let split = sequence_split(self.scenario, self.tp);
-                let input = div_ceil(self.act_bytes * self.arch.hidden, split);
-                let args = [Arg::Int(input), Arg::Count(tokens), Arg::Count(per_token)];
-                let mut f = Formula::of(Msg::KeptLayerInputs, &args);
-                if split > 1 {
-                    f.push(Msg::SequenceParallel, &[Arg::Int(split)]);
-                }
-                (input, prod(&[tokens, per_token]), f)
-            }
-        }
     }
 
     /// DoRA's weight norm: each adapted layer builds B·A and W + B·A (in the adapters' dtype; a
@@ -269,6 +225,59 @@ impl LayerActivations {
     }
 }
 
+/// What each layer keeps until its backward (bytes per token), what one layer needs on top
+/// while it is recomputed (bytes for all `tokens`), and the formula of the first, for a layer of
+/// `a` with `c`-byte activations.
+pub(super) fn kept_per_layer(
+    a: &Architecture,
+    s: &Scenario,
+    c: u64,
+    tp: u64,
+    tokens: u64,
+    layer: &LayerActivations,
+) -> (u64, u64, Formula) {
+    let per_token = layer.total();
+    let scores = layer.scores_per_token;
+    match s.checkpointing {
+        Checkpointing::None => (
+            per_token,
+            0,
+            Formula::of(Msg::KeptAll, &[Arg::Count(per_token)]),
+        ),
+        Checkpointing::Selective => (
+            per_token - scores,
+            prod(&[tokens, scores]),
+            Formula::of(
+                if scores > 0 {
+                    Msg::KeptSelectiveScores
+                } else {
+                    Msg::KeptSelective
+                },
+                &[Arg::Count(per_token - scores)],
+            ),
+        ),
+        Checkpointing::Op => {
+            let kept = op_checkpoint_bytes(a, s, c, tp);
+            let args = [Arg::Count(kept), Arg::Count(tokens), Arg::Count(per_token)];
+            (
+                kept,
+                prod(&[tokens, per_token]),
+                Formula::of(Msg::KeptOpOutputs, &args),
+            )
+        }
+        Checkpointing::Full => {
+            let split = sequence_split(s, tp);
+            let input = div_ceil(c * a.hidden, split);
+            let args = [Arg::Int(input), Arg::Count(tokens), Arg::Count(per_token)];
+            let mut f = Formula::of(Msg::KeptLayerInputs, &args);
+            if split > 1 {
+                f.push(Msg::SequenceParallel, &[Arg::Int(split)]);
+            }
+            (input, prod(&[tokens, per_token]), f)
+        }
+    }
+}
+
 /// What one decoder layer saves for backward per token (bytes), with `c`-byte activations.
 ///
 /// A linear layer keeps its input only to compute its weight's gradient, so frozen layers keep
@@ -283,9 +292,18 @@ pub fn layer_activation_bytes(a: &Architecture, s: &Scenario, c: u64, tp: u64) -
         a.norms_per_layer.max(2) * (4 + if full { c } else { 0 }) * h,
         sequence_split(s, tp),
     );
-    let attention = c * (a.q_dim() + 2 * a.kv_dim() + a.attn_out_dim())
+    let mut attention = c * (a.q_dim() + 2 * a.kv_dim() + a.attn_out_dim())
         + 4 * a.heads
         + if a.dropout { h } else { 0 };
+    if a.encoder.is_some() {
+        // the decoder layer's cross-attention: its queries, output and log-sum-exp per target
+        // token (its K and V are over the source, counted apart), and, when the weights train,
+        // the inputs of q and o
+        attention += c * (a.q_dim() + a.attn_out_dim()) + 4 * a.heads;
+        if full {
+            attention += c * (h + a.attn_out_dim());
+        }
+    }
     let mut scores = 0;
     if s.attention == Attention::Eager {
         // fp32 softmax output + the c-byte probabilities for the matmul with V, per head and key

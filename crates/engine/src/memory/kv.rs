@@ -53,6 +53,8 @@ impl ServingFit {
         let blocks = kv_pool / prod(&[per_token, s.block_size]).max(1);
         let tokens = blocks * s.block_size;
         let (shared, own) = prefix_split(s);
+        // an encoder–decoder request also holds its cross-attention cache, in tokens' worth
+        let own = own + div_ceil(b.cross_kv_per_sequence, per_token);
         ServingFit {
             budget,
             kv_pool,

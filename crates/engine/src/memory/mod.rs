@@ -10,6 +10,7 @@
 //! (KV cache and how a server fills a GPU). This file holds the types and the peak.
 
 mod activations;
+mod encdec;
 mod kv;
 mod parallel;
 mod pipeline;
@@ -132,6 +133,9 @@ pub struct Breakdown {
     pub trainable: u64,
     /// KV-cache bytes of one token (all layers, one rank; a server's proposer included).
     pub kv_bytes_per_token: u64,
+    /// An encoder–decoder model's cross-attention cache of one sequence (its whole source, one
+    /// rank); 0 for a decoder-only model.
+    pub cross_kv_per_sequence: u64,
     /// A server's CUDA graphs (part of the context lines).
     pub cuda_graphs: u64,
     /// A tensor-parallel server's NCCL and all-reduce buffers (part of the context lines).
@@ -201,7 +205,8 @@ pub fn estimate_with(
     if s.job.is_peft() && lora_params(arch, s) == 0 {
         return Err(EngineError::LoraTargetsAbsent(s.lora_targets));
     }
-    let b = busiest_stage(s, arch, explain);
+    let (view, source) = encdec::decoder_view(s, arch);
+    let b = busiest_stage(&view, arch, explain, source);
     // past an exbibyte a GPU the arithmetic has left physics (and saturated); say so instead
     if b.total >= MAX_PER_GPU || b.cpu >= MAX_PER_GPU {
         return Err(EngineError::BeyondHardware);
@@ -212,15 +217,15 @@ pub fn estimate_with(
 /// The budget of the busiest pipeline stage (the whole model when it is not split): the per-GPU
 /// figure is the GPU that holds the most, not the total ÷ the GPUs. The model's parameter
 /// counts stay the whole model's.
-fn busiest_stage(s: &Scenario, arch: &Architecture, explain: bool) -> Breakdown {
+fn busiest_stage(s: &Scenario, arch: &Architecture, explain: bool, source: u64) -> Breakdown {
     let whole = PipelineStage::whole(arch);
     if s.pipeline_stages() == 1 {
-        return Budget::new(s, arch, whole, explain).run();
+        return Budget::new(s, arch, whole, explain, source).run();
     }
-    let trainable = Budget::new(s, arch, whole, false).trainable;
+    let trainable = Budget::new(s, arch, whole, false, source).trainable;
     let mut busiest = PipelineStage::candidates(s, arch)
         .into_iter()
-        .map(|stage| stage_budget(s, arch, stage, explain))
+        .map(|stage| stage_budget(s, arch, stage, explain, source))
         .reduce(|a, b| if b.total > a.total { b } else { a })
         .expect("a pipeline has at least one stage");
     busiest.params = arch.params();
@@ -235,27 +240,31 @@ fn stage_budget(
     arch: &Architecture,
     stage: PipelineStage,
     explain: bool,
+    source: u64,
 ) -> Breakdown {
     let stage_arch = stage.architecture(arch);
-    Budget::new(s, &stage_arch, stage, explain).run()
+    Budget::new(s, &stage_arch, stage, explain, source).run()
 }
 
 /// The budget of every pipeline stage, first to last (one when the model is not split), each
 /// with the stage's own parameter counts.
 pub fn estimate_stages(s: &Scenario, arch: &Architecture) -> Result<Vec<Breakdown>, EngineError> {
     estimate_with(s, arch, false)?;
+    let (view, source) = encdec::decoder_view(s, arch);
+    let s = view.as_ref();
     if s.pipeline_stages() == 1 {
         return Ok(vec![Budget::new(
             s,
             arch,
             PipelineStage::whole(arch),
             false,
+            source,
         )
         .run()]);
     }
     Ok(PipelineStage::all(s, arch)
         .into_iter()
-        .map(|stage| stage_budget(s, arch, stage, false))
+        .map(|stage| stage_budget(s, arch, stage, false, source))
         .collect())
 }
 
@@ -304,6 +313,8 @@ struct Budget<'a> {
     graph_bytes: u64,
     /// The pipeline stage budgeted (the whole model when it is not split).
     stage: PipelineStage,
+    /// Source tokens an encoder–decoder model's encoder reads per sequence (0: decoder-only).
+    source: u64,
 }
 
 impl<'a> Budget<'a> {
@@ -312,6 +323,7 @@ impl<'a> Budget<'a> {
         arch: &'a Architecture,
         stage: PipelineStage,
         explain: bool,
+        source: u64,
     ) -> Budget<'a> {
         let format = scenario.effective_weights();
         let act_bytes = if format == WeightFormat::Fp32 && !scenario.master_weights {
@@ -347,6 +359,7 @@ impl<'a> Budget<'a> {
             saved_copies,
             graph_bytes: 0,
             stage,
+            source,
         }
     }
 
@@ -429,9 +442,11 @@ impl<'a> Budget<'a> {
             self.adapters();
             self.training_states();
             self.training_activations();
+            self.encoder_training();
             self.data_parallel_buffers();
         } else {
             self.inference();
+            self.encoder_inference();
         }
         self.loading_sharded();
         let context = self.scenario.context_mib * MIB;
@@ -472,6 +487,7 @@ impl<'a> Budget<'a> {
         } else {
             0
         };
+        let cross_kv_per_sequence = self.cross_kv_bytes(1);
         let mut b = Breakdown {
             lines: self.lines,
             peak_phase,
@@ -484,6 +500,7 @@ impl<'a> Budget<'a> {
             active_params: self.arch.active_params(),
             trainable: self.trainable,
             kv_bytes_per_token,
+            cross_kv_per_sequence,
             cuda_graphs: self.graph_bytes,
             comm_buffers,
             serving: None,

@@ -149,6 +149,13 @@ impl PipelineStage {
         a.sliding_layers = (arch.sliding_layers * layers)
             .div_ceil(arch.layers.max(1))
             .min(layers);
+        // an encoder–decoder's encoder runs on the first stage; the others keep their decoder
+        // layers' cross-attention and receive the encoder's output
+        if let (false, Some(e)) = (self.embeddings, a.encoder.as_mut()) {
+            e.layers = 0;
+            e.positions = 0;
+            e.mel_bins = 0;
+        }
         a
     }
 

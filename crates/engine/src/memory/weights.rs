@@ -4,7 +4,7 @@
 use super::{Budget, Component, Phase};
 use crate::formula::{Arg, Formula, Msg};
 
-use crate::model::Architecture;
+use crate::model::{Architecture, Encoder};
 use crate::scenario::{DpFramework, Job, Offload, Scenario, Zero};
 use crate::units::{div_ceil, prod};
 
@@ -248,6 +248,10 @@ pub fn lora_params(a: &Architecture, s: &Scenario) -> u64 {
             };
         n += a.moe_layers() * per_layer;
     }
+    if let Some(e) = &a.encoder {
+        // the encoder's layers and the decoder's cross-attention
+        n += e.layers * sum(&e.layer_matrices(a)) + a.layers * sum(&Encoder::cross_matrices(a));
+    }
     if targets.contains("embed") {
         n += r * (a.vocab + a.hidden);
     }
@@ -280,6 +284,9 @@ pub(super) fn lora_paged_params(a: &Architecture, s: &Scenario) -> u64 {
             per_layer += sum(&a.mlp_matrices(m.shared_ffn));
         }
         n += a.moe_layers() * per_layer;
+    }
+    if let Some(e) = &a.encoder {
+        n += e.layers * sum(&e.layer_matrices(a)) + a.layers * sum(&Encoder::cross_matrices(a));
     }
     for module in ["embed", "head"] {
         if s.lora_targets.contains(module) {

@@ -33,7 +33,7 @@ use vram_engine::{
     Job, LoraTargets, Loss, ModelChoice, Offload, Optimizer, PipelineSchedule, Scenario, Switch,
     VllmVersion, WeightFormat, WeightsLoad, Zero,
 };
-use vram_engine::{startup_concurrency, MlpKind, NormKind, ServingFit};
+use vram_engine::{startup_concurrency, Encoder, MlpKind, NormKind, ServingFit};
 
 /// The target the report is held to: median and 90th-percentile absolute error, in percent.
 pub const TARGET_MEDIAN_PCT: f64 = 10.0;
@@ -470,6 +470,9 @@ impl Report {
              the micro-batches of a pipeline step as its accumulation; the estimate is the busiest stage, compared with \
              sources that report the largest GPU. Checkpointing follows the granularity stated: per layer, \
              torchtitan's operator-level selective (`gc=op`) or Megatron's selective attention (`gc=selective`). \
+             An encoder–decoder case (T5, Whisper) gets both stacks and the cross-attention from its shape; its \
+             stated source length is the sequence (`s`) and its target tokens the decoder's (`tl`); Whisper reads its \
+             fixed 30-second window. \
              Units: GB = 10⁹ B, GiB = 2³⁰ B; figures summed over GPUs are divided by the GPU count. \
              A case is *not expressible* when the run used something that moves or removes a first-order component \
              the engine cannot switch off; second-order differences (torch.compile outside the loss, \
@@ -681,12 +684,15 @@ enum Family {
     GptNeox,
     Bloom,
     T5,
+    Whisper,
 }
 
 fn family(c: &Value, n: &Value) -> Family {
     let model = lower(c, "model");
     let note = c.get("arch").map(|a| lower(a, "note")).unwrap_or_default();
-    if flag(n, "enc_dec") || note.contains("encoder-decoder") {
+    if flag(n, "enc_dec") && model.contains("whisper") {
+        Family::Whisper
+    } else if flag(n, "enc_dec") || note.contains("encoder-decoder") {
         Family::T5
     } else if flag(n, "encoder_only") || model.contains("bert") {
         Family::Bert
@@ -743,7 +749,12 @@ fn architecture(n: &Value, fam: Family, notes: &mut Vec<String>) -> Result<Archi
         a.mlp_bias = bias;
     };
     match fam {
-        Family::Llama | Family::T5 => {}
+        Family::Llama => {}
+        Family::T5 => t5_stacks(&mut a, n),
+        Family::Whisper => {
+            gpt_style(&mut a, true);
+            whisper_stacks(&mut a, n)?;
+        }
         Family::Qwen1 | Family::Qwen2 => a.qkv_bias = true,
         Family::Bert => {
             gpt_style(&mut a, true);
@@ -793,6 +804,60 @@ fn architecture(n: &Value, fam: Family, notes: &mut Vec<String>) -> Result<Archi
     }
     a.validate().map_err(|e| e.to_string())?;
     Ok(a)
+}
+
+/// T5 (and mT5, T0): `L` counts both stacks, `L_cfg` each; relative attention with 32 buckets
+/// (every T5 config's `relative_attention_num_buckets`); v1.0's ReLU FFN (wi, wo) or v1.1's
+/// gated GELU (wi_0, wi_1, wo), whichever gives the stated parameter count.
+fn t5_stacks(a: &mut Architecture, n: &Value) {
+    let per_stack = uint(n, "L_cfg").unwrap_or(a.layers / 2).max(1);
+    a.layers = per_stack;
+    a.norms_per_layer = 3;
+    a.max_context = 512;
+    a.encoder = Some(Encoder {
+        layers: per_stack,
+        heads: a.heads,
+        head_dim: a.head_dim,
+        ffn: a.intermediate,
+        positions: 0,
+        max_source: None,
+        fixed_source: false,
+        buckets: 32,
+        mel_bins: 0,
+        stack_norms: 1,
+        k_bias: true,
+    });
+    let plain = Architecture {
+        mlp: MlpKind::Plain,
+        ..a.clone()
+    };
+    if uint(n, "P") == Some(plain.params().total()) {
+        *a = plain;
+    }
+}
+
+/// Whisper: `L` decoder layers, `L_enc` encoder layers, `mel` input channels of the conv front
+/// end; 1,500 encoder positions (30 s of audio) and 448 decoder positions in every size; `k`
+/// without a bias.
+fn whisper_stacks(a: &mut Architecture, n: &Value) -> Result<(), String> {
+    a.norms_per_layer = 3;
+    a.positions = 448;
+    a.max_context = 448;
+    a.tied = true;
+    a.encoder = Some(Encoder {
+        layers: uint(n, "L_enc").ok_or("normalized field L_enc is missing")?,
+        heads: a.heads,
+        head_dim: a.head_dim,
+        ffn: a.intermediate,
+        positions: 1_500,
+        max_source: Some(1_500),
+        fixed_source: true,
+        buckets: 0,
+        mel_bins: uint(n, "mel").ok_or("normalized field mel is missing")?,
+        stack_norms: 1,
+        k_bias: false,
+    });
+    Ok(())
 }
 
 /// LoRA target names of the sources, mapped to the engine's modules.
@@ -910,10 +975,7 @@ fn gpu(c: &Value) -> Gpu {
 }
 
 /// Why a case cannot be expressed by the engine's settings, if it cannot.
-fn inexpressible(c: &Value, n: &Value, fam: Family) -> Option<String> {
-    if fam == Family::T5 {
-        return Some("encoder-decoder (T5) with cross-attention: the engine models decoder-only and encoder-only stacks".into());
-    }
+fn inexpressible(c: &Value, n: &Value) -> Option<String> {
     if flag(n, "modules_to_save") && !saves_embeddings_and_head(c) {
         return Some("modules_to_save on modules other than the embeddings and the head: the engine trains full copies of those two only".into());
     }
@@ -1018,10 +1080,7 @@ const MODELLED: &[&str] = &[
 pub fn map_case(c: &Value, n: &Value) -> Result<(Mapped, Option<String>), String> {
     let fam = family(c, n);
     let mut notes = Vec::new();
-    let why_not = inexpressible(c, n, fam);
-    if fam == Family::T5 {
-        return Err(why_not.unwrap_or_default());
-    }
+    let why_not = inexpressible(c, n);
     let arch = architecture(n, fam, &mut notes)?;
     let kind = lower(n, "kind");
     let mode = lower(n, "mode");
@@ -1245,6 +1304,8 @@ pub fn map_case(c: &Value, n: &Value) -> Result<(Mapped, Option<String>), String
         vllm: profile.version,
         context_mib,
         gpu: gpu(c),
+        // an encoder–decoder's target tokens, as stated (`seq` is then its source)
+        target_len: uint(n, "tgt").unwrap_or(Scenario::default().target_len),
         ..Scenario::default()
     };
     if !job.is_peft() {
@@ -1471,8 +1532,7 @@ fn evaluate(c: &Value, n: &Value) -> Outcome {
     let mapped = match map_case(c, n) {
         Ok(m) => m,
         Err(why) => {
-            let fam = family(c, n);
-            return match inexpressible(c, n, fam) {
+            return match inexpressible(c, n) {
                 Some(w) => Outcome::NotExpressible {
                     id,
                     task,
