@@ -108,6 +108,8 @@ size_budget() {
   local gate=${VRAM_SIZE_GATE:-320000}
   say "size budget: what a first visit downloads, gzip-compressed, at most $gate B; the on-demand readers at most 105000 B, the llama.cpp job's module at most 145000 B"
   python3 scripts/size_budget.py dist "$gate" 105000 145000
+  # code the first load was cut free of (a float parser, error Debug, io::Error) stays out
+  python3 scripts/first_load_guard.py target/wasm32-unknown-unknown/release/vram-budget-web.wasm
 }
 
 test_all() {
