@@ -7,6 +7,12 @@ Reads the code section (each function body's size) and the "name" custom section
 function's mangled name) of an unstripped wasm (cargo's output before wasm-bindgen and wasm-opt),
 and prints the N largest functions and the totals per crate. Sizes are raw bytes before wasm-opt
 and gzip: use them to compare builds, not as the shipped size (scripts/size_budget.py is that).
+
+The shipped code with its names (the same bytes as dist/'s wasm, plus a name section):
+
+    wasm-bindgen --target web --keep-debug --out-dir /tmp/named target/wasm32-unknown-unknown/release/vram-budget-web.wasm
+    .tools/node_modules/binaryen/bin/wasm-opt -g -Os --converge /tmp/named/vram-budget-web_bg.wasm -o /tmp/named/opt.wasm
+    python3 scripts/wasm_sizes.py /tmp/named/opt.wasm 40
 """
 import re
 import sys
@@ -111,6 +117,12 @@ def crate_of(name):
     m = re.search(r"Cs[0-9a-zA-Z]+_(\d+)([a-z_][a-z0-9_]*)", name)
     if name.startswith("_R") and m:
         return m.group(2)[: int(m.group(1))]
+    # demangled, as wasm-bindgen --keep-debug and wasm-opt -g leave them (the shipped build's code)
+    m = re.match(r"<[^<>]* as ([a-z_][a-z0-9_]*)(?:\[[0-9a-f]+\])?::", name) or re.match(
+        r"<*(?:&(?:mut )?)?([a-z_][a-z0-9_]*)(?:\[[0-9a-f]+\])?::", name
+    )
+    if m:
+        return m.group(1)
     return "(unnamed or C)"
 
 
