@@ -5,8 +5,8 @@
 
 Reads the function names of cargo's unstripped output (as scripts/wasm_sizes.py does) and names
 each function that matches a pattern below, with what brings it in and what to do instead. Each
-came back once by a one-line change (a `parse::<f64>()`, an `expect` on an engine result, a boxed
-plotters error) and cost the first load the gzip bytes said beside it.
+came in by a one-line change (a `parse::<f64>()`, an `expect` on an engine result, a boxed
+plotters error, a font named by a string) and cost the first load the gzip bytes said beside it.
 """
 import os
 import sys
@@ -21,6 +21,9 @@ CUT = [
      "Hub's): an `expect`/`unwrap` on an engine `Result`, or `{e}` of an engine error, on a path "
      "the page runs; write the value out, or leave the error out of the message"),
     ("HubError$u20$as$u20$core..fmt..Debug", "the Hub error's Debug: as for EngineError"),
+    ("unicode_data5cased", "Unicode's case tables (8.5 KB gzip): `str::to_lowercase` or "
+     "`to_uppercase` on a path the page runs; plotters calls it on a font given by its name, so "
+     "name fonts `FontFamily::SansSerif`, and compare keys with `to_ascii_lowercase`"),
     ("io..error..Error$u20$as$u20$core..fmt", "std::io::Error's formatting and messages (1.5 KB "
      "gzip): a plotters error boxed as `dyn Error`; drop it (`chart::NotDrawn`)"),
 ]

@@ -53,6 +53,9 @@ impl<E: std::error::Error + Send + Sync> From<DrawingAreaErrorKind<E>> for NotDr
     }
 }
 
+// Fonts are named by `FontFamily::SansSerif`, never by the string "sans-serif": plotters reads a
+// family's name with `str::to_lowercase`, which linked Unicode's case tables into the first load.
+
 const W: u32 = 640;
 const H: u32 = 340;
 
@@ -100,7 +103,7 @@ pub fn stacked(
             .disable_x_mesh()
             .x_labels(0)
             .y_desc(unit.label())
-            .label_style(("sans-serif", 12).into_font().color(&INK))
+            .label_style((FontFamily::SansSerif, 12).into_font().color(&INK))
             .axis_style(INK)
             .bold_line_style(INK.mix(0.12))
             // no faint minor grid: ~50 and ~140 more elements to draw on every step
@@ -253,7 +256,7 @@ pub fn sweep(
             })
             .y_desc(unit.label())
             .x_label_formatter(&|v| short_tokens(2f64.powf(*v)))
-            .label_style(("sans-serif", 12).into_font().color(&INK))
+            .label_style((FontFamily::SansSerif, 12).into_font().color(&INK))
             .axis_style(INK)
             .bold_line_style(INK.mix(0.12))
             // no faint minor grid: ~50 and ~140 more elements to draw on every step
