@@ -7,10 +7,21 @@ Reads the code section (each function body's size) and the "name" custom section
 function's mangled name) of an unstripped wasm (cargo's output before wasm-bindgen and wasm-opt),
 and prints the N largest functions and the totals per crate. Sizes are raw bytes before wasm-opt
 and gzip: use them to compare builds, not as the shipped size (scripts/size_budget.py is that).
+
+The shipped code with its names (the same bytes as dist/'s wasm, plus a name section):
+
+    wasm-bindgen --target web --keep-debug --out-dir /tmp/named target/wasm32-unknown-unknown/release/vram-budget-web.wasm
+    .tools/node_modules/binaryen/bin/wasm-opt -g -Os --converge /tmp/named/vram-budget-web_bg.wasm -o /tmp/named/opt.wasm
+    python3 scripts/wasm_sizes.py /tmp/named/opt.wasm 40
 """
+import gzip
 import re
 import sys
 from collections import defaultdict
+
+
+def gz(data):
+    return len(gzip.compress(data, 9))
 
 
 def leb(data, i):
@@ -72,14 +83,15 @@ def imported_functions(payload):
     return funcs
 
 
-def body_sizes(payload):
+def bodies(payload):
+    """Each function body's bytes, in order."""
     count, i = leb(payload, 0)
-    sizes = []
+    out = []
     for _ in range(count):
         size, i = leb(payload, i)
-        sizes.append(size)
+        out.append(payload[i:i + size])
         i += size
-    return sizes
+    return out
 
 
 def function_names(payload):
@@ -111,6 +123,12 @@ def crate_of(name):
     m = re.search(r"Cs[0-9a-zA-Z]+_(\d+)([a-z_][a-z0-9_]*)", name)
     if name.startswith("_R") and m:
         return m.group(2)[: int(m.group(1))]
+    # demangled, as wasm-bindgen --keep-debug and wasm-opt -g leave them (the shipped build's code)
+    m = re.match(r"<[^<>]* as ([a-z_][a-z0-9_]*)(?:\[[0-9a-f]+\])?::", name) or re.match(
+        r"<*(?:&(?:mut )?)?([a-z_][a-z0-9_]*)(?:\[[0-9a-f]+\])?::", name
+    )
+    if m:
+        return m.group(1)
     return "(unnamed or C)"
 
 
@@ -118,27 +136,29 @@ def main():
     path = sys.argv[1]
     top = int(sys.argv[2]) if len(sys.argv) > 2 else 25
     data = open(path, "rb").read()
-    imports, sizes, names, data_bytes = 0, [], {}, 0
+    imports, code, names, data_bytes = 0, [], {}, b""
     for sid, name, payload in sections(data):
         if sid == 11:
-            data_bytes = len(payload)
+            data_bytes = payload
         elif sid == 2:
             imports = imported_functions(payload)
         elif sid == 10:
-            sizes = body_sizes(payload)
+            code = bodies(payload)
         elif sid == 0 and name == "name":
             names = function_names(payload)
     if not names:
         sys.exit("no name section: use cargo's output before wasm-bindgen and wasm-opt")
-    rows = [(size, names.get(imports + k, f"func{imports + k}")) for k, size in enumerate(sizes)]
-    per_crate = defaultdict(int)
-    for size, name in rows:
-        per_crate[crate_of(name)] += size
+    rows = [(len(body), names.get(imports + k, f"func{imports + k}")) for k, body in enumerate(code)]
+    per_crate = defaultdict(list)
+    for body, (_, name) in zip(code, rows):
+        per_crate[crate_of(name)].append(body)
     total = sum(s for s, _ in rows)
-    print(f"{len(rows)} functions, {total:,} B of code, {data_bytes:,} B of data (strings, tables)")
-    print("\nper crate:")
-    for crate, size in sorted(per_crate.items(), key=lambda kv: -kv[1])[:top]:
-        print(f"  {size:>9,} B  {size * 100 / total:5.1f} %  {crate}")
+    print(f"{len(rows)} functions, {total:,} B of code, {len(data_bytes):,} B of data (strings, tables); "
+          f"gzip -9 of each on its own: {gz(b''.join(code)):,} B and {gz(data_bytes):,} B")
+    print("\nper crate (gzip: the crate's code compressed on its own, so the column sums to more than the whole):")
+    for crate, parts in sorted(per_crate.items(), key=lambda kv: -sum(map(len, kv[1])))[:top]:
+        size = sum(map(len, parts))
+        print(f"  {size:>9,} B  {size * 100 / total:5.1f} %  {gz(b''.join(parts)):>8,} B gzip  {crate}")
     print(f"\nthe {top} largest functions:")
     for size, name in sorted(rows, reverse=True)[:top]:
         print(f"  {size:>9,} B  {name[:140]}")

@@ -42,6 +42,20 @@ fn themed(svg: String) -> String {
         .replace("<line opacity=", "<line stroke-opacity=")
 }
 
+/// A chart plotters could not draw. Only that it failed matters (the page then shows no chart), so
+/// plotters' error is dropped: boxing it as `dyn Error` linked `std::io::Error`'s messages and
+/// formatting into the first load.
+struct NotDrawn;
+
+impl<E: std::error::Error + Send + Sync> From<DrawingAreaErrorKind<E>> for NotDrawn {
+    fn from(_: DrawingAreaErrorKind<E>) -> NotDrawn {
+        NotDrawn
+    }
+}
+
+// Fonts are named by `FontFamily::SansSerif`, never by the string "sans-serif": plotters reads a
+// family's name with `str::to_lowercase`, which linked Unicode's case tables into the first load.
+
 const W: u32 = 640;
 const H: u32 = 340;
 
@@ -72,7 +86,7 @@ pub fn stacked(
     let mut svg = String::new();
     let mut overlay = String::new();
     // plotters reports a failed draw; the page then shows no chart rather than half of one
-    let drawn = (|| -> Result<(), Box<dyn std::error::Error>> {
+    let drawn = (|| -> Result<(), NotDrawn> {
         let root = SVGBackend::with_string(&mut svg, (W, H)).into_drawing_area();
         let Ok(mut chart) = ChartBuilder::on(&root)
             .margin_top(14)
@@ -82,14 +96,14 @@ pub fn stacked(
             .y_label_area_size(52)
             .build_cartesian_2d(0f64..n, 0f64..ymax)
         else {
-            return Err("the chart's area could not be laid out".into());
+            return Err(NotDrawn);
         };
         chart
             .configure_mesh()
             .disable_x_mesh()
             .x_labels(0)
             .y_desc(unit.label())
-            .label_style(("sans-serif", 12).into_font().color(&INK))
+            .label_style((FontFamily::SansSerif, 12).into_font().color(&INK))
             .axis_style(INK)
             .bold_line_style(INK.mix(0.12))
             // no faint minor grid: ~50 and ~140 more elements to draw on every step
@@ -220,7 +234,7 @@ pub fn sweep(
     let mut svg = String::new();
     let mut overlay = String::new();
     // plotters reports a failed draw; the page then shows no chart rather than half of one
-    let drawn = (|| -> Result<(), Box<dyn std::error::Error>> {
+    let drawn = (|| -> Result<(), NotDrawn> {
         let root = SVGBackend::with_string(&mut svg, (W, 260)).into_drawing_area();
         let Ok(mut chart) = ChartBuilder::on(&root)
             .margin_top(10)
@@ -230,7 +244,7 @@ pub fn sweep(
             .y_label_area_size(52)
             .build_cartesian_2d(x0..x1, 0f64..ymax)
         else {
-            return Err("the chart's area could not be laid out".into());
+            return Err(NotDrawn);
         };
         chart
             .configure_mesh()
@@ -242,7 +256,7 @@ pub fn sweep(
             })
             .y_desc(unit.label())
             .x_label_formatter(&|v| short_tokens(2f64.powf(*v)))
-            .label_style(("sans-serif", 12).into_font().color(&INK))
+            .label_style((FontFamily::SansSerif, 12).into_font().color(&INK))
             .axis_style(INK)
             .bold_line_style(INK.mix(0.12))
             // no faint minor grid: ~50 and ~140 more elements to draw on every step

@@ -53,7 +53,9 @@ pub async fn read_gguf_summary(file: &web_sys::File) -> Result<GgufSummary, Pick
                 return GgufSummary::from_text(text)
                     .map_err(|_| PickProblem::Refused(Refused::NotLoaded))
             }
-            [kind, bytes] if kind == "more" => match bytes.parse::<f64>() {
+            // the module writes a whole number of bytes: read as an integer, so the first load
+            // carries no float parser (core's dec2flt)
+            [kind, bytes] if kind == "more" => match bytes.parse::<u64>().map(|b| b as f64) {
                 Ok(next) if next > want => want = next,
                 _ => return Err(PickProblem::Refused(Refused::NotLoaded)),
             },

@@ -40,8 +40,8 @@ impl Overview {
         let remedies = fit::remedies(s, &arch, &breakdown);
         let mut counts: Vec<u64> = vec![1, 2, 4, 8];
         if !counts.contains(&s.gpus) {
-            counts.push(s.gpus);
-            counts.sort_unstable();
+            // in order, without a sort (its code would be in the page for this list alone)
+            counts.insert(counts.partition_point(|c| *c < s.gpus), s.gpus);
         }
         let bars = counts
             .into_iter()

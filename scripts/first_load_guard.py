@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+"""Fail when the page's first-load wasm links code it was cut free of (issue 16, "Size, third round").
+
+    python3 scripts/first_load_guard.py target/wasm32-unknown-unknown/release/vram-budget-web.wasm
+
+Reads the function names of cargo's unstripped output (as scripts/wasm_sizes.py does) and names
+each function that matches a pattern below, with what brings it in and what to do instead. Each
+came in by a one-line change (a `parse::<f64>()`, an `expect` on an engine result, a boxed
+plotters error, a font named by a string) and cost the first load the gzip bytes said beside it.
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from wasm_sizes import function_names, imported_functions, sections  # noqa: E402
+
+CUT = [
+    ("dec2flt", "core's float parser and its table of powers of five (14.7 KB gzip): read integers "
+     "(`parse::<u64>`), or parse floats in an on-demand module"),
+    ("EngineError$u20$as$u20$core..fmt..Debug", "the engine error's Debug (0.9 KB gzip with the "
+     "Hub's): an `expect`/`unwrap` on an engine `Result`, or `{e}` of an engine error, on a path "
+     "the page runs; write the value out, or leave the error out of the message"),
+    ("HubError$u20$as$u20$core..fmt..Debug", "the Hub error's Debug: as for EngineError"),
+    ("unicode_data5cased", "Unicode's case tables (8.5 KB gzip): `str::to_lowercase` or "
+     "`to_uppercase` on a path the page runs; plotters calls it on a font given by its name, so "
+     "name fonts `FontFamily::SansSerif`, and compare keys with `to_ascii_lowercase`"),
+    ("io..error..Error$u20$as$u20$core..fmt", "std::io::Error's formatting and messages (1.5 KB "
+     "gzip): a plotters error boxed as `dyn Error`; drop it (`chart::NotDrawn`)"),
+]
+
+
+def main():
+    data = open(sys.argv[1], "rb").read()
+    imports, names = 0, {}
+    for sid, name, payload in sections(data):
+        if sid == 2:
+            imports = imported_functions(payload)
+        elif sid == 0 and name == "name":
+            names = function_names(payload)
+    if not names:
+        sys.exit("no name section: use cargo's output before wasm-bindgen and wasm-opt")
+    found = [(pattern, why, n) for pattern, why in CUT for i, n in names.items() if i >= imports and pattern in n]
+    for pattern, why, n in found:
+        print(f"  first load links {n[:120]}\n    {why}")
+    if found:
+        sys.exit(f"first-load guard: {len(found)} function(s) the first load was cut free of")
+    print(f"  first-load guard: none of {len(CUT)} cut families linked")
+
+
+if __name__ == "__main__":
+    main()
