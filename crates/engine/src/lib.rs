@@ -53,7 +53,7 @@ mod units;
 mod weight_parts;
 
 // The public API: everything the page, the CLI and the tests use, at one path each.
-pub use config::{parse_config, MAX_CONFIG_BYTES};
+pub use config::{parse_config, parse_quantization, Quantization, MAX_CONFIG_BYTES};
 pub use dtype::{Bits, KvDtype, WeightFormat};
 pub use error::EngineError;
 pub use fit::{

@@ -3,7 +3,10 @@
 
 mod fields;
 mod parts;
+mod quant;
 mod vision;
+
+pub use quant::{parse_quantization, Quantization};
 
 use crate::json::{self, Value};
 
