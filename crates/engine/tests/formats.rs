@@ -21,8 +21,9 @@
 //!   `input_scale` per tensor.
 
 use vram_engine::{
-    estimate, read_header_json, size_weights, Architecture, Component, Job, ModelChoice,
-    PartFormats, QuantScheme, Scenario, TensorRole, WeightFormat, WeightPart,
+    estimate, parse_quantization, read_header_json, size_weights, Architecture, Component, Job,
+    ModelChoice, PartFormats, QuantScheme, Quantization, Scenario, TensorRole, WeightFormat,
+    WeightPart,
 };
 
 /// Llama-3-8B's q_proj: 4096 inputs, 4096 outputs.
@@ -345,4 +346,113 @@ fn qlora_refuses_a_gptq_part_and_normalizing_clears_the_parts() {
     assert_eq!(changed.len(), 1);
     assert_eq!(s.weight_parts, PartFormats::default());
     assert_eq!(s.weights, WeightFormat::Nf4);
+}
+
+/// The quantization a fixture's config.json names.
+fn quantization(fixture: &str) -> Quantization {
+    let path = format!(
+        "{}/tests/fixtures/quant/{fixture}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(&path).unwrap();
+    parse_quantization(&text).unwrap().expect(fixture)
+}
+
+#[test]
+fn gpt_oss_20b_config_reads_as_mxfp4_with_attention_embeddings_and_head_in_bf16() {
+    let q = quantization("gpt-oss-20b.json");
+    assert_eq!(q.format, WeightFormat::Mxfp4);
+    let bf16 = Some(WeightFormat::Bf16);
+    assert_eq!(q.parts.get(WeightPart::Attention), bf16);
+    assert_eq!(q.parts.get(WeightPart::Embeddings), bf16);
+    assert_eq!(q.parts.get(WeightPart::Head), bf16);
+    // the router is in modules_to_not_convert, but it is no part: the experts stay MXFP4
+    assert_eq!(q.parts.get(WeightPart::Mlp), None);
+}
+
+#[test]
+fn gpt_oss_20b_read_from_its_config_weighs_the_same_as_bf16_with_mxfp4_experts() {
+    let q = quantization("gpt-oss-20b.json");
+    let from_config = estimate(&inference(gpt_oss_20b(), q.format, q.parts)).unwrap();
+    let by_hand = PartFormats::default().with(WeightPart::Mlp, WeightFormat::Mxfp4);
+    let by_hand = estimate(&inference(gpt_oss_20b(), WeightFormat::Bf16, by_hand)).unwrap();
+    assert_eq!(
+        from_config.bytes(Component::Weights),
+        by_hand.bytes(Component::Weights)
+    );
+}
+
+#[test]
+fn qwen2_5_gptq_int8_config_reads_as_gptq8_with_every_part_following() {
+    let q = quantization("qwen2.5-7b-instruct-gptq-int8.json");
+    assert_eq!(q.format, WeightFormat::Gptq8);
+    assert!(q.parts.is_empty());
+}
+
+#[test]
+fn an_unsloth_bnb_4bit_config_reads_as_nf4_with_double_quant() {
+    let q = quantization("llama-3-8b-bnb-4bit.json");
+    assert_eq!(q.format, WeightFormat::Nf4Dq);
+    assert!(q.parts.is_empty());
+}
+
+#[test]
+fn a_bitsandbytes_fp4_config_keeps_its_skipped_modules_16_bit() {
+    let q = quantization("llama-3-8b-bnb-fp4-skip-attention.json");
+    assert_eq!(q.format, WeightFormat::Fp4);
+    assert_eq!(q.parts.get(WeightPart::Attention), Some(WeightFormat::Bf16));
+    assert_eq!(q.parts.get(WeightPart::Head), Some(WeightFormat::Bf16));
+    assert_eq!(q.parts.get(WeightPart::Mlp), None);
+}
+
+#[test]
+fn a_compressed_tensors_nvfp4_config_reads_as_nvfp4_with_the_head_ignored() {
+    let q = quantization("llama-3.1-8b-instruct-nvfp4.json");
+    assert_eq!(q.format, WeightFormat::Nvfp4);
+    assert_eq!(q.parts.get(WeightPart::Head), Some(WeightFormat::Bf16));
+    assert_eq!(q.parts.get(WeightPart::Attention), None);
+}
+
+/// A `quantization_config` alone, inside an otherwise empty config.json.
+fn fragment(q: &str) -> Quantization {
+    parse_quantization(&format!(r#"{{"quantization_config":{q}}}"#))
+        .unwrap()
+        .expect(q)
+}
+
+#[test]
+fn gptqmodel_dynamic_overrides_give_parts_their_own_bits_or_leave_them_16_bit() {
+    // GPTQModel's `dynamic`: "-:" skips matching modules, "+:" overrides their quantization
+    let q = fragment(
+        r#"{"quant_method":"gptq","bits":4,"group_size":128,"desc_act":true,"lm_head":true,
+        "dynamic":{"-:.*self_attn.*":{},"+:.*mlp.down_proj.*":{"bits":8},"-:model.layers.0.*":{}}}"#,
+    );
+    assert_eq!(q.format, WeightFormat::Gptq4);
+    assert_eq!(q.parts.get(WeightPart::Attention), Some(WeightFormat::Bf16));
+    assert_eq!(q.parts.get(WeightPart::Mlp), Some(WeightFormat::Gptq8));
+    assert_eq!(q.parts.get(WeightPart::Head), Some(WeightFormat::Gptq4));
+}
+
+#[test]
+fn fp8_ignored_layers_and_modelopt_exclusions_stay_16_bit() {
+    let fp8 = fragment(
+        r#"{"quant_method":"fp8","activation_scheme":"dynamic","ignored_layers":["lm_head","model.layers.*.mlp.gate"]}"#,
+    );
+    assert_eq!(fp8.format, WeightFormat::Fp8);
+    assert_eq!(fp8.parts.get(WeightPart::Head), Some(WeightFormat::Bf16));
+    assert_eq!(fp8.parts.get(WeightPart::Mlp), None);
+    let modelopt = fragment(
+        r#"{"quant_method":"modelopt","quant_algo":"NVFP4","exclude_modules":["lm_head"]}"#,
+    );
+    assert_eq!(modelopt.format, WeightFormat::Nvfp4);
+    assert_eq!(
+        modelopt.parts.get(WeightPart::Head),
+        Some(WeightFormat::Bf16)
+    );
+    let head_too =
+        fragment(r#"{"quant_method":"modelopt","quant_algo":"FP8","exclude_modules":[]}"#);
+    assert_eq!(
+        head_too.parts.get(WeightPart::Head),
+        Some(WeightFormat::Fp8)
+    );
 }

@@ -36,6 +36,7 @@ pub fn parse_quantization(text: &str) -> Result<Option<Quantization>, EngineErro
 fn read_quantization(q: &Map<String, Value>) -> Option<Quantization> {
     let method = text(q, "quant_method").unwrap_or("").to_ascii_lowercase();
     let bits = q.get("bits").and_then(Value::as_u64);
+    let mut parts = PartFormats::default();
     let (format, skipped) = match method.as_str() {
         "bitsandbytes" => (bitsandbytes_format(q)?, "llm_int8_skip_modules"),
         "gptq" => (gptq_format(bits.unwrap_or(4))?, "modules_to_not_convert"),
@@ -49,10 +50,9 @@ fn read_quantization(q: &Map<String, Value>) -> Option<Quantization> {
         "fp8" | "fbgemm_fp8" => (WeightFormat::Fp8, fp8_skip_key(q)),
         "mxfp4" => (WeightFormat::Mxfp4, "modules_to_not_convert"),
         "modelopt" => (modelopt_format(q)?, "exclude_modules"),
-        "compressed-tensors" => (compressed_tensors_format(q)?, "ignore"),
+        "compressed-tensors" => (compressed_tensors(q, &mut parts)?, "ignore"),
         _ => return None,
     };
-    let mut parts = PartFormats::default();
     for name in strings(q, skipped) {
         if let Some(part) = part_named(name) {
             parts.set(part, Some(WeightFormat::Bf16));
@@ -125,23 +125,60 @@ fn modelopt_format(q: &Map<String, Value>) -> Option<WeightFormat> {
     }
 }
 
-/// compressed-tensors: the packing `format`, or the first group's weight scheme.
-fn compressed_tensors_format(q: &Map<String, Value>) -> Option<WeightFormat> {
-    match text(q, "format") {
-        Some("nvfp4-pack-quantized") => return Some(WeightFormat::Nvfp4),
-        Some("mxfp4-pack-quantized") => return Some(WeightFormat::Mxfp4),
-        _ => {}
+/// compressed-tensors: each of `config_groups` quantizes its `targets` in its scheme (the group's
+/// `format`, the top-level one, or its weights' bits and type). The group that targets every
+/// `Linear` gives the format; groups whose targets name a part give that part its own. Without a
+/// `Linear` group, the experts' (MLP's) group gives the format, else the first group's.
+fn compressed_tensors(q: &Map<String, Value>, parts: &mut PartFormats) -> Option<WeightFormat> {
+    let top = text(q, "format");
+    let groups = q.get("config_groups").and_then(Value::as_object);
+    let mut linear = None;
+    let mut first = None;
+    for (_, group) in groups.into_iter().flat_map(|g| g.iter()) {
+        let Some(group) = group.as_object() else {
+            continue;
+        };
+        let Some(format) = compressed_group_format(group, top) else {
+            continue;
+        };
+        first = first.or(Some(format));
+        for target in strings(group, "targets") {
+            if target == "Linear" {
+                linear = Some(format);
+            } else if let Some(part) = part_named(target) {
+                parts.set(part, Some(format));
+            }
+        }
     }
-    let weights = q
-        .get("config_groups")
-        .and_then(Value::as_object)?
-        .iter()
-        .find_map(|(_, g)| g.as_object()?.get("weights")?.as_object())?;
+    linear
+        .or(parts.get(WeightPart::Mlp))
+        .or(first)
+        .or_else(|| compressed_packing(top?))
+}
+
+/// A compressed-tensors packing that says its scheme by name.
+fn compressed_packing(format: &str) -> Option<WeightFormat> {
+    match format {
+        "nvfp4-pack-quantized" => Some(WeightFormat::Nvfp4),
+        "mxfp4-pack-quantized" => Some(WeightFormat::Mxfp4),
+        _ => None,
+    }
+}
+
+/// One group's scheme: its packing by name, or its weights' bits and type.
+fn compressed_group_format(group: &Map<String, Value>, top: Option<&str>) -> Option<WeightFormat> {
+    if let Some(f) = text(group, "format").or(top).and_then(compressed_packing) {
+        return Some(f);
+    }
+    let weights = group.get("weights")?.as_object()?;
     let bits = weights.get("num_bits").and_then(Value::as_u64)?;
     let float = text(weights, "type") == Some("float");
     match (bits, float) {
         (8, true) => Some(WeightFormat::Fp8),
         (8, false) => Some(WeightFormat::Int8),
+        (4, true) if weights.get("group_size").and_then(Value::as_u64) == Some(32) => {
+            Some(WeightFormat::Mxfp4)
+        }
         (4, true) => Some(WeightFormat::Nvfp4),
         // int4 + a 16-bit scale per group of 128: AWQ's layout less its zero points
         (4, false) => Some(WeightFormat::Awq4),
@@ -269,6 +306,21 @@ mod tests {
         assert_eq!(part_named("model.layers.*.mlp.router"), None);
         assert_eq!(part_named("model.layers.0.mlp"), None);
         assert_eq!(part_named("re:.*mlp.*"), Some(WeightPart::Mlp));
+    }
+
+    #[test]
+    fn compressed_tensors_groups_that_target_parts_give_those_parts_their_format() {
+        let q = read(
+            r#"{"quant_method":"compressed-tensors","format":"mixed-precision","config_groups":{
+            "group_0":{"weights":{"num_bits":8,"type":"float","strategy":"block"},"targets":["re:.*self_attn.*"]},
+            "group_1":{"weights":{"num_bits":4,"type":"float","group_size":16},"targets":["re:.*mlp.experts.*"]}},
+            "ignore":["lm_head"]}"#,
+        )
+        .unwrap();
+        assert_eq!(q.format, WeightFormat::Nvfp4);
+        assert_eq!(q.parts.get(WeightPart::Attention), Some(WeightFormat::Fp8));
+        assert_eq!(q.parts.get(WeightPart::Mlp), Some(WeightFormat::Nvfp4));
+        assert_eq!(q.parts.get(WeightPart::Head), Some(WeightFormat::Bf16));
     }
 
     #[test]
