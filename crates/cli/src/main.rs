@@ -13,13 +13,13 @@ use vram_engine::{
     Answer, Job, Remedy, Server, Verdict,
 };
 
+use vram_engine::parse_quantization;
 use vram_engine::PageSettings;
 use vram_engine::{
     decode_link, decode_pairs, find_preset, link_pairs, parse_param_count, presets, Architecture,
     Breakdown, Component, EngineError, Gpu, Measurement, ModelChoice, Notice, Scenario, Setting,
     SettingKind, MAX_CONFIG_BYTES, MAX_LINK_CHARS, SETTINGS,
 };
-use vram_engine::{parse_quantization, Quantization, WeightPart};
 use vram_text::{error, notice, refusal, setting_help, Lang};
 
 const USAGE_HEAD: &str = "\
@@ -194,7 +194,7 @@ fn scenario(args: &Args) -> Result<Scenario, String> {
             .map_err(|e| format!("{path}: {}", error(Lang::En, &e)))?;
         let chosen = |key: &str| args.flags.iter().any(|(_, k, _)| *k == key);
         if let Ok(Some(q)) = parse_quantization(&text) {
-            apply_quantization(&mut s, &q, chosen);
+            s.apply_quantization(&q, chosen);
         }
     }
     if let Some((choice, format)) = args.hub.as_deref().and_then(hub::Loaded::choice) {
@@ -207,21 +207,6 @@ fn scenario(args: &Args) -> Result<Scenario, String> {
     }
     s.validate().map_err(|e| error(Lang::En, &e))?;
     Ok(s)
-}
-
-/// The format config.json's `quantization_config` names, and its parts' own formats, unless a
-/// flag chose them or the job cannot use them.
-fn apply_quantization(s: &mut Scenario, q: &Quantization, chosen: impl Fn(&str) -> bool) {
-    if !chosen("w") && s.job.allows(q.format) {
-        s.weights = q.format;
-    }
-    for part in WeightPart::ALL {
-        if let Some(f) = q.parts.get(*part) {
-            if !chosen(part.key()) && s.job.allows_part(f) {
-                s.weight_parts.set(*part, Some(f));
-            }
-        }
-    }
 }
 
 /// Prints a run's output, or its error as one line on stderr with exit code 2.

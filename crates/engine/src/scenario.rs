@@ -826,6 +826,23 @@ impl Scenario {
         }
     }
 
+    /// Takes the format and the parts' formats a checkpoint's config.json names, except those
+    /// `chosen` already (by link key) and those the job cannot use.
+    pub fn apply_quantization(
+        &mut self,
+        q: &crate::config::Quantization,
+        chosen: impl Fn(&str) -> bool,
+    ) {
+        if !chosen("w") && self.job.allows(q.format) {
+            self.weights = q.format;
+        }
+        for (part, format) in q.parts.overridden() {
+            if !chosen(part.key()) && self.job.allows_part(format) {
+                self.weight_parts.set(part, Some(format));
+            }
+        }
+    }
+
     /// The quantization QLoRA uses when the chosen weights are not quantized.
     pub fn effective_weights(&self) -> WeightFormat {
         if self.job == Job::Qlora && !self.weights.is_quantized() {

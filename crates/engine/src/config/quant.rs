@@ -21,6 +21,37 @@ pub struct Quantization {
     pub parts: PartFormats,
 }
 
+impl Quantization {
+    /// As link pairs: `w=` the format, then each part with a format of its own
+    /// (`w=mxfp4&we=bf16&wa=bf16&wh=bf16`).
+    pub fn to_text(&self) -> String {
+        std::iter::once(("w", self.format))
+            .chain(self.parts.overridden().map(|(p, f)| (p.key(), f)))
+            .map(|(k, f)| format!("{k}={}", f.key()))
+            .collect::<Vec<_>>()
+            .join("&")
+    }
+
+    /// Reads what [`Quantization::to_text`] writes.
+    pub fn from_text(text: &str) -> Option<Quantization> {
+        let mut format = None;
+        let mut parts = PartFormats::default();
+        for pair in text.split('&') {
+            let (key, value) = pair.split_once('=')?;
+            let f = WeightFormat::from_key(value)?;
+            match WeightPart::from_key(key) {
+                Some(part) => parts.set(part, Some(f)),
+                None if key == "w" => format = Some(f),
+                None => return None,
+            }
+        }
+        Some(Quantization {
+            format: format?,
+            parts,
+        })
+    }
+}
+
 /// The quantization config.json names, `None` when it names none or one the engine has no
 /// format for (2-bit GPTQ, a compressed-tensors scheme without an equivalent).
 pub fn parse_quantization(text: &str) -> Result<Option<Quantization>, EngineError> {
@@ -321,6 +352,18 @@ mod tests {
         assert_eq!(q.parts.get(WeightPart::Attention), Some(WeightFormat::Fp8));
         assert_eq!(q.parts.get(WeightPart::Mlp), Some(WeightFormat::Nvfp4));
         assert_eq!(q.parts.get(WeightPart::Head), Some(WeightFormat::Bf16));
+    }
+
+    #[test]
+    fn a_quantization_travels_as_link_pairs_and_back() {
+        let q = Quantization {
+            format: WeightFormat::Mxfp4,
+            parts: PartFormats::default().with(WeightPart::Attention, WeightFormat::Bf16),
+        };
+        assert_eq!(q.to_text(), "w=mxfp4&wa=bf16");
+        assert_eq!(Quantization::from_text(&q.to_text()), Some(q));
+        assert_eq!(Quantization::from_text("w=mxfp4&zz=bf16"), None);
+        assert_eq!(Quantization::from_text("wa=bf16"), None);
     }
 
     #[test]
