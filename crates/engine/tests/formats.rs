@@ -238,6 +238,26 @@ fn nvfp4_holds_4_5_bits_a_weight_plus_two_fp32_scalars_a_matrix() {
     );
 }
 
+#[test]
+fn compressed_tensors_nvfp4_is_recognised_by_its_global_scale_and_packed_weights() {
+    // llm-compressor's nvfp4-pack-quantized names: weight_packed, weight_scale, weight_global_scale
+    let w = files(
+        &[
+            ("q.weight_packed", "U8", &[Q_OUT, Q_IN / 2]),
+            ("q.weight_scale", "F8_E4M3", &[Q_OUT, Q_IN / 16]),
+            ("q.weight_global_scale", "F32", &[1]),
+            ("q.input_global_scale", "F32", &[1]),
+        ],
+        4,
+    );
+    assert_eq!(w.stored_format(), Some(WeightFormat::Nvfp4));
+    assert_eq!(w.params, Q_WEIGHTS);
+    assert_eq!(
+        w.weight_bytes(),
+        WeightFormat::Nvfp4.bits().bytes(Q_WEIGHTS) + 8
+    );
+}
+
 /// gpt-oss-20b's shape (openai/gpt-oss-20b config.json).
 fn gpt_oss_20b() -> Architecture {
     vram_engine::parse_config(include_str!("fixtures/quant/gpt-oss-20b.json")).unwrap()

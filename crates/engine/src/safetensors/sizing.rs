@@ -129,11 +129,22 @@ pub fn tensor_role(name: &str, dtype: SafeDtype, scheme: QuantScheme) -> TensorR
         "qweight" => TensorRole::Packed,
         "qzeros" => TensorRole::ZeroPoint,
         "g_idx" => TensorRole::GroupIndex,
-        "scales" | "weight_scale" | "input_scale" | "weight_scale_inv" | "absmax"
-        | "nested_absmax" | "SCB" | "weight_scale_2" => TensorRole::Scale,
+        "scales"
+        | "weight_scale"
+        | "input_scale"
+        | "weight_scale_inv"
+        | "absmax"
+        | "nested_absmax"
+        | "SCB"
+        | "weight_scale_2"
+        | "weight_global_scale"
+        | "input_global_scale" => TensorRole::Scale,
         // rotary frequencies and causal masks that older exporters saved with the weights
         "inv_freq" | "masked_bias" => TensorRole::Buffer,
-        "weight" if dtype == SafeDtype::U8 && packs_two_a_byte(scheme) => TensorRole::Packed,
+        // compressed-tensors names NVFP4's packed weights `weight_packed`
+        "weight" | "weight_packed" if dtype == SafeDtype::U8 && packs_two_a_byte(scheme) => {
+            TensorRole::Packed
+        }
         // gpt-oss's experts: `gate_up_proj_blocks` (two e2m1 a byte) and `gate_up_proj_scales`
         _ if scheme == QuantScheme::Mxfp4 && last.ends_with("_blocks") => TensorRole::Packed,
         _ if scheme == QuantScheme::Mxfp4 && last.ends_with("_scales") => TensorRole::Scale,
@@ -169,7 +180,7 @@ pub fn quant_scheme<'a>(tensors: impl Iterator<Item = &'a SafeTensor> + Clone) -
         QuantScheme::Bnb4
     } else if ends("_blocks") && ends("_scales") {
         QuantScheme::Mxfp4
-    } else if ends(".weight_scale_2") {
+    } else if ends(".weight_scale_2") || ends(".weight_global_scale") {
         QuantScheme::Nvfp4
     } else if ends(".SCB") {
         QuantScheme::Bnb8
