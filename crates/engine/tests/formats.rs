@@ -476,3 +476,24 @@ fn fp8_ignored_layers_and_modelopt_exclusions_stay_16_bit() {
         Some(WeightFormat::Fp8)
     );
 }
+
+#[test]
+fn gpt_oss_weighed_by_part_matches_the_checkpoint_sizes_openai_publishes() {
+    // OpenAI, "gpt-oss-120b & gpt-oss-20b Model Card" (August 2025), Table 1: checkpoint size
+    // 12.8 GiB (20b) and 60.8 GiB (120b), MXFP4 experts with the rest in bf16
+    let parts = PartFormats::default()
+        .with(WeightPart::Embeddings, WeightFormat::Bf16)
+        .with(WeightPart::Attention, WeightFormat::Bf16)
+        .with(WeightPart::Head, WeightFormat::Bf16);
+    for (preset, published) in [("gpt-oss-20b", 12.8), ("gpt-oss-120b", 60.8)] {
+        let a = vram_engine::find_preset(preset).unwrap().architecture();
+        // the routers, which the checkpoint keeps in bf16, are weighed with the experts
+        let moe = a.moe.clone().unwrap();
+        let routers = a.moe_layers() * moe.experts * a.hidden;
+        let routers_bf16 = 2 * routers - WeightFormat::Mxfp4.bits().bytes(routers);
+        let b = estimate(&inference(a, WeightFormat::Mxfp4, parts)).unwrap();
+        let gib = (b.bytes(Component::Weights) + routers_bf16) as f64 / vram_engine::GIB as f64;
+        // the published figure is rounded to 0.1 GiB
+        assert!((gib - published).abs() <= 0.05, "{preset}: {gib:.3} GiB");
+    }
+}
