@@ -269,6 +269,10 @@ const HARDWARE_PANEL: &[(&str, Look)] = &[
     ("local-ram", Look::Plain),
 ];
 const ADVANCED_PANEL: &[(&str, Look)] = &[
+    ("weights-embeddings", Look::Plain),
+    ("weights-attention", Look::Plain),
+    ("weights-mlp", Look::Plain),
+    ("weights-head", Look::Plain),
     ("context-mib", Look::Plain),
     ("reserve-pct", Look::Plain),
     ("gpu-util", Look::Plain),

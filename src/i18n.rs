@@ -2,7 +2,7 @@
 
 use vram_engine::{
     Attention, Checkpointing, Component, Formula, Gpu, Job, KvDtype, LocalMachine, Loss, Moment,
-    Offload, Optimizer, Remedy, Unit, WeightFormat, Zero,
+    Offload, Optimizer, Remedy, Unit, WeightFormat, Zero, PART_FOLLOWS,
 };
 
 pub use vram_text::Lang;
@@ -232,6 +232,16 @@ pub fn choice(lang: Lang, setting: &str, key: &str) -> String {
     let text = match setting {
         "j" => label(Job::from_key(key), |j| job(lang, j).to_string()),
         "w" => label(WeightFormat::from_key(key), |f| {
+            format!("{} · {:.2} bit", f.label(), f.bits().as_f64())
+        }),
+        "we" | "wa" | "wx" | "wh" if key == PART_FOLLOWS => Some(
+            match lang {
+                Lang::En => "auto (the weights' format)",
+                Lang::Zh => "auto（与权重格式相同）",
+            }
+            .to_string(),
+        ),
+        "we" | "wa" | "wx" | "wh" => label(WeightFormat::from_key(key), |f| {
             format!("{} · {:.2} bit", f.label(), f.bits().as_f64())
         }),
         "kv" => label(KvDtype::from_key(key), |k| k.label().to_string()),

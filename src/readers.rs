@@ -5,7 +5,7 @@
 //! serve any on-demand module by its meta name (the local job's module: `src/local_module.rs`).
 
 use js_sys::{Array, Function, Promise, Reflect};
-use vram_engine::{decode_arch, Architecture, GgufSummary, HubSource, Measurement};
+use vram_engine::{decode_arch, Architecture, GgufSummary, HubSource, Measurement, Quantization};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
@@ -66,11 +66,15 @@ pub async fn read_measurement(text: &str) -> Result<Measurement, Refused> {
     }
 }
 
-/// A pasted or uploaded config.json read as an architecture by the module.
-pub async fn read_config(text: &str) -> Result<Architecture, Refused> {
+/// A pasted or uploaded config.json read by the module: its architecture, and the quantization
+/// it names, if any.
+pub async fn read_config(text: &str) -> Result<(Architecture, Option<Quantization>), Refused> {
     let parts = call("read_config", &JsValue::from_str(text)).await?;
     match parts.as_slice() {
-        [kind, arch] if kind == "architecture" => decode_arch(arch).map_err(|_| Refused::NotLoaded),
+        [kind, arch, quantization] if kind == "architecture" => {
+            let arch = decode_arch(arch).map_err(|_| Refused::NotLoaded)?;
+            Ok((arch, Quantization::from_text(quantization)))
+        }
         _ => Err(refusal(parts)),
     }
 }

@@ -4,7 +4,7 @@ use leptos::prelude::*;
 use vram_engine::find_preset;
 use vram_engine::parse_param_count;
 use vram_engine::MAX_CONFIG_BYTES;
-use vram_engine::{presets, Architecture, ModelChoice};
+use vram_engine::{presets, Architecture, ModelChoice, PartFormats};
 use vram_engine::{short_count, thousands};
 use wasm_bindgen::JsCast;
 
@@ -216,10 +216,18 @@ fn ConfigPicker() -> impl IntoView {
             let read = readers::read_config(&body).await;
             reading.set(false);
             match read {
-                Ok(arch) => {
+                Ok((arch, quantization)) => {
                     error.set(None);
                     let m = ModelChoice::custom(&name.get_untracked(), arch);
-                    st.edit(|s| s.model = m);
+                    st.edit(|s| {
+                        s.model = m;
+                        // a quantized checkpoint's format, for the jobs that can use it; the
+                        // previous model's parts do not carry over
+                        s.weight_parts = PartFormats::default();
+                        if let Some(q) = &quantization {
+                            s.apply_quantization(q, |_| false);
+                        }
+                    });
                 }
                 // the previous budget stays; the error sits next to the input
                 Err(r) => error.set(Some(ConfigProblem::Refused(r))),

@@ -13,6 +13,7 @@ use vram_engine::{
     Answer, Job, Remedy, Server, Verdict,
 };
 
+use vram_engine::parse_quantization;
 use vram_engine::PageSettings;
 use vram_engine::{
     decode_link, decode_pairs, find_preset, link_pairs, parse_param_count, presets, Architecture,
@@ -191,6 +192,10 @@ fn scenario(args: &Args) -> Result<Scenario, String> {
         let name = args.name.clone().unwrap_or_else(|| path.to_string());
         s.model = ModelChoice::from_config(&name, &text)
             .map_err(|e| format!("{path}: {}", error(Lang::En, &e)))?;
+        let chosen = |key: &str| args.flags.iter().any(|(_, k, _)| *k == key);
+        if let Ok(Some(q)) = parse_quantization(&text) {
+            s.apply_quantization(&q, chosen);
+        }
     }
     if let Some((choice, format)) = args.hub.as_deref().and_then(hub::Loaded::choice) {
         s.model = choice;

@@ -554,3 +554,37 @@ fn a_missing_huge_or_unreadable_measurement_exits_2_with_one_line_naming_the_fla
         "the measurement in the link cannot be read",
     );
 }
+
+#[test]
+fn a_config_with_a_quantization_config_sets_the_format_and_parts_unless_a_flag_chose_them() {
+    let config = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../engine/tests/fixtures/quant/gpt-oss-20b.json"
+    );
+    let out = run(&["--config", config, "--job", "infer", "--json"]);
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("w=mxfp4&we=bf16&wa=bf16&wh=bf16"),
+        "{stdout}"
+    );
+    let chosen = run(&[
+        "--config",
+        config,
+        "--job",
+        "infer",
+        "--weights",
+        "bf16",
+        "--weights-mlp",
+        "mxfp4",
+        "--weights-attention",
+        "fp8",
+        "--json",
+    ]);
+    let stdout = String::from_utf8_lossy(&chosen.stdout);
+    assert!(
+        stdout.contains("we=bf16&wa=fp8&wx=mxfp4&wh=bf16"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("w=mxfp4"), "{stdout}");
+}

@@ -268,6 +268,27 @@ fn a_bad_config_json_shows_an_inline_error_and_keeps_the_previous_budget() {
 }
 
 #[test]
+fn a_pasted_gpt_oss_config_sets_mxfp4_weights_with_attention_embeddings_and_head_in_bf16() {
+    let page = Page::open("/?v=1&j=infer");
+    let before = page.text_of("#total");
+    page.click("#model-source-config");
+    page.wait_for("#config-text", 5);
+    let cfg = include_str!("../../engine/tests/fixtures/quant/gpt-oss-20b.json");
+    page.set("#config-text", cfg, "input");
+    page.click("#config-apply");
+    page.wait_until("the quantization in the link", 10, |s| {
+        s.url().contains("w=mxfp4") && s.url().contains("wa=bf16")
+    });
+    assert_eq!(page.value_of("#weights-attention"), "bf16");
+    assert_eq!(page.value_of("#weights-head"), "bf16");
+    assert_eq!(page.value_of("#weights-mlp"), "auto");
+    // the experts in MXFP4, the rest in bf16: about 12.8 GiB of weights
+    let total = total_changes_from(&page, &before);
+    assert!(gib(&total) > 12.8 && gib(&total) < 20.0, "{total}");
+    page.assert_no_console_errors();
+}
+
+#[test]
 fn the_language_toggle_switches_everything_to_chinese_and_the_link_keeps_it() {
     let page = Page::open("/?v=1&lang=en");
     assert!(page.text_of("#verdict").contains("Needs"));

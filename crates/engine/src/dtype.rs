@@ -8,17 +8,23 @@ named_enum! {
         Fp32 => ("fp32", "fp32"),
         Bf16 => ("bf16", "bf16 / fp16"),
         GgufQ8_0 => ("q8_0", "GGUF Q8_0"),
+        Gptq8 => ("gptq8", "GPTQ int8 g128"),
         Int8 => ("int8", "int8 (LLM.int8)"),
         Fp8 => ("fp8", "fp8 (e4m3)"),
         GgufQ6K => ("q6_k", "GGUF Q6_K"),
         GgufQ5KM => ("q5_k_m", "GGUF Q5_K_M"),
         GgufQ4KM => ("q4_k_m", "GGUF Q4_K_M"),
         Nf4 => ("nf4", "NF4 (bitsandbytes)"),
+        Fp4 => ("fp4", "FP4 (bitsandbytes)"),
+        Nvfp4 => ("nvfp4", "NVFP4 (e2m1, fp8 scale / 16)"),
+        Mxfp4 => ("mxfp4", "MXFP4 (e2m1, e8m0 scale / 32)"),
         Gptq4 => ("gptq4", "GPTQ int4 g128"),
         Awq4 => ("awq4", "AWQ int4 g128"),
         Nf4Dq => ("nf4dq", "NF4 + double quant"),
+        Fp4Dq => ("fp4dq", "FP4 + double quant"),
         GgufQ3KM => ("q3_k_m", "GGUF Q3_K_M"),
         GgufQ2K => ("q2_k", "GGUF Q2_K"),
+        Gptq3 => ("gptq3", "GPTQ int3 g128"),
     }
 }
 
@@ -56,12 +62,21 @@ impl WeightFormat {
             WeightFormat::Fp8 => Bits::new(8, 1),
             // LLM.int8: int8 weights + one fp32 scale per output row (~0.008 bits at 4096 columns)
             WeightFormat::Int8 => Bits::new(8 * 4096 + 32, 4096),
-            // NF4: 4 bits + one fp32 absmax per 64 weights
-            WeightFormat::Nf4 => Bits::new(9, 2),
-            // NF4 + double quant: 4 + 8/64 + 32/(64*256) bits
-            WeightFormat::Nf4Dq => Bits::new(2113, 512),
-            // int4 + fp16 scale + 4-bit zero per group of 128, + int32 g_idx per input row (~0.008)
-            WeightFormat::Gptq4 => Bits::new(4 * 128 + 20 + 1, 128),
+            // bitsandbytes 4-bit (NF4 and FP4 alike: only the 16-entry code differs): 4 bits + one
+            // fp32 absmax per 64 weights
+            WeightFormat::Nf4 | WeightFormat::Fp4 => Bits::new(9, 2),
+            // + double quant: the absmax to 8 bits, one fp32 absmax per 256 of them: 4 + 8/64 + 32/(64*256)
+            WeightFormat::Nf4Dq | WeightFormat::Fp4Dq => Bits::new(2113, 512),
+            // NVFP4 (modelopt / compressed-tensors): e2m1 + one fp8 e4m3 scale per 16 (the per-tensor
+            // fp32 global scales are 64 bits a matrix, left out)
+            WeightFormat::Nvfp4 => Bits::new(4 * 16 + 8, 16),
+            // MXFP4 (OCP microscaling, gpt-oss): e2m1 + one e8m0 scale byte per 32
+            WeightFormat::Mxfp4 => Bits::new(4 * 32 + 8, 32),
+            // GPTQ b-bit, group 128: qweight b bits, per group an fp16 scale and a b-bit zero point
+            // (qzeros), + an int32 g_idx per input row (~32/4096 = 1/128 bit a weight)
+            WeightFormat::Gptq8 => Bits::new(8 * 128 + 16 + 8 + 1, 128),
+            WeightFormat::Gptq4 => Bits::new(4 * 128 + 16 + 4 + 1, 128),
+            WeightFormat::Gptq3 => Bits::new(3 * 128 + 16 + 3 + 1, 128),
             WeightFormat::Awq4 => Bits::new(4 * 128 + 20, 128),
             // GGUF: effective bits of llama.cpp's mixes on a 7B Llama (k-quant block tables)
             WeightFormat::GgufQ8_0 => Bits::new(17, 2),
@@ -106,7 +121,11 @@ impl WeightFormat {
     pub fn quantizes_on_load(self) -> bool {
         matches!(
             self,
-            WeightFormat::Int8 | WeightFormat::Nf4 | WeightFormat::Nf4Dq
+            WeightFormat::Int8
+                | WeightFormat::Nf4
+                | WeightFormat::Nf4Dq
+                | WeightFormat::Fp4
+                | WeightFormat::Fp4Dq
         )
     }
 }

@@ -150,6 +150,8 @@ messages! {
     WeightsTiedHeadQuantized,
     /// attention params, bits of the others
     WeightsAttention16,
+    /// per part (embeddings, attention, MLP / experts, head, norms and biases): params, bits
+    WeightsByPart,
     /// data-parallel GPUs
     WeightsZero3,
     /// bytes

@@ -51,9 +51,10 @@ mod scenario;
 mod server;
 mod settings;
 mod units;
+mod weight_parts;
 
 // The public API: everything the page, the CLI and the tests use, at one path each.
-pub use config::{parse_config, MAX_CONFIG_BYTES};
+pub use config::{parse_config, parse_quantization, Quantization, MAX_CONFIG_BYTES};
 pub use dtype::{Bits, KvDtype, WeightFormat};
 pub use error::EngineError;
 pub use fit::{
@@ -121,3 +122,4 @@ pub use scenario::{
 pub use server::{captured_graphs, decode_query_len, CudaGraphs, SpecMethod};
 pub use settings::{Refusal, Setting, SettingKind, SettingValue, SETTINGS};
 pub use units::{short_count, thousands, Unit, GB, GIB, KIB, MIB};
+pub use weight_parts::{PartFormats, WeightPart, PART_FOLLOWS};

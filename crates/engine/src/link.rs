@@ -448,7 +448,7 @@ pub fn encode_arch(a: &Architecture) -> String {
         parts.extend([("sw", w), ("swl", a.sliding_layers)]);
     }
     if let Some(st) = &a.stored {
-        parts.extend([("wf", st.format.index() as u64), ("wb", st.bytes)]);
+        parts.extend([("wf", stored_format_code(st.format)), ("wb", st.bytes)]);
     }
     if let Some(e) = &a.encoder {
         encode_encoder(e, &mut parts);
@@ -586,6 +586,39 @@ fn decode_encoder(get: &impl Fn(&str) -> Option<u64>, head_dim: u64) -> Option<E
     })
 }
 
+/// The formats as `wf` numbers them: the order `WeightFormat` had when links first carried
+/// them, then each format added since at the end, so a shared link keeps its format.
+const STORED_FORMAT_CODES: [WeightFormat; 20] = [
+    WeightFormat::Fp32,
+    WeightFormat::Bf16,
+    WeightFormat::GgufQ8_0,
+    WeightFormat::Int8,
+    WeightFormat::Fp8,
+    WeightFormat::GgufQ6K,
+    WeightFormat::GgufQ5KM,
+    WeightFormat::GgufQ4KM,
+    WeightFormat::Nf4,
+    WeightFormat::Gptq4,
+    WeightFormat::Awq4,
+    WeightFormat::Nf4Dq,
+    WeightFormat::GgufQ3KM,
+    WeightFormat::GgufQ2K,
+    WeightFormat::Gptq8,
+    WeightFormat::Gptq3,
+    WeightFormat::Fp4,
+    WeightFormat::Fp4Dq,
+    WeightFormat::Mxfp4,
+    WeightFormat::Nvfp4,
+];
+
+/// The number `wf` writes for `format`.
+fn stored_format_code(format: WeightFormat) -> u64 {
+    STORED_FORMAT_CODES
+        .iter()
+        .position(|f| *f == format)
+        .expect("every format has a link code") as u64
+}
+
 /// The checkpoint's exact bytes (`wf`: the format's position, `wb`: bytes): both or neither.
 fn decode_stored(
     format: Option<u64>,
@@ -594,7 +627,7 @@ fn decode_stored(
     match (format, bytes) {
         (None, None) => Ok(None),
         (Some(f), Some(bytes)) => {
-            let format = WeightFormat::ALL
+            let format = STORED_FORMAT_CODES
                 .get(f as usize)
                 .copied()
                 .ok_or_else(|| EngineError::BadArchField("wf".into()))?;
@@ -658,6 +691,21 @@ mod tests {
     use crate::dtype::WeightFormat;
     use crate::gpus::Gpu;
     use crate::scenario::{Job, LoraTargets, Switch, Zero};
+
+    #[test]
+    fn every_format_has_one_stored_code_and_old_codes_keep_their_format() {
+        for f in WeightFormat::ALL {
+            assert_eq!(STORED_FORMAT_CODES[stored_format_code(*f) as usize], *f);
+        }
+        assert_eq!(STORED_FORMAT_CODES.len(), WeightFormat::ALL.len());
+        // links written before FP4, GPTQ 8/3-bit and the fp4 microscaling formats existed
+        let arch =
+            decode_arch("V32000_h4096_f11008_L32_H32_kv32_hd128_tie0_ctx4096_wf9_wb3900000000");
+        assert_eq!(arch.unwrap().stored.unwrap().format, WeightFormat::Gptq4);
+        let arch =
+            decode_arch("V32000_h4096_f11008_L32_H32_kv32_hd128_tie0_ctx4096_wf11_wb3900000000");
+        assert_eq!(arch.unwrap().stored.unwrap().format, WeightFormat::Nf4Dq);
+    }
 
     #[test]
     fn the_default_scenario_encodes_to_a_short_link() {

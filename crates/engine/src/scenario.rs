@@ -12,6 +12,7 @@ use crate::presets;
 use crate::server::{CudaGraphs, SpecMethod};
 use crate::settings::{SettingValue, SETTINGS};
 use crate::units::Unit;
+use crate::weight_parts::PartFormats;
 
 named_enum! {
     /// What the GPU is asked to do.
@@ -35,12 +36,15 @@ impl Job {
     }
 
     /// Whether the job can run on weights stored in `format`: full fine-tuning and LoRA update
-    /// or sit on 16/32-bit weights, QLoRA trains adapters over bitsandbytes' 4-bit NF4 base (the
-    /// only quantized base its backward runs through); inference and serving take any.
+    /// or sit on 16/32-bit weights, QLoRA trains adapters over a bitsandbytes 4-bit base, NF4 or
+    /// FP4 (the quantized bases its backward runs through); inference and serving take any.
     pub fn allows(self, format: WeightFormat) -> bool {
         match self {
             Job::Full | Job::Lora => !format.is_quantized(),
-            Job::Qlora => matches!(format, WeightFormat::Nf4 | WeightFormat::Nf4Dq),
+            Job::Qlora => matches!(
+                format,
+                WeightFormat::Nf4 | WeightFormat::Nf4Dq | WeightFormat::Fp4 | WeightFormat::Fp4Dq
+            ),
             Job::Inference | Job::Serving => true,
             // the formats llama.cpp's quantizer writes (bf16 / fp16 as an f16 file)
             Job::Local => matches!(
@@ -54,6 +58,17 @@ impl Job {
                     | WeightFormat::GgufQ3KM
                     | WeightFormat::GgufQ2K
             ),
+        }
+    }
+
+    /// Whether the job can keep one part of the model in `format` while the rest has another:
+    /// inference and serving any format, QLoRA a frozen 16/32-bit part or a bitsandbytes 4-bit
+    /// one; the other jobs store every part alike.
+    pub fn allows_part(self, format: WeightFormat) -> bool {
+        match self {
+            Job::Inference | Job::Serving => true,
+            Job::Qlora => !format.is_quantized() || self.allows(format),
+            Job::Full | Job::Lora | Job::Local => false,
         }
     }
 }
@@ -408,6 +423,8 @@ pub struct Scenario {
     pub model: ModelChoice,
     pub job: Job,
     pub weights: WeightFormat,
+    /// Parts of the model stored in a format of their own (a mixed checkpoint).
+    pub weight_parts: PartFormats,
     pub kv_dtype: KvDtype,
     /// Micro-batch per GPU (training) or concurrent sequences (inference).
     pub batch: u64,
@@ -553,6 +570,7 @@ impl Default for Scenario {
             model: ModelChoice::Preset("llama-3.1-8b"),
             job: Job::Lora,
             weights: WeightFormat::Bf16,
+            weight_parts: PartFormats::default(),
             kv_dtype: KvDtype::Bf16,
             batch: 4,
             seq: 2_048,
@@ -711,6 +729,16 @@ impl Scenario {
                 format: self.weights,
             });
         }
+        if let Some((_, format)) = self
+            .part_formats()
+            .overridden()
+            .find(|(_, f)| !self.job.allows_part(*f))
+        {
+            return Err(EngineError::FormatNotForJob {
+                job: self.job,
+                format,
+            });
+        }
         if self.job.is_training() && self.optimizer_in_backward && self.grad_accum > 1 {
             return Err(EngineError::StepInBackwardAccumulates {
                 steps: self.grad_accum,
@@ -743,6 +771,9 @@ impl Scenario {
             match &e {
                 EngineError::TpDoesNotDivide { .. } => self.tp = 1,
                 EngineError::PpDoesNotDivide { .. } => self.pp = 1,
+                EngineError::FormatNotForJob { format, .. } if *format != self.weights => {
+                    self.weight_parts = d.weight_parts
+                }
                 EngineError::FormatNotForJob { .. } => self.weights = d.weights,
                 EngineError::NoLoraTargets => self.lora_targets = d.lora_targets,
                 EngineError::StepInBackwardAccumulates { .. } => self.optimizer_in_backward = false,
@@ -799,6 +830,35 @@ impl Scenario {
             _ => s.seq = tokens,
         }
         s
+    }
+
+    /// The parts stored in a format of their own, for the jobs that can mix formats (the others
+    /// store every part alike and ignore them).
+    pub fn part_formats(&self) -> PartFormats {
+        let mixes = self.weight_parts.overridden().next().is_some()
+            && !matches!(self.job, Job::Full | Job::Lora | Job::Local);
+        if mixes {
+            self.weight_parts
+        } else {
+            PartFormats::default()
+        }
+    }
+
+    /// Takes the format and the parts' formats a checkpoint's config.json names, except those
+    /// `chosen` already (by link key) and those the job cannot use.
+    pub fn apply_quantization(
+        &mut self,
+        q: &crate::config::Quantization,
+        chosen: impl Fn(&str) -> bool,
+    ) {
+        if !chosen("w") && self.job.allows(q.format) {
+            self.weights = q.format;
+        }
+        for (part, format) in q.parts.overridden() {
+            if !chosen(part.key()) && self.job.allows_part(format) {
+                self.weight_parts.set(part, Some(format));
+            }
+        }
     }
 
     /// The quantization QLoRA uses when the chosen weights are not quantized.

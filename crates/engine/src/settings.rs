@@ -16,6 +16,7 @@ use crate::scenario::{
 };
 use crate::server::{CudaGraphs, SpecMethod};
 use crate::units::Unit;
+use crate::weight_parts::{WeightPart, PART_FOLLOWS};
 
 /// A setting's value as the registry reads and writes it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -118,6 +119,14 @@ impl Setting {
                 .iter()
                 .filter(|f| s.job.allows(**f))
                 .map(|f| f.key())
+                .collect(),
+            _ if WeightPart::from_key(self.key).is_some() => std::iter::once(PART_FOLLOWS)
+                .chain(
+                    WeightFormat::ALL
+                        .iter()
+                        .filter(|f| !mixes_formats(s) || s.job.allows_part(**f))
+                        .map(|f| f.key()),
+                )
                 .collect(),
             _ => self.keys(),
         }
@@ -274,6 +283,17 @@ fn local_mac(s: &Scenario) -> bool {
 fn local_ram(s: &Scenario) -> bool {
     s.job == Job::Local && s.machine != LocalMachine::Mac
 }
+/// A job that can keep parts of the model in formats of their own (not a full fine-tune, not
+/// LoRA over 16-bit weights, not a GGUF file's own per-tensor types).
+fn mixes_formats(s: &Scenario) -> bool {
+    matches!(s.job, Job::Inference | Job::Serving | Job::Qlora)
+}
+/// A part's choices: follow the weights' format, or one of the formats.
+fn part_format_keys() -> Vec<&'static str> {
+    std::iter::once(PART_FOLLOWS)
+        .chain(WeightFormat::ALL.iter().map(|f| f.key()))
+        .collect()
+}
 fn cache_type_keys() -> Vec<&'static str> {
     CACHE_TYPES.iter().map(|t| t.name()).collect()
 }
@@ -355,6 +375,29 @@ macro_rules! number {
     };
 }
 
+/// The format one part of the model is stored in (`auto`: the weights' format).
+macro_rules! part_format {
+    ($part:expr, $flag:literal, $id:literal) => {
+        Setting {
+            key: $part.key(),
+            flag: $flag,
+            id: $id,
+            value_hint: "F",
+            kind: SettingKind::Choice,
+            applies: mixes_formats,
+            read: |s| {
+                SettingValue::Choice(s.weight_parts.get($part).map_or(PART_FOLLOWS, |f| f.key()))
+            },
+            write: |s, v| {
+                if let SettingValue::Choice(k) = v {
+                    s.weight_parts.set($part, WeightFormat::from_key(k));
+                }
+            },
+            keys: part_format_keys,
+        }
+    };
+}
+
 /// A llama.cpp cache type (`--cache-type-k/-v`) over a `GgmlType` field.
 macro_rules! cache_type {
     ($key:literal, $flag:literal, $id:literal, $field:ident) => {
@@ -411,6 +454,18 @@ pub static SETTINGS: &[Setting] = &[
         weights,
         weights_chosen
     ),
+    part_format!(
+        WeightPart::Embeddings,
+        "weights-embeddings",
+        "weights-embeddings"
+    ),
+    part_format!(
+        WeightPart::Attention,
+        "weights-attention",
+        "weights-attention"
+    ),
+    part_format!(WeightPart::Mlp, "weights-mlp", "weights-mlp"),
+    part_format!(WeightPart::Head, "weights-head", "weights-head"),
     choice!(
         "kv",
         "kv",

@@ -10,8 +10,9 @@
 //!
 //! - `["measurement", full]`: a measurement in [`Measurement::to_full_link`] form; the page reads
 //!   it back with `Measurement::from_full_link` (the link codec is in the page anyway);
-//! - `["architecture", arch]`: a model's architecture in [`encode_arch`] form (the link's custom
-//!   model); the page reads it back with `decode_arch`;
+//! - `["architecture", arch, quantization]`: a model's architecture in [`encode_arch`] form (the
+//!   link's custom model), which the page reads back with `decode_arch`, and the quantization its
+//!   config.json names in `Quantization::to_text` form (empty when none);
 //! - `["hub", arch, owner/name@revision, YYYY-MM-DD, english, chinese]`: a model read from the
 //!   Hub (`read_hub`, see `hub/`): its architecture with the files' exact bytes, where and when
 //!   it was read (the link's `hf=` and `hfd=`), and what was read, lines joined by `\n`;
@@ -37,7 +38,8 @@
 //! [`encode_arch`]: vram_engine::encode_arch
 
 use vram_engine::{
-    encode_arch, parse_config, parse_measurement, MeasureError, MAX_MEASUREMENT_BYTES,
+    encode_arch, parse_config, parse_measurement, parse_quantization, MeasureError,
+    MAX_MEASUREMENT_BYTES,
 };
 use vram_text::{error, measure_error, Lang};
 use wasm_bindgen::prelude::wasm_bindgen;
@@ -56,8 +58,9 @@ pub const LANGS: [Lang; 2] = [Lang::En, Lang::Zh];
 pub enum Reply {
     /// A measurement, in full link form.
     Measurement(String),
-    /// A model's architecture, in link form.
-    Architecture(String),
+    /// A model's architecture, in link form, and the quantization its config.json names as
+    /// link pairs (`w=mxfp4&wa=bf16`; empty when it names none).
+    Architecture { arch: String, quantization: String },
     /// A model read from the Hub: its architecture in link form, `owner/name@revision`, the
     /// day it was read, and what was read (lines joined by `\n`), one text per [`LANGS`] entry.
     Hub {
@@ -92,7 +95,9 @@ impl Reply {
     pub fn into_parts(self) -> Vec<String> {
         match self {
             Reply::Measurement(full) => vec!["measurement".into(), full],
-            Reply::Architecture(arch) => vec!["architecture".into(), arch],
+            Reply::Architecture { arch, quantization } => {
+                vec!["architecture".into(), arch, quantization]
+            }
             Reply::Hub {
                 arch,
                 source,
@@ -154,12 +159,18 @@ pub fn measurement_too_large(bytes: f64) -> Vec<String> {
 /// A Hugging Face config.json read as a model's architecture, or why not.
 pub fn config_reply(text: &str) -> Reply {
     match parse_config(text) {
-        Ok(arch) => Reply::Architecture(encode_arch(&arch)),
+        Ok(arch) => Reply::Architecture {
+            arch: encode_arch(&arch),
+            quantization: parse_quantization(text)
+                .ok()
+                .flatten()
+                .map_or(String::new(), |q| q.to_text()),
+        },
         Err(e) => Reply::Error(LANGS.map(|l| error(l, &e))),
     }
 }
 
-/// `config_reply` for the page: `["architecture", arch]` or `["error", en, zh]`.
+/// `config_reply` for the page: `["architecture", arch, quantization]` or `["error", en, zh]`.
 #[wasm_bindgen]
 pub fn read_config(text: &str) -> Vec<String> {
     config_reply(text).into_parts()
@@ -214,12 +225,26 @@ mod tests {
 
     #[test]
     fn a_config_comes_back_as_an_architecture_the_page_reads_to_the_same_model() {
-        let Reply::Architecture(arch) = config_reply(LLAMA_CONFIG) else {
+        let Reply::Architecture { arch, quantization } = config_reply(LLAMA_CONFIG) else {
             panic!("no architecture from the config");
         };
+        assert_eq!(quantization, "");
         let a = decode_arch(&arch).unwrap();
         assert_eq!(a, parse_config(LLAMA_CONFIG).unwrap());
         assert_eq!((a.hidden, a.layers, a.kv_heads), (4096, 32, 8));
+    }
+
+    #[test]
+    fn a_quantized_config_comes_back_with_its_format_and_parts_as_link_pairs() {
+        let config = LLAMA_CONFIG.replace(
+            "\"tie_word_embeddings\": false",
+            r#""tie_word_embeddings": false, "quantization_config": {"quant_method": "bitsandbytes",
+            "load_in_4bit": true, "llm_int8_skip_modules": ["lm_head", "self_attn"]}"#,
+        );
+        let Reply::Architecture { quantization, .. } = config_reply(&config) else {
+            panic!("no architecture from the config");
+        };
+        assert_eq!(quantization, "w=fp4&wa=bf16&wh=bf16");
     }
 
     #[test]

@@ -8,6 +8,22 @@ use crate::Lang;
 const LABELS: &[(&str, &str, &str)] = &[
     ("job", "Job", "任务"),
     ("weights", "Weights", "权重格式"),
+    (
+        "weights-embeddings",
+        "Embeddings stored as",
+        "嵌入层的存储格式",
+    ),
+    (
+        "weights-attention",
+        "Attention stored as",
+        "注意力的存储格式",
+    ),
+    (
+        "weights-mlp",
+        "MLP / experts stored as",
+        "MLP / 专家的存储格式",
+    ),
+    ("weights-head", "Output head stored as", "输出头的存储格式"),
     ("kv-dtype", "KV cache dtype", "KV Cache 精度"),
     ("optimizer", "Optimizer", "优化器"),
     ("ckpt", "Gradient checkpointing", "梯度检查点"),
@@ -188,6 +204,26 @@ const LABELS: &[(&str, &str, &str)] = &[
 /// (id, English help, Chinese help): one line on what each setting changes (the CLI's --help).
 /// A table of its own, so that a shell that shows no help does not carry it.
 const HELP: &[(&str, &str, &str)] = &[
+    (
+        "weights-embeddings",
+        "a mixed checkpoint: the token embeddings' own format (auto: 16-bit, or the GGUF mix's)",
+        "混合格式的检查点：词嵌入自己的格式（auto：16 位，或 GGUF 混合方案的格式）",
+    ),
+    (
+        "weights-attention",
+        "a mixed checkpoint: the attention projections' own format (auto: the weights' format)",
+        "混合格式的检查点：注意力投影自己的格式（auto：与权重格式相同）",
+    ),
+    (
+        "weights-mlp",
+        "a mixed checkpoint: the MLP's or the experts' own format, routers included (gpt-oss: mxfp4)",
+        "混合格式的检查点：MLP 或专家自己的格式，含路由器（gpt-oss：mxfp4）",
+    ),
+    (
+        "weights-head",
+        "a mixed checkpoint: the output head's own format (auto: 16-bit unless quantized with the layers)",
+        "混合格式的检查点：输出头自己的格式（auto：16 位，除非与各层一起量化）",
+    ),
     (
         "max-loras",
         "vLLM --max-loras: LoRA adapter slots allocated at start-up (0: off)",

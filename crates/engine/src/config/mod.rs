@@ -4,7 +4,10 @@
 mod encdec;
 mod fields;
 mod parts;
+mod quant;
 mod vision;
+
+pub use quant::{parse_quantization, Quantization};
 
 use crate::json::{self, Value};
 

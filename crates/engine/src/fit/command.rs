@@ -76,8 +76,14 @@ fn quantization(w: WeightFormat) -> Option<&'static str> {
         WeightFormat::Fp32 | WeightFormat::Bf16 => None,
         WeightFormat::Fp8 => Some("fp8"),
         WeightFormat::Awq4 => Some("awq"),
-        WeightFormat::Gptq4 => Some("gptq"),
-        WeightFormat::Int8 | WeightFormat::Nf4 | WeightFormat::Nf4Dq => Some("bitsandbytes"),
+        WeightFormat::Gptq8 | WeightFormat::Gptq4 | WeightFormat::Gptq3 => Some("gptq"),
+        WeightFormat::Mxfp4 => Some("mxfp4"),
+        WeightFormat::Nvfp4 => Some("modelopt_fp4"),
+        WeightFormat::Int8
+        | WeightFormat::Nf4
+        | WeightFormat::Nf4Dq
+        | WeightFormat::Fp4
+        | WeightFormat::Fp4Dq => Some("bitsandbytes"),
         _ => Some("gguf"),
     }
 }

@@ -2,7 +2,9 @@
 //! LoRA adapters that train beside them.
 
 use super::{Budget, Component, Phase};
+use crate::dtype::{Bits, WeightFormat};
 use crate::formula::{Arg, Formula, Msg};
+use crate::weight_parts::WeightPart;
 
 use crate::model::{Architecture, Encoder};
 use crate::scenario::{DpFramework, Job, Offload, Scenario, Zero};
@@ -52,7 +54,11 @@ impl Budget<'_> {
         // server measures its KV pool after loading, so serving has no such moment); a
         // checkpoint saved already quantized loads as it is
         let prequantized = self.stored_bytes().is_some();
-        if self.format.quantizes_on_load() && self.scenario.job != Job::Serving && !prequantized {
+        let quantizes_on_load = self.format.quantizes_on_load()
+            || (self.scenario.part_formats())
+                .overridden()
+                .any(|(_, f)| f.quantizes_on_load());
+        if quantizes_on_load && self.scenario.job != Job::Serving && !prequantized {
             let (largest, copy) = self.largest_in_16_bit();
             self.push(Component::Weights, Phase::Load, copy, |_| {
                 Formula::of(Msg::QuantizingOnLoad, &[Arg::Count(largest)]).equals(copy)
@@ -64,6 +70,10 @@ impl Budget<'_> {
     pub(super) fn weight_bytes(&self) -> u64 {
         if let Some(bytes) = self.stored_bytes() {
             return div_ceil(bytes, self.tp);
+        }
+        if !self.scenario.part_formats().is_empty() {
+            let sum = self.part_counts().iter().map(|c| c.bytes()).sum::<u64>();
+            return div_ceil(sum, self.tp);
         }
         let p = &self.params;
         let format = self.format;
@@ -92,6 +102,43 @@ impl Budget<'_> {
             .map(|st| st.bytes)
     }
 
+    /// Each part's parameters and bits when the checkpoint mixes formats: embeddings, attention,
+    /// MLP / experts (routers and shared experts with them), head, and the small tensors (16-bit).
+    fn part_counts(&self) -> [PartCount; 5] {
+        let p = &self.params;
+        let parts = self.scenario.part_formats();
+        let own = |part: WeightPart| parts.get(part).map(WeightFormat::bits);
+        let format = self.format;
+        let embedding_bits = own(WeightPart::Embeddings).unwrap_or(format.embedding_bits());
+        let head_bits = own(WeightPart::Head).unwrap_or(match self.quantized_head() {
+            Some(_) => format.bits(),
+            None => format.embedding_bits(),
+        });
+        // a tied head stored in another format than the embeddings is its own copy
+        let head = if p.head == 0 && self.stage.head && head_bits != embedding_bits {
+            prod(&[self.arch.vocab, self.arch.hidden])
+        } else {
+            p.head
+        };
+        let attention = prod(&[self.arch.layers, self.arch.attention_params()]).min(p.linear);
+        let attention_bits = own(WeightPart::Attention).unwrap_or(
+            if self.scenario.attention_16bit && format.is_quantized() {
+                Bits::new(16, 1)
+            } else {
+                format.bits()
+            },
+        );
+        let mlp_bits = own(WeightPart::Mlp).unwrap_or(format.bits());
+        let small_bits = Bits::new(8 * format.compute_bytes(), 1);
+        [
+            PartCount::new(p.embedding, embedding_bits),
+            PartCount::new(attention, attention_bits),
+            PartCount::new(p.linear - attention, mlp_bits),
+            PartCount::new(head, head_bits),
+            PartCount::new(p.small + p.extra, small_bits),
+        ]
+    }
+
     /// The weights' formula up to the sharding: what each part counts and its bits.
     fn weights_formula(&self) -> Formula {
         if let Some(bytes) = self.stored_bytes() {
@@ -99,6 +146,17 @@ impl Budget<'_> {
                 Msg::WeightsFromFiles,
                 &[Arg::Bytes(bytes), Arg::Format(self.format)],
             );
+            self.tensor_parallel_clause(&mut f);
+            return f;
+        }
+        if !self.scenario.part_formats().is_empty() {
+            let args: Vec<Arg> = self
+                .part_counts()
+                .iter()
+                .flat_map(|c| [Arg::Count(c.params), Arg::Bits(c.bits.as_f64())])
+                .collect();
+            let mut f = Formula::of(Msg::WeightsByPart, &args);
+            self.stage_clause(&mut f);
             self.tensor_parallel_clause(&mut f);
             return f;
         }
@@ -222,6 +280,23 @@ impl Budget<'_> {
                 Formula::of(Msg::LoraAdapters, &args).equals(bytes)
             });
         }
+    }
+}
+
+/// One part's parameters and the bits each is stored in.
+#[derive(Clone, Copy, Debug)]
+struct PartCount {
+    params: u64,
+    bits: Bits,
+}
+
+impl PartCount {
+    fn new(params: u64, bits: Bits) -> PartCount {
+        PartCount { params, bits }
+    }
+
+    fn bytes(self) -> u64 {
+        self.bits.bytes(self.params)
     }
 }
 

@@ -33,7 +33,11 @@ named_enum! {
         Fp8 => ("fp8", "FP8"),
         Bnb4 => ("bnb4", "bitsandbytes 4-bit"),
         Bnb4Nested => ("bnb4dq", "bitsandbytes 4-bit, double quant"),
+        Bnb4Fp4 => ("bnbfp4", "bitsandbytes FP4"),
+        Bnb4Fp4Nested => ("bnbfp4dq", "bitsandbytes FP4, double quant"),
         Bnb8 => ("bnb8", "bitsandbytes LLM.int8"),
+        Mxfp4 => ("mxfp4", "MXFP4 blocks and scales"),
+        Nvfp4 => ("nvfp4", "NVFP4"),
     }
 }
 
@@ -87,12 +91,21 @@ impl FileWeights {
                 SafeDtype::F32 => Some(WeightFormat::Fp32),
                 _ => None,
             },
-            QuantScheme::Gptq => (self.packed_bits == 4).then_some(WeightFormat::Gptq4),
+            QuantScheme::Gptq => match self.packed_bits {
+                8 => Some(WeightFormat::Gptq8),
+                4 => Some(WeightFormat::Gptq4),
+                3 => Some(WeightFormat::Gptq3),
+                _ => None,
+            },
             QuantScheme::Awq => (self.packed_bits == 4).then_some(WeightFormat::Awq4),
             QuantScheme::Fp8 => Some(WeightFormat::Fp8),
             QuantScheme::Bnb4 => Some(WeightFormat::Nf4),
             QuantScheme::Bnb4Nested => Some(WeightFormat::Nf4Dq),
+            QuantScheme::Bnb4Fp4 => Some(WeightFormat::Fp4),
+            QuantScheme::Bnb4Fp4Nested => Some(WeightFormat::Fp4Dq),
             QuantScheme::Bnb8 => Some(WeightFormat::Int8),
+            QuantScheme::Mxfp4 => Some(WeightFormat::Mxfp4),
+            QuantScheme::Nvfp4 => Some(WeightFormat::Nvfp4),
         }
     }
 
@@ -116,27 +129,59 @@ pub fn tensor_role(name: &str, dtype: SafeDtype, scheme: QuantScheme) -> TensorR
         "qweight" => TensorRole::Packed,
         "qzeros" => TensorRole::ZeroPoint,
         "g_idx" => TensorRole::GroupIndex,
-        "scales" | "weight_scale" | "input_scale" | "weight_scale_inv" | "absmax"
-        | "nested_absmax" | "SCB" => TensorRole::Scale,
+        "scales"
+        | "weight_scale"
+        | "input_scale"
+        | "weight_scale_inv"
+        | "absmax"
+        | "nested_absmax"
+        | "SCB"
+        | "weight_scale_2"
+        | "weight_global_scale"
+        | "input_global_scale" => TensorRole::Scale,
         // rotary frequencies and causal masks that older exporters saved with the weights
         "inv_freq" | "masked_bias" => TensorRole::Buffer,
-        "weight" if dtype == SafeDtype::U8 && is_bnb4(scheme) => TensorRole::Packed,
+        // compressed-tensors names NVFP4's packed weights `weight_packed`
+        "weight" | "weight_packed" if dtype == SafeDtype::U8 && packs_two_a_byte(scheme) => {
+            TensorRole::Packed
+        }
+        // gpt-oss's experts: `gate_up_proj_blocks` (two e2m1 a byte) and `gate_up_proj_scales`
+        _ if scheme == QuantScheme::Mxfp4 && last.ends_with("_blocks") => TensorRole::Packed,
+        _ if scheme == QuantScheme::Mxfp4 && last.ends_with("_scales") => TensorRole::Scale,
         _ => TensorRole::Weight,
     }
 }
 
-fn is_bnb4(scheme: QuantScheme) -> bool {
-    matches!(scheme, QuantScheme::Bnb4 | QuantScheme::Bnb4Nested)
+/// Schemes whose packed weights are uint8 bytes of two 4-bit values.
+fn packs_two_a_byte(scheme: QuantScheme) -> bool {
+    matches!(
+        scheme,
+        QuantScheme::Bnb4
+            | QuantScheme::Bnb4Nested
+            | QuantScheme::Bnb4Fp4
+            | QuantScheme::Bnb4Fp4Nested
+            | QuantScheme::Mxfp4
+            | QuantScheme::Nvfp4
+    )
 }
 
 /// The scheme the tensor names show.
 pub fn quant_scheme<'a>(tensors: impl Iterator<Item = &'a SafeTensor> + Clone) -> QuantScheme {
     let ends = |suffix: &str| tensors.clone().any(|t| t.name().ends_with(suffix));
     let contains = |part: &str| tensors.clone().any(|t| t.name().contains(part));
-    if ends(".nested_absmax") {
+    let fp4 = contains(".quant_state.bitsandbytes__fp4");
+    if ends(".nested_absmax") && fp4 {
+        QuantScheme::Bnb4Fp4Nested
+    } else if ends(".nested_absmax") {
         QuantScheme::Bnb4Nested
+    } else if fp4 {
+        QuantScheme::Bnb4Fp4
     } else if ends(".absmax") || contains(".quant_state.bitsandbytes__") {
         QuantScheme::Bnb4
+    } else if ends("_blocks") && ends("_scales") {
+        QuantScheme::Mxfp4
+    } else if ends(".weight_scale_2") || ends(".weight_global_scale") {
+        QuantScheme::Nvfp4
     } else if ends(".SCB") {
         QuantScheme::Bnb8
     } else if ends(".qweight") {
@@ -168,13 +213,16 @@ pub fn size_weights<'a>(
         total.add(t.bytes());
         dtypes[t.dtype().index()].add(t.bytes());
         roles[role.index()].add(t.bytes());
-        let per_element = match role {
-            TensorRole::Weight => 1,
-            TensorRole::Packed if is_bnb4(scheme) => 2,
-            TensorRole::Packed => t.dtype().bits() / packed_bits.clamp(1, 32),
+        // a packed word holds its bits ÷ the packed bits weights (3-bit GPTQ: 32 in three int32)
+        let unpacked = match role {
+            TensorRole::Weight => t.elements(),
+            TensorRole::Packed if packs_two_a_byte(scheme) => t.elements().saturating_mul(2),
+            TensorRole::Packed => {
+                t.elements().saturating_mul(t.dtype().bits()) / packed_bits.clamp(1, 32)
+            }
             _ => 0,
         };
-        params = params.saturating_add(t.elements().saturating_mul(per_element));
+        params = params.saturating_add(unpacked);
     }
     FileWeights {
         total,
@@ -267,7 +315,7 @@ mod tests {
     }
 
     #[test]
-    fn eight_bit_gptq_unpacks_four_weights_a_word_and_matches_no_format() {
+    fn eight_bit_gptq_unpacks_four_weights_a_word_and_is_gptq8() {
         let ts = header(&[
             ("l.qweight", "I32", &[32, 64]),
             ("l.qzeros", "I32", &[1, 16]),
@@ -277,6 +325,26 @@ mod tests {
         let w = size_weights(ts.iter(), 8);
         assert_eq!(w.scheme, QuantScheme::Gptq);
         assert_eq!(w.params, 128 * 64);
-        assert_eq!(w.stored_format(), None);
+        assert_eq!(w.stored_format(), Some(WeightFormat::Gptq8));
+    }
+
+    #[test]
+    fn three_bit_gptq_unpacks_thirty_two_weights_from_three_words() {
+        // AutoGPTQ packs 3-bit weights across word boundaries: 128 input rows in 12 int32 rows
+        let ts = header(&[
+            ("l.qweight", "I32", &[12, 64]),
+            ("l.qzeros", "I32", &[1, 6]),
+            ("l.scales", "F16", &[1, 64]),
+            ("l.g_idx", "I32", &[128]),
+        ]);
+        let w = size_weights(ts.iter(), 3);
+        assert_eq!(w.params, 128 * 64);
+        assert_eq!(w.stored_format(), Some(WeightFormat::Gptq3));
+    }
+
+    #[test]
+    fn five_bit_gptq_matches_no_format() {
+        let ts = header(&[("l.qweight", "I32", &[20, 64]), ("l.g_idx", "I32", &[128])]);
+        assert_eq!(size_weights(ts.iter(), 5).stored_format(), None);
     }
 }

@@ -926,7 +926,13 @@ fn weight_format(c: &Value, n: &Value, notes: &mut Vec<String>) -> Result<Weight
             WeightFormat::Nf4Dq
         }
         "nf4" => WeightFormat::Nf4,
+        "fp4" if dq => WeightFormat::Fp4Dq,
+        "fp4" => WeightFormat::Fp4,
+        "gptq8" => WeightFormat::Gptq8,
         "gptq4" => WeightFormat::Gptq4,
+        "gptq3" => WeightFormat::Gptq3,
+        "mxfp4" => WeightFormat::Mxfp4,
+        "nvfp4" => WeightFormat::Nvfp4,
         "awq4" => WeightFormat::Awq4,
         "fp8" => WeightFormat::Fp8,
         "int8" => WeightFormat::Int8,

@@ -64,6 +64,8 @@ pub(super) const SENTENCES: &[(Msg, &str, &str)] = &[
             "{0} 线性层参数 + {1} 输出头参数（也被量化）× {2} 位 + {3} 嵌入层参数 × {4} 位 + {5} 归一化/偏置参数 × {6} B"),
     (Msg::WeightsTiedHeadQuantized, "{0} linear + {1} head (quantized too, so no longer tied) × {2} bits + {3} embeddings × {4} bits + {5} norms/biases × {6} B",
             "{0} 线性层参数 + {1} 输出头参数（也被量化，因此不再与嵌入层共享）× {2} 位 + {3} 嵌入层参数 × {4} 位 + {5} 归一化/偏置参数 × {6} B"),
+    (Msg::WeightsByPart, "{0} embeddings × {1} bits + {2} attention × {3} bits + {4} MLP/experts × {5} bits + {6} head × {7} bits + {8} norms/biases × {9} bits (each part in its own format)",
+            "{0} 嵌入层参数 × {1} 位 + {2} 注意力参数 × {3} 位 + {4} MLP/专家参数 × {5} 位 + {6} 输出头参数 × {7} 位 + {8} 归一化/偏置参数 × {9} 位（各部分按各自的格式）"),
     (Msg::WeightsAttention16, ", of which {0} attention params stay 16-bit (× 2 B, not {1} bits)",
             "，其中 {0} 个注意力参数保持 16 位（× 2 B，而不是 {1} 位）"),
     (Msg::WeightsZero3, " ÷ {0} GPUs (ZeRO-3 shards weights)",
