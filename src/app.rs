@@ -286,6 +286,7 @@ const ADVANCED_PANEL: &[(&str, Look)] = &[
     ("local-batch", Look::Plain),
     ("local-ubatch", Look::Plain),
     ("local-mmap", Look::Plain),
+    ("local-op-offload", Look::Plain),
 ];
 const HEADER_PANEL: &[(&str, Look)] = &[("unit", Look::Buttons)];
 

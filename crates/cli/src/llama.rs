@@ -22,7 +22,7 @@ pub const USAGE: &str = "
 LLAMA.CPP / OLLAMA (a GGUF file; names follow llama-server's flags):
     --gguf FILE  [--gguf-alt FILE …]  --ngl N  --ctx N  --parallel N  --kv-unified
     --batch-size N  --ubatch-size N  --cache-type-k T  --cache-type-v T  --flash-attn on|off
-    --no-mmap  --swa-full  --n-cpu-moe N  --tensor-split A,B
+    --no-mmap  --no-op-offload  --swa-full  --n-cpu-moe N  --tensor-split A,B
     --gpu KEY (rtx4090)  |  --mac M3-MAX-64 [--wired-limit-mb N]  |  --cpu-only
     --ram GIB  --ram-bandwidth GBPS (89.6)  --json  --lang en|zh
 ";
@@ -198,6 +198,7 @@ fn parse(argv: &[String]) -> Result<Args, String> {
             }
             "--no-mmap" => s.mmap = false,
             "--swa-full" => s.swa_full = true,
+            "--no-op-offload" => s.op_offload = false,
             "--n-cpu-moe" | "-ncmoe" => {
                 s.cpu_moe_layers = count(LlamaFlag::CpuMoe, &value()?, 0, MAX_LAYERS_FLAG)?
             }

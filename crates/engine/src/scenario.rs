@@ -518,6 +518,8 @@ pub struct Scenario {
     pub mmap: bool,
     /// `--n-cpu-moe N`: the experts of the first N layers stay in CPU RAM.
     pub cpu_moe: u64,
+    /// Op offload on (llama.cpp's default) or `--no-op-offload`.
+    pub op_offload: bool,
     pub machine: LocalMachine,
     /// A Mac: the chip's key in the catalog and its memory in GB.
     pub mac_chip: &'static str,
@@ -608,6 +610,7 @@ impl Default for Scenario {
             flash_attn: true,
             mmap: true,
             cpu_moe: 0,
+            op_offload: true,
             machine: LocalMachine::Gpu,
             mac_chip: "M4-MAX",
             mac_memory_gb: 64,

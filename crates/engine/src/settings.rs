@@ -625,6 +625,7 @@ pub static SETTINGS: &[Setting] = &[
     local_switch!("fa", "flash-attn", "local-fa", flash_attn),
     local_switch!("mmap", "mmap", "local-mmap", mmap),
     number!("ncm", "n-cpu-moe", "local-ncmoe", cpu_moe, 0, 65_536, slider 0, 128, false, false, local),
+    local_switch!("oo", "op-offload", "local-op-offload", op_offload),
     choice!(
         "mch",
         "machine",

@@ -165,6 +165,11 @@ const LABELS: &[(&str, &str, &str)] = &[
         "MoE experts kept in CPU RAM (--n-cpu-moe)",
         "留在 CPU 内存的 MoE 专家层 (--n-cpu-moe)",
     ),
+    (
+        "local-op-offload",
+        "GPU runs big batches on host weights (off: --no-op-offload)",
+        "GPU 代算主机权重上的大批次（关：--no-op-offload）",
+    ),
     ("local-machine", "Machine", "机器"),
     ("local-mac", "Mac chip", "Mac 芯片"),
     ("local-mac-memory", "Mac memory (GB)", "Mac 内存 (GB)"),
@@ -497,6 +502,11 @@ const HELP: &[(&str, &str, &str)] = &[
         "local-ncmoe",
         "llama.cpp --n-cpu-moe N: the experts of the first N layers stay in CPU RAM",
         "llama.cpp 的 --n-cpu-moe N：前 N 层的专家权重留在 CPU 内存",
+    ),
+    (
+        "local-op-offload",
+        "with layers in CPU RAM, the GPU runs a micro-batch of 32+ tokens itself, copying each host weight into its compute buffer one at a time; llama.cpp --no-op-offload turns it off",
+        "有层留在 CPU 内存时，32 个以上 token 的微批由 GPU 计算，每个主机权重逐个复制进 GPU 的计算缓冲区；llama.cpp 的 --no-op-offload 关闭此行为",
     ),
     (
         "local-machine",

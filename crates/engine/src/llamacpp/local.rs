@@ -68,6 +68,7 @@ pub fn local_settings(s: &Scenario) -> LlamaSettings {
         mmap: s.mmap,
         swa_full: false,
         cpu_moe_layers: s.cpu_moe,
+        op_offload: s.op_offload,
         tensor_split: vec![1.0; gpus],
     }
 }
