@@ -3,6 +3,7 @@
 mod flags;
 mod hub;
 mod llama;
+mod llama_flags;
 mod measured;
 
 use std::process::ExitCode;
