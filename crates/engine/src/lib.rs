@@ -61,9 +61,10 @@ pub use fit::{
 };
 pub use formula::{Arg, Clause, Formula, Msg};
 pub use gguf::{
-    read_gguf, DraftValue, GgmlType, GgufDraft, GgufError, GgufHeader, GgufLimit, GgufSummary,
-    Hyperparameters, LayerCounts, LayerTensors, MetaArray, MetaValue, MetadataEntry, SummaryError,
-    TensorGroup, TensorInfo, ValueType, STORED_ARRAY_MAX,
+    read_gguf, Detail as GgufDetail, DraftValue, GgmlType, GgufDraft, GgufError, GgufHeader,
+    GgufLimit, GgufSummary, Hyperparameters, LayerCounts, LayerTensors, MetaArray, MetaValue,
+    MetadataEntry, SummaryError, TensorGroup, TensorInfo, ValueType, PADDING_PER_TENSOR,
+    STORED_ARRAY_MAX,
 };
 pub use gpus::{Gpu, CAPACITY_LINES_GIB};
 pub use hub::{
@@ -78,7 +79,7 @@ pub use json::{
 pub use link::{
     decode as decode_link, decode_arch, decode_gguf_unread as decode_link_gguf_unread,
     decode_pairs, encode as encode_link, encode_arch, pairs as link_pairs, parse_param_count,
-    Decoded, Ignored, Notice, PageSettings, MAX_LINK_CHARS,
+    Decoded, Ignored, Notice, PageSettings, LINK_ADDRESS_ROOM, MAX_LINK_CHARS,
 };
 pub use llamacpp::{
     best_quant, decode_bound, gpu_bandwidth, is_expert, launch_commands, local_header,

@@ -1,6 +1,9 @@
 //! Errors, refused values and link notices as sentences.
 
-use vram_engine::{EngineError, Ignored, Job, JsonProblem, Notice, Refusal, Setting};
+use vram_engine::{
+    EngineError, GgufDetail, Ignored, Job, JsonProblem, Notice, Refusal, Setting,
+    PADDING_PER_TENSOR,
+};
 
 use crate::settings::{setting_label, setting_name};
 use crate::{shown, Lang};
@@ -227,6 +230,41 @@ pub fn notice(lang: Lang, n: &Notice) -> String {
         // a link's measurement fails only as BadLink (`Measurement::from_link`); naming it here
         // keeps the other reading errors' sentences out of the page's first load
         Notice::BadMeasurement(_) => crate::measured::bad_link(lang).into(),
+        Notice::GgufDetail(detail) => gguf_detail(lang, *detail),
+        Notice::GgufLeftOut(name) => match zh {
+            false => format!(
+                "the GGUF file {} was too detailed for a link and was left out; pick it again",
+                shown(name)
+            ),
+            true => format!(
+                "GGUF 文件 {} 的细节太多，链接放不下，已略去；请重新选择该文件",
+                shown(name)
+            ),
+        },
+    }
+}
+
+/// What a coarsened GGUF summary in a link keeps.
+fn gguf_detail(lang: Lang, detail: GgufDetail) -> String {
+    let pad = PADDING_PER_TENSOR;
+    match (detail, lang == Lang::Zh) {
+        (GgufDetail::Tensors, false) => "the link holds every tensor of the GGUF file".into(),
+        (GgufDetail::Tensors, true) => "链接保存了 GGUF 文件的每个张量".into(),
+        (GgufDetail::LayerBytes, false) => format!(
+            "to fit in a link, the GGUF file was kept as each layer's exact bytes rather than its \
+             tensors: buffers match the file up to each tensor's GPU padding (at most {pad} bytes a tensor)"
+        ),
+        (GgufDetail::LayerBytes, true) => format!(
+            "为放进链接，GGUF 文件只保存了每层的精确字节数而非各个张量：各缓冲区与原文件相符，\
+             差别只在每个张量的 GPU 填充（每个张量至多 {pad} 字节）"
+        ),
+        (GgufDetail::ModelBytes, false) => "to fit in a link, the GGUF file was kept as the layers' exact \
+             total bytes, spread evenly over the layers: with some layers off the GPU, VRAM and RAM are \
+             approximate"
+            .into(),
+        (GgufDetail::ModelBytes, true) => "为放进链接，GGUF 文件只保存了各层的精确总字节数，并平均分到每层：\
+             部分层不在 GPU 上时，显存和内存只是近似值"
+            .into(),
     }
 }
 
