@@ -20,10 +20,10 @@ pub const USAGE: &str = "
 LLAMA.CPP / OLLAMA (a GGUF file's header; the llama.cpp settings above, as in links):
     --gguf FILE  [--gguf-alt FILE …]  --ngl N  --ctx-size N  --parallel N  --batch-size N
     --ubatch-size N  --cache-type-k T  --cache-type-v T  --flash-attn 0|1  --mmap 0|1
-    --op-offload 0|1  --n-cpu-moe N  --machine gpu|mac|cpu  --gpu KEY  --gpus N
-    --mac CHIP --mac-memory GB [--wired-limit-mb N]  --ram GIB
-  and beyond the registry: --tensor-split A,B  --kv-unified  --swa-full
-    --ram-bandwidth GBPS (89.6)  --json  --lang en|zh
+    --op-offload 0|1  --kv-unified [0|1]  --swa-full [0|1]  --n-cpu-moe N
+    --machine gpu|mac|cpu  --gpu KEY  --gpus N  --mac CHIP --mac-memory GB [--wired-limit-mb N]
+    --ram GIB
+  and beyond the registry: --tensor-split A,B  --ram-bandwidth GBPS (89.6)  --json  --lang en|zh
   Older spellings still work and print a deprecation notice: --ctx, -c, -ngl, --n-gpu-layers,
   -np, -b, -ub, -ctk, -ctv, -fa/--flash-attn on|off, -ncmoe, --no-mmap, --no-op-offload,
   --mac M3-MAX-64, --cpu-only.

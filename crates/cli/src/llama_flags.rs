@@ -1,8 +1,8 @@
 //! `--gguf FILE`'s flags: the registry's llama.cpp / Ollama settings (`--ngl`, `--ctx-size`,
 //! `--machine`, `--mac` + `--mac-memory` …, named as in links and on the page), read into a
-//! scenario the way links are; the few a GGUF plan has beyond them (`--tensor-split`,
-//! `--kv-unified`, `--swa-full`, `--ram-bandwidth`); and the older spellings, kept as aliases that
-//! print a one-line deprecation notice.
+//! scenario the way links are (llama.cpp's bare `--kv-unified` and `--swa-full` too); the two a
+//! GGUF plan has beyond them (`--tensor-split`, `--ram-bandwidth`); and the older spellings, kept
+//! as aliases that print a one-line deprecation notice.
 
 use crate::flags::{split_inline, take_value};
 use vram_engine::{
@@ -86,8 +86,6 @@ pub fn parse(argv: &[String]) -> Result<GgufRun, String> {
     let mut alternatives = Vec::new();
     let mut json = false;
     let mut lang = Lang::En;
-    let mut kv_unified = false;
-    let mut swa_full = false;
     let mut split: Option<Vec<f32>> = None;
     let mut ram_bandwidth: Option<u64> = None;
     let mut deprecations = Vec::new();
@@ -96,6 +94,7 @@ pub fn parse(argv: &[String]) -> Result<GgufRun, String> {
     let mut i = 0;
     while i < argv.len() {
         let (flag, inline) = split_inline(&argv[i]);
+        let bit_follows = matches!(argv.get(i + 1).map(String::as_str), Some("0" | "1"));
         let mut value = || take_value(argv, &mut i, &flag, inline.as_deref());
         match flag.as_str() {
             "--gguf" => file = value()?,
@@ -106,8 +105,11 @@ pub fn parse(argv: &[String]) -> Result<GgufRun, String> {
                 lang = Lang::from_key(&v)
                     .ok_or_else(|| format!("--lang: en or zh, not \"{}\"", vram_text::shown(&v)))?
             }
-            "--kv-unified" => kv_unified = true,
-            "--swa-full" => swa_full = true,
+            // llama.cpp's bare switches: on, unless a 0 or 1 follows (the registry's form)
+            "--kv-unified" | "--swa-full" if inline.is_none() && !bit_follows => {
+                let st = Setting::by_flag(&flag[2..]).expect("a registry switch");
+                given.push((flag.clone(), st, "1".into()));
+            }
             "--tensor-split" | "-ts" => {
                 let v = value()?;
                 split = Some(parse_tensor_split(&v).map_err(|e| llama_error(lang, &e))?)
@@ -160,8 +162,6 @@ pub fn parse(argv: &[String]) -> Result<GgufRun, String> {
     }
     let s = decoded.scenario;
     let mut settings = local_settings(&s);
-    settings.kv_unified = kv_unified;
-    settings.swa_full = swa_full;
     if let Some(split) = split {
         let gpus_given = given.iter().any(|(_, st, _)| st.key == "n");
         if gpus_given && split.len() as u64 != s.gpus {

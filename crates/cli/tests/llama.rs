@@ -299,3 +299,26 @@ fn without_op_offload_the_launch_line_says_so_and_the_gpu_reserves_less_at_ngl_0
         &["--no-op-offload"],
     );
 }
+
+#[test]
+fn llama_cpps_bare_swa_full_and_kv_unified_switch_the_caches() {
+    let f = fixture("gemma2-f16-swa.header.gguf");
+    let context = |extra: &[&str]| {
+        let mut args = vec!["--gguf", f.as_str(), "--parallel", "2", "--json"];
+        args.extend(extra);
+        let (out, stderr) = report(&args, &[]);
+        assert!(stderr.is_empty(), "{stderr}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        v["context"].clone()
+    };
+    let plain = context(&[]);
+    let full = context(&["--swa-full"]);
+    assert_eq!(full["swa_cells"], full["n_ctx_seq"]);
+    assert!(plain["swa_cells"].as_u64() < full["swa_cells"].as_u64());
+    let unified = context(&["--kv-unified", "--swa-full", "0"]);
+    assert_eq!(
+        (plain["streams"].as_u64(), unified["streams"].as_u64()),
+        (Some(2), Some(1))
+    );
+    assert!(unified["swa_cells"].as_u64() < unified["n_ctx_seq"].as_u64());
+}

@@ -170,6 +170,16 @@ const LABELS: &[(&str, &str, &str)] = &[
         "GPU runs big batches on host weights (off: --no-op-offload)",
         "GPU 代算主机权重上的大批次（关：--no-op-offload）",
     ),
+    (
+        "local-kv-unified",
+        "One KV cache for all slots (--kv-unified)",
+        "所有槽共用一个 KV 缓存 (--kv-unified)",
+    ),
+    (
+        "local-swa-full",
+        "Full-size sliding-window cache (--swa-full)",
+        "滑动窗口层缓存完整上下文 (--swa-full)",
+    ),
     ("local-machine", "Machine", "机器"),
     ("local-mac", "Mac chip", "Mac 芯片"),
     ("local-mac-memory", "Mac memory (GB)", "Mac 内存 (GB)"),
@@ -507,6 +517,16 @@ const HELP: &[(&str, &str, &str)] = &[
         "local-op-offload",
         "with layers in CPU RAM, the GPU runs a micro-batch of 32+ tokens itself, copying each host weight into its compute buffer one at a time; llama.cpp --no-op-offload turns it off",
         "有层留在 CPU 内存时，32 个以上 token 的微批由 GPU 计算，每个主机权重逐个复制进 GPU 的计算缓冲区；llama.cpp 的 --no-op-offload 关闭此行为",
+    ),
+    (
+        "local-kv-unified",
+        "llama.cpp --kv-unified: the slots share one cache of n_ctx cells; off, each slot gets its own n_ctx / -np cells (llama-server turns it on when -np is auto)",
+        "llama.cpp 的 --kv-unified：所有槽共享一个 n_ctx 个单元的缓存；关闭时每个槽各有 n_ctx / -np 个单元（-np 为 auto 时 llama-server 会打开它）",
+    ),
+    (
+        "local-swa-full",
+        "llama.cpp --swa-full: sliding-window layers keep the whole context instead of their window plus a micro-batch",
+        "llama.cpp 的 --swa-full：滑动窗口层缓存整个上下文，而不只是窗口加一个微批",
     ),
     (
         "local-machine",
