@@ -101,8 +101,8 @@ build() {
 }
 
 size() {
-  say "size: what a first visit downloads, gzip -9 (budget 320000 B), the on-demand readers (105000 B) and the llama.cpp job's module (145000 B); see BENCHMARKS.md"
-  python3 scripts/size_budget.py dist 320000 105000 145000 && echo "  size budget: met" || echo "  size budget: NOT MET"
+  say "size: what a first visit downloads, gzip -9 (budget 320000 B), the on-demand readers (105000 B) and the llama.cpp job's module (150000 B, issue 14); see BENCHMARKS.md"
+  python3 scripts/size_budget.py dist 320000 105000 150000 && echo "  size budget: met" || echo "  size budget: NOT MET"
 }
 
 browser() {

@@ -104,10 +104,12 @@ size_budget() {
   # cut that pays for them lands); CI never sets it.
   # Each on-demand module has its own limit: the readers (measurement and config.json readers,
   # 52,845 B, then the Hub client of issue 15: 102,330 B) at most 105 KB; the llama.cpp job's
-  # module (142,918 B measured alone, 144,857 B after the merges) at most 145 KB (BENCHMARKS.md, "Size").
+  # module (142,918 B measured alone, 144,857 B after the merges) at most 145 KB, then 150 KB for
+  # issue 14 (op offload at partial offload, and coarsening a picked GGUF file's summary so a link can
+  # carry it: 149,083 B, +4,850 B over 144,233 B on main; BENCHMARKS.md, "Size").
   local gate=${VRAM_SIZE_GATE:-320000}
-  say "size budget: what a first visit downloads, gzip-compressed, at most $gate B; the on-demand readers at most 105000 B, the llama.cpp job's module at most 145000 B"
-  python3 scripts/size_budget.py dist "$gate" 105000 145000
+  say "size budget: what a first visit downloads, gzip-compressed, at most $gate B; the on-demand readers at most 105000 B, the llama.cpp job's module at most 150000 B"
+  python3 scripts/size_budget.py dist "$gate" 105000 150000
 }
 
 test_all() {

@@ -79,7 +79,7 @@ pub use json::{
 pub use link::{
     decode as decode_link, decode_arch, decode_gguf_unread as decode_link_gguf_unread,
     decode_pairs, encode as encode_link, encode_arch, pairs as link_pairs, parse_param_count,
-    Decoded, Ignored, Notice, PageSettings, LINK_ADDRESS_ROOM, MAX_LINK_CHARS,
+    Decoded, Ignored, Notice, PageSettings, GGUF_LINK_ROOM, LINK_ADDRESS_ROOM, MAX_LINK_CHARS,
 };
 pub use llamacpp::{
     best_quant, decode_bound, gpu_bandwidth, is_expert, launch_commands, local_header,

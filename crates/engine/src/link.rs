@@ -59,7 +59,7 @@ pub enum Notice {
     /// The measurement (`ms=`) did not read back and was left out.
     BadMeasurement(MeasureError),
     /// The GGUF summary (`gg=`) keeps less than every tensor: it was coarsened so that the link
-    /// fits (see [`GgufSummary::by_layer_bytes`]). Information, not an error.
+    /// fits (see [`GgufSummary::for_link`]). Information, not an error.
     GgufDetail(Detail),
     /// The GGUF file `gn=` names was too detailed for a link even coarsened and was left out.
     GgufLeftOut(String),
@@ -154,18 +154,15 @@ pub fn encode(s: &Scenario, page: &PageSettings) -> String {
 /// (`https://host/path/?`): the query a page writes stays under [`MAX_LINK_CHARS`] minus this.
 pub const LINK_ADDRESS_ROOM: usize = 256;
 
-/// The most detailed text form of `summary` within `room` characters: every tensor, else each
-/// layer's bytes, else the model's bytes spread over the layers; None when none fits.
+/// The characters a `gg=` summary may take ([`GgufSummary::for_link`] coarsens a summary to
+/// them): the link's limit less the page's address and 768 for the other settings.
+pub const GGUF_LINK_ROOM: usize = MAX_LINK_CHARS - LINK_ADDRESS_ROOM - 768;
+
+/// The summary's text form when it fits in `room` characters (the page's summaries are made to
+/// fit when a file is picked, see [`GgufSummary::for_link`]); None leaves it out of the link.
 fn gguf_text_within(summary: &GgufSummary, room: usize) -> Option<String> {
-    let fits = |text: &String| percent_encode(text).chars().count() <= room;
-    let full = summary.to_text();
-    if fits(&full) {
-        return Some(full);
-    }
-    [summary.by_layer_bytes(), summary.by_model_bytes()]
-        .iter()
-        .map(GgufSummary::to_text)
-        .find(fits)
+    let text = summary.to_text();
+    (percent_encode(&text).chars().count() <= room).then_some(text)
 }
 
 /// The `key=value` pairs of a link: a whole URL, a query string with or without '?', or a

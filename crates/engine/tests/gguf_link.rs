@@ -1,5 +1,6 @@
-//! A picked GGUF file in a share link (`gg=`): however detailed the file, the link the page writes
-//! stays within the link's limit, and reads back to the same VRAM and RAM, exactly or within what
+//! A picked GGUF file in a share link (`gg=`): the page keeps a file's summary as a link can carry
+//! it (`GgufSummary::for_link`), however detailed the file; the link stays within its limit and
+//! reads back to exactly that summary, whose VRAM and RAM are the file's, exactly or within what
 //! its notice says. `FUZZ_CASES` sets the cases (default 60: each plans two headers).
 
 mod common;
@@ -153,34 +154,36 @@ proptest! {
         ngl in 0u64..200,
         backend in prop::sample::select(vec![Backend::Cuda, Backend::CpuOnly]),
     ) {
-        let original = scenario(summary(&layers), ngl);
-        let link = encode_link(&original, &PageSettings::default());
+        let file = scenario(summary(&layers), ngl);
+        let picked = scenario(summary(&layers).for_link(), ngl);
+        let link = encode_link(&picked, &PageSettings::default());
         prop_assert!(link.chars().count() + LINK_ADDRESS_ROOM <= MAX_LINK_CHARS, "{} chars", link.len());
         let decoded = decode_link(&link);
         let back = decoded.scenario;
-        let Some(file) = &back.gguf else {
+        let Some(kept) = &back.gguf else {
             prop_assert!(decoded.notices.iter().any(|n| matches!(n, Notice::GgufLeftOut(_))));
             return Ok(());
         };
-        let detail = file.summary.detail();
+        prop_assert_eq!(&kept.summary, &picked.gguf.as_ref().unwrap().summary);
+        let detail = kept.summary.detail();
         let said = decoded.notices.contains(&Notice::GgufDetail(detail));
         prop_assert!(detail == GgufDetail::Tensors || said, "{detail:?} without its notice");
         prop_assert_eq!(
             local_header(&back).unwrap().tensor_bytes(),
-            local_header(&original).unwrap().tensor_bytes()
+            local_header(&file).unwrap().tensor_bytes()
         );
-        let slack = PADDING_PER_TENSOR * (tensor_count(&original) + 1);
+        let slack = PADDING_PER_TENSOR * (tensor_count(&file) + 1);
         let close = |a: &[u64], b: &[u64]| a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.abs_diff(*y) <= slack);
         match detail {
-            GgufDetail::Tensors => prop_assert_eq!(&file.summary, &original.gguf.as_ref().unwrap().summary),
+            GgufDetail::Tensors => prop_assert_eq!(&kept.summary, &file.gguf.as_ref().unwrap().summary),
             GgufDetail::LayerBytes => {
-                let (was, now) = (totals(&original, backend), totals(&back, backend));
+                let (was, now) = (totals(&file, backend), totals(&back, backend));
                 prop_assert!(close(&was, &now), "{was:?} vs {now:?} (slack {slack})");
             }
             GgufDetail::ModelBytes => {
                 // exact where the layers are not split between devices
                 let all = |s: &Scenario| Scenario { ngl: 999, ..s.clone() };
-                let (was, now) = (totals(&all(&original), backend), totals(&all(&back), backend));
+                let (was, now) = (totals(&all(&file), backend), totals(&all(&back), backend));
                 prop_assert!(close(&was, &now), "{was:?} vs {now:?} (slack {slack})");
             }
         }
@@ -203,9 +206,10 @@ fn fragmented(n: usize, varying_ff: bool) -> Vec<LayerSpec> {
         .collect()
 }
 
+/// The file as the page keeps it, written to a link and read back.
 #[track_caller]
 fn read_back(layers: &[LayerSpec]) -> (Scenario, Decoded) {
-    let s = scenario(summary(layers), 10);
+    let s = scenario(summary(layers).for_link(), 10);
     let link = encode_link(&s, &PageSettings::default());
     assert!(link.chars().count() + LINK_ADDRESS_ROOM <= MAX_LINK_CHARS);
     (s, decode_link(&link))

@@ -233,38 +233,29 @@ pub fn notice(lang: Lang, n: &Notice) -> String {
         Notice::GgufDetail(detail) => gguf_detail(lang, *detail),
         Notice::GgufLeftOut(name) => match zh {
             false => format!(
-                "the GGUF file {} was too detailed for a link and was left out; pick it again",
+                "the GGUF file {} did not fit in the link; pick it again",
                 shown(name)
             ),
-            true => format!(
-                "GGUF 文件 {} 的细节太多，链接放不下，已略去；请重新选择该文件",
-                shown(name)
-            ),
+            true => format!("GGUF 文件 {} 放不进链接；请重新选择", shown(name)),
         },
     }
 }
 
-/// What a coarsened GGUF summary in a link keeps.
+/// What a coarsened GGUF summary in a link keeps (every tensor: nothing to say).
 fn gguf_detail(lang: Lang, detail: GgufDetail) -> String {
     let pad = PADDING_PER_TENSOR;
     match (detail, lang == Lang::Zh) {
-        (GgufDetail::Tensors, false) => "the link holds every tensor of the GGUF file".into(),
-        (GgufDetail::Tensors, true) => "链接保存了 GGUF 文件的每个张量".into(),
+        (GgufDetail::Tensors, _) => String::new(),
         (GgufDetail::LayerBytes, false) => format!(
-            "to fit in a link, the GGUF file was kept as each layer's exact bytes rather than its \
-             tensors: buffers match the file up to each tensor's GPU padding (at most {pad} bytes a tensor)"
+            "the link keeps each layer's bytes of the GGUF file, not its tensors: up to {pad} B a tensor off"
         ),
-        (GgufDetail::LayerBytes, true) => format!(
-            "为放进链接，GGUF 文件只保存了每层的精确字节数而非各个张量：各缓冲区与原文件相符，\
-             差别只在每个张量的 GPU 填充（每个张量至多 {pad} 字节）"
-        ),
-        (GgufDetail::ModelBytes, false) => "to fit in a link, the GGUF file was kept as the layers' exact \
-             total bytes, spread evenly over the layers: with some layers off the GPU, VRAM and RAM are \
-             approximate"
-            .into(),
-        (GgufDetail::ModelBytes, true) => "为放进链接，GGUF 文件只保存了各层的精确总字节数，并平均分到每层：\
-             部分层不在 GPU 上时，显存和内存只是近似值"
-            .into(),
+        (GgufDetail::LayerBytes, true) => {
+            format!("链接只保存 GGUF 文件每层的字节数，而非各张量：每个张量至多差 {pad} B")
+        }
+        (GgufDetail::ModelBytes, false) => {
+            "the link keeps the GGUF file's layers as one even total: approximate at partial offload".into()
+        }
+        (GgufDetail::ModelBytes, true) => "链接只保存 GGUF 文件各层的总字节数并平均分配：部分卸载时为近似值".into(),
     }
 }
 

@@ -515,18 +515,18 @@ const HELP: &[(&str, &str, &str)] = &[
     ),
     (
         "local-op-offload",
-        "with layers in CPU RAM, the GPU runs a micro-batch of 32+ tokens itself, copying each host weight into its compute buffer one at a time; llama.cpp --no-op-offload turns it off",
-        "有层留在 CPU 内存时，32 个以上 token 的微批由 GPU 计算，每个主机权重逐个复制进 GPU 的计算缓冲区；llama.cpp 的 --no-op-offload 关闭此行为",
+        "a GPU runs 32+ token micro-batches on host weights, copying one at a time into its compute buffer",
+        "GPU 计算 32 个以上 token 的微批时逐个复制主机权重进计算缓冲区",
     ),
     (
         "local-kv-unified",
-        "llama.cpp --kv-unified: the slots share one cache of n_ctx cells; off, each slot gets its own n_ctx / -np cells (llama-server turns it on when -np is auto)",
-        "llama.cpp 的 --kv-unified：所有槽共享一个 n_ctx 个单元的缓存；关闭时每个槽各有 n_ctx / -np 个单元（-np 为 auto 时 llama-server 会打开它）",
+        "the slots share n_ctx cells; off, each has n_ctx / -np",
+        "所有槽共享 n_ctx 个单元；关闭时每槽 n_ctx / -np 个",
     ),
     (
         "local-swa-full",
-        "llama.cpp --swa-full: sliding-window layers keep the whole context instead of their window plus a micro-batch",
-        "llama.cpp 的 --swa-full：滑动窗口层缓存整个上下文，而不只是窗口加一个微批",
+        "sliding-window layers cache the whole context, not their window",
+        "滑动窗口层缓存整个上下文，而不只是窗口",
     ),
     (
         "local-machine",

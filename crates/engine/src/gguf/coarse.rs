@@ -1,6 +1,7 @@
 //! Coarser GGUF summaries for a link that would be too long: a file with many distinct tensors
 //! (per-layer shapes, mixed quantization over layers) can write a summary of thousands of
-//! characters, past the link's limit.
+//! characters, past the link's limit. The page coarsens a picked file's summary when it reads it
+//! (the code runs in the llama.cpp job's module, not in the page's first load).
 //!
 //! Each step keeps exact bytes at a coarser grain. [`Detail::LayerBytes`]: each layer's tensors
 //! become byte "lumps" (`blk.N.lumpK`, i8) that add up to the layer's exact bytes, the experts
@@ -12,6 +13,7 @@
 
 use super::ggml_type::GgmlType;
 use super::summary::{GgufSummary, TensorGroup};
+use crate::link::GGUF_LINK_ROOM;
 
 /// How much a summary keeps of its file's tensors.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -66,6 +68,20 @@ fn group_bytes(g: &TensorGroup) -> u64 {
 }
 
 impl GgufSummary {
+    /// The most detailed of this summary, each layer's bytes, and the model's bytes whose text
+    /// fits a link ([`GGUF_LINK_ROOM`]); this summary itself when none does (a link then leaves
+    /// the file out). The page keeps what a link can carry, so a shared link plans what it shows.
+    pub fn for_link(&self) -> GgufSummary {
+        let fits = |s: &GgufSummary| s.to_text().len() <= GGUF_LINK_ROOM;
+        if fits(self) {
+            return self.clone();
+        }
+        [self.by_layer_bytes(), self.by_model_bytes()]
+            .into_iter()
+            .find(fits)
+            .unwrap_or_else(|| self.clone())
+    }
+
     /// How much of its file's detail this summary keeps.
     pub fn detail(&self) -> Detail {
         let lumps = || self.groups.iter().filter(|g| is_lump(&g.name));
