@@ -8,8 +8,8 @@ use std::path::Path;
 
 use cases::llamacpp::load;
 use vram_engine::{
-    plan_llama, read_gguf, Backend, GgufHeader, LlamaDevice, LlamaPlan, LlamaSettings, Placement,
-    OFFLOAD_MIN_BATCH,
+    is_expert, local_header, plan_llama, read_gguf, Backend, GgufHeader, Job, LlamaDevice,
+    LlamaPlan, LlamaSettings, ModelChoice, Placement, Scenario, WeightFormat, OFFLOAD_MIN_BATCH,
 };
 
 const MIB: u64 = 1 << 20;
@@ -160,4 +160,36 @@ fn the_launch_line_says_no_op_offload_when_it_is_off() {
     };
     assert!(has(&off));
     assert!(!has(&settings(4)));
+}
+
+#[test]
+fn with_every_layer_on_the_gpu_and_experts_in_ram_the_gpu_copies_an_expert_tensor_and_the_host_keeps_the_inputs(
+) {
+    // Mixtral 8x7B in Q4_K_M: each layer's experts are 8 × 4096 × 14336 weights per matrix
+    let s = Scenario {
+        job: Job::Local,
+        model: ModelChoice::Preset("mixtral-8x7b"),
+        weights: WeightFormat::GgufQ4KM,
+        ..Scenario::default()
+    };
+    let h = local_header(&s).unwrap();
+    let at = |cpu_moe_layers: u64, op_offload: bool| {
+        let s = LlamaSettings {
+            cpu_moe_layers,
+            op_offload,
+            ..settings(999)
+        };
+        plan_llama(&h, &s, Backend::Cuda).unwrap()
+    };
+    let (on, off, all_on_gpu) = (at(4, true), at(4, false), at(0, true));
+    assert_eq!(on.host().compute, all_on_gpu.host().compute);
+    let largest_expert = h
+        .tensors()
+        .iter()
+        .filter(|t| is_expert(t.name()))
+        .map(|t| Backend::Cuda.tensor_bytes(t))
+        .max()
+        .unwrap();
+    assert!(gpu_compute(&off) < largest_expert);
+    assert!(gpu_compute(&on) > largest_expert);
 }

@@ -91,15 +91,21 @@ pub fn host_offload_peak(
         .map(|l| l.k_width + l.v_width)
         .max()
         .unwrap_or(0);
-    let stores =
-        inputs
-            .saturating_sub(embedding_rows)
-            .saturating_add(mul(&[sizes.n_ubatch, widest, 4]));
+    let host_layers = placement.layers.contains(&LlamaDevice::Host);
+    // only a layer on the host stores its K and V rows into a host cache
+    let stores = match host_layers {
+        true => {
+            inputs
+                .saturating_sub(embedding_rows)
+                .saturating_add(mul(&[sizes.n_ubatch, widest, 4]))
+        }
+        false => 0,
+    };
     let one = ContextSizes {
         n_ubatch: 1,
         ..*sizes
     };
-    let mut one_token = if placement.layers.contains(&LlamaDevice::Host) {
+    let mut one_token = if host_layers {
         ComputeBuffer::of(shape, &one, flash_attn).total()
     } else {
         host_inputs(shape, &one)
