@@ -291,6 +291,9 @@ const ADVANCED_PANEL: &[(&str, Look)] = &[
     ("local-batch", Look::Plain),
     ("local-ubatch", Look::Plain),
     ("local-mmap", Look::Plain),
+    ("local-op-offload", Look::Plain),
+    ("local-kv-unified", Look::Plain),
+    ("local-swa-full", Look::Plain),
 ];
 const HEADER_PANEL: &[(&str, Look)] = &[("unit", Look::Buttons)];
 

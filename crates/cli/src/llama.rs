@@ -5,13 +5,11 @@ use std::io::Read;
 
 use serde_json::json;
 
-use crate::flags::{split_inline, take_value};
+use crate::llama_flags;
 use vram_engine::{
     best_quant, decode_bound, launch_commands, local_header, local_machine, local_settings,
-    max_context, max_gpu_layers, parse_cache_type, parse_count, parse_on_off, parse_tensor_split,
-    plan_llama, read_gguf, synthesize_gguf, GgufError, GgufHeader, Gpu, LlamaFlag, LlamaPlan,
-    LlamaSettings, Mac, Machine, Scenario, WeightFormat, DEFAULT_HOST_BANDWIDTH, GIB, MAX_CONTEXT,
-    MAX_LAYERS_FLAG, MAX_PARALLEL, MIB,
+    max_context, max_gpu_layers, plan_llama, read_gguf, synthesize_gguf, GgufError, GgufHeader,
+    LlamaPlan, LlamaSettings, Machine, Scenario, WeightFormat, GIB, MIB,
 };
 use vram_text::{llama_device, llama_error, llama_word, Lang, LlamaWord as W};
 
@@ -19,23 +17,23 @@ use vram_text::{llama_device, llama_error, llama_word, Lang, LlamaWord as W};
 const MAX_HEADER_BYTES: u64 = 256 * MIB;
 
 pub const USAGE: &str = "
-LLAMA.CPP / OLLAMA (a GGUF file; names follow llama-server's flags):
-    --gguf FILE  [--gguf-alt FILE …]  --ngl N  --ctx N  --parallel N  --kv-unified
-    --batch-size N  --ubatch-size N  --cache-type-k T  --cache-type-v T  --flash-attn on|off
-    --no-mmap  --swa-full  --n-cpu-moe N  --tensor-split A,B
-    --gpu KEY (rtx4090)  |  --mac M3-MAX-64 [--wired-limit-mb N]  |  --cpu-only
-    --ram GIB  --ram-bandwidth GBPS (89.6)  --json  --lang en|zh
+LLAMA.CPP / OLLAMA (a GGUF file's header; the llama.cpp settings above, as in links):
+    --gguf FILE  [--gguf-alt FILE …]  --ngl N  --ctx-size N  --parallel N  --batch-size N
+    --ubatch-size N  --cache-type-k T  --cache-type-v T  --flash-attn 0|1  --mmap 0|1
+    --op-offload 0|1  --kv-unified [0|1]  --swa-full [0|1]  --n-cpu-moe N
+    --machine gpu|mac|cpu  --gpu KEY  --gpus N  --mac CHIP --mac-memory GB [--wired-limit-mb N]
+    --ram GIB
+  and beyond the registry: --tensor-split A,B  --ram-bandwidth GBPS (89.6)  --json  --lang en|zh
+  Older spellings still work and print a deprecation notice: --ctx, -c, -ngl, --n-gpu-layers,
+  -np, -b, -ub, -ctk, -ctv, -fa/--flash-attn on|off, -ncmoe, --no-mmap, --no-op-offload,
+  --mac M3-MAX-64, --cpu-only.
 ";
 
+/// What the report prints from: the files' names, llama.cpp's settings, how to print.
 struct Args {
     file: String,
     alternatives: Vec<String>,
     settings: LlamaSettings,
-    gpu: Gpu,
-    mac: Option<Mac>,
-    cpu_only: bool,
-    ram: Option<u64>,
-    ram_bandwidth: u64,
     json: bool,
     lang: Lang,
 }
@@ -56,15 +54,24 @@ pub fn run_with(
     argv: &[String],
     load: &dyn Fn(&str) -> Result<GgufHeader, String>,
 ) -> Result<String, String> {
-    let args = parse(argv)?;
+    let run = llama_flags::parse(argv)?;
+    for line in &run.deprecations {
+        eprintln!("vram-budget: {line}");
+    }
+    let args = Args {
+        file: run.file,
+        alternatives: run.alternatives,
+        settings: run.settings,
+        json: run.json,
+        lang: run.lang,
+    };
     let header = load(&args.file)?;
     let alternatives = args
         .alternatives
         .iter()
         .map(|f| load(f))
         .collect::<Result<Vec<_>, _>>()?;
-    let machine = machine(&args);
-    report(&args, &header, &alternatives, machine)
+    report(&args, &header, &alternatives, run.machine)
 }
 
 /// The report for a scenario's llama.cpp / Ollama job (`--job local`, or a link's `j=local`):
@@ -93,11 +100,6 @@ pub fn scenario_report(s: &Scenario, json: bool) -> Result<String, String> {
         file,
         alternatives: names,
         settings: local_settings(s),
-        gpu: s.gpu,
-        mac: None,
-        cpu_only: false,
-        ram: None,
-        ram_bandwidth: DEFAULT_HOST_BANDWIDTH,
         json,
         lang: Lang::En,
     };
@@ -130,138 +132,6 @@ fn report(
     } else {
         report.text()
     })
-}
-
-fn machine(a: &Args) -> Machine {
-    match (a.mac, a.cpu_only) {
-        (Some(mac), _) => Machine::Mac(mac),
-        (None, true) => Machine::Cpu {
-            ram: a.ram,
-            bandwidth: a.ram_bandwidth,
-        },
-        (None, false) => Machine::Gpus {
-            gpu: a.gpu,
-            count: a.settings.gpus(),
-            ram: a.ram,
-            host_bandwidth: a.ram_bandwidth,
-        },
-    }
-}
-
-fn parse(argv: &[String]) -> Result<Args, String> {
-    let mut a = Args {
-        file: String::new(),
-        alternatives: Vec::new(),
-        settings: LlamaSettings::default(),
-        gpu: Gpu::Rtx4090,
-        mac: None,
-        cpu_only: false,
-        ram: None,
-        ram_bandwidth: DEFAULT_HOST_BANDWIDTH,
-        json: false,
-        lang: Lang::En,
-    };
-    let mut wired: Option<u64> = None;
-    let mut i = 0;
-    while i < argv.len() {
-        let (flag, inline) = split_inline(&argv[i]);
-        let mut value = || take_value(argv, &mut i, &flag, inline.as_deref());
-        let lang = a.lang;
-        let e = |err| llama_error(lang, &err);
-        let count = |f, v: &str, min, max| parse_count(f, v, min, max).map_err(e);
-        let s = &mut a.settings;
-        match flag.as_str() {
-            "--gguf" => a.file = value()?,
-            "--gguf-alt" => a.alternatives.push(value()?),
-            "--ngl" | "--n-gpu-layers" | "-ngl" => {
-                s.gpu_layers = Some(count(LlamaFlag::GpuLayers, &value()?, 0, MAX_LAYERS_FLAG)?)
-            }
-            "--ctx" | "--ctx-size" | "-c" => {
-                s.context = Some(count(LlamaFlag::Context, &value()?, 1, MAX_CONTEXT)?)
-            }
-            "--parallel" | "-np" => {
-                s.parallel = count(LlamaFlag::Parallel, &value()?, 1, MAX_PARALLEL)?
-            }
-            "--kv-unified" => s.kv_unified = true,
-            "--batch-size" | "-b" => s.batch = count(LlamaFlag::Batch, &value()?, 1, MAX_CONTEXT)?,
-            "--ubatch-size" | "-ub" => {
-                s.ubatch = count(LlamaFlag::Ubatch, &value()?, 1, MAX_CONTEXT)?
-            }
-            "--cache-type-k" | "-ctk" => {
-                s.cache_k = parse_cache_type(LlamaFlag::CacheTypeK, &value()?).map_err(e)?
-            }
-            "--cache-type-v" | "-ctv" => {
-                s.cache_v = parse_cache_type(LlamaFlag::CacheTypeV, &value()?).map_err(e)?
-            }
-            "--flash-attn" | "-fa" => {
-                s.flash_attn = parse_on_off(LlamaFlag::FlashAttn, &value()?).map_err(e)?
-            }
-            "--no-mmap" => s.mmap = false,
-            "--swa-full" => s.swa_full = true,
-            "--n-cpu-moe" | "-ncmoe" => {
-                s.cpu_moe_layers = count(LlamaFlag::CpuMoe, &value()?, 0, MAX_LAYERS_FLAG)?
-            }
-            "--tensor-split" | "-ts" => {
-                s.tensor_split = parse_tensor_split(&value()?).map_err(e)?
-            }
-            "--gpu" => {
-                let v = value()?;
-                a.gpu = Gpu::from_key(&v).ok_or_else(|| {
-                    format!(
-                        "--gpu: no GPU \"{}\" (see --list-gpus)",
-                        vram_text::shown(&v)
-                    )
-                })?
-            }
-            "--mac" => {
-                let v = value()?;
-                a.mac = Some(Mac::find(&v).ok_or_else(|| {
-                    format!(
-                        "--mac: no Mac \"{}\"; one of: {}",
-                        vram_text::shown(&v),
-                        Mac::keys().join(" ")
-                    )
-                })?)
-            }
-            "--wired-limit-mb" => wired = Some(count(LlamaFlag::Mac, &value()?, 1, 1 << 24)?),
-            "--cpu-only" => a.cpu_only = true,
-            "--ram" => a.ram = Some(count(LlamaFlag::GpuMemory, &value()?, 1, 1 << 16)? * GIB),
-            "--ram-bandwidth" => {
-                let v = value()?;
-                let gbps: f64 = v
-                    .parse()
-                    .ok()
-                    .filter(|x: &f64| x.is_finite() && *x > 0.0 && *x < 1e5)
-                    .ok_or_else(|| {
-                        format!("--ram-bandwidth: cannot read \"{}\"", vram_text::shown(&v))
-                    })?;
-                a.ram_bandwidth = (gbps * 1e9) as u64;
-            }
-            "--json" => a.json = true,
-            "--lang" => {
-                let v = value()?;
-                a.lang = Lang::from_key(&v)
-                    .ok_or_else(|| format!("--lang: en or zh, not \"{}\"", vram_text::shown(&v)))?
-            }
-            other => {
-                return Err(format!(
-                    "unknown option {} (with --gguf; see --help)",
-                    vram_text::shown(other)
-                ))
-            }
-        }
-        i += 1;
-    }
-    if a.file.is_empty() {
-        return Err("--gguf needs a file".into());
-    }
-    if let (Some(mac), Some(mib)) = (a.mac, wired) {
-        a.mac = Some(mac.with_wired_limit(mib));
-    }
-    if a.mac.is_some() {
-        a.settings.tensor_split = vec![1.0];
-    }
-    Ok(a)
 }
 
 /// Reads the file's first bytes, growing the prefix as the reader asks, up to 256 MiB.

@@ -3,6 +3,7 @@
 mod flags;
 mod hub;
 mod llama;
+mod llama_flags;
 mod measured;
 
 use std::process::ExitCode;
@@ -171,7 +172,10 @@ fn scenario(args: &Args) -> Result<Scenario, String> {
         pairs.push((key.to_string(), v.clone()));
     }
     let decoded = decode_pairs(&pairs);
-    if let Some(first) = decoded.notices.first() {
+    for info in decoded.notices.iter().filter(|n| n.is_information()) {
+        eprintln!("vram-budget: link: {}", notice(Lang::En, info));
+    }
+    if let Some(first) = decoded.notices.iter().find(|n| !n.is_information()) {
         return Err(match first {
             // flags were checked above: what is left is the link's, or a conflict
             Notice::Reset(e) => error(Lang::En, e),

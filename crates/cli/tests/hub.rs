@@ -258,7 +258,13 @@ fn a_gguf_repository_plans_llama_cpp_from_the_chosen_file_as_a_local_file_would(
     let local = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../engine/tests/fixtures/gguf/llama-q8_0.header.gguf");
     let out = Command::new(env!("CARGO_BIN_EXE_vram-budget"))
-        .args(["--gguf", local.to_str().unwrap(), "--ctx", "4096", "--json"])
+        .args([
+            "--gguf",
+            local.to_str().unwrap(),
+            "--ctx-size",
+            "4096",
+            "--json",
+        ])
         .output()
         .unwrap();
     let mut local: Value = serde_json::from_slice(&out.stdout).unwrap();

@@ -63,9 +63,10 @@ pub use fit::{
 };
 pub use formula::{Arg, Clause, Formula, Msg};
 pub use gguf::{
-    read_gguf, DraftValue, GgmlType, GgufDraft, GgufError, GgufHeader, GgufLimit, GgufSummary,
-    Hyperparameters, LayerCounts, LayerTensors, MetaArray, MetaValue, MetadataEntry, SummaryError,
-    TensorGroup, TensorInfo, ValueType, STORED_ARRAY_MAX,
+    read_gguf, Detail as GgufDetail, DraftValue, GgmlType, GgufDraft, GgufError, GgufHeader,
+    GgufLimit, GgufSummary, Hyperparameters, LayerCounts, LayerTensors, MetaArray, MetaValue,
+    MetadataEntry, SummaryError, TensorGroup, TensorInfo, ValueType, PADDING_PER_TENSOR,
+    STORED_ARRAY_MAX,
 };
 pub use gpus::{Gpu, CAPACITY_LINES_GIB};
 pub use hub::{
@@ -80,16 +81,17 @@ pub use json::{
 pub use link::{
     decode as decode_link, decode_arch, decode_gguf_unread as decode_link_gguf_unread,
     decode_pairs, encode as encode_link, encode_arch, pairs as link_pairs, parse_param_count,
-    Decoded, Ignored, Notice, PageSettings, MAX_LINK_CHARS,
+    Decoded, Ignored, Notice, PageSettings, GGUF_LINK_ROOM, LINK_ADDRESS_ROOM, MAX_LINK_CHARS,
 };
 pub use llamacpp::{
     best_quant, decode_bound, gpu_bandwidth, is_expert, launch_commands, local_header,
     local_machine, local_settings, max_context, max_gpu_layers, parse_cache_type, parse_count,
-    parse_on_off, parse_tensor_split, plan_llama, synthesize_gguf, AttentionLayer, Backend,
-    ComputeBuffer, ContextSizes, DeviceBuffers, DeviceFit, DeviceReads, KvCache, KvPart,
+    parse_on_off, parse_tensor_split, plan_llama, plan_placed, synthesize_gguf, AttentionLayer,
+    Backend, ComputeBuffer, ContextSizes, DeviceBuffers, DeviceFit, DeviceReads, KvCache, KvPart,
     LaunchCommands, LlamaDevice, LlamaError, LlamaFlag, LlamaPlan, LlamaSettings, LlamaShape,
     LocalOverview, Mac, MacChip, Machine, MissingKey, Placement, SpeedBound, CACHE_TYPES, CELL_PAD,
     DEFAULT_HOST_BANDWIDTH, MAC_CHIPS, MAX_CONTEXT, MAX_GPUS, MAX_LAYERS_FLAG, MAX_PARALLEL,
+    OFFLOAD_MIN_BATCH,
 };
 pub use measured::link::LINK_MAX as MAX_MEASUREMENT_LINK;
 pub use measured::{

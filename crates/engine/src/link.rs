@@ -6,7 +6,7 @@
 
 use crate::dtype::WeightFormat;
 use crate::error::EngineError;
-use crate::gguf::GgufSummary;
+use crate::gguf::{Detail, GgufSummary};
 use crate::hub::{HubEndpoint, HubSource};
 use crate::measured::{MeasureError, Measurement};
 use crate::model::{Architecture, Encoder, Mla, MlpKind, Moe, NormKind, StoredWeights};
@@ -58,6 +58,18 @@ pub enum Notice {
     Reset(EngineError),
     /// The measurement (`ms=`) did not read back and was left out.
     BadMeasurement(MeasureError),
+    /// The GGUF summary (`gg=`) keeps less than every tensor: it was coarsened so that the link
+    /// fits (see [`GgufSummary::for_link`]). Information, not an error.
+    GgufDetail(Detail),
+    /// The GGUF file `gn=` names was too detailed for a link even coarsened and was left out.
+    GgufLeftOut(String),
+}
+
+impl Notice {
+    /// Whether the link was read as written and the notice only says how (a coarser GGUF summary).
+    pub fn is_information(&self) -> bool {
+        matches!(self, Notice::GgufDetail(_))
+    }
 }
 
 /// Why a key's value was ignored.
@@ -99,9 +111,9 @@ pub fn encode(s: &Scenario, page: &PageSettings) -> String {
             }
         }
     }
+    let gguf_at = out.len();
     if let Some(file) = &s.gguf {
         out.push(("gn", file.name.clone()));
-        out.push(("gg", file.summary.to_text()));
         if let Some(src) = &file.source {
             out.push(("hf", src.id()));
             out.push(("hfd", src.read_on.clone()));
@@ -125,10 +137,37 @@ pub fn encode(s: &Scenario, page: &PageSettings) -> String {
     {
         out.push(("hfe", e.base().to_string()));
     }
-    out.iter()
-        .map(|(k, v)| format!("{k}={}", percent_encode(v)))
-        .collect::<Vec<_>>()
-        .join("&")
+    let joined = |pairs: &[(&str, String)]| {
+        pairs
+            .iter()
+            .map(|(k, v)| format!("{k}={}", percent_encode(v)))
+            .collect::<Vec<_>>()
+            .join("&")
+    };
+    if let Some(file) = &s.gguf {
+        let room = MAX_LINK_CHARS
+            .saturating_sub(LINK_ADDRESS_ROOM)
+            .saturating_sub(joined(&out).chars().count() + "&gg=".len());
+        if let Some(text) = gguf_text_within(&file.summary, room) {
+            out.insert(gguf_at + 1, ("gg", text));
+        }
+    }
+    joined(&out)
+}
+
+/// The characters a link leaves for the page's own address before the query
+/// (`https://host/path/?`): the query a page writes stays under [`MAX_LINK_CHARS`] minus this.
+pub const LINK_ADDRESS_ROOM: usize = 256;
+
+/// The characters a `gg=` summary may take ([`GgufSummary::for_link`] coarsens a summary to
+/// them): the link's limit less the page's address and 768 for the other settings.
+pub const GGUF_LINK_ROOM: usize = MAX_LINK_CHARS - LINK_ADDRESS_ROOM - 768;
+
+/// The summary's text form when it fits in `room` characters (the page's summaries are made to
+/// fit when a file is picked, see [`GgufSummary::for_link`]); None leaves it out of the link.
+fn gguf_text_within(summary: &GgufSummary, room: usize) -> Option<String> {
+    let text = summary.to_text();
+    (percent_encode(&text).chars().count() <= room).then_some(text)
 }
 
 /// The `key=value` pairs of a link: a whole URL, a query string with or without '?', or a
@@ -311,9 +350,19 @@ fn decode_pairs_checking(
             Err(e) => notices.push(Notice::BadArchitecture(e)),
         }
     }
-    if let Some(file) = s.gguf.as_mut() {
-        file.name = gguf_name.unwrap_or_else(|| "model.gguf".into());
-        file.source = gguf_source;
+    match (s.gguf.as_mut(), gguf_name) {
+        (Some(file), name) => {
+            file.name = name.unwrap_or_else(|| "model.gguf".into());
+            file.source = gguf_source;
+            let detail = file.summary.detail();
+            if detail != Detail::Tensors {
+                notices.push(Notice::GgufDetail(detail));
+            }
+        }
+        (None, Some(name)) if !pairs.iter().any(|(k, _)| k == "gg") => {
+            notices.push(Notice::GgufLeftOut(name))
+        }
+        (None, _) => {}
     }
     notices.extend(s.normalize().into_iter().map(Notice::Reset));
     Decoded {

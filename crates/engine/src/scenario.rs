@@ -552,6 +552,12 @@ pub struct Scenario {
     pub mmap: bool,
     /// `--n-cpu-moe N`: the experts of the first N layers stay in CPU RAM.
     pub cpu_moe: u64,
+    /// Op offload on (llama.cpp's default) or `--no-op-offload`.
+    pub op_offload: bool,
+    /// `--kv-unified`: one cache stream shared by all slots (off: n_ctx / -np cells each).
+    pub kv_unified: bool,
+    /// `--swa-full`: sliding-window layers cache the whole context.
+    pub swa_full: bool,
     pub machine: LocalMachine,
     /// A Mac: the chip's key in the catalog and its memory in GB.
     pub mac_chip: &'static str,
@@ -644,6 +650,9 @@ impl Default for Scenario {
             flash_attn: true,
             mmap: true,
             cpu_moe: 0,
+            op_offload: true,
+            kv_unified: false,
+            swa_full: false,
             machine: LocalMachine::Gpu,
             mac_chip: "M4-MAX",
             mac_memory_gb: 64,

@@ -685,6 +685,9 @@ pub static SETTINGS: &[Setting] = &[
     local_switch!("fa", "flash-attn", "local-fa", flash_attn),
     local_switch!("mmap", "mmap", "local-mmap", mmap),
     number!("ncm", "n-cpu-moe", "local-ncmoe", cpu_moe, 0, 65_536, slider 0, 128, false, false, local),
+    local_switch!("oo", "op-offload", "local-op-offload", op_offload),
+    local_switch!("kvu", "kv-unified", "local-kv-unified", kv_unified),
+    local_switch!("swf", "swa-full", "local-swa-full", swa_full),
     choice!(
         "mch",
         "machine",

@@ -211,3 +211,23 @@ fn expert_tensors_are_told_from_their_names() {
         assert!(!vram_engine::is_expert(name), "{name}");
     }
 }
+
+#[test]
+fn a_unified_cache_and_a_full_sliding_window_cache_travel_in_the_link_and_change_the_kv() {
+    let mut s = local(WeightFormat::GgufQ4KM);
+    s.n_parallel = 4;
+    s.n_ctx = 8_192;
+    let split = LocalOverview::compute(&s).unwrap();
+    s.kv_unified = true;
+    s.swa_full = true;
+    let link = encode_link(&s, &PageSettings::default());
+    assert!(link.contains("kvu=1") && link.contains("swf=1"), "{link}");
+    let back = decode_link(&link).scenario;
+    assert!(back.kv_unified && back.swa_full);
+    let unified = LocalOverview::compute(&back).unwrap();
+    // one stream of 8,192 cells rather than four of 2,048: the same cells in all
+    assert_eq!(unified.plan.sizes.streams, 1);
+    assert_eq!(split.plan.sizes.streams, 4);
+    assert_eq!(unified.plan.sizes.n_ctx_seq, 4 * split.plan.sizes.n_ctx_seq);
+    assert!(unified.settings.kv_unified && unified.settings.swa_full);
+}

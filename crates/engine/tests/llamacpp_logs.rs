@@ -9,7 +9,7 @@ use cases::llamacpp::{load, LlamaCase, LlamaRow, FILE};
 use vram_engine::{Level, LlamaDevice, Mac, Machine};
 
 /// How many logs the repository's set holds: a removed or truncated file changes it.
-const IN_REPO_LOGS: usize = 10;
+const IN_REPO_LOGS: usize = 11;
 
 fn in_repo() -> Vec<LlamaCase> {
     let dir = cases::in_repo_validation_dir();
@@ -92,7 +92,8 @@ fn the_rebuilt_tensor_types_are_the_ones_the_log_counts() {
 #[test]
 fn kv_buffers_equal_the_printed_sizes() {
     let rows = rows(Level::LlamaKv);
-    assert!(rows.len() + 1 >= IN_REPO_LOGS, "{} KV rows", rows.len());
+    // every log but the two whose KV rows differ by an older rule (-c 128 padding, -ngl 10)
+    assert!(rows.len() + 2 >= IN_REPO_LOGS, "{} KV rows", rows.len());
     for r in rows {
         assert!(r.exact(), "{r:?}");
     }

@@ -14,7 +14,8 @@ pub fn header_reply(bytes: &[u8], file_size: u64) -> Reply {
     let have = bytes.len() as u64;
     match read_gguf(bytes) {
         Ok(header) => match GgufSummary::of(&header) {
-            Ok(summary) => Reply::Gguf(summary.to_text()),
+            // what a link can carry, so that a shared link plans what the page shows
+            Ok(summary) => Reply::Gguf(summary.for_link().to_text()),
             Err(_) => said(LlamaWord::NotGguf),
         },
         Err(GgufError::NeedMoreBytes { needed }) if needed > MAX_HEADER => {
@@ -59,7 +60,8 @@ pub fn parts_reply(parts: &[&[u8]], sizes: &[u64]) -> Reply {
         .next()
         .and_then(|first| first.with_split_parts(&headers.collect::<Vec<_>>()));
     match joined.map(|h| GgufSummary::of(&h)) {
-        Some(Ok(summary)) => Reply::Gguf(summary.to_text()),
+        // what a link can carry, as for a picked file
+        Some(Ok(summary)) => Reply::Gguf(summary.for_link().to_text()),
         _ => said(LlamaWord::NotGguf),
     }
 }

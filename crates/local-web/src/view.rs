@@ -27,9 +27,22 @@ pub fn local_reply(query: &str) -> Reply {
         return Reply::Local(LANGS.map(|l| (verdict_error(&notice(l, n)), String::new())));
     }
     let file = s.gguf.as_ref().map_or("model.gguf", |f| f.name.as_str());
+    // a file too detailed for a link is kept as each layer's bytes: say so beside the answer
+    let detail = opened.notices.iter().find(|n| n.is_information());
     let overview = LocalOverview::compute(s);
     Reply::Local(LANGS.map(|l| match &overview {
-        Ok(o) => (results_markup(o, l, s.unit, file), chart_markup(o, l)),
+        Ok(o) => {
+            let note = detail.map_or(String::new(), |n| {
+                format!(
+                    r#"<p id="gguf-detail" class="note">{}</p>"#,
+                    escape(&notice(l, n))
+                )
+            });
+            (
+                note + &results_markup(o, l, s.unit, file),
+                chart_markup(o, l),
+            )
+        }
         Err(e) => (error_markup(e, l), String::new()),
     }))
 }

@@ -1,6 +1,9 @@
 //! Errors, refused values and link notices as sentences.
 
-use vram_engine::{EngineError, Ignored, Job, JsonProblem, Notice, Refusal, Setting};
+use vram_engine::{
+    EngineError, GgufDetail, Ignored, Job, JsonProblem, Notice, Refusal, Setting,
+    PADDING_PER_TENSOR,
+};
 
 use crate::settings::{setting_label, setting_name};
 use crate::{shown, Lang};
@@ -227,6 +230,32 @@ pub fn notice(lang: Lang, n: &Notice) -> String {
         // a link's measurement fails only as BadLink (`Measurement::from_link`); naming it here
         // keeps the other reading errors' sentences out of the page's first load
         Notice::BadMeasurement(_) => crate::measured::bad_link(lang).into(),
+        Notice::GgufDetail(detail) => gguf_detail(lang, *detail),
+        Notice::GgufLeftOut(name) => match zh {
+            false => format!(
+                "the GGUF file {} did not fit in the link; pick it again",
+                shown(name)
+            ),
+            true => format!("GGUF 文件 {} 放不进链接；请重新选择", shown(name)),
+        },
+    }
+}
+
+/// What a coarsened GGUF summary in a link keeps (every tensor: nothing to say).
+fn gguf_detail(lang: Lang, detail: GgufDetail) -> String {
+    let pad = PADDING_PER_TENSOR;
+    match (detail, lang == Lang::Zh) {
+        (GgufDetail::Tensors, _) => String::new(),
+        (GgufDetail::LayerBytes, false) => format!(
+            "the link keeps each layer's bytes of the GGUF file, not its tensors: up to {pad} B a tensor off"
+        ),
+        (GgufDetail::LayerBytes, true) => {
+            format!("链接只保存 GGUF 文件每层的字节数，而非各张量：每个张量至多差 {pad} B")
+        }
+        (GgufDetail::ModelBytes, false) => {
+            "the link keeps the GGUF file's layers as one even total: approximate at partial offload".into()
+        }
+        (GgufDetail::ModelBytes, true) => "链接只保存 GGUF 文件各层的总字节数并平均分配：部分卸载时为近似值".into(),
     }
 }
 

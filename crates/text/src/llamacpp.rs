@@ -160,8 +160,8 @@ pub fn llama_error(lang: Lang, e: &LlamaError) -> String {
             true => format!("GGUF 头缺少 llama.cpp 需要的 {}", key(*k)),
         },
         LlamaError::QuantizedVNeedsFlashAttention { cache } => match zh {
-            false => format!("a quantized V cache ({}) needs flash attention: add --flash-attn on", cache.name()),
-            true => format!("量化的 V 缓存（{}）需要 flash attention：请加 --flash-attn on", cache.name()),
+            false => format!("a quantized V cache ({}) needs flash attention: turn it on (llama.cpp -fa on)", cache.name()),
+            true => format!("量化的 V 缓存（{}）需要 flash attention：请打开它（llama.cpp 的 -fa on）", cache.name()),
         },
         LlamaError::BlockDoesNotDivideHead { part: p, cache, block, head } => match zh {
             false => format!("llama.cpp refuses a {} cache of {}: its blocks of {block} values do not divide a head of {head}", part(*p), cache.name()),

@@ -186,6 +186,21 @@ const LABELS: &[(&str, &str, &str)] = &[
         "MoE experts kept in CPU RAM (--n-cpu-moe)",
         "留在 CPU 内存的 MoE 专家层 (--n-cpu-moe)",
     ),
+    (
+        "local-op-offload",
+        "GPU runs big batches on host weights (off: --no-op-offload)",
+        "GPU 代算主机权重上的大批次（关：--no-op-offload）",
+    ),
+    (
+        "local-kv-unified",
+        "One KV cache for all slots (--kv-unified)",
+        "所有槽共用一个 KV 缓存 (--kv-unified)",
+    ),
+    (
+        "local-swa-full",
+        "Full-size sliding-window cache (--swa-full)",
+        "滑动窗口层缓存完整上下文 (--swa-full)",
+    ),
     ("local-machine", "Machine", "机器"),
     ("local-mac", "Mac chip", "Mac 芯片"),
     ("local-mac-memory", "Mac memory (GB)", "Mac 内存 (GB)"),
@@ -543,6 +558,21 @@ const HELP: &[(&str, &str, &str)] = &[
         "local-ncmoe",
         "llama.cpp --n-cpu-moe N: the experts of the first N layers stay in CPU RAM",
         "llama.cpp 的 --n-cpu-moe N：前 N 层的专家权重留在 CPU 内存",
+    ),
+    (
+        "local-op-offload",
+        "a GPU runs 32+ token micro-batches on host weights, copying one at a time into its compute buffer",
+        "GPU 计算 32 个以上 token 的微批时逐个复制主机权重进计算缓冲区",
+    ),
+    (
+        "local-kv-unified",
+        "the slots share n_ctx cells; off, each has n_ctx / -np",
+        "所有槽共享 n_ctx 个单元；关闭时每槽 n_ctx / -np 个",
+    ),
+    (
+        "local-swa-full",
+        "sliding-window layers cache the whole context, not their window",
+        "滑动窗口层缓存整个上下文，而不只是窗口",
     ),
     (
         "local-machine",

@@ -7,6 +7,7 @@
 //! Counts and lengths are bounded ([`GgufLimit`]) and all size arithmetic is checked: no input panics.
 //! Sums of tensor bytes cannot overflow: the reader checks that the padded sizes add up in u64.
 
+mod coarse;
 mod error;
 mod ggml_type;
 mod header;
@@ -15,6 +16,7 @@ mod summary;
 mod value;
 mod write;
 
+pub use coarse::{Detail, PADDING_PER_TENSOR};
 pub use error::{GgufError, GgufLimit};
 pub use ggml_type::GgmlType;
 pub use header::{read_gguf, GgufHeader, MetadataEntry, TensorInfo};

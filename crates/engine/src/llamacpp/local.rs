@@ -59,15 +59,16 @@ pub fn local_settings(s: &Scenario) -> LlamaSettings {
         gpu_layers: Some(s.ngl),
         context: (s.n_ctx > 0).then_some(s.n_ctx),
         parallel: s.n_parallel,
-        kv_unified: false,
+        kv_unified: s.kv_unified,
         batch: s.n_batch,
         ubatch: s.n_ubatch,
         cache_k: s.cache_k,
         cache_v: s.cache_v,
         flash_attn: s.flash_attn,
         mmap: s.mmap,
-        swa_full: false,
+        swa_full: s.swa_full,
         cpu_moe_layers: s.cpu_moe,
+        op_offload: s.op_offload,
         tensor_split: vec![1.0; gpus],
     }
 }

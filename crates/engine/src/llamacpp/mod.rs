@@ -10,6 +10,7 @@ mod local;
 mod mac;
 mod machine;
 mod mapping;
+mod offload;
 mod placement;
 mod plan;
 mod quantize;
@@ -25,8 +26,9 @@ pub use kv::{ContextSizes, KvCache, CELL_PAD};
 pub use local::{local_header, local_machine, local_settings, LocalOverview};
 pub use mac::{Mac, MacChip, MAC_CHIPS};
 pub use machine::{DeviceFit, Machine, DEFAULT_HOST_BANDWIDTH};
+pub use offload::OFFLOAD_MIN_BATCH;
 pub use placement::{is_expert, Backend, LlamaDevice, Placement};
-pub use plan::{plan_llama, DeviceBuffers, LlamaPlan};
+pub use plan::{plan_llama, plan_placed, DeviceBuffers, LlamaPlan};
 pub use quantize::synthesize_gguf;
 pub use settings::{
     parse_cache_type, parse_count, parse_on_off, parse_tensor_split, LlamaSettings, CACHE_TYPES,

@@ -3,6 +3,7 @@
 use super::compute::{host_inputs, output_peak, ComputeBuffer};
 use super::error::{LlamaError, LlamaFlag};
 use super::kv::{check_cache_types, kv_caches, ContextSizes, KvCache};
+use super::offload::{gpu_offload_peak, has_host_weights, host_offload_peak, offloads};
 use super::placement::{model_bytes, Backend, LlamaDevice, Placement};
 use super::settings::{LlamaSettings, MAX_CONTEXT, MAX_GPUS, MAX_LAYERS_FLAG, MAX_PARALLEL};
 use super::shape::LlamaShape;
@@ -116,9 +117,22 @@ pub fn plan_llama(
 ) -> Result<LlamaPlan, LlamaError> {
     check_settings(settings)?;
     let shape = LlamaShape::of(header)?;
+    let placement = Placement::of(shape.n_layer, settings, backend);
+    plan_placed(header, settings, backend, placement)
+}
+
+/// The plan for layers placed by `placement` rather than by -ngl (an older llama.cpp's placement,
+/// to check its logs); `placement` must list one device per layer of `header`.
+pub fn plan_placed(
+    header: &GgufHeader,
+    settings: &LlamaSettings,
+    backend: Backend,
+    placement: Placement,
+) -> Result<LlamaPlan, LlamaError> {
+    check_settings(settings)?;
+    let shape = LlamaShape::of(header)?;
     check_cache_types(&shape, settings)?;
     let sizes = ContextSizes::of(&shape, settings)?;
-    let placement = Placement::of(shape.n_layer, settings, backend);
     let (caches, kv) = kv_caches(&shape, settings, &sizes, &placement)?;
     let compute = ComputeBuffer::of(&shape, &sizes, settings.flash_attn);
     let model = model_bytes(header, &placement, settings, backend);
@@ -127,6 +141,7 @@ pub fn plan_llama(
     } else {
         settings.gpus()
     };
+    let offloading = offloads(settings, backend, &sizes) && has_host_weights(&placement, settings);
     let mut devices: Vec<(LlamaDevice, DeviceBuffers)> = std::iter::once(LlamaDevice::Host)
         .chain((0..gpus).map(LlamaDevice::Gpu))
         .map(|d| (d, DeviceBuffers::default()))
@@ -144,7 +159,18 @@ pub fn plan_llama(
         }
         buffers.kv = of(&kv);
         buffers.layers = placement.layers.iter().filter(|d| *d == device).count() as u64;
-        buffers.compute = compute_on(*device, &placement, &shape, &sizes, &compute);
+        buffers.compute = match (*device, offloading) {
+            (LlamaDevice::Host, true) => {
+                host_offload_peak(&placement, &shape, &sizes, settings.flash_attn)
+            }
+            (LlamaDevice::Gpu(0), true) => {
+                let own = compute_on(*device, &placement, &shape, &sizes, &compute);
+                let copies =
+                    gpu_offload_peak(header, &placement, settings, &shape, &sizes, &compute);
+                own.max(copies)
+            }
+            _ => compute_on(*device, &placement, &shape, &sizes, &compute),
+        };
     }
     let host = &mut devices[0].1;
     host.mapped = settings.mmap;

@@ -1,6 +1,6 @@
 //! llama.cpp's settings that change memory, with its defaults (common/common.h, llama-server):
 //! -ngl all layers, -c from the file (here 4096 when unread), -np 1, -b 2048, -ub 512, f16 caches,
-//! flash attention on, mmap on.
+//! flash attention on, mmap on, op offload on.
 
 use super::error::{LlamaError, LlamaFlag};
 use crate::gguf::GgmlType;
@@ -46,6 +46,9 @@ pub struct LlamaSettings {
     pub swa_full: bool,
     /// `--n-cpu-moe N`: expert weights of layers 0..N stay in host memory.
     pub cpu_moe_layers: u64,
+    /// Op offload (`--no-op-offload` turns it off): a CUDA GPU runs a micro-batch's ops on host
+    /// weights, copying each weight into its compute buffer (see `offload`).
+    pub op_offload: bool,
     /// `--tensor-split`: share of the layers per GPU; its length is the number of GPUs.
     pub tensor_split: Vec<f32>,
 }
@@ -65,6 +68,7 @@ impl Default for LlamaSettings {
             mmap: true,
             swa_full: false,
             cpu_moe_layers: 0,
+            op_offload: true,
             tensor_split: vec![1.0],
         }
     }

@@ -131,6 +131,7 @@ pub fn launch_commands(s: &LlamaSettings, n_layer: u64) -> LaunchCommands {
     );
     push_if(!s.mmap, "--no-mmap", String::new());
     push_if(s.swa_full, "--swa-full", String::new());
+    push_if(!s.op_offload, "--no-op-offload", String::new());
     push_if(
         s.cpu_moe_layers > 0,
         "--n-cpu-moe",

@@ -9,8 +9,8 @@ use std::path::Path;
 
 use serde_json::Value;
 use vram_engine::{
-    parse_measurement_as, plan_llama, Backend, DeviceApi, Level, LlamaDevice, LlamaPlan,
-    LlamaSettings, SourceKind,
+    parse_measurement_as, plan_llama, plan_placed, Backend, DeviceApi, Level, LlamaDevice,
+    LlamaPlan, LlamaSettings, Placement, SourceKind,
 };
 
 use super::gguf_shape::{ggml_type, header, tensors, type_counts, Shape, TypeMix};
@@ -185,6 +185,13 @@ impl LlamaCase {
         plan_llama(&header, &self.settings, self.backend).map_err(|e| format!("{e:?}"))
     }
 
+    /// The engine's plan with the layers placed as given (an older build's placement rule).
+    pub fn plan_placed(&self, placement: Placement) -> Result<LlamaPlan, String> {
+        let specs = tensors(&self.shape, self.types.as_ref())?;
+        let header = header(&self.shape, &specs)?;
+        plan_placed(&header, &self.settings, self.backend, placement).map_err(|e| format!("{e:?}"))
+    }
+
     /// The type counts of the rebuilt tensors (to hold against the log's).
     pub fn rebuilt_type_counts(&self) -> Result<BTreeMap<String, u64>, String> {
         Ok(type_counts(&tensors(&self.shape, self.types.as_ref())?))
@@ -343,13 +350,15 @@ pub fn section(dir: &Path) -> Result<String, String> {
         "The rules these logs check, as the engine follows them (current llama.cpp, the builds of tools/llamacpp): a GPU \
          that holds the output layer reserves the larger of the layers' peak and the output's (n_ubatch × (n_vocab + \
          n_embd) f32: logits and final norm); with every layer offloaded the host keeps only the graph's inputs; on a Mac \
-         with mmap the Metal buffer is the file span of its tensors. Not a case: llama.cpp's CI also ran Pythia 2.8B with \
-         `-ngl 10` (same build 4418 log as LC-CUDA-PYTHIA-Q4_0-FA). That build counted -ngl from the last repeating \
-         layer and offloaded the output only past n_layer, where current llama.cpp offloads the output first, so its \
-         placement is not the engine's. It still shows what partial offload costs the GPU: with the output on the host, \
-         CUDA ran the output matmul for the 512-token micro-batch and reserved the output weight's copy with the logits \
-         and norm (100.74 + 98.25 + 5.00 = 203.99 MiB printed, against 162.00 with every layer offloaded). The engine \
-         does not model the weights of host layers copied to the GPU this way.\n\n",
+         with mmap the Metal buffer is the file span of its tensors; at partial offload on CUDA (op offload on, a \
+         micro-batch of 32 tokens or more) the GPU runs the ops on host weights, copying one weight at a time into its \
+         compute buffer, and the host keeps only the inputs and the K and V rows it stores. LC-CUDA-PYTHIA-Q4_0-NGL10 \
+         is llama.cpp's CI at `-ngl 10` (build 4418), which still counted -ngl from the last repeating layer and kept \
+         the output on the host, where current llama.cpp offloads the output first: the case plans today's rule, so \
+         its model, KV and GPU compute rows are listed apart below. Planned with that build's placement the engine \
+         gives every one of its buffers but the repacked host weights exactly (crates/engine/tests/llamacpp_offload.rs): \
+         CUDA0 compute 203.99 MiB, the output weight's copy with the logits and norm (100.74 + 98.25 + 5.00), and \
+         host compute 14.01 MiB.\n\n",
     );
     out.push_str(
         "*Equal* is equal at the 0.01 MiB llama.cpp prints; for a Metal buffer wrapping the mapped file, within the \

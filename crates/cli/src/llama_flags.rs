@@ -1,0 +1,252 @@
+//! `--gguf FILE`'s flags: the registry's llama.cpp / Ollama settings (`--ngl`, `--ctx-size`,
+//! `--machine`, `--mac` + `--mac-memory` …, named as in links and on the page), read into a
+//! scenario the way links are (llama.cpp's bare `--kv-unified` and `--swa-full` too); the two a
+//! GGUF plan has beyond them (`--tensor-split`, `--ram-bandwidth`); and the older spellings, kept
+//! as aliases that print a one-line deprecation notice.
+
+use crate::flags::{split_inline, take_value};
+use vram_engine::{
+    decode_pairs, local_machine, local_settings, parse_tensor_split, Job, LlamaSettings,
+    LocalMachine, Mac, Machine, Notice, Scenario, Setting, MAC_CHIPS,
+};
+use vram_text::{error, llama_error, notice, refusal, Lang};
+
+/// What `--gguf` runs: the files, llama.cpp's settings, the machine, and how to print.
+pub struct GgufRun {
+    pub file: String,
+    pub alternatives: Vec<String>,
+    pub settings: LlamaSettings,
+    pub machine: Machine,
+    pub json: bool,
+    pub lang: Lang,
+    /// One line per older spelling used: what to type instead.
+    pub deprecations: Vec<String>,
+}
+
+/// An older spelling as the registry's flags (name without `--`, value), or None.
+fn alias(flag: &str, value: &mut dyn FnMut() -> Result<String, String>) -> AliasResult {
+    let mut renamed = |to: &'static str| -> AliasResult { Ok(Some(vec![(to, value()?)])) };
+    match flag {
+        "--ctx" | "-c" => renamed("ctx-size"),
+        "--n-gpu-layers" | "-ngl" => renamed("ngl"),
+        "-np" => renamed("parallel"),
+        "-b" => renamed("batch-size"),
+        "-ub" => renamed("ubatch-size"),
+        "-ctk" => renamed("cache-type-k"),
+        "-ctv" => renamed("cache-type-v"),
+        "-ncmoe" => renamed("n-cpu-moe"),
+        "-fa" => {
+            let v = value()?;
+            let bit = flash_attn_words(&v).map_or(v, String::from);
+            Ok(Some(vec![("flash-attn", bit)]))
+        }
+        "--no-mmap" => Ok(Some(vec![("mmap", "0".into())])),
+        "--no-op-offload" => Ok(Some(vec![("op-offload", "0".into())])),
+        "--cpu-only" => Ok(Some(vec![("machine", "cpu".into())])),
+        _ => Ok(None),
+    }
+}
+
+type AliasResult = Result<Option<Vec<(&'static str, String)>>, String>;
+
+/// `--flash-attn on|off` (llama.cpp's words) as the registry's 1|0.
+fn flash_attn_words(v: &str) -> Option<&'static str> {
+    match v {
+        "on" => Some("1"),
+        "off" => Some("0"),
+        _ => None,
+    }
+}
+
+/// `--mac M3-MAX-64` (chip and memory in one key) as `--machine mac --mac M3-MAX --mac-memory 64`.
+fn mac_with_memory(v: &str) -> Option<Vec<(&'static str, String)>> {
+    Mac::find(v)?;
+    let (chip, gb) = v.rsplit_once('-')?;
+    let chip = MAC_CHIPS
+        .iter()
+        .find(|c| c.key.eq_ignore_ascii_case(chip))?;
+    Some(vec![
+        ("machine", "mac".into()),
+        ("mac", chip.key.into()),
+        ("mac-memory", gb.into()),
+    ])
+}
+
+fn spelled(flags: &[(&'static str, String)]) -> String {
+    flags
+        .iter()
+        .map(|(f, v)| format!("--{f} {v}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Reads `--gguf`'s arguments.
+pub fn parse(argv: &[String]) -> Result<GgufRun, String> {
+    let mut file = String::new();
+    let mut alternatives = Vec::new();
+    let mut json = false;
+    let mut lang = Lang::En;
+    let mut split: Option<Vec<f32>> = None;
+    let mut ram_bandwidth: Option<u64> = None;
+    let mut deprecations = Vec::new();
+    // (flag as typed, registry setting, value)
+    let mut given: Vec<(String, &'static Setting, String)> = Vec::new();
+    let mut i = 0;
+    while i < argv.len() {
+        let (flag, inline) = split_inline(&argv[i]);
+        let bit_follows = matches!(argv.get(i + 1).map(String::as_str), Some("0" | "1"));
+        let mut value = || take_value(argv, &mut i, &flag, inline.as_deref());
+        match flag.as_str() {
+            "--gguf" => file = value()?,
+            "--gguf-alt" => alternatives.push(value()?),
+            "--json" => json = true,
+            "--lang" => {
+                let v = value()?;
+                lang = Lang::from_key(&v)
+                    .ok_or_else(|| format!("--lang: en or zh, not \"{}\"", vram_text::shown(&v)))?
+            }
+            // llama.cpp's bare switches: on, unless a 0 or 1 follows (the registry's form)
+            "--kv-unified" | "--swa-full" if inline.is_none() && !bit_follows => {
+                let st = Setting::by_flag(&flag[2..]).expect("a registry switch");
+                given.push((flag.clone(), st, "1".into()));
+            }
+            "--tensor-split" | "-ts" => {
+                let v = value()?;
+                split = Some(parse_tensor_split(&v).map_err(|e| llama_error(lang, &e))?)
+            }
+            "--ram-bandwidth" => ram_bandwidth = Some(bandwidth(&value()?)?),
+            "--job" => return Err("--gguf plans a llama.cpp run: --job does not apply".into()),
+            f => {
+                let mut flags = match alias(f, &mut value)? {
+                    Some(flags) => {
+                        deprecations.push(format!("{f} is deprecated; use {}", spelled(&flags)));
+                        flags
+                    }
+                    None => registry_flag(f, &mut value, &mut deprecations)?,
+                };
+                for (name, v) in flags.drain(..) {
+                    let st = Setting::by_flag(name).expect("aliases name registry flags");
+                    given.push((f.to_string(), st, v));
+                }
+            }
+        }
+        i += 1;
+    }
+    if file.is_empty() {
+        return Err("--gguf needs a file".into());
+    }
+    let mut pairs = vec![("j".to_string(), "local".to_string())];
+    for (typed, st, v) in &given {
+        if !local_flag(st) {
+            return Err(format!(
+                "{typed} does not apply to a llama.cpp run (see --help)"
+            ));
+        }
+        st.parse(v)
+            .map_err(|r| format!("{typed}: {}", refusal(Lang::En, st, &r)))?;
+        pairs.push((st.key.to_string(), v.clone()));
+    }
+    let on_mac_only = given
+        .iter()
+        .find(|(_, st, _)| !applies_locally(st, LocalMachine::Gpu));
+    let machine_given = given.iter().any(|(_, st, _)| st.key == "mch");
+    if let (Some((typed, _, _)), false) = (on_mac_only, machine_given) {
+        return Err(format!("{typed} needs --machine mac"));
+    }
+    let decoded = decode_pairs(&pairs);
+    if let Some(first) = decoded.notices.first() {
+        return Err(match first {
+            Notice::Reset(e) => error(Lang::En, e),
+            n => notice(Lang::En, n),
+        });
+    }
+    let s = decoded.scenario;
+    let mut settings = local_settings(&s);
+    if let Some(split) = split {
+        let gpus_given = given.iter().any(|(_, st, _)| st.key == "n");
+        if gpus_given && split.len() as u64 != s.gpus {
+            return Err(format!(
+                "--tensor-split names {} GPUs, --gpus {}",
+                split.len(),
+                s.gpus
+            ));
+        }
+        settings.tensor_split = split;
+    }
+    let mut machine = local_machine(&s);
+    match &mut machine {
+        Machine::Gpus {
+            count,
+            host_bandwidth,
+            ..
+        } => {
+            *count = settings.gpus();
+            *host_bandwidth = ram_bandwidth.unwrap_or(*host_bandwidth);
+        }
+        Machine::Cpu { bandwidth, .. } => *bandwidth = ram_bandwidth.unwrap_or(*bandwidth),
+        Machine::Mac(_) => settings.tensor_split = vec![1.0],
+    }
+    Ok(GgufRun {
+        file,
+        alternatives,
+        settings,
+        machine,
+        json,
+        lang,
+        deprecations,
+    })
+}
+
+/// A registry flag as typed (`--ctx-size 8192`), with the older values some take
+/// (`--flash-attn on`, `--mac M3-MAX-64`) turned into the registry's.
+fn registry_flag(
+    f: &str,
+    value: &mut dyn FnMut() -> Result<String, String>,
+    deprecations: &mut Vec<String>,
+) -> Result<Vec<(&'static str, String)>, String> {
+    let Some(st) = f.strip_prefix("--").and_then(Setting::by_flag) else {
+        return Err(format!(
+            "unknown option {} (with --gguf; see --help)",
+            vram_text::shown(f)
+        ));
+    };
+    let v = value()?;
+    let older = match st.flag {
+        "flash-attn" => flash_attn_words(&v).map(|bit| vec![(st.flag, bit.to_string())]),
+        "mac" if st.parse(&v).is_err() => mac_with_memory(&v),
+        _ => None,
+    };
+    match older {
+        Some(flags) => {
+            deprecations.push(format!("{f} {v} is deprecated; use {}", spelled(&flags)));
+            Ok(flags)
+        }
+        None => Ok(vec![(st.flag, v)]),
+    }
+}
+
+/// The registry's settings a llama.cpp run reads on some machine: its own, the GPU model and
+/// count, the Mac's.
+fn local_flag(st: &Setting) -> bool {
+    [LocalMachine::Gpu, LocalMachine::Mac, LocalMachine::Cpu]
+        .into_iter()
+        .any(|m| applies_locally(st, m))
+}
+
+fn applies_locally(st: &Setting, machine: LocalMachine) -> bool {
+    let s = Scenario {
+        job: Job::Local,
+        machine,
+        ..Scenario::default()
+    };
+    (st.applies)(&s)
+}
+
+fn bandwidth(v: &str) -> Result<u64, String> {
+    let gbps: f64 = v
+        .parse()
+        .ok()
+        .filter(|x: &f64| x.is_finite() && *x > 0.0 && *x < 1e5)
+        .ok_or_else(|| format!("--ram-bandwidth: cannot read \"{}\"", vram_text::shown(v)))?;
+    Ok((gbps * 1e9) as u64)
+}
