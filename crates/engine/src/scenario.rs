@@ -486,7 +486,8 @@ pub struct Scenario {
     pub shared_prefix: u64,
     /// Whether the server captures CUDA graphs (`--enforce-eager` turns them off).
     pub cuda_graphs: CudaGraphs,
-    /// NCCL and custom all-reduce buffers per GPU when tensor parallel, in MiB.
+    /// NCCL and custom all-reduce buffers per GPU when tensor parallel, in MiB; 0: from the GPUs'
+    /// interconnect (`server::comm_mib`).
     pub comm_mib: u64,
     /// Speculative decoding method (vLLM `--speculative-config`).
     pub spec: SpecMethod,
@@ -588,7 +589,7 @@ impl Default for Scenario {
             shared_prefix: 0,
             cuda_graphs: CudaGraphs::Captured,
             // vLLM PR #10511: non-torch memory 1.79 GiB at TP 1 and 3.58 GiB at TP 2 (H100)
-            comm_mib: 1_833,
+            comm_mib: 0,
             spec: SpecMethod::Off,
             spec_tokens: 3,
             draft_model: "llama-3.2-1b",

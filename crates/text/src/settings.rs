@@ -127,8 +127,8 @@ const LABELS: &[(&str, &str, &str)] = &[
     ("cuda-graphs", "CUDA graphs", "CUDA 图"),
     (
         "comm-mib",
-        "NCCL and all-reduce buffers per GPU (MiB)",
-        "每卡 NCCL 与 all-reduce 缓冲区 (MiB)",
+        "NCCL and all-reduce buffers per GPU (MiB; 0: from the interconnect)",
+        "每卡 NCCL 与 all-reduce 缓冲区 (MiB；0：按互连推算)",
     ),
     ("speculative", "Speculative decoding", "投机解码"),
     (
@@ -420,8 +420,8 @@ const HELP: &[(&str, &str, &str)] = &[
     ),
     (
         "comm-mib",
-        "memory outside PyTorch that NCCL and vLLM's custom all-reduce take on each GPU when tensor parallel (1833: vLLM PR #10511, H100)",
-        "张量并行时 NCCL 与 vLLM 自定义 all-reduce 在每张卡上占用的 PyTorch 之外的显存（1833：vLLM PR #10511，H100）",
+        "memory outside PyTorch that NCCL and vLLM's custom all-reduce take on each GPU when tensor parallel; 0: from the interconnect (peer-to-peer 1833, vLLM PR #10511 on H100s; NVLink SHARP above 2 GPUs; none over PCIe without peer-to-peer)",
+        "张量并行时 NCCL 与 vLLM 自定义 all-reduce 在每张卡上占用的 PyTorch 之外的显存；0：按互连推算（点对点 1833，vLLM PR #10511，H100；超过 2 张 GPU 时另加 NVLink SHARP；PCIe 无点对点时为 0）",
     ),
     (
         "speculative",

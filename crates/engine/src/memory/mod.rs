@@ -467,8 +467,8 @@ impl<'a> Budget<'a> {
             } else {
                 0
             };
-        let comm_buffers = if serving && self.tp > 1 {
-            self.scenario.comm_mib * MIB
+        let comm_buffers = if serving {
+            crate::server::comm_mib(self.scenario, self.tp) * MIB
         } else {
             0
         };
