@@ -48,16 +48,16 @@ fn verdict_markup(st: &AppState) -> (&'static str, bool, String) {
     let v = c.verdicts.iter().find(|v| v.gpu == gpu).copied();
     let fits = v.map(|v| v.fits).unwrap_or(false);
     let headroom = v.map(|v| v.headroom).unwrap_or(0);
-    // a server is measured against what gpu_memory_utilization lets it take
+    // every job is measured against what the CUDA driver reports, a server against
+    // gpu_memory_utilization × that
     let budget = v
-        .filter(|v| v.budget < v.capacity)
         .map(|v| {
+            let server = (job == Job::Serving).then_some(util);
+            let (budget, visible) = (unit.format(v.budget), unit.format(v.gpu.visible_bytes()));
+            let capacity = unit.format(v.capacity);
             format!(
-                " ({} {} = {util}% × {})",
-                t(l, "of_budget"),
-                unit.format(v.budget),
-                // gpu_memory_utilization multiplies what the CUDA driver reports, not the capacity
-                unit.format(v.gpu.visible_bytes())
+                " ({})",
+                vram_text::budget_equation(l, server, &budget, &visible, &capacity)
             )
         })
         .unwrap_or_default();
@@ -113,18 +113,19 @@ fn verdict_markup(st: &AppState) -> (&'static str, bool, String) {
     )
 }
 
-/// The selected GPU's line in the charts: its capacity, or a server's budget ("H100 80GB × 90%").
+/// The selected GPU's line in the charts: the total the driver reports, or a server's budget
+/// ("H100 80GB × 90%") of it.
 fn selected_limit(st: &AppState) -> (u64, String) {
     let (gpu, serving, util) = st
         .scenario
         .with(|s| (s.gpu, s.job == Job::Serving, s.gpu_util_pct));
     if serving {
         (
-            vram_engine::Gpu::bytes(gpu) * util / 100,
+            gpu.visible_bytes() * util / 100,
             format!("{} × {util}%", gpu.label()),
         )
     } else {
-        (gpu.bytes(), gpu.label().to_string())
+        (gpu.visible_bytes(), gpu.label().to_string())
     }
 }
 
@@ -350,7 +351,7 @@ fn fit_markup(st: &AppState) -> Option<String> {
                 )
             };
             let serve = serve_markup(l, &st, c);
-            let capacity = if c.breakdown.serving.is_some() { t(l, "budget_capacity") } else { t(l, "capacity") };
+            let capacity = t(l, "budget_capacity");
             let html = format!(
                 r#"<h2 id="fit-h">{}: {}</h2><dl class="solver" id="solver">{answers}</dl><div>{remedies}</div><div>{serve}</div><h2>{}</h2><div class="table-wrap"><table id="fit-table"><thead><tr><th scope="col">GPU</th><th scope="col">{} ({})</th><th scope="col">{}</th><th scope="col">{}</th><th scope="col">{}</th></tr></thead><tbody>{rows}</tbody></table></div>"#,
                 esc(t(l, "solver")),

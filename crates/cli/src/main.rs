@@ -512,6 +512,13 @@ fn table(
             needed
         );
     }
+    if let Some(v) = verdicts.iter().find(|v| v.gpu == s.gpu) {
+        let util = (s.job == Job::Serving).then_some(s.gpu_util_pct);
+        let (budget, visible) = (u.format(v.budget), u.format(v.gpu.visible_bytes()));
+        let capacity = u.format(v.capacity);
+        let equation = vram_text::budget_equation(Lang::En, util, &budget, &visible, &capacity);
+        let _ = writeln!(o, "{}: {equation}", v.gpu.label());
+    }
     let _ = writeln!(o, "\nOn {}:", s.gpu.label());
     for a in answers {
         let _ = writeln!(
