@@ -270,7 +270,9 @@ const HARDWARE_PANEL: &[(&str, Look)] = &[
 const ADVANCED_PANEL: &[(&str, Look)] = &[
     ("context-mib", Look::Plain),
     ("reserve-pct", Look::Plain),
+    ("server", Look::Plain),
     ("gpu-util", Look::Plain),
+    ("mem-fraction-static", Look::Plain),
     ("block-size", Look::Plain),
     ("max-model-len", Look::Plain),
     ("batched-tokens", Look::Plain),

@@ -117,6 +117,7 @@ const TEXT: &[(&str, &str, &str)] = &[
     ("not_at_peak", "not alive at the peak", "峰值时刻不占用"),
     ("cpu_ram", "CPU memory for offload", "CPU 卸载内存"),
     ("serving_fill", "vLLM reserves", "vLLM 预留"),
+    ("serving_fill_sglang", "SGLang's static share", "SGLang 静态显存"),
     ("kv_pool", "KV pool", "KV 缓存池"),
     ("blocks", "blocks", "块"),
     ("requests_at_once", "requests at once", "个请求同时运行"),

@@ -35,7 +35,9 @@ pub fn VerdictLine() -> impl IntoView {
 /// engine's numbers, escaped.
 fn verdict_markup(st: &AppState) -> (&'static str, bool, String) {
     let l = st.lang.get();
-    let (unit, gpu, job, util) = st.scenario.with(|s| (s.unit, s.gpu, s.job, s.gpu_util_pct));
+    let (unit, gpu, job, util, server) = st
+        .scenario
+        .with(|s| (s.unit, s.gpu, s.job, s.gpu_util_pct, s.server));
     let computed = st.computed.read();
     let c = match &*computed {
         Err(e) => {
@@ -52,13 +54,17 @@ fn verdict_markup(st: &AppState) -> (&'static str, bool, String) {
     // gpu_memory_utilization × that
     let budget = v
         .map(|v| {
-            let server = (job == Job::Serving).then_some(util);
             let (budget, visible) = (unit.format(v.budget), unit.format(v.gpu.visible_bytes()));
-            let capacity = unit.format(v.capacity);
-            format!(
-                " ({})",
-                vram_text::budget_equation(l, server, &budget, &visible, &capacity)
-            )
+            let equation = if job == Job::Serving && server == Server::Sglang {
+                let split = st.scenario.with(|s| b.sglang_split(s, gpu));
+                let free = unit.format(split.free_before);
+                vram_text::sglang_budget_equation(l, split.permille, &budget, &free)
+            } else {
+                let util = (job == Job::Serving).then_some(util);
+                let capacity = unit.format(v.capacity);
+                vram_text::budget_equation(l, util, &budget, &visible, &capacity)
+            };
+            format!(" ({equation})")
         })
         .unwrap_or_default();
     let mut html = format!(
@@ -91,7 +97,7 @@ fn verdict_markup(st: &AppState) -> (&'static str, bool, String) {
         };
         html.push_str(&format!(
             r#"<p id="serving-line">{} {} · {} {} = {} {} · ~<strong id="serving-concurrency">{}</strong> {}{}</p>"#,
-            esc(t(l, "serving_fill")),
+            esc(t(l, if server == Server::Sglang { "serving_fill_sglang" } else { "serving_fill" })),
             esc(&unit.format(f.budget)),
             esc(t(l, "kv_pool")),
             esc(&unit.format(f.kv_pool)),
@@ -113,12 +119,16 @@ fn verdict_markup(st: &AppState) -> (&'static str, bool, String) {
     )
 }
 
-/// The selected GPU's line in the charts: the total the driver reports, or a server's budget
-/// ("H100 80GB × 90%") of it.
+/// The selected GPU's line in the charts: the total the driver reports, or a vLLM server's
+/// budget ("H100 80GB × 90%") of it (SGLang's static share holds only weights and KV).
 fn selected_limit(st: &AppState) -> (u64, String) {
-    let (gpu, serving, util) = st
-        .scenario
-        .with(|s| (s.gpu, s.job == Job::Serving, s.gpu_util_pct));
+    let (gpu, serving, util) = st.scenario.with(|s| {
+        (
+            s.gpu,
+            s.job == Job::Serving && s.server == Server::Vllm,
+            s.gpu_util_pct,
+        )
+    });
     if serving {
         (
             gpu.visible_bytes() * util / 100,

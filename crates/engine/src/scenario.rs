@@ -8,7 +8,7 @@ use crate::gpus::Gpu;
 use crate::model::Architecture;
 use crate::named::named_enum;
 use crate::presets;
-use crate::server::{CudaGraphs, SpecMethod};
+use crate::server::{CudaGraphs, Server, SpecMethod};
 use crate::settings::{SettingValue, SETTINGS};
 use crate::units::Unit;
 
@@ -464,8 +464,13 @@ pub struct Scenario {
     /// torchtitan's `SequenceParallel` norms): what tensor parallelism leaves replicated (the
     /// norms, the layer inputs a checkpoint keeps) is split along the sequence instead.
     pub sequence_parallel: bool,
+    /// The serving engine whose start-up arithmetic sizes the KV pool.
+    pub server: Server,
     /// vLLM gpu_memory_utilization, in percent.
     pub gpu_util_pct: u64,
+    /// SGLang mem_fraction_static, in thousandths; 0: SGLang's default for the GPU
+    /// (`sglang::default_mem_fraction_permille`).
+    pub mem_fraction_permille: u64,
     pub block_size: u64,
     pub max_model_len: u64,
     /// Average tokens of a request (prompt + output), for serving.
@@ -573,7 +578,9 @@ impl Default for Scenario {
             // torchtitan's default for multi-stage schedules (two stages per rank)
             virtual_stages: 2,
             sequence_parallel: false,
+            server: Server::Vllm,
             gpu_util_pct: 90,
+            mem_fraction_permille: 0,
             block_size: 16,
             max_model_len: 8_192,
             avg_tokens: 1_024,

@@ -1,8 +1,20 @@
-//! How a vLLM server is started, as far as it moves memory: CUDA graphs and speculative decoding.
+//! How a server is started, as far as it moves memory: which engine, CUDA graphs, speculative
+//! decoding and the communication buffers of tensor parallelism.
 
 use crate::gpus::{Gpu, Interconnect};
 use crate::named::named_enum;
 use crate::scenario::{Scenario, VllmVersion};
+
+named_enum! {
+    /// The serving engine, whose start-up arithmetic sizes the KV pool.
+    pub enum Server {
+        /// vLLM: `gpu_memory_utilization` × the driver's total, less everything it profiles.
+        Vllm => ("vllm", "vLLM"),
+        /// SGLang: `mem_fraction_static` of the memory free before loading holds the weights and
+        /// the KV pool; activations and graphs live in the rest.
+        Sglang => ("sglang", "SGLang"),
+    }
+}
 
 named_enum! {
     /// Whether the server captures CUDA graphs for decoding (vLLM's default) or runs eagerly.

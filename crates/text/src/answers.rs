@@ -120,6 +120,20 @@ pub fn budget_equation(
     }
 }
 
+/// SGLang's budget: `mem_fraction_static` × what is free before the weights load (the driver's
+/// total less the CUDA context and the communicators); `permille` is the fraction in thousandths.
+pub fn sglang_budget_equation(lang: Lang, permille: u64, budget: &str, free: &str) -> String {
+    let fraction = format!("{}.{:03}", permille / 1_000, permille % 1_000);
+    match lang {
+        Lang::En => format!(
+            "budget {budget} = {fraction} × {free} (mem_fraction_static × what is free before the weights load: the total the CUDA driver reports less the CUDA context and the communicators)"
+        ),
+        Lang::Zh => format!(
+            "预算 {budget} = {fraction} × {free}（mem_fraction_static × 加载权重前的空闲显存：CUDA 驱动报告的总显存减去 CUDA 上下文与通信器）"
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -139,6 +153,9 @@ mod tests {
             let server = budget_equation(lang, Some(90), "21.20 GiB", "23.55 GiB", "23.99 GiB");
             assert!(server.contains("21.20 GiB = 90% × 23.55 GiB"), "{server}");
             assert!(server.contains("gpu_memory_utilization"), "{server}");
+            let sglang = sglang_budget_equation(lang, 835, "65.31 GiB", "78.22 GiB");
+            assert!(sglang.contains("65.31 GiB = 0.835 × 78.22 GiB"), "{sglang}");
+            assert!(sglang.contains("mem_fraction_static"), "{sglang}");
         }
     }
 }

@@ -121,6 +121,12 @@ const LABELS: &[(&str, &str, &str)] = &[
     ),
     ("max-num-seqs", "max_num_seqs", "max_num_seqs"),
     ("vllm-version", "vLLM engine", "vLLM 引擎版本"),
+    ("server", "Serving engine", "推理服务引擎"),
+    (
+        "mem-fraction-static",
+        "SGLang mem_fraction_static (‰; 0: SGLang's default)",
+        "SGLang 的 mem_fraction_static（‰；0：SGLang 默认值）",
+    ),
     ("max-loras", "max_loras", "max_loras"),
     ("max-lora-rank", "max_lora_rank", "max_lora_rank"),
     ("shared-prefix", "Shared prefix tokens", "共享前缀 token"),
@@ -412,6 +418,16 @@ const HELP: &[(&str, &str, &str)] = &[
         "vllm-version",
         "v0: the KV budget deducts the CUDA context; v1: it is measured after the context exists and does not; v1g (0.21 and later): as v1, and the CUDA graphs come out of the budget too",
         "v0：KV 预算扣除 CUDA 上下文；v1：在上下文建立之后测量，不再扣除；v1g（0.21 及以后）：同 v1，并且 CUDA 图也从预算中扣除",
+    ),
+    (
+        "server",
+        "whose start-up arithmetic sizes the KV pool: vLLM (gpu_memory_utilization × the driver's total, less what it profiles) or SGLang (mem_fraction_static × what is free before loading holds the weights and the KV pool)",
+        "由哪个引擎的启动算法确定 KV 池：vLLM（gpu_memory_utilization × 驱动报告的总显存，减去预估的占用）或 SGLang（加载前空闲显存 × mem_fraction_static 容纳权重与 KV 池）",
+    ),
+    (
+        "mem-fraction-static",
+        "SGLang --mem-fraction-static in thousandths (835 = 0.835); 0: SGLang's default for the GPU's memory and the tensor-parallel size (server_args.py)",
+        "SGLang 的 --mem-fraction-static，以千分之一计（835 = 0.835）；0：按显卡显存和张量并行数取 SGLang 的默认值（server_args.py）",
     ),
     (
         "cuda-graphs",

@@ -126,6 +126,19 @@ impl Need {
                 needed: b.total,
             };
         }
+        let blocks = div_ceil(s.max_model_len, s.block_size);
+        let one_request = prod(&[blocks, s.block_size, b.kv_bytes_per_token.max(1)]);
+        if s.server == Server::Sglang {
+            // the static share holds the weights and the KV; what runs outside it must fit in
+            // the rest of what was free before loading, else it overflows into the budget
+            let split = b.sglang_split(s, gpu);
+            let room = split.free_before - split.static_budget;
+            let kv = b.bytes(Component::KvCache).max(one_request);
+            return Need {
+                budget: split.static_budget,
+                needed: split.loaded + kv + split.dynamic.saturating_sub(room),
+            };
+        }
         // the serving fit's arithmetic: the KV pool is the budget less everything else; graphs
         // captured after the pool is sized live in what the budget leaves of the visible total,
         // and only what overflows that counts against the budget
@@ -133,8 +146,6 @@ impl Need {
         let budget = scale(visible, s.gpu_util_pct, 100);
         let graphs = b.graphs_after_sizing(s);
         let fixed = b.total - b.bytes(Component::KvCache) - b.bytes(Component::Reserve) - graphs;
-        let blocks = div_ceil(s.max_model_len, s.block_size);
-        let one_request = prod(&[blocks, s.block_size, b.kv_bytes_per_token.max(1)]);
         let overflow = graphs.saturating_sub(visible - budget);
         Need {
             budget,

@@ -14,12 +14,14 @@ mod kv;
 mod parallel;
 mod pipeline;
 mod server;
+mod sglang_fit;
 mod training;
 mod weights;
 
 pub use activations::{layer_activation_bytes, prefill_activation_bytes, LayerActivations};
 pub use kv::{kv_cache_bytes, ServingFit};
 pub use pipeline::PipelineStage;
+pub use sglang_fit::SglangSplit;
 pub use weights::lora_params;
 
 use crate::dtype::WeightFormat;
