@@ -125,12 +125,14 @@ pub const NVLS_MEM_MIB: u64 = 2;
 /// (peer-to-peer buffers and custom all-reduce, NVLink SHARP). Without peer-to-peer NCCL's SHM
 /// transport keeps every buffer in host shared memory (`src/transport/shm.cc`, `shmOpen`) and vLLM
 /// disables its custom all-reduce ("your platform lacks GPU P2P capability"): nothing on the GPU.
-/// NCCL engages NVLS only for more than two GPUs (vLLM issue #9699).
-pub fn comm_parts_mib(gpu: Gpu, tp: u64) -> (u64, u64) {
+/// NCCL engages NVLS only for more than two GPUs (vLLM issue #9699), and SGLang turns it off
+/// unless `--enable-nccl-nvls` (sgl-project/sglang PR #631 "Disable NCCL_NVLS by default", PR
+/// #3502 "Make NCCL NVLS configurable", default false).
+pub fn comm_parts_mib(gpu: Gpu, server: Server, tp: u64) -> (u64, u64) {
     if tp < 2 || gpu.interconnect() == Interconnect::PcieHost {
         return (0, 0);
     }
-    let nvls = if gpu.has_nvls() && tp > 2 {
+    let nvls = if gpu.has_nvls() && tp > 2 && server == Server::Vllm {
         NVLS_CHANNELS * 2 * (NCCL_BUFFSIZE_MIB + NVLS_MEM_MIB) * tp
     } else {
         0
@@ -138,17 +140,22 @@ pub fn comm_parts_mib(gpu: Gpu, tp: u64) -> (u64, u64) {
     (COMM_PEER_TO_PEER_MIB, nvls)
 }
 
-/// The communication memory per GPU, MiB: the user's `comm-mib` when set (not 0), else what the
-/// GPUs' interconnect and the tensor-parallel degree `tp` make of it.
-pub fn comm_mib(s: &Scenario, tp: u64) -> u64 {
+/// The communication memory per GPU of `gpu`, MiB: the user's `comm-mib` when set (not 0), else
+/// what the GPUs' interconnect, the server and the tensor-parallel degree `tp` make of it.
+pub fn comm_mib_on(s: &Scenario, gpu: Gpu, tp: u64) -> u64 {
     match (tp, s.comm_mib) {
         (0 | 1, _) => 0,
         (_, 0) => {
-            let (p2p, nvls) = comm_parts_mib(s.gpu, tp);
+            let (p2p, nvls) = comm_parts_mib(gpu, s.server, tp);
             p2p + nvls
         }
         (_, mib) => mib,
     }
+}
+
+/// [`comm_mib_on`] the scenario's GPU.
+pub fn comm_mib(s: &Scenario, tp: u64) -> u64 {
+    comm_mib_on(s, s.gpu, tp)
 }
 
 #[cfg(test)]
@@ -215,6 +222,13 @@ mod tests {
         };
         assert_eq!(comm_mib(&set, 2), 700, "the user's figure wins");
         assert_eq!(comm_mib(&set, 1), 0);
+        let sglang = Scenario {
+            gpu: Gpu::H200,
+            server: Server::Sglang,
+            comm_mib: 0,
+            ..Scenario::default()
+        };
+        assert_eq!(comm_mib(&sglang, 8), 1_833, "SGLang turns NVLS off");
     }
 
     #[test]

@@ -134,3 +134,31 @@ fn every_job_is_judged_against_the_total_the_driver_reports() {
         }
     }
 }
+
+#[test]
+fn each_gpu_of_the_verdict_table_is_charged_its_own_interconnects_communication_memory() {
+    for server in [Server::Vllm, Server::Sglang] {
+        let (s, b) = served(|s| {
+            s.server = server;
+            s.gpu = Gpu::Rtx4090;
+            s.gpus = 4;
+            s.tp = 4;
+        });
+        for gpu in [Gpu::H100, Gpu::L40S, Gpu::A100_80] {
+            let t = Scenario { gpu, ..s.clone() };
+            let own = estimate(&t).unwrap();
+            assert_ne!(own.comm_buffers, b.comm_buffers, "{gpu:?}");
+            assert_eq!(Need::on(&s, &b, gpu), Need::on(&t, &own, gpu), "{gpu:?}");
+        }
+        // the verdict table, which judges every card with the selected card's breakdown
+        let arch = s.model.architecture().unwrap();
+        let table = verdicts(&s, &arch).unwrap();
+        let h100 = table.iter().find(|v| v.gpu == Gpu::H100).unwrap();
+        let t = Scenario {
+            gpu: Gpu::H100,
+            ..s.clone()
+        };
+        let own = Need::on(&t, &estimate(&t).unwrap(), Gpu::H100);
+        assert_eq!(h100.headroom, own.headroom(), "{server:?}");
+    }
+}

@@ -120,6 +120,7 @@ impl Need {
     /// What the job of `s` (its breakdown `b`) may use of `gpu` and needs of it.
     pub fn on(s: &Scenario, b: &Breakdown, gpu: Gpu) -> Need {
         // what a process can allocate is what cudaMemGetInfo reports, not nvidia-smi's total
+        let b = &*b.on_gpu(s, gpu);
         if s.job != Job::Serving {
             return Need {
                 budget: gpu.visible_bytes(),

@@ -158,6 +158,23 @@ impl Breakdown {
             .sum()
     }
 
+    /// The breakdown's totals as they would be on `gpu` instead of the scenario's GPU (its lines
+    /// stay the scenario's): only a server's communication memory depends on the card (its
+    /// interconnect), and it adds one for one to the total.
+    pub fn on_gpu(&self, s: &Scenario, gpu: crate::gpus::Gpu) -> std::borrow::Cow<'_, Breakdown> {
+        if s.job != Job::Serving {
+            return std::borrow::Cow::Borrowed(self);
+        }
+        let comm = crate::server::comm_mib_on(s, gpu, s.tp) * MIB;
+        if comm == self.comm_buffers {
+            return std::borrow::Cow::Borrowed(self);
+        }
+        let mut b = self.clone();
+        b.total = b.total - self.comm_buffers + comm;
+        b.comm_buffers = comm;
+        std::borrow::Cow::Owned(b)
+    }
+
     /// The CUDA graphs a server captures after sizing its KV pool, out of what
     /// `gpu_memory_utilization` leaves (all of them before vLLM V1 0.21, none after).
     pub fn graphs_after_sizing(&self, s: &Scenario) -> u64 {

@@ -81,7 +81,7 @@ impl Budget<'_> {
                 let args = [Arg::Int(s.comm_mib), Arg::Int(b.tp)];
                 return Formula::of(Msg::CommBuffers, &args).equals(bytes);
             }
-            let (p2p, nvls) = comm_parts_mib(s.gpu, b.tp);
+            let (p2p, nvls) = comm_parts_mib(s.gpu, s.server, b.tp);
             if p2p == 0 {
                 return Formula::of(Msg::CommThroughHost, &[]).equals(bytes);
             }

@@ -5,7 +5,7 @@ use super::{Breakdown, Component, ServingFit};
 use crate::gpus::Gpu;
 use crate::scenario::Scenario;
 use crate::sglang::mem_fraction_permille;
-use crate::units::scale;
+use crate::units::{scale, MIB};
 
 /// SGLang's split of one GPU, in bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,10 +24,11 @@ pub struct SglangSplit {
 }
 
 impl Breakdown {
-    /// How SGLang started with the scenario's settings splits `gpu`.
+    /// How SGLang started with the scenario's settings splits `gpu` (the breakdown being the one
+    /// on that card, [`Breakdown::on_gpu`]).
     pub fn sglang_split(&self, s: &Scenario, gpu: Gpu) -> SglangSplit {
         let permille = mem_fraction_permille(s, gpu);
-        let context = self.bytes(Component::Context) - self.cuda_graphs;
+        let context = s.context_mib * MIB + self.comm_buffers;
         let free_before = gpu.visible_bytes().saturating_sub(context);
         let loaded = self.bytes(Component::Weights) + self.bytes(Component::Adapter);
         let dynamic = self.largest(Component::Activations)
