@@ -758,9 +758,9 @@ impl Scenario {
             .collect()
     }
 
-    /// The pipeline stages that apply: a server (vLLM) is budgeted without a layer split.
+    /// The pipeline stages that apply (a llama.cpp run places its layers its own way).
     pub fn pipeline_stages(&self) -> u64 {
-        if matches!(self.job, Job::Serving | Job::Local) {
+        if self.job == Job::Local {
             1
         } else {
             self.pp.max(1)

@@ -238,7 +238,7 @@ fn drafting(s: &Scenario) -> bool {
 }
 /// A job whose layers may split over pipeline stages or GPUs (not a server, not llama.cpp's own split).
 fn splits_layers(s: &Scenario) -> bool {
-    !matches!(s.job, Job::Serving | Job::Local)
+    s.job != Job::Local
 }
 fn generating(s: &Scenario) -> bool {
     matches!(s.job, Job::Inference | Job::Serving)

@@ -162,3 +162,58 @@ fn each_gpu_of_the_verdict_table_is_charged_its_own_interconnects_communication_
         assert_eq!(h100.headroom, own.headroom(), "{server:?}");
     }
 }
+
+fn pipelined(pp: u64) -> Scenario {
+    Scenario {
+        job: Job::Serving,
+        gpu: Gpu::H100,
+        gpus: pp,
+        pp,
+        ..Scenario::default()
+    }
+}
+
+#[test]
+fn a_pipelined_servers_stages_sum_to_the_whole_model_with_the_sampler_on_the_last() {
+    let s = pipelined(4);
+    let arch = s.model.architecture().unwrap();
+    let stages = estimate_stages(&s, &arch).unwrap();
+    assert_eq!(stages.len(), 4);
+    let whole = estimate(&pipelined(1)).unwrap();
+    let weights: u64 = stages.iter().map(|b| b.bytes(Component::Weights)).sum();
+    assert_eq!(weights, whole.bytes(Component::Weights));
+    let kv_per_token: u64 = stages.iter().map(|b| b.kv_bytes_per_token).sum();
+    assert_eq!(kv_per_token, whole.kv_bytes_per_token);
+    let sampler: Vec<u64> = stages
+        .iter()
+        .map(|b| b.largest(Component::Logits))
+        .collect();
+    assert_eq!(sampler[..3], [0, 0, 0]);
+    assert_eq!(sampler[3], whole.largest(Component::Logits));
+}
+
+#[test]
+fn pipeline_parallelism_never_raises_a_servers_weights_per_gpu() {
+    let weights = |pp| estimate(&pipelined(pp)).unwrap().bytes(Component::Weights);
+    for pp in [2, 4, 8, 16, 32] {
+        assert!(weights(pp) <= weights(pp / 2), "pp {pp}");
+    }
+}
+
+#[test]
+fn a_pipelined_server_sizes_every_stage_to_the_fewest_blocks_any_stage_holds() {
+    let s = pipelined(4);
+    let arch = s.model.architecture().unwrap();
+    let fewest = estimate_stages(&s, &arch)
+        .unwrap()
+        .iter()
+        .map(|b| b.serving.unwrap().blocks)
+        .min()
+        .unwrap();
+    let b = estimate(&s).unwrap();
+    assert_eq!(b.serving.unwrap().blocks, fewest);
+    let line = serve_command(&s, Server::Vllm).line();
+    assert!(line.contains("--pipeline-parallel-size 4"), "{line}");
+    let line = serve_command(&s, Server::Sglang).line();
+    assert!(line.contains("--pp-size 4"), "{line}");
+}

@@ -366,8 +366,8 @@ const HELP: &[(&str, &str, &str)] = &[
     ),
     (
         "pp",
-        "pipeline stages: the layers split over GPUs in sequence, the embeddings on the first, the head and the loss on the last (inference: accelerate's device_map); the figure is the busiest GPU",
-        "流水线级数：各层按顺序分到多张卡上，第一级放嵌入层，最后一级放输出头和损失（推理：accelerate 的 device_map）；显示的是最忙的那张卡",
+        "pipeline stages: the layers split over GPUs in sequence, the embeddings on the first, the head and the loss on the last (inference: accelerate's device_map; serving: --pipeline-parallel-size, every stage's KV cache as many blocks as the tightest stage holds); the figure is the busiest GPU",
+        "流水线级数：各层按顺序分到多张卡上，第一级放嵌入层，最后一级放输出头和损失（推理：accelerate 的 device_map；服务：--pipeline-parallel-size，每一级的 KV 缓存块数取最紧张那一级能容纳的块数）；显示的是最忙的那张卡",
     ),
     (
         "virtual-stages",

@@ -85,6 +85,9 @@ pub fn serve_command(s: &Scenario, server: Server) -> ServeCommand {
         Server::Vllm => {
             flags.push(("", model_path(s)));
             flags.push(("--tensor-parallel-size", s.tp.to_string()));
+            if s.pp > 1 {
+                flags.push(("--pipeline-parallel-size", s.pp.to_string()));
+            }
             flags.push(("--max-model-len", s.max_model_len.to_string()));
             let fraction = format!("{:.2}", s.gpu_util_pct as f64 / 100.0);
             flags.push(("--gpu-memory-utilization", fraction));
@@ -99,6 +102,9 @@ pub fn serve_command(s: &Scenario, server: Server) -> ServeCommand {
         Server::Sglang => {
             flags.push(("--model-path", model_path(s)));
             flags.push(("--tp", s.tp.to_string()));
+            if s.pp > 1 {
+                flags.push(("--pp-size", s.pp.to_string()));
+            }
             flags.push(("--context-length", s.max_model_len.to_string()));
             let permille = crate::sglang::mem_fraction_permille(s, s.gpu);
             flags.push((

@@ -110,6 +110,8 @@ impl Budget<'_> {
         self.push(Component::Activations, Phase::Compute, act, |_| {
             Formula::of(Msg::ServingForward, &[Arg::Count(tokens)]).equals(act)
         });
+        // the sampler runs where the head is: the last pipeline stage
+        let logits = if self.stage.head { logits } else { 0 };
         self.push(Component::Logits, Phase::Compute, logits, |b| {
             let args = [
                 Arg::Int(sampled),

@@ -237,11 +237,24 @@ fn busiest_stage(s: &Scenario, arch: &Architecture, explain: bool) -> Breakdown 
         return Budget::new(s, arch, whole, explain).run();
     }
     let trainable = Budget::new(s, arch, whole, false).trainable;
-    let mut busiest = PipelineStage::candidates(s, arch)
+    let stages: Vec<Breakdown> = PipelineStage::candidates(s, arch)
         .into_iter()
         .map(|stage| stage_budget(s, arch, stage, explain))
+        .collect();
+    // a pipelined server runs with the blocks of its tightest stage: vLLM sizes every worker's
+    // cache to the fewest blocks any worker can hold (V0 `_initialize_kv_caches`: `min` over
+    // `determine_num_available_blocks`; V1 `get_kv_cache_configs` unifies them to the minimum)
+    let fewest_blocks = stages
+        .iter()
+        .filter_map(|b| b.serving)
+        .min_by_key(|f| f.blocks);
+    let mut busiest = stages
+        .into_iter()
         .reduce(|a, b| if b.total > a.total { b } else { a })
         .expect("a pipeline has at least one stage");
+    if fewest_blocks.is_some() {
+        busiest.serving = fewest_blocks;
+    }
     busiest.params = arch.params();
     busiest.active_params = arch.active_params();
     busiest.trainable = trainable;
