@@ -35,7 +35,9 @@ pub fn VerdictLine() -> impl IntoView {
 /// engine's numbers, escaped.
 fn verdict_markup(st: &AppState) -> (&'static str, bool, String) {
     let l = st.lang.get();
-    let (unit, gpu, job, util) = st.scenario.with(|s| (s.unit, s.gpu, s.job, s.gpu_util_pct));
+    let (unit, gpu, job, util, server) = st
+        .scenario
+        .with(|s| (s.unit, s.gpu, s.job, s.gpu_util_pct, s.server));
     let computed = st.computed.read();
     let c = match &*computed {
         Err(e) => {
@@ -48,17 +50,21 @@ fn verdict_markup(st: &AppState) -> (&'static str, bool, String) {
     let v = c.verdicts.iter().find(|v| v.gpu == gpu).copied();
     let fits = v.map(|v| v.fits).unwrap_or(false);
     let headroom = v.map(|v| v.headroom).unwrap_or(0);
-    // a server is measured against what gpu_memory_utilization lets it take
+    // every job is measured against what the CUDA driver reports, a server against
+    // gpu_memory_utilization × that
     let budget = v
-        .filter(|v| v.budget < v.capacity)
         .map(|v| {
-            format!(
-                " ({} {} = {util}% × {})",
-                t(l, "of_budget"),
-                unit.format(v.budget),
-                // gpu_memory_utilization multiplies what the CUDA driver reports, not the capacity
-                unit.format(v.gpu.visible_bytes())
-            )
+            let (budget, visible) = (unit.format(v.budget), unit.format(v.gpu.visible_bytes()));
+            let equation = if job == Job::Serving && server == Server::Sglang {
+                let split = st.scenario.with(|s| b.sglang_split(s, gpu));
+                let free = unit.format(split.free_before);
+                vram_text::sglang_budget_equation(l, split.permille, &budget, &free)
+            } else {
+                let util = (job == Job::Serving).then_some(util);
+                let capacity = unit.format(v.capacity);
+                vram_text::budget_equation(l, util, &budget, &visible, &capacity)
+            };
+            format!(" ({equation})")
         })
         .unwrap_or_default();
     let mut html = format!(
@@ -91,7 +97,7 @@ fn verdict_markup(st: &AppState) -> (&'static str, bool, String) {
         };
         html.push_str(&format!(
             r#"<p id="serving-line">{} {} · {} {} = {} {} · ~<strong id="serving-concurrency">{}</strong> {}{}</p>"#,
-            esc(t(l, "serving_fill")),
+            esc(t(l, if server == Server::Sglang { "serving_fill_sglang" } else { "serving_fill" })),
             esc(&unit.format(f.budget)),
             esc(t(l, "kv_pool")),
             esc(&unit.format(f.kv_pool)),
@@ -113,18 +119,23 @@ fn verdict_markup(st: &AppState) -> (&'static str, bool, String) {
     )
 }
 
-/// The selected GPU's line in the charts: its capacity, or a server's budget ("H100 80GB × 90%").
+/// The selected GPU's line in the charts: the total the driver reports, or a vLLM server's
+/// budget ("H100 80GB × 90%") of it (SGLang's static share holds only weights and KV).
 fn selected_limit(st: &AppState) -> (u64, String) {
-    let (gpu, serving, util) = st
-        .scenario
-        .with(|s| (s.gpu, s.job == Job::Serving, s.gpu_util_pct));
+    let (gpu, serving, util) = st.scenario.with(|s| {
+        (
+            s.gpu,
+            s.job == Job::Serving && s.server == Server::Vllm,
+            s.gpu_util_pct,
+        )
+    });
     if serving {
         (
-            vram_engine::Gpu::bytes(gpu) * util / 100,
+            gpu.visible_bytes() * util / 100,
             format!("{} × {util}%", gpu.label()),
         )
     } else {
-        (gpu.bytes(), gpu.label().to_string())
+        (gpu.visible_bytes(), gpu.label().to_string())
     }
 }
 
@@ -350,7 +361,7 @@ fn fit_markup(st: &AppState) -> Option<String> {
                 )
             };
             let serve = serve_markup(l, &st, c);
-            let capacity = if c.breakdown.serving.is_some() { t(l, "budget_capacity") } else { t(l, "capacity") };
+            let capacity = t(l, "budget_capacity");
             let html = format!(
                 r#"<h2 id="fit-h">{}: {}</h2><dl class="solver" id="solver">{answers}</dl><div>{remedies}</div><div>{serve}</div><h2>{}</h2><div class="table-wrap"><table id="fit-table"><thead><tr><th scope="col">GPU</th><th scope="col">{} ({})</th><th scope="col">{}</th><th scope="col">{}</th><th scope="col">{}</th></tr></thead><tbody>{rows}</tbody></table></div>"#,
                 esc(t(l, "solver")),

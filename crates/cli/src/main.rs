@@ -478,7 +478,26 @@ fn table(
     if b.cpu > 0 {
         let _ = writeln!(o, "{:<28} {:>10.2}", "CPU memory (offload)", u.value(b.cpu));
     }
-    if let Some(f) = b.serving {
+    if let (Some(f), Server::Sglang) = (b.serving, s.server) {
+        let split = b.sglang_split(s, s.gpu);
+        let _ = writeln!(
+            o,
+            "\nSGLang on {}: mem_fraction_static {}.{:03} × {} free before loading = {}; weights {}, KV pool {} = max_total_num_tokens {} ({} pages of {}), ~{} requests of {} tokens at once{}",
+            s.gpu.label(),
+            split.permille / 1_000,
+            split.permille % 1_000,
+            u.format(split.free_before),
+            u.format(split.static_budget),
+            u.format(split.loaded),
+            u.format(f.kv_pool),
+            th(f.tokens),
+            th(f.blocks),
+            s.block_size,
+            f.max_concurrency,
+            s.avg_tokens,
+            if f.max_len_fits { "" } else { "; too small for one max-length request" }
+        );
+    } else if let Some(f) = b.serving {
         let _ = writeln!(
             o,
             "\nvLLM on {}: reserves {} ({}%), KV pool {} = {} blocks of {} tokens = {} tokens, ~{} requests of {} tokens at once{}",
@@ -520,6 +539,20 @@ fn table(
             v.headroom as f64 / u.bytes() as f64,
             needed
         );
+    }
+    if let Some(v) = verdicts.iter().find(|v| v.gpu == s.gpu) {
+        let serving = s.job == Job::Serving;
+        let util = (serving && s.server == Server::Vllm).then_some(s.gpu_util_pct);
+        let (budget, visible) = (u.format(v.budget), u.format(v.gpu.visible_bytes()));
+        let capacity = u.format(v.capacity);
+        let equation = if serving && s.server == Server::Sglang {
+            let split = b.sglang_split(s, s.gpu);
+            let free = u.format(split.free_before);
+            vram_text::sglang_budget_equation(Lang::En, split.permille, &budget, &free)
+        } else {
+            vram_text::budget_equation(Lang::En, util, &budget, &visible, &capacity)
+        };
+        let _ = writeln!(o, "{}: {equation}", v.gpu.label());
     }
     let _ = writeln!(o, "\nOn {}:", s.gpu.label());
     for a in answers {

@@ -414,11 +414,10 @@ fn a_bare_parameter_count_and_a_serving_job_answer_how_many_requests_fit() {
     assert!(fits > 10, "{fits} requests");
     // the verdict's budget is gpu_memory_utilization x what the driver reports, and says so
     let line = page.text_of("#fit-line");
-    let (_, budget) = line
-        .split_once("of the budget ")
-        .expect("a budget in the verdict");
+    let (_, budget) = line.split_once("budget ").expect("a budget in the verdict");
     let (budget, product) = budget.split_once(" = ").unwrap();
     let (util, total) = product.split_once("% × ").unwrap();
+    let (total, _) = total.split_once(" (").unwrap();
     let (util, budget, total) = (util.parse::<f64>().unwrap(), gib(budget), gib(total));
     assert!((util / 100.0 * total - budget).abs() <= 0.01, "{line}");
     // a longer average request leaves room for fewer of them

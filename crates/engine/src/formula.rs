@@ -254,6 +254,12 @@ messages! {
     GraphsOutsideBudget,
     /// MiB, tensor-parallel ranks
     CommBuffers,
+    /// MiB (peer-to-peer transport and custom all-reduce, measured)
+    CommPeerToPeer,
+    /// NVLS channels, MiB of buffer, MiB of credits, tensor-parallel ranks
+    CommNvls,
+    /// (no arguments)
+    CommThroughHost,
     /// proposer params, bits per param
     ProposerWeights,
     /// pooled tokens, proposer bytes per token

@@ -83,6 +83,57 @@ impl Gpu {
     pub fn visible_bytes(self) -> u64 {
         self.visible_mib() * MIB
     }
+
+    /// How several of these cards in one server reach each other (the usual build: SXM boards on
+    /// NVSwitch, NVL and workstation cards in bridged pairs, GeForce cards on bare PCIe).
+    pub fn interconnect(self) -> Interconnect {
+        match self {
+            // NVIDIA disables peer-to-peer on GeForce cards: vLLM logs "Custom allreduce is
+            // disabled because your platform lacks GPU P2P capability" on 3090, 4090 and 5090 pairs
+            Gpu::Rtx4080 | Gpu::Rtx4090 | Gpu::Rtx4090D | Gpu::Rtx3090 | Gpu::Rtx5090 => {
+                Interconnect::PcieHost
+            }
+            Gpu::T4 | Gpu::A10 | Gpu::L4 | Gpu::L40S | Gpu::L20 => Interconnect::PcieP2p,
+            Gpu::V100_32 | Gpu::RtxA6000 | Gpu::H100Nvl => Interconnect::NvLink,
+            Gpu::A100_40
+            | Gpu::A100_80
+            | Gpu::A800
+            | Gpu::H100
+            | Gpu::H800
+            | Gpu::H20
+            | Gpu::H200
+            | Gpu::B200
+            | Gpu::Mi300x => Interconnect::Fabric,
+        }
+    }
+
+    /// Whether NCCL runs NVLink SHARP (NVLS) here: NVSwitch systems from Hopper on. Not A100
+    /// ("NVLS was a new feature of H100", NVIDIA/nccl-tests issue #228) nor H800 (its NCCL log
+    /// prints "0 nvls channels", NVIDIA/nccl issue #892).
+    pub fn has_nvls(self) -> bool {
+        matches!(self, Gpu::H100 | Gpu::H20 | Gpu::H200 | Gpu::B200)
+    }
+}
+
+/// How the GPUs of one server exchange data, as far as it decides where the buffers live.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Interconnect {
+    /// Every GPU reaches every other directly: NVSwitch (SXM boards) or AMD's Infinity Fabric.
+    Fabric,
+    /// NVLink between bridged pairs or a mesh; peer-to-peer works.
+    NvLink,
+    /// PCIe with peer-to-peer: NCCL's P2P transport, buffers in device memory.
+    PcieP2p,
+    /// PCIe without peer-to-peer: NCCL goes through host shared memory.
+    PcieHost,
+}
+
+impl Interconnect {
+    /// Whether the GPUs can read each other's memory: NCCL's P2P transport (buffers in device
+    /// memory) and vLLM's custom all-reduce need it.
+    pub fn peer_to_peer(self) -> bool {
+        self != Interconnect::PcieHost
+    }
 }
 
 /// What the driver keeps of nvidia-smi's total on the cards measured: H100 81,559 − 81,121 =
@@ -112,6 +163,17 @@ mod tests {
             assert!((400..=700).contains(&kept), "{}: {kept}", g.key());
         }
         assert_eq!(Gpu::A100_80.visible_mib(), 81_920 - DRIVER_KEEPS_MIB);
+    }
+
+    #[test]
+    fn geforce_cards_have_no_peer_to_peer_and_only_hopper_switches_run_nvls() {
+        assert!(!Gpu::Rtx4090.interconnect().peer_to_peer());
+        assert!(Gpu::L40S.interconnect().peer_to_peer());
+        assert_eq!(Gpu::H100.interconnect(), Interconnect::Fabric);
+        assert!(Gpu::H100.has_nvls() && !Gpu::A100_80.has_nvls());
+        for g in Gpu::ALL.iter().filter(|g| g.has_nvls()) {
+            assert_eq!(g.interconnect(), Interconnect::Fabric, "{}", g.key());
+        }
     }
 
     #[test]

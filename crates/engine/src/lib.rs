@@ -50,6 +50,7 @@ mod safetensors;
 mod scenario;
 mod server;
 mod settings;
+mod sglang;
 mod units;
 mod weight_parts;
 
@@ -68,7 +69,7 @@ pub use gguf::{
     MetadataEntry, SummaryError, TensorGroup, TensorInfo, ValueType, PADDING_PER_TENSOR,
     STORED_ARRAY_MAX,
 };
-pub use gpus::{Gpu, CAPACITY_LINES_GIB};
+pub use gpus::{Gpu, Interconnect, CAPACITY_LINES_GIB};
 pub use hub::{
     check_date, choose_gguf, content_range_total, gguf_entries, iso_date, parse_model_id, quant_of,
     range_header, read_listing, redirect_target, status_failure, FetchFailure, GgufEntry,
@@ -104,7 +105,7 @@ pub use measured::{
 pub use memory::{
     estimate, estimate_stages, estimate_with, kv_cache_bytes, layer_activation_bytes, lora_params,
     prefill_activation_bytes, Breakdown, Component, LayerActivations, Line, Moment, Phase,
-    PipelineStage, Pool, ServingFit, MAX_PER_GPU,
+    PipelineStage, Pool, ServingFit, SglangSplit, MAX_PER_GPU,
 };
 pub use model::{Architecture, Encoder, Mla, MlpKind, Moe, NormKind, ParamCounts, StoredWeights};
 pub use overview::{sweep_points, Overview};
@@ -121,7 +122,10 @@ pub use scenario::{
     ModelChoice, Offload, Optimizer, PipelineSchedule, Scenario, Switch, VllmVersion, WeightsLoad,
     Zero,
 };
-pub use server::{captured_graphs, decode_query_len, CudaGraphs, SpecMethod};
+pub use server::{
+    captured_graphs, comm_mib, comm_parts_mib, decode_query_len, CudaGraphs, SpecMethod,
+};
 pub use settings::{Refusal, Setting, SettingKind, SettingValue, SETTINGS};
+pub use sglang::{default_mem_fraction_permille, mem_fraction_permille, memory_tier_defaults};
 pub use units::{short_count, thousands, Unit, GB, GIB, KIB, MIB};
 pub use weight_parts::{PartFormats, WeightPart, PART_FOLLOWS};

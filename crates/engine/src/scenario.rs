@@ -9,7 +9,7 @@ use crate::hub::HubSource;
 use crate::model::Architecture;
 use crate::named::named_enum;
 use crate::presets;
-use crate::server::{CudaGraphs, SpecMethod};
+use crate::server::{CudaGraphs, Server, SpecMethod};
 use crate::settings::{SettingValue, SETTINGS};
 use crate::units::Unit;
 use crate::weight_parts::PartFormats;
@@ -498,8 +498,13 @@ pub struct Scenario {
     /// torchtitan's `SequenceParallel` norms): what tensor parallelism leaves replicated (the
     /// norms, the layer inputs a checkpoint keeps) is split along the sequence instead.
     pub sequence_parallel: bool,
+    /// The serving engine whose start-up arithmetic sizes the KV pool.
+    pub server: Server,
     /// vLLM gpu_memory_utilization, in percent.
     pub gpu_util_pct: u64,
+    /// SGLang mem_fraction_static, in thousandths; 0: SGLang's default for the GPU
+    /// (`sglang::default_mem_fraction_permille`).
+    pub mem_fraction_permille: u64,
     pub block_size: u64,
     pub max_model_len: u64,
     /// Average tokens of a request (prompt + output), for serving.
@@ -520,7 +525,8 @@ pub struct Scenario {
     pub shared_prefix: u64,
     /// Whether the server captures CUDA graphs (`--enforce-eager` turns them off).
     pub cuda_graphs: CudaGraphs,
-    /// NCCL and custom all-reduce buffers per GPU when tensor parallel, in MiB.
+    /// NCCL and custom all-reduce buffers per GPU when tensor parallel, in MiB; 0: from the GPUs'
+    /// interconnect (`server::comm_mib`).
     pub comm_mib: u64,
     /// Speculative decoding method (vLLM `--speculative-config`).
     pub spec: SpecMethod,
@@ -614,7 +620,9 @@ impl Default for Scenario {
             // torchtitan's default for multi-stage schedules (two stages per rank)
             virtual_stages: 2,
             sequence_parallel: false,
+            server: Server::Vllm,
             gpu_util_pct: 90,
+            mem_fraction_permille: 0,
             block_size: 16,
             max_model_len: 8_192,
             avg_tokens: 1_024,
@@ -630,7 +638,7 @@ impl Default for Scenario {
             shared_prefix: 0,
             cuda_graphs: CudaGraphs::Captured,
             // vLLM PR #10511: non-torch memory 1.79 GiB at TP 1 and 3.58 GiB at TP 2 (H100)
-            comm_mib: 1_833,
+            comm_mib: 0,
             spec: SpecMethod::Off,
             spec_tokens: 3,
             draft_model: "llama-3.2-1b",
@@ -808,9 +816,9 @@ impl Scenario {
             .collect()
     }
 
-    /// The pipeline stages that apply: a server (vLLM) is budgeted without a layer split.
+    /// The pipeline stages that apply (a llama.cpp run places its layers its own way).
     pub fn pipeline_stages(&self) -> u64 {
-        if matches!(self.job, Job::Serving | Job::Local) {
+        if self.job == Job::Local {
             1
         } else {
             self.pp.max(1)

@@ -1,7 +1,20 @@
-//! How a vLLM server is started, as far as it moves memory: CUDA graphs and speculative decoding.
+//! How a server is started, as far as it moves memory: which engine, CUDA graphs, speculative
+//! decoding and the communication buffers of tensor parallelism.
 
+use crate::gpus::{Gpu, Interconnect};
 use crate::named::named_enum;
 use crate::scenario::{Scenario, VllmVersion};
+
+named_enum! {
+    /// The serving engine, whose start-up arithmetic sizes the KV pool.
+    pub enum Server {
+        /// vLLM: `gpu_memory_utilization` × the driver's total, less everything it profiles.
+        Vllm => ("vllm", "vLLM"),
+        /// SGLang: `mem_fraction_static` of the memory free before loading holds the weights and
+        /// the KV pool; activations and graphs live in the rest.
+        Sglang => ("sglang", "SGLang"),
+    }
+}
 
 named_enum! {
     /// Whether the server captures CUDA graphs for decoding (vLLM's default) or runs eagerly.
@@ -94,6 +107,59 @@ pub fn captured_graphs(s: &Scenario) -> (u64, u64) {
     (mixed.len() as u64, full)
 }
 
+/// What NCCL's P2P transport (buffers in device memory, `src/transport/p2p.cc`) and vLLM's custom
+/// all-reduce add on each GPU, MiB: vLLM PR #10511 prints `non_torch_memory` 1.79 GiB for
+/// Llama-3-8B on one H100 and 3.58 GiB with `-tp 2`. Ring and tree connect each rank to a fixed
+/// number of neighbours per channel, so the figure does not grow with the ranks.
+pub const COMM_PEER_TO_PEER_MIB: u64 = 1_833;
+
+/// NVLink SHARP's buffers (NCCL `src/transport/nvls.cc`): `nChannels × 2 × (buffSize + memSize)`
+/// per head, times the heads (the GPUs of the switch domain), in unicast memory on every GPU. vLLM
+/// issue #9699 (8 × H200) logs "buffSize 4194304 memSize 2097152 nvlsPerRankSize 301989888": 24
+/// channels of the default `NCCL_BUFFSIZE` (4 MiB) and 2 MiB of credits.
+pub const NVLS_CHANNELS: u64 = 24;
+/// `NCCL_BUFFSIZE`'s default, MiB (NCCL docs, environment variables).
+pub const NCCL_BUFFSIZE_MIB: u64 = 4;
+/// `NVLS_MEM_ALIGN_SIZE`, MiB: the credits beside each NVLS buffer.
+pub const NVLS_MEM_MIB: u64 = 2;
+
+/// The communication memory a server split over `tp` GPUs of `gpu` takes on each, MiB, by part:
+/// (peer-to-peer buffers and custom all-reduce, NVLink SHARP). Without peer-to-peer NCCL's SHM
+/// transport keeps every buffer in host shared memory (`src/transport/shm.cc`, `shmOpen`) and vLLM
+/// disables its custom all-reduce ("your platform lacks GPU P2P capability"): nothing on the GPU.
+/// NCCL engages NVLS only for more than two GPUs (vLLM issue #9699), and SGLang turns it off
+/// unless `--enable-nccl-nvls` (sgl-project/sglang PR #631 "Disable NCCL_NVLS by default", PR
+/// #3502 "Make NCCL NVLS configurable", default false).
+pub fn comm_parts_mib(gpu: Gpu, server: Server, tp: u64) -> (u64, u64) {
+    if tp < 2 || gpu.interconnect() == Interconnect::PcieHost {
+        return (0, 0);
+    }
+    let nvls = if gpu.has_nvls() && tp > 2 && server == Server::Vllm {
+        NVLS_CHANNELS * 2 * (NCCL_BUFFSIZE_MIB + NVLS_MEM_MIB) * tp
+    } else {
+        0
+    };
+    (COMM_PEER_TO_PEER_MIB, nvls)
+}
+
+/// The communication memory per GPU of `gpu`, MiB: the user's `comm-mib` when set (not 0), else
+/// what the GPUs' interconnect, the server and the tensor-parallel degree `tp` make of it.
+pub fn comm_mib_on(s: &Scenario, gpu: Gpu, tp: u64) -> u64 {
+    match (tp, s.comm_mib) {
+        (0 | 1, _) => 0,
+        (_, 0) => {
+            let (p2p, nvls) = comm_parts_mib(gpu, s.server, tp);
+            p2p + nvls
+        }
+        (_, mib) => mib,
+    }
+}
+
+/// [`comm_mib_on`] the scenario's GPU.
+pub fn comm_mib(s: &Scenario, tp: u64) -> u64 {
+    comm_mib_on(s, s.gpu, tp)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -130,6 +196,41 @@ mod tests {
         };
         assert_eq!(v0(256), (35, 0));
         assert_eq!(v0(20), (6, 0)); // 1, 2, 4, 8, 16, 24
+    }
+
+    #[test]
+    fn the_communication_memory_follows_the_interconnect_and_reproduces_the_h100_tp2_measurement() {
+        let on = |gpu, tp| {
+            comm_mib(
+                &Scenario {
+                    gpu,
+                    comm_mib: 0,
+                    ..Scenario::default()
+                },
+                tp,
+            )
+        };
+        assert_eq!(on(Gpu::H100, 1), 0);
+        assert_eq!(on(Gpu::H100, 2), 1_833);
+        // NVLS from 3 GPUs: 24 × 2 × 6 MiB per GPU of the domain, 2,304 MiB at 8 as vLLM #9699 logs
+        assert_eq!(on(Gpu::H200, 8), 1_833 + 2_304);
+        assert_eq!(on(Gpu::A100_80, 8), 1_833);
+        assert_eq!(on(Gpu::Rtx4090, 2), 0);
+        assert_eq!(on(Gpu::L40S, 2), 1_833);
+        let set = Scenario {
+            gpu: Gpu::Rtx4090,
+            comm_mib: 700,
+            ..Scenario::default()
+        };
+        assert_eq!(comm_mib(&set, 2), 700, "the user's figure wins");
+        assert_eq!(comm_mib(&set, 1), 0);
+        let sglang = Scenario {
+            gpu: Gpu::H200,
+            server: Server::Sglang,
+            comm_mib: 0,
+            ..Scenario::default()
+        };
+        assert_eq!(comm_mib(&sglang, 8), 1_833, "SGLang turns NVLS off");
     }
 
     #[test]

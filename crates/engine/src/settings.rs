@@ -14,7 +14,7 @@ use crate::scenario::{
     Attention, Checkpointing, DpFramework, Job, LocalMachine, LoraTargets, Loss, Offload,
     Optimizer, PipelineSchedule, Scenario, Switch, VllmVersion, WeightsLoad, Zero,
 };
-use crate::server::{CudaGraphs, SpecMethod};
+use crate::server::{CudaGraphs, Server, SpecMethod};
 use crate::units::Unit;
 use crate::weight_parts::{WeightPart, PART_FOLLOWS};
 
@@ -225,6 +225,14 @@ fn inference(s: &Scenario) -> bool {
 fn serving(s: &Scenario) -> bool {
     s.job == Job::Serving
 }
+/// A vLLM server.
+fn vllm_serving(s: &Scenario) -> bool {
+    s.job == Job::Serving && s.server == Server::Vllm
+}
+/// An SGLang server.
+fn sglang_serving(s: &Scenario) -> bool {
+    s.job == Job::Serving && s.server == Server::Sglang
+}
 /// A server split over several GPUs with tensor parallelism.
 fn serving_split(s: &Scenario) -> bool {
     s.job == Job::Serving && s.tp > 1
@@ -239,7 +247,7 @@ fn drafting(s: &Scenario) -> bool {
 }
 /// A job whose layers may split over pipeline stages or GPUs (not a server, not llama.cpp's own split).
 fn splits_layers(s: &Scenario) -> bool {
-    !matches!(s.job, Job::Serving | Job::Local)
+    s.job != Job::Local
 }
 fn generating(s: &Scenario) -> bool {
     matches!(s.job, Job::Inference | Job::Serving)
@@ -533,6 +541,7 @@ pub static SETTINGS: &[Setting] = &[
         vllm,
         serving
     ),
+    choice!("srv", "server", "server", "S", Server, server, serving),
     choice!("unit", "unit", "unit", "U", Unit, unit, always),
     switch!(
         Switch::MasterWeights,
@@ -624,7 +633,8 @@ pub static SETTINGS: &[Setting] = &[
         training_pipeline
     ),
     number!("vs", "virtual-stages", "virtual-stages", virtual_stages, 2, 16, slider 2, 16, false, false, interleaved_pipeline),
-    number!("u", "gpu-util", "gpu-util", gpu_util_pct, 10, 100, slider 10, 100, true, false, serving),
+    number!("u", "gpu-util", "gpu-util", gpu_util_pct, 10, 100, slider 10, 100, true, false, vllm_serving),
+    number!("mfs", "mem-fraction-static", "mem-fraction-static", mem_fraction_permille, 0, 1_000, slider 0, 1_000, false, false, sglang_serving),
     number!("bs", "block-size", "block-size", block_size, 1, 1_024, slider 1, 256, true, true, serving),
     number!("ml", "max-model-len", "max-model-len", max_model_len, 1, 10_485_760, slider 128, 1_048_576, true, true, generating),
     number!("al", "avg-tokens", "avg-tokens", avg_tokens, 1, 10_485_760, slider 64, 131_072, true, false, serving),

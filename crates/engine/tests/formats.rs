@@ -497,3 +497,23 @@ fn gpt_oss_weighed_by_part_matches_the_checkpoint_sizes_openai_publishes() {
         assert!((gib - published).abs() <= 0.05, "{preset}: {gib:.3} GiB");
     }
 }
+
+#[test]
+fn a_qlora_run_on_fp4_weights_needs_exactly_what_the_same_run_on_nf4_needs() {
+    // bitsandbytes dequantizes FP4 and NF4 matrices alike, and MatMul4Bit saves its input for
+    // both, so only the 16-entry code differs: the budget must too (it once skipped FP4's
+    // dequantized matrix and saved inputs, and the solver then preferred FP4 to NF4)
+    for (nf4, fp4) in [
+        (WeightFormat::Nf4, WeightFormat::Fp4),
+        (WeightFormat::Nf4Dq, WeightFormat::Fp4Dq),
+    ] {
+        let run = |weights| Scenario {
+            job: Job::Qlora,
+            weights,
+            ..Scenario::default()
+        };
+        let (a, b) = (estimate(&run(nf4)).unwrap(), estimate(&run(fp4)).unwrap());
+        assert_eq!(a.total, b.total, "{nf4:?} against {fp4:?}");
+        assert_eq!(a.tensors, b.tensors);
+    }
+}

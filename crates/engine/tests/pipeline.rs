@@ -220,18 +220,24 @@ fn gpus_that_do_not_split_into_stages_are_refused_and_normalized_away() {
 }
 
 #[test]
-fn a_server_is_not_split_by_the_pipeline_setting() {
+fn a_server_split_over_pipeline_stages_needs_a_gpu_per_stage_and_holds_less_on_each() {
+    // vLLM --pipeline-parallel-size: one worker (GPU) per stage
     let s = Scenario {
         job: Job::Serving,
         gpus: 1,
         pp: 4,
         ..Scenario::default()
     };
+    assert!(matches!(
+        estimate(&s),
+        Err(EngineError::PpDoesNotDivide { .. })
+    ));
+    let split = Scenario {
+        gpus: 4,
+        ..s.clone()
+    };
     let unsplit = Scenario { pp: 1, ..s.clone() };
-    assert_eq!(
-        estimate(&s).unwrap().total,
-        estimate(&unsplit).unwrap().total
-    );
+    assert!(estimate(&split).unwrap().total < estimate(&unsplit).unwrap().total);
 }
 
 #[test]

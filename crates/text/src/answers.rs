@@ -94,3 +94,68 @@ pub fn startup_concurrency(lang: Lang, max_model_len: u64, hundredths: u64) -> S
         ),
     }
 }
+
+/// What a verdict's budget is: the total the CUDA driver reports to a process (below
+/// nvidia-smi's `capacity`), or for a server gpu_memory_utilization × that total (`visible`).
+pub fn budget_equation(
+    lang: Lang,
+    server_util_pct: Option<u64>,
+    budget: &str,
+    visible: &str,
+    capacity: &str,
+) -> String {
+    match (lang, server_util_pct) {
+        (Lang::En, None) => format!(
+            "budget {budget} = the total the CUDA driver reports to a process (cudaMemGetInfo; nvidia-smi shows {capacity})"
+        ),
+        (Lang::Zh, None) => format!(
+            "预算 {budget} = CUDA 驱动报告给进程的总显存（cudaMemGetInfo；nvidia-smi 显示 {capacity}）"
+        ),
+        (Lang::En, Some(u)) => format!(
+            "budget {budget} = {u}% × {visible} (gpu_memory_utilization × the total the CUDA driver reports; nvidia-smi shows {capacity})"
+        ),
+        (Lang::Zh, Some(u)) => format!(
+            "预算 {budget} = {u}% × {visible}（gpu_memory_utilization × CUDA 驱动报告的总显存；nvidia-smi 显示 {capacity}）"
+        ),
+    }
+}
+
+/// SGLang's budget: `mem_fraction_static` × what is free before the weights load (the driver's
+/// total less the CUDA context and the communicators); `permille` is the fraction in thousandths.
+pub fn sglang_budget_equation(lang: Lang, permille: u64, budget: &str, free: &str) -> String {
+    let fraction = format!("{}.{:03}", permille / 1_000, permille % 1_000);
+    match lang {
+        Lang::En => format!(
+            "budget {budget} = {fraction} × {free} (mem_fraction_static × what is free before the weights load: the total the CUDA driver reports less the CUDA context and the communicators)"
+        ),
+        Lang::Zh => format!(
+            "预算 {budget} = {fraction} × {free}（mem_fraction_static × 加载权重前的空闲显存：CUDA 驱动报告的总显存减去 CUDA 上下文与通信器）"
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_budget_equation_names_the_driver_total_in_both_languages_and_multiplies_for_a_server() {
+        for lang in [Lang::En, Lang::Zh] {
+            let job = budget_equation(lang, None, "23.55 GiB", "23.55 GiB", "23.99 GiB");
+            assert!(
+                job.contains("23.55 GiB") && job.contains("cudaMemGetInfo"),
+                "{job}"
+            );
+            assert!(
+                job.contains("nvidia-smi") && job.contains("23.99 GiB"),
+                "{job}"
+            );
+            let server = budget_equation(lang, Some(90), "21.20 GiB", "23.55 GiB", "23.99 GiB");
+            assert!(server.contains("21.20 GiB = 90% × 23.55 GiB"), "{server}");
+            assert!(server.contains("gpu_memory_utilization"), "{server}");
+            let sglang = sglang_budget_equation(lang, 835, "65.31 GiB", "78.22 GiB");
+            assert!(sglang.contains("65.31 GiB = 0.835 × 78.22 GiB"), "{sglang}");
+            assert!(sglang.contains("mem_fraction_static"), "{sglang}");
+        }
+    }
+}

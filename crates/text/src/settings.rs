@@ -142,14 +142,20 @@ const LABELS: &[(&str, &str, &str)] = &[
     ),
     ("max-num-seqs", "max_num_seqs", "max_num_seqs"),
     ("vllm-version", "vLLM engine", "vLLM 引擎版本"),
+    ("server", "Serving engine", "推理服务引擎"),
+    (
+        "mem-fraction-static",
+        "SGLang mem_fraction_static (‰; 0: SGLang's default)",
+        "SGLang 的 mem_fraction_static（‰；0：SGLang 默认值）",
+    ),
     ("max-loras", "max_loras", "max_loras"),
     ("max-lora-rank", "max_lora_rank", "max_lora_rank"),
     ("shared-prefix", "Shared prefix tokens", "共享前缀 token"),
     ("cuda-graphs", "CUDA graphs", "CUDA 图"),
     (
         "comm-mib",
-        "NCCL and all-reduce buffers per GPU (MiB)",
-        "每卡 NCCL 与 all-reduce 缓冲区 (MiB)",
+        "NCCL and all-reduce buffers per GPU (MiB; 0: from the interconnect)",
+        "每卡 NCCL 与 all-reduce 缓冲区 (MiB；0：按互连推算)",
     ),
     ("speculative", "Speculative decoding", "投机解码"),
     (
@@ -421,8 +427,8 @@ const HELP: &[(&str, &str, &str)] = &[
     ),
     (
         "pp",
-        "pipeline stages: the layers split over GPUs in sequence, the embeddings on the first, the head and the loss on the last (inference: accelerate's device_map); the figure is the busiest GPU",
-        "流水线级数：各层按顺序分到多张卡上，第一级放嵌入层，最后一级放输出头和损失（推理：accelerate 的 device_map）；显示的是最忙的那张卡",
+        "pipeline stages: the layers split over GPUs in sequence, the embeddings on the first, the head and the loss on the last (inference: accelerate's device_map; serving: --pipeline-parallel-size, every stage's KV cache as many blocks as the tightest stage holds); the figure is the busiest GPU",
+        "流水线级数：各层按顺序分到多张卡上，第一级放嵌入层，最后一级放输出头和损失（推理：accelerate 的 device_map；服务：--pipeline-parallel-size，每一级的 KV 缓存块数取最紧张那一级能容纳的块数）；显示的是最忙的那张卡",
     ),
     (
         "virtual-stages",
@@ -475,14 +481,24 @@ const HELP: &[(&str, &str, &str)] = &[
         "v0：KV 预算扣除 CUDA 上下文；v1：在上下文建立之后测量，不再扣除；v1g（0.21 及以后）：同 v1，并且 CUDA 图也从预算中扣除",
     ),
     (
+        "server",
+        "whose start-up arithmetic sizes the KV pool: vLLM (gpu_memory_utilization × the driver's total, less what it profiles) or SGLang (mem_fraction_static × what is free before loading holds the weights and the KV pool)",
+        "由哪个引擎的启动算法确定 KV 池：vLLM（gpu_memory_utilization × 驱动报告的总显存，减去预估的占用）或 SGLang（加载前空闲显存 × mem_fraction_static 容纳权重与 KV 池）",
+    ),
+    (
+        "mem-fraction-static",
+        "SGLang --mem-fraction-static in thousandths (835 = 0.835); 0: SGLang's default for the GPU's memory and the tensor-parallel size (server_args.py)",
+        "SGLang 的 --mem-fraction-static，以千分之一计（835 = 0.835）；0：按显卡显存和张量并行数取 SGLang 的默认值（server_args.py）",
+    ),
+    (
         "cuda-graphs",
         "on: vLLM captures decode graphs at start-up (memory per graph and layer); eager: --enforce-eager, none",
         "on：vLLM 启动时捕获解码用的 CUDA 图（按图和层计显存）；eager：--enforce-eager，不捕获",
     ),
     (
         "comm-mib",
-        "memory outside PyTorch that NCCL and vLLM's custom all-reduce take on each GPU when tensor parallel (1833: vLLM PR #10511, H100)",
-        "张量并行时 NCCL 与 vLLM 自定义 all-reduce 在每张卡上占用的 PyTorch 之外的显存（1833：vLLM PR #10511，H100）",
+        "memory outside PyTorch that NCCL and vLLM's custom all-reduce take on each GPU when tensor parallel; 0: from the interconnect (peer-to-peer 1833, vLLM PR #10511 on H100s; NVLink SHARP above 2 GPUs; none over PCIe without peer-to-peer)",
+        "张量并行时 NCCL 与 vLLM 自定义 all-reduce 在每张卡上占用的 PyTorch 之外的显存；0：按互连推算（点对点 1833，vLLM PR #10511，H100；超过 2 张 GPU 时另加 NVLink SHARP；PCIe 无点对点时为 0）",
     ),
     (
         "speculative",

@@ -4,14 +4,8 @@ use crate::dtype::{KvDtype, WeightFormat};
 use crate::memory::ServingFit;
 use crate::presets;
 use crate::scenario::{ModelChoice, Scenario};
+pub use crate::server::Server;
 use crate::server::{CudaGraphs, SpecMethod};
-
-/// The serving engines the command is written for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Server {
-    Vllm,
-    Sglang,
-}
 
 /// A launch command: the program's words, then each flag (with its `--`) and value.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -89,15 +83,19 @@ fn quantization(w: WeightFormat) -> Option<&'static str> {
 }
 
 /// The command that starts `server` with the scenario's settings: tensor parallel, max_model_len,
-/// gpu_memory_utilization (SGLang: mem_fraction_static), concurrency, KV dtype, block size.
+/// gpu_memory_utilization (SGLang: its mem_fraction_static, the user's or its default for the
+/// GPU), concurrency, KV dtype, block size.
 pub fn serve_command(s: &Scenario, server: Server) -> ServeCommand {
-    let fraction = format!("{:.2}", s.gpu_util_pct as f64 / 100.0);
     let mut flags: Vec<(&'static str, String)> = Vec::new();
     match server {
         Server::Vllm => {
             flags.push(("", model_path(s)));
             flags.push(("--tensor-parallel-size", s.tp.to_string()));
+            if s.pp > 1 {
+                flags.push(("--pipeline-parallel-size", s.pp.to_string()));
+            }
             flags.push(("--max-model-len", s.max_model_len.to_string()));
+            let fraction = format!("{:.2}", s.gpu_util_pct as f64 / 100.0);
             flags.push(("--gpu-memory-utilization", fraction));
             flags.push(("--max-num-seqs", s.concurrency.to_string()));
             flags.push(("--max-num-batched-tokens", s.batched_tokens.to_string()));
@@ -110,8 +108,15 @@ pub fn serve_command(s: &Scenario, server: Server) -> ServeCommand {
         Server::Sglang => {
             flags.push(("--model-path", model_path(s)));
             flags.push(("--tp", s.tp.to_string()));
+            if s.pp > 1 {
+                flags.push(("--pp-size", s.pp.to_string()));
+            }
             flags.push(("--context-length", s.max_model_len.to_string()));
-            flags.push(("--mem-fraction-static", fraction));
+            let permille = crate::sglang::mem_fraction_permille(s, s.gpu);
+            flags.push((
+                "--mem-fraction-static",
+                format!("{:.3}", permille as f64 / 1e3),
+            ));
             flags.push(("--max-running-requests", s.concurrency.to_string()));
             flags.extend(kv_dtype(server, s.kv_dtype).map(|d| ("--kv-cache-dtype", d.into())));
             flags.push(("--page-size", s.block_size.to_string()));
@@ -223,8 +228,15 @@ mod tests {
         ] {
             assert!(line.contains(part), "{part} in {line}");
         }
+        // SGLang's own default on RTX 4090s at TP 4: (24,564 − 4,256 MiB reserved) / 24,564
         let sglang = serve_command(&s, Server::Sglang).line();
-        assert!(sglang.contains("--tp 4 --context-length 8192 --mem-fraction-static 0.90"));
+        assert!(sglang.contains("--tp 4 --context-length 8192 --mem-fraction-static 0.827"));
+        let set = Scenario {
+            mem_fraction_permille: 750,
+            ..s
+        };
+        let sglang = serve_command(&set, Server::Sglang).line();
+        assert!(sglang.contains("--mem-fraction-static 0.750"), "{sglang}");
     }
 
     #[test]

@@ -94,8 +94,9 @@ pub fn remedies(s: &Scenario, arch: &Architecture, b: &Breakdown) -> Vec<(Remedy
 pub struct Verdict {
     pub gpu: Gpu,
     pub capacity: u64,
-    /// What the job may use of the capacity: all of it, or for a server what
-    /// gpu_memory_utilization lets it take.
+    /// What the job may use of the capacity: the total the CUDA driver reports to a process
+    /// (below nvidia-smi's figure, [`Gpu::visible_bytes`]), or for a server what
+    /// gpu_memory_utilization lets it take of that.
     pub budget: u64,
     /// Whether the need fits the budget: exactly when `headroom >= 0`.
     pub fits: bool,
@@ -108,7 +109,7 @@ pub struct Verdict {
 /// What a job may use of a GPU, and what it needs of it, per GPU.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Need {
-    /// The capacity, or for a server gpu_memory_utilization × the total the driver reports.
+    /// The total the driver reports to a process, or for a server gpu_memory_utilization × it.
     pub budget: u64,
     /// The peak, or for a server the larger of its peak and what it takes to start: everything
     /// but the KV cache plus the KV blocks of one max_model_len request.
@@ -118,10 +119,25 @@ pub struct Need {
 impl Need {
     /// What the job of `s` (its breakdown `b`) may use of `gpu` and needs of it.
     pub fn on(s: &Scenario, b: &Breakdown, gpu: Gpu) -> Need {
+        // what a process can allocate is what cudaMemGetInfo reports, not nvidia-smi's total
+        let b = &*b.on_gpu(s, gpu);
         if s.job != Job::Serving {
             return Need {
-                budget: gpu.bytes(),
+                budget: gpu.visible_bytes(),
                 needed: b.total,
+            };
+        }
+        let blocks = div_ceil(s.max_model_len, s.block_size);
+        let one_request = prod(&[blocks, s.block_size, b.kv_bytes_per_token.max(1)]);
+        if s.server == Server::Sglang {
+            // the static share holds the weights and the KV; what runs outside it must fit in
+            // the rest of what was free before loading, else it overflows into the budget
+            let split = b.sglang_split(s, gpu);
+            let room = split.free_before - split.static_budget;
+            let kv = b.bytes(Component::KvCache).max(one_request);
+            return Need {
+                budget: split.static_budget,
+                needed: split.loaded + kv + split.dynamic.saturating_sub(room),
             };
         }
         // the serving fit's arithmetic: the KV pool is the budget less everything else; graphs
@@ -131,8 +147,6 @@ impl Need {
         let budget = scale(visible, s.gpu_util_pct, 100);
         let graphs = b.graphs_after_sizing(s);
         let fixed = b.total - b.bytes(Component::KvCache) - b.bytes(Component::Reserve) - graphs;
-        let blocks = div_ceil(s.max_model_len, s.block_size);
-        let one_request = prod(&[blocks, s.block_size, b.kv_bytes_per_token.max(1)]);
         let overflow = graphs.saturating_sub(visible - budget);
         Need {
             budget,
@@ -153,8 +167,8 @@ impl Need {
     }
 }
 
-/// Whether a breakdown fits a GPU: everything on the device within its capacity and, for a
-/// server, within gpu_memory_utilization with room for one max-length request.
+/// Whether a breakdown fits a GPU: everything on the device within the total the driver reports
+/// and, for a server, within gpu_memory_utilization of it with room for one max-length request.
 pub fn fits(s: &Scenario, b: &Breakdown, gpu: Gpu) -> bool {
     Need::on(s, b, gpu).fits()
 }
@@ -247,7 +261,7 @@ mod tests {
         let r = remedies(&s, &arch, &b);
         assert!(r.iter().any(|(x, _)| *x == Remedy::Checkpointing), "{r:?}");
         for (x, total) in &r {
-            assert!(*total <= s.gpu.bytes() && *total < b.total, "{x:?}");
+            assert!(*total <= s.gpu.visible_bytes() && *total < b.total, "{x:?}");
         }
         // a job that fits needs no remedy
         let small = Scenario {
@@ -257,6 +271,28 @@ mod tests {
         };
         let fitting = estimate_with(&small, &arch, false).unwrap();
         assert!(remedies(&small, &arch, &fitting).is_empty());
+    }
+
+    #[test]
+    fn a_training_job_is_judged_against_what_the_driver_reports_not_nvidia_smi() {
+        let s = Scenario {
+            job: Job::Lora,
+            gpu: Gpu::Rtx4090,
+            ..Scenario::default()
+        };
+        let arch = s.model.architecture().unwrap();
+        let b = estimate_with(&s, &arch, false).unwrap();
+        let need = Need::on(&s, &b, s.gpu);
+        assert_eq!(need.budget, s.gpu.visible_bytes());
+        assert!(need.budget < s.gpu.bytes());
+        // a job between the two totals fits nvidia-smi's figure but not what a process can allocate
+        let mut between = b.clone();
+        between.total = s.gpu.visible_bytes() + 1;
+        assert!(between.total < s.gpu.bytes());
+        assert!(!fits(&s, &between, s.gpu));
+        let v = verdicts(&s, &arch).unwrap();
+        let here = v.iter().find(|v| v.gpu == s.gpu).unwrap();
+        assert_eq!(here.headroom, s.gpu.visible_bytes() as i64 - b.total as i64);
     }
 
     #[test]

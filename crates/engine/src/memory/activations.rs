@@ -191,9 +191,12 @@ impl Budget<'_> {
     }
 
     /// Whether matmuls with these weights dequantize a whole 4-bit matrix to 16-bit first
-    /// (bitsandbytes NF4 outside single-token decoding).
+    /// (bitsandbytes NF4 or FP4 outside single-token decoding).
     pub(super) fn dequantizes_4bit(&self) -> bool {
-        matches!(self.format, WeightFormat::Nf4 | WeightFormat::Nf4Dq)
+        matches!(
+            self.format,
+            WeightFormat::Nf4 | WeightFormat::Nf4Dq | WeightFormat::Fp4 | WeightFormat::Fp4Dq
+        )
     }
 }
 
@@ -390,7 +393,7 @@ fn linear_and_lora_bytes(a: &Architecture, s: &Scenario, c: u64) -> (u64, u64) {
         || (s.job == Job::Qlora
             && matches!(
                 s.effective_weights(),
-                WeightFormat::Nf4 | WeightFormat::Nf4Dq
+                WeightFormat::Nf4 | WeightFormat::Nf4Dq | WeightFormat::Fp4 | WeightFormat::Fp4Dq
             ));
     let (ffn, routed) = match &a.moe {
         None => (a.intermediate, 1),

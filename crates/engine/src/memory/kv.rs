@@ -7,10 +7,11 @@ use crate::model::Architecture;
 use crate::scenario::{Attention, Job, Scenario};
 use crate::units::{div_ceil, prod, scale};
 
-/// How a vLLM-style server fills the selected GPU.
+/// How a server fills the selected GPU (vLLM's arithmetic, or SGLang's).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ServingFit {
-    /// gpu_memory_utilization x capacity: what the server reserves up front.
+    /// What the server reserves up front: vLLM gpu_memory_utilization × the driver's total;
+    /// SGLang mem_fraction_static × what is free before loading.
     pub budget: u64,
     /// What is left for KV blocks after weights, activations and non-torch memory.
     pub kv_pool: u64,
@@ -37,6 +38,9 @@ impl ServingFit {
     /// not nvidia-smi's. CUDA graphs come out of it only from V1 0.21 on; before, they are
     /// captured after the pool is sized.
     pub fn on(b: &Breakdown, s: &Scenario, gpu: crate::gpus::Gpu) -> ServingFit {
+        if s.server == crate::server::Server::Sglang {
+            return ServingFit::sglang(b, s, gpu);
+        }
         let budget = scale(gpu.visible_bytes(), s.gpu_util_pct, 100);
         let before_snapshot = if s.vllm.is_v1() {
             b.bytes(Component::Context) - b.cuda_graphs - b.comm_buffers
@@ -108,6 +112,8 @@ impl Budget<'_> {
         self.push(Component::Activations, Phase::Compute, act, |_| {
             Formula::of(Msg::ServingForward, &[Arg::Count(tokens)]).equals(act)
         });
+        // the sampler runs where the head is: the last pipeline stage
+        let logits = if self.stage.head { logits } else { 0 };
         self.push(Component::Logits, Phase::Compute, logits, |b| {
             let args = [
                 Arg::Int(sampled),
@@ -290,7 +296,7 @@ impl Budget<'_> {
 /// every request shares are stored once (vLLM hashes only full blocks, `vllm/v1/core/
 /// kv_cache_utils.py` `hash_request_tokens`), and each request keeps the rest of its average
 /// length, rounded up to blocks.
-fn prefix_split(s: &Scenario) -> (u64, u64) {
+pub(super) fn prefix_split(s: &Scenario) -> (u64, u64) {
     let shared = s.shared_prefix.min(s.avg_tokens) / s.block_size * s.block_size;
     let own = div_ceil(s.avg_tokens - shared, s.block_size) * s.block_size;
     (shared, own)

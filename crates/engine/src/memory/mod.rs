@@ -15,12 +15,14 @@ mod kv;
 mod parallel;
 mod pipeline;
 mod server;
+mod sglang_fit;
 mod training;
 mod weights;
 
 pub use activations::{layer_activation_bytes, prefill_activation_bytes, LayerActivations};
 pub use kv::{kv_cache_bytes, ServingFit};
 pub use pipeline::PipelineStage;
+pub use sglang_fit::SglangSplit;
 pub use weights::lora_params;
 
 use crate::dtype::WeightFormat;
@@ -160,6 +162,23 @@ impl Breakdown {
             .sum()
     }
 
+    /// The breakdown's totals as they would be on `gpu` instead of the scenario's GPU (its lines
+    /// stay the scenario's): only a server's communication memory depends on the card (its
+    /// interconnect), and it adds one for one to the total.
+    pub fn on_gpu(&self, s: &Scenario, gpu: crate::gpus::Gpu) -> std::borrow::Cow<'_, Breakdown> {
+        if s.job != Job::Serving {
+            return std::borrow::Cow::Borrowed(self);
+        }
+        let comm = crate::server::comm_mib_on(s, gpu, s.tp) * MIB;
+        if comm == self.comm_buffers {
+            return std::borrow::Cow::Borrowed(self);
+        }
+        let mut b = self.clone();
+        b.total = b.total - self.comm_buffers + comm;
+        b.comm_buffers = comm;
+        std::borrow::Cow::Owned(b)
+    }
+
     /// The CUDA graphs a server captures after sizing its KV pool, out of what
     /// `gpu_memory_utilization` leaves (all of them before vLLM V1 0.21, none after).
     pub fn graphs_after_sizing(&self, s: &Scenario) -> u64 {
@@ -223,11 +242,24 @@ fn busiest_stage(s: &Scenario, arch: &Architecture, explain: bool, source: u64) 
         return Budget::new(s, arch, whole, explain, source).run();
     }
     let trainable = Budget::new(s, arch, whole, false, source).trainable;
-    let mut busiest = PipelineStage::candidates(s, arch)
+    let stages: Vec<Breakdown> = PipelineStage::candidates(s, arch)
         .into_iter()
         .map(|stage| stage_budget(s, arch, stage, explain, source))
+        .collect();
+    // a pipelined server runs with the blocks of its tightest stage: vLLM sizes every worker's
+    // cache to the fewest blocks any worker can hold (V0 `_initialize_kv_caches`: `min` over
+    // `determine_num_available_blocks`; V1 `get_kv_cache_configs` unifies them to the minimum)
+    let fewest_blocks = stages
+        .iter()
+        .filter_map(|b| b.serving)
+        .min_by_key(|f| f.blocks);
+    let mut busiest = stages
+        .into_iter()
         .reduce(|a, b| if b.total > a.total { b } else { a })
         .expect("a pipeline has at least one stage");
+    if fewest_blocks.is_some() {
+        busiest.serving = fewest_blocks;
+    }
     busiest.params = arch.params();
     busiest.active_params = arch.active_params();
     busiest.trainable = trainable;
@@ -482,8 +514,8 @@ impl<'a> Budget<'a> {
             } else {
                 0
             };
-        let comm_buffers = if serving && self.tp > 1 {
-            self.scenario.comm_mib * MIB
+        let comm_buffers = if serving {
+            crate::server::comm_mib(self.scenario, self.tp) * MIB
         } else {
             0
         };

@@ -80,7 +80,10 @@ impl PipelineStage {
             .map(|k| layer_span(arch.layers, stages * chunks, index + k * stages).1)
             .sum();
         let last = index + 1 == stages;
-        let head_on_first = arch.tied && !training;
+        // accelerate keeps a tied head beside the embeddings; vLLM builds the head on the last
+        // rank, with its own copy of tied embeddings (`LlamaModel`: embed_tokens on the first
+        // rank, or on the last when tie_word_embeddings)
+        let head_on_first = arch.tied && s.job == crate::scenario::Job::Inference;
         let micro_batches = if training { s.grad_accum.max(1) } else { 1 };
         let in_flight = match s.pipeline_schedule {
             _ if !training => 1,

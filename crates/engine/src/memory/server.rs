@@ -8,7 +8,10 @@ use crate::dtype::Bits;
 use crate::formula::{Arg, Formula, Msg};
 use crate::model::Architecture;
 use crate::presets;
-use crate::server::{captured_graphs, SpecMethod};
+use crate::server::{
+    captured_graphs, comm_mib, comm_parts_mib, SpecMethod, NCCL_BUFFSIZE_MIB, NVLS_CHANNELS,
+    NVLS_MEM_MIB,
+};
 use crate::units::{div_ceil, prod, MIB};
 
 /// Graph memory per captured graph and model layer on one GPU, in KiB: what vLLM reports for its
@@ -65,15 +68,29 @@ impl Budget<'_> {
     }
 
     /// NCCL's channel buffers and vLLM's custom all-reduce buffers, per GPU, when the model is
-    /// split over several GPUs (memory outside PyTorch's allocator that V0 and V1 both measure).
+    /// split over several GPUs (memory outside PyTorch's allocator that V0 and V1 both measure):
+    /// the user's figure, or what the GPUs' interconnect makes of it.
     fn comm_buffers(&mut self) {
         if self.tp < 2 {
             return;
         }
-        let mib = self.scenario.comm_mib;
-        let bytes = mib * MIB;
+        let s = self.scenario;
+        let bytes = comm_mib(s, self.tp) * MIB;
         self.push(Component::Context, Phase::Always, bytes, |b| {
-            Formula::of(Msg::CommBuffers, &[Arg::Int(mib), Arg::Int(b.tp)]).equals(bytes)
+            if s.comm_mib > 0 {
+                let args = [Arg::Int(s.comm_mib), Arg::Int(b.tp)];
+                return Formula::of(Msg::CommBuffers, &args).equals(bytes);
+            }
+            let (p2p, nvls) = comm_parts_mib(s.gpu, s.server, b.tp);
+            if p2p == 0 {
+                return Formula::of(Msg::CommThroughHost, &[]).equals(bytes);
+            }
+            let mut f = Formula::of(Msg::CommPeerToPeer, &[Arg::Int(p2p)]);
+            if nvls > 0 {
+                let args = [NVLS_CHANNELS, NCCL_BUFFSIZE_MIB, NVLS_MEM_MIB, b.tp].map(Arg::Int);
+                f.push(Msg::CommNvls, &args);
+            }
+            f.equals(bytes)
         });
     }
 
@@ -219,6 +236,15 @@ mod tests {
         });
         assert_eq!(one.comm_buffers, 0);
         assert_eq!(two.comm_buffers, 1_833 * MIB);
+        let (_, pcie) = served(|s| {
+            s.gpu = Gpu::Rtx4090;
+            s.gpus = 2;
+            s.tp = 2;
+        });
+        assert_eq!(
+            pcie.comm_buffers, 0,
+            "no peer-to-peer: NCCL's buffers in host memory"
+        );
         let (_, two_less) = served(|s| {
             s.gpus = 2;
             s.tp = 2;

@@ -33,7 +33,7 @@ use vram_engine::{
     Job, LoraTargets, Loss, ModelChoice, Offload, Optimizer, PipelineSchedule, Scenario, Switch,
     VllmVersion, WeightFormat, WeightsLoad, Zero,
 };
-use vram_engine::{startup_concurrency, Encoder, MlpKind, NormKind, ServingFit};
+use vram_engine::{startup_concurrency, Encoder, MlpKind, Moe, NormKind, Server, ServingFit};
 
 /// The target the report is held to: median and 90th-percentile absolute error, in percent.
 pub const TARGET_MEDIAN_PCT: f64 = 10.0;
@@ -111,6 +111,8 @@ pub enum Measure {
     VllmKvPool,
     /// vLLM's logged number of GPU blocks: the serving fit's blocks.
     VllmBlocks,
+    /// SGLang's `max_total_num_tokens` ("KV Cache is allocated. #tokens"): the serving fit's tokens.
+    SglangTokens,
 }
 
 impl Measure {
@@ -122,12 +124,14 @@ impl Measure {
             Measure::Load => "allocated after load (weights)",
             Measure::VllmKvPool => "vLLM KV cache (GiB)",
             Measure::VllmBlocks => "vLLM GPU blocks",
+            Measure::SglangTokens => "SGLang KV tokens",
         }
     }
 
     pub fn unit(self) -> &'static str {
         match self {
             Measure::VllmBlocks => "blocks",
+            Measure::SglangTokens => "tokens",
             _ => "GiB",
         }
     }
@@ -447,6 +451,9 @@ impl Report {
              Each served case's notes also give the maximum concurrency vLLM prints at start-up, computed as \
              vLLM computes it (KV tokens ÷ `max_model_len`), from the engine's pool and, where the log gives \
              blocks, from the logged blocks: the two differ by exactly the case's error.\n\
+             - **SGLang**: the tokens its log prints (`max_total_num_tokens`, \"KV Cache is allocated. #tokens\") → \
+             the serving fit's tokens: `mem_fraction_static` × what is free before the weights load (the driver's \
+             total less the CUDA context and the communicators) − weights, over the KV bytes per token.\n\
              - **allocated after load**: the peak right after loading the model → weights + adapters.\n\n\
              Settings every case of a kind shares: CUDA context 1024 MiB and allocator reserve 5 % (scenario defaults) \
              unless the source states them (the BERT runs state 1343 MiB of context; a one-GPU vLLM log its \
@@ -579,7 +586,7 @@ fn tick(ok: bool) -> &'static str {
 
 pub fn fmt_value(v: f64, m: Measure) -> String {
     match m {
-        Measure::VllmBlocks => format!("{v:.0}"),
+        Measure::VllmBlocks | Measure::SglangTokens => format!("{v:.0}"),
         _ => format!("{v:.2}"),
     }
 }
@@ -741,6 +748,19 @@ fn architecture(n: &Value, fam: Family, notes: &mut Vec<String>) -> Result<Archi
     let tied = flag(n, "tied");
     let mut a = Architecture::llama(vocab, hidden, ffn, layers, heads, kv, tied);
     a.head_dim = hd;
+    // routed experts, where the case states them (`f` is then one expert's intermediate size)
+    if let (Some(experts), Some(top_k)) = (uint(n, "experts"), uint(n, "top_k")) {
+        a.moe = Some(Moe {
+            experts,
+            top_k,
+            expert_ffn: ffn,
+            shared_ffn: 0,
+            dense_layers: 0,
+            expert_bias: false,
+            router_bias: false,
+            shared_gate: false,
+        });
+    }
     let gpt_style = |a: &mut Architecture, bias: bool| {
         a.mlp = MlpKind::Plain;
         a.norm = NormKind::Layer;
@@ -1250,6 +1270,21 @@ pub fn map_case(c: &Value, n: &Value) -> Result<(Mapped, Option<String>), String
         .or_else(|| number_after(&kv_text, "max_seq_len="))
         .unwrap_or(4_096);
     let profile = vllm_profile(c, ctx);
+    let server = if lower(c, "task").contains("sglang") {
+        Server::Sglang
+    } else {
+        Server::Vllm
+    };
+    // SGLang's page size defaults to 1; its fraction is the one the case states (0: its default)
+    let (block_size, mem_fraction_permille) = match server {
+        Server::Sglang => (
+            value.and_then(|v| uint(v, "page_size")).unwrap_or(1),
+            value
+                .and_then(|v| float(v, "mem_fraction_static"))
+                .map_or(0, |f| (f * 1_000.0).round() as u64),
+        ),
+        Server::Vllm => (16, 0),
+    };
     let mut s = Scenario {
         model: ModelChoice::Custom {
             name: str_of(c, "model").to_string(),
@@ -1301,7 +1336,9 @@ pub fn map_case(c: &Value, n: &Value) -> Result<(Mapped, Option<String>), String
         virtual_stages: uint(n, "vs").unwrap_or(2),
         sequence_parallel: tp > 1 && strategy.contains("sequence parallel"),
         gpu_util_pct: (util * 100.0).round() as u64,
-        block_size: 16,
+        server,
+        mem_fraction_permille,
+        block_size,
         max_model_len: ctx,
         avg_tokens: ctx,
         concurrency: 256,
@@ -1351,7 +1388,9 @@ pub fn map_case(c: &Value, n: &Value) -> Result<(Mapped, Option<String>), String
     let measure = if kind == "weights_only" {
         Measure::Load
     } else if job == Job::Serving {
-        if value.and_then(|v| v.get("gpu_blocks")).is_some() {
+        if server == Server::Sglang {
+            Measure::SglangTokens
+        } else if value.and_then(|v| v.get("gpu_blocks")).is_some() {
             Measure::VllmBlocks
         } else {
             Measure::VllmKvPool
@@ -1373,6 +1412,9 @@ pub fn map_case(c: &Value, n: &Value) -> Result<(Mapped, Option<String>), String
         Measure::VllmKvPool => value
             .and_then(|v| float(v, "kv_cache"))
             .ok_or("no kv_cache")?,
+        Measure::SglangTokens => value
+            .and_then(|v| float(v, "max_total_num_tokens"))
+            .ok_or("no max_total_num_tokens")?,
         _ => float(n, "measured").ok_or_else(|| {
             let note = str_of(n, "measure_note");
             if note.is_empty() {
@@ -1478,6 +1520,21 @@ pub fn engine_figure(m: &Mapped) -> Result<(f64, String, Breakdown), String> {
                     gib(b.bytes(Component::Adapter))
                 ),
             )
+        }
+        Measure::SglangTokens => {
+            let fit = b.serving.ok_or("no serving fit")?;
+            let split = b.sglang_split(&m.scenario, m.scenario.gpu);
+            let parts = format!(
+                "mem_fraction_static {}.{:03} × free before loading {:.2} = {:.2} − weights {:.2} = KV {:.2} ({} tokens)",
+                split.permille / 1_000,
+                split.permille % 1_000,
+                gib(split.free_before),
+                gib(split.static_budget),
+                gib(split.loaded),
+                gib(fit.kv_pool),
+                fit.tokens
+            );
+            (fit.tokens as f64, parts)
         }
         Measure::VllmKvPool | Measure::VllmBlocks => {
             let fit = b.serving.ok_or("no serving fit")?;
