@@ -17,14 +17,15 @@ use crate::state::AppState;
 /// A GGUF repository's files, listed to pick from (the readers module's markup).
 type Listed = (HubSource, String);
 
-/// The timeout of each request: the page's, or the shorter one a test set on `#hub-box`.
+/// The timeout of each request: the page's, or the shorter one a test set on `#hub-box` (read
+/// as a whole number: a float parse would bring core's float parser into the first load).
 fn timeout_ms() -> f64 {
     web_sys::window()
         .and_then(|w| w.document())
         .and_then(|d| d.get_element_by_id("hub-box"))
         .and_then(|e| e.get_attribute("data-timeout-ms"))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(HUB_TIMEOUT_MS)
+        .and_then(|v| v.trim().parse::<u32>().ok())
+        .map_or(HUB_TIMEOUT_MS, f64::from)
 }
 
 #[component]

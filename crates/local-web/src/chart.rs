@@ -42,7 +42,8 @@ pub fn speed_chart(
             .configure_mesh()
             .x_desc(x_desc)
             .y_desc(y_desc)
-            .label_style(("sans-serif", 12).into_font().color(&INK))
+            // named by the enum: the string form lowercases it and links Unicode's case tables
+            .label_style((FontFamily::SansSerif, 12).into_font().color(&INK))
             .axis_style(INK)
             .bold_line_style(INK.mix(0.12))
             .light_line_style(INK.mix(0.05))
