@@ -23,11 +23,14 @@ pub fn VerdictLine() -> impl IntoView {
     let st = expect_context::<AppState>();
     // (class, is an error, lines)
     let verdict = Memo::new(move |_| verdict_markup(&st));
+    let lines = Memo::new(move |_| verdict.with(|v| v.2.clone()));
+    let host = NodeRef::<leptos::html::Div>::new();
+    patched_in_place(move || host.get().map(Into::into), lines);
     view! {
         <div id="verdict" class=move || verdict.with(|v| v.0)
             role=move || verdict.with(|v| v.1.then_some("alert"))
             aria-live=move || verdict.with(|v| (!v.1).then_some("polite"))
-            inner_html=move || verdict.with(|v| v.2.clone())></div>
+            node_ref=host></div>
     }
 }
 
@@ -233,7 +236,7 @@ fn serve_markup(l: Lang, st: &AppState, c: &vram_engine::Overview) -> String {
         let text = [Server::Vllm, Server::Sglang].map(|server| serve_command(s, server).line());
         let startup = vram_text::startup_concurrency(l, s.max_model_len, startup_concurrency(&f, s));
         format!(
-            r#"<h2 id="serve-h">{}</h2><textarea id="serve-command" readonly rows="6" aria-labelledby="serve-h">{}</textarea><p><button type="button" id="copy-serve">{}</button> <span id="copy-serve-status" role="status"></span></p><p class="note" id="startup-concurrency">{}</p>"#,
+            r#"<h2 id="serve-h">{}</h2><textarea id="serve-command" readonly="" rows="6" aria-labelledby="serve-h">{}</textarea><p><button type="button" id="copy-serve">{}</button> <span id="copy-serve-status" role="status"></span></p><p class="note" id="startup-concurrency">{}</p>"#,
             esc(t(l, "serve_command")),
             esc(&text.join("\n\n")),
             esc(t(l, "copy_command")),
@@ -253,20 +256,35 @@ fn copy_serve(e: leptos::ev::MouseEvent) {
     );
 }
 
-/// One panel of the answer below the charts: the section stays in the DOM and only its markup
-/// changes, and only when the markup does (hidden while the scenario has no answer). The page's
-/// CSS keeps it out of style and layout while it is off screen.
+/// One panel of the answer below the charts: the section stays in the DOM and only the text and
+/// attributes of its markup that changed reach the page (hidden while the scenario has no answer).
+/// The page's CSS keeps it out of style and layout while it is off screen.
 fn answer_section(
     id: &'static str,
     heading: &'static str,
     markup: Memo<Option<String>>,
     on_click: fn(leptos::ev::MouseEvent),
 ) -> impl IntoView {
+    let host = NodeRef::<leptos::html::Section>::new();
+    let shown = Memo::new(move |_| markup.get().unwrap_or_default());
+    patched_in_place(move || host.get().map(Into::into), shown);
     view! {
         <section class="panel below" aria-labelledby=heading id=id on:click=on_click
-            hidden=move || markup.with(Option::is_none)
-            inner_html=move || markup.get().unwrap_or_default()></section>
+            hidden=move || markup.with(Option::is_none) node_ref=host></section>
     }
+}
+
+/// Keeps `host`'s content equal to `markup` by patching it (`chart::patch::patch_inner`): the
+/// elements stay, and a step changes the text and attributes that differ instead of parsing and
+/// laying out the whole markup again through `innerHTML`.
+fn patched_in_place(host: impl Fn() -> Option<web_sys::Element> + 'static, markup: Memo<String>) {
+    Effect::new(move |shown: Option<String>| {
+        let Some(el) = host() else {
+            return String::new();
+        };
+        markup.with(|m| chart::patch::patch_inner(&el, shown.as_deref().unwrap_or(""), m));
+        markup.get_untracked()
+    });
 }
 
 #[component]
