@@ -3,22 +3,13 @@
 //! new `y` and `height`, and the axes, grid and labels that stay are not touched. The browser then
 //! restyles, lays out and repaints what moved instead of parsing and painting a whole new chart.
 //! A first draw, markup this module does not read, or a group whose elements changed in number or
-//! kind is written whole.
+//! kind is written whole. The verdict and the answer's panels are patched the same way, and a text
+//! that changes for text goes through `textContent`, so no parser runs for it.
 
 use web_sys::Element;
 
-/// Makes `host`'s chart equal to `new`, given that it shows `old` (what the last call wrote).
-pub fn patch(host: &Element, old: &str, new: &str) {
-    match (parse(old), parse(new), host.first_element_child()) {
-        (Some(was), Some(now), Some(svg)) if was.name == now.name => {
-            patch_element(&svg, &was, &now)
-        }
-        _ => host.set_inner_html(new),
-    }
-}
-
 /// Makes `host`'s content equal to the markup `new`, given that it shows `old` (what the last call
-/// wrote): the panels' markup, a list of elements, patched as the children of one element.
+/// wrote): a chart's `<svg>` or a panel's list of elements, patched as the children of `host`.
 pub fn patch_inner(host: &Element, old: &str, new: &str) {
     let (was, now) = (format!("<x>{old}</x>"), format!("<x>{new}</x>"));
     match (parse(&was), parse(&now)) {

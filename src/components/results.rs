@@ -25,7 +25,7 @@ pub fn VerdictLine() -> impl IntoView {
     let verdict = Memo::new(move |_| verdict_markup(&st));
     let lines = Memo::new(move |_| verdict.with(|v| v.2.clone()));
     let host = NodeRef::<leptos::html::Div>::new();
-    patched_in_place(move || host.get().map(Into::into), lines);
+    patched_in_place(host, lines);
     view! {
         <div id="verdict" class=move || verdict.with(|v| v.0)
             role=move || verdict.with(|v| v.1.then_some("alert"))
@@ -175,19 +175,13 @@ pub fn Charts() -> impl IntoView {
     let bars_box = NodeRef::<leptos::html::Div>::new();
     let sweep_box = NodeRef::<leptos::html::Div>::new();
     // both charts patched in place (chart::patch) from the markup they show, not replaced whole
-    Effect::new(move |shown: Option<String>| {
-        let Some(el) = sweep_box.get() else {
-            return String::new();
-        };
-        sweep.with(|markup| chart::patch::patch(&el, shown.as_deref().unwrap_or(""), markup));
-        sweep.get_untracked()
-    });
+    patched_in_place(sweep_box, sweep);
     // and the first draw stamped for the load benchmark (navigation start -> first chart)
     Effect::new(move |shown: Option<String>| {
         let Some(el) = bars_box.get() else {
             return String::new();
         };
-        svg.with(|markup| chart::patch::patch(&el, shown.as_deref().unwrap_or(""), markup));
+        svg.with(|markup| chart::patch::patch_inner(&el, shown.as_deref().unwrap_or(""), markup));
         let first = shown.as_deref().is_none_or(str::is_empty);
         if first && el.first_element_child().is_some() {
             let now = web_sys::window()
@@ -265,21 +259,21 @@ fn answer_section(
     markup: Memo<Option<String>>,
     on_click: fn(leptos::ev::MouseEvent),
 ) -> impl IntoView {
-    let host = NodeRef::<leptos::html::Section>::new();
+    let host = NodeRef::<leptos::html::Div>::new();
     let shown = Memo::new(move |_| markup.get().unwrap_or_default());
-    patched_in_place(move || host.get().map(Into::into), shown);
+    patched_in_place(host, shown);
     view! {
         <section class="panel below" aria-labelledby=heading id=id on:click=on_click
-            hidden=move || markup.with(Option::is_none) node_ref=host></section>
+            hidden=move || markup.with(Option::is_none)><div node_ref=host></div></section>
     }
 }
 
 /// Keeps `host`'s content equal to `markup` by patching it (`chart::patch::patch_inner`): the
 /// elements stay, and a step changes the text and attributes that differ instead of parsing and
 /// laying out the whole markup again through `innerHTML`.
-fn patched_in_place(host: impl Fn() -> Option<web_sys::Element> + 'static, markup: Memo<String>) {
+fn patched_in_place(host: NodeRef<leptos::html::Div>, markup: Memo<String>) {
     Effect::new(move |shown: Option<String>| {
-        let Some(el) = host() else {
+        let Some(el) = host.get() else {
             return String::new();
         };
         markup.with(|m| chart::patch::patch_inner(&el, shown.as_deref().unwrap_or(""), m));
