@@ -3,16 +3,17 @@
 //! new `y` and `height`, and the axes, grid and labels that stay are not touched. The browser then
 //! restyles, lays out and repaints what moved instead of parsing and painting a whole new chart.
 //! A first draw, markup this module does not read, or a group whose elements changed in number or
-//! kind is written whole.
+//! kind is written whole. The verdict and the answer's panels are patched the same way, and a text
+//! that changes for text goes through `textContent`, so no parser runs for it.
 
 use web_sys::Element;
 
-/// Makes `host`'s chart equal to `new`, given that it shows `old` (what the last call wrote).
-pub fn patch(host: &Element, old: &str, new: &str) {
-    match (parse(old), parse(new), host.first_element_child()) {
-        (Some(was), Some(now), Some(svg)) if was.name == now.name => {
-            patch_element(&svg, &was, &now)
-        }
+/// Makes `host`'s content equal to the markup `new`, given that it shows `old` (what the last call
+/// wrote): a chart's `<svg>` or a panel's list of elements, patched as the children of `host`.
+pub fn patch_inner(host: &Element, old: &str, new: &str) {
+    let (was, now) = (format!("<x>{old}</x>"), format!("<x>{new}</x>"));
+    match (parse(&was), parse(&now)) {
+        (Some(was), Some(now)) if !old.is_empty() => patch_element(host, &was, &now),
         _ => host.set_inner_html(new),
     }
 }
@@ -58,6 +59,11 @@ fn patch_element(el: &Element, was: &Node, now: &Node) {
         (Content::Elements(was), Content::Elements(now)) if same_tags(was, now) => {
             patch_children(el, was, now)
         }
+        // text for text: no parse, the element's one text node changes
+        (Content::Text(_), Content::Text(text)) => match unescape_text(text) {
+            Some(text) => el.set_text_content(Some(&text)),
+            None => el.set_inner_html(now.inner),
+        },
         _ => el.set_inner_html(now.inner),
     }
 }
@@ -90,6 +96,28 @@ fn unescape_attribute(value: &str) -> String {
         .replace("&lt;", "<")
         .replace("&gt;", ">")
         .replace("&amp;", "&")
+}
+
+/// Escaped text as plain text, when it holds no character reference but the five that
+/// `vram_text::escape` and plotters write; `None` otherwise (the caller parses it).
+fn unescape_text(text: &str) -> Option<String> {
+    const KNOWN: [(&str, char); 6] = [
+        ("&amp;", '&'),
+        ("&lt;", '<'),
+        ("&gt;", '>'),
+        ("&quot;", '"'),
+        ("&#39;", '\''),
+        ("&apos;", '\''),
+    ];
+    let (mut plain, mut rest) = (String::with_capacity(text.len()), text);
+    while let Some(at) = rest.find('&') {
+        plain.push_str(&rest[..at]);
+        let (reference, ch) = KNOWN.iter().find(|(r, _)| rest[at..].starts_with(r))?;
+        plain.push(*ch);
+        rest = &rest[at + reference.len()..];
+    }
+    plain.push_str(rest);
+    Some(plain)
 }
 
 /// The markup that plotters and the overlay write: one root element, attribute values in double
@@ -237,6 +265,52 @@ mod tests {
         assert_eq!(parse("<svg></svg><svg></svg>"), None);
         let mixed = parse("<svg>loose text<rect/></svg>").unwrap();
         assert_eq!(mixed.content, Content::Mixed);
+    }
+
+    #[test]
+    fn the_answer_panels_read_as_elements_so_a_step_patches_them_in_place() {
+        let s = Scenario::default();
+        let c = Overview::compute(&s).unwrap();
+        // what the fit panel writes, as `patch_inner` wraps it: no part of it is written whole
+        let rows: String = c
+            .verdicts
+            .iter()
+            .map(|v| {
+                format!(
+                    r#"<tr id="fit-{}"><td>{:.1}</td></tr>"#,
+                    v.gpu.key(),
+                    v.headroom as f64
+                )
+            })
+            .collect();
+        let markup = format!(
+            r#"<x><h2 id="fit-h">a &amp; b</h2><textarea id="serve-command" readonly="" rows="6">x</textarea><table><tbody>{rows}</tbody></table></x>"#
+        );
+        let root = parse(&markup).unwrap();
+        let Content::Elements(children) = &root.content else {
+            panic!("{:?}", root.content);
+        };
+        assert_eq!(children.len(), 3);
+        // a bare attribute (`readonly`) is not read: that markup would be written whole
+        assert_eq!(
+            parse(r#"<x><textarea readonly rows="6"></textarea></x>"#),
+            None
+        );
+    }
+
+    #[test]
+    fn escaped_text_is_written_as_plain_text_unless_it_holds_another_reference() {
+        assert_eq!(
+            unescape_text("a &lt; b &amp;&amp; c").as_deref(),
+            Some("a < b && c")
+        );
+        assert_eq!(
+            unescape_text("it&apos;s &#39;x&#39;").as_deref(),
+            Some("it's 'x'")
+        );
+        assert_eq!(unescape_text("22.5 GiB").as_deref(), Some("22.5 GiB"));
+        assert_eq!(unescape_text("&amp;apos;").as_deref(), Some("&apos;"));
+        assert_eq!(unescape_text("a&nbsp;b"), None);
     }
 
     #[test]

@@ -23,11 +23,14 @@ pub fn VerdictLine() -> impl IntoView {
     let st = expect_context::<AppState>();
     // (class, is an error, lines)
     let verdict = Memo::new(move |_| verdict_markup(&st));
+    let lines = Memo::new(move |_| verdict.with(|v| v.2.clone()));
+    let host = NodeRef::<leptos::html::Div>::new();
+    patched_in_place(host, lines);
     view! {
         <div id="verdict" class=move || verdict.with(|v| v.0)
             role=move || verdict.with(|v| v.1.then_some("alert"))
             aria-live=move || verdict.with(|v| (!v.1).then_some("polite"))
-            inner_html=move || verdict.with(|v| v.2.clone())></div>
+            node_ref=host></div>
     }
 }
 
@@ -183,19 +186,13 @@ pub fn Charts() -> impl IntoView {
     let bars_box = NodeRef::<leptos::html::Div>::new();
     let sweep_box = NodeRef::<leptos::html::Div>::new();
     // both charts patched in place (chart::patch) from the markup they show, not replaced whole
-    Effect::new(move |shown: Option<String>| {
-        let Some(el) = sweep_box.get() else {
-            return String::new();
-        };
-        sweep.with(|markup| chart::patch::patch(&el, shown.as_deref().unwrap_or(""), markup));
-        sweep.get_untracked()
-    });
+    patched_in_place(sweep_box, sweep);
     // and the first draw stamped for the load benchmark (navigation start -> first chart)
     Effect::new(move |shown: Option<String>| {
         let Some(el) = bars_box.get() else {
             return String::new();
         };
-        svg.with(|markup| chart::patch::patch(&el, shown.as_deref().unwrap_or(""), markup));
+        svg.with(|markup| chart::patch::patch_inner(&el, shown.as_deref().unwrap_or(""), markup));
         let first = shown.as_deref().is_none_or(str::is_empty);
         if first && el.first_element_child().is_some() {
             let now = web_sys::window()
@@ -244,7 +241,7 @@ fn serve_markup(l: Lang, st: &AppState, c: &vram_engine::Overview) -> String {
         let text = [Server::Vllm, Server::Sglang].map(|server| serve_command(s, server).line());
         let startup = vram_text::startup_concurrency(l, s.max_model_len, startup_concurrency(&f, s));
         format!(
-            r#"<h2 id="serve-h">{}</h2><textarea id="serve-command" readonly rows="6" aria-labelledby="serve-h">{}</textarea><p><button type="button" id="copy-serve">{}</button> <span id="copy-serve-status" role="status"></span></p><p class="note" id="startup-concurrency">{}</p>"#,
+            r#"<h2 id="serve-h">{}</h2><textarea id="serve-command" readonly="" rows="6" aria-labelledby="serve-h">{}</textarea><p><button type="button" id="copy-serve">{}</button> <span id="copy-serve-status" role="status"></span></p><p class="note" id="startup-concurrency">{}</p>"#,
             esc(t(l, "serve_command")),
             esc(&text.join("\n\n")),
             esc(t(l, "copy_command")),
@@ -264,20 +261,35 @@ fn copy_serve(e: leptos::ev::MouseEvent) {
     );
 }
 
-/// One panel of the answer below the charts: the section stays in the DOM and only its markup
-/// changes, and only when the markup does (hidden while the scenario has no answer). The page's
-/// CSS keeps it out of style and layout while it is off screen.
+/// One panel of the answer below the charts: the section stays in the DOM and only the text and
+/// attributes of its markup that changed reach the page (hidden while the scenario has no answer).
+/// The page's CSS keeps it out of style and layout while it is off screen.
 fn answer_section(
     id: &'static str,
     heading: &'static str,
     markup: Memo<Option<String>>,
     on_click: fn(leptos::ev::MouseEvent),
 ) -> impl IntoView {
+    let host = NodeRef::<leptos::html::Div>::new();
+    let shown = Memo::new(move |_| markup.get().unwrap_or_default());
+    patched_in_place(host, shown);
     view! {
         <section class="panel below" aria-labelledby=heading id=id on:click=on_click
-            hidden=move || markup.with(Option::is_none)
-            inner_html=move || markup.get().unwrap_or_default()></section>
+            hidden=move || markup.with(Option::is_none)><div node_ref=host></div></section>
     }
+}
+
+/// Keeps `host`'s content equal to `markup` by patching it (`chart::patch::patch_inner`): the
+/// elements stay, and a step changes the text and attributes that differ instead of parsing and
+/// laying out the whole markup again through `innerHTML`.
+fn patched_in_place(host: NodeRef<leptos::html::Div>, markup: Memo<String>) {
+    Effect::new(move |shown: Option<String>| {
+        let Some(el) = host.get() else {
+            return String::new();
+        };
+        markup.with(|m| chart::patch::patch_inner(&el, shown.as_deref().unwrap_or(""), m));
+        markup.get_untracked()
+    });
 }
 
 #[component]

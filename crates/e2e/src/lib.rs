@@ -320,9 +320,10 @@ impl Session {
         }
         let mut logging = json!({"browser": "ALL"});
         if trace {
+            // VRAM_BENCH_TRACE_CATEGORIES: other categories, e.g. `viz` for the compositor's damage
             logging["performance"] = json!("ALL");
             chrome["perfLoggingPrefs"] = json!({"enableNetwork": false, "enablePage": false,
-                "traceCategories": "devtools.timeline,disabled-by-default-devtools.timeline"});
+                "traceCategories": std::env::var("VRAM_BENCH_TRACE_CATEGORIES").unwrap_or("devtools.timeline,disabled-by-default-devtools.timeline".into())});
         }
         let caps = json!({"capabilities": {"alwaysMatch": {
             "browserName": "chrome",

@@ -9,6 +9,9 @@
 //! times as many on the blank-page floor, one slider).
 //! Serves dist/ (or $VRAM_E2E_DIST); needs chromium and chromedriver on PATH.
 //! VRAM_BENCH_RAW=1 prints every change's raw timings to stderr.
+//! VRAM_BENCH_HIDE=#chart,#seq-chart hides those elements (visibility: hidden) before the page's
+//! key presses: what painting them costs a step. VRAM_BENCH_TRACE=file records Chromium's trace;
+//! VRAM_BENCH_TRACE_CATEGORIES replaces its categories (e.g. add `viz` for the damaged area).
 //! Prints median / p95 / max of each measure, the budgets of BENCHMARKS.md met or not, and the
 //! machine it ran on. Exits 1 when a measurement could not be taken, never for a missed budget.
 
@@ -144,6 +147,9 @@ fn next_paint(
     let floor = frames::run_steps(session, &floor, steps_each * PAGE_SLIDERS.len(), "#total");
     session.goto(&server.url("/"));
     session.wait_for("#chart[data-first-draw]", 30);
+    if let Some(hidden) = std::env::var_os("VRAM_BENCH_HIDE") {
+        hide(session, &hidden.to_string_lossy());
+    }
     let page = frames::run_steps(session, &PAGE_SLIDERS, steps_each, "#total");
     if let Some(path) = traced {
         let events = session.timeline();
@@ -168,6 +174,27 @@ fn next_paint(
         }
     }
     (page, floor)
+}
+
+/// Hides the page's elements matching each of the comma-separated `selectors` with `visibility:
+/// hidden`: they are still updated, styled and laid out, but not painted or rastered, so a run
+/// with a chart hidden tells what painting that chart costs a step.
+fn hide(session: &Session, selectors: &str) {
+    for css in selectors.split(',').filter(|c| !c.trim().is_empty()) {
+        let found = session.js(
+            "const e = document.querySelector(arguments[0]); if (e) e.style.visibility = 'hidden'; return !!e;",
+            vec![json!(css.trim())],
+        );
+        println!(
+            "VRAM_BENCH_HIDE: {} {}",
+            css.trim(),
+            if found == json!(true) {
+                "hidden"
+            } else {
+                "not found"
+            }
+        );
+    }
 }
 
 /// Prints both runs; true when one could not be measured.
