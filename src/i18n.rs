@@ -276,7 +276,7 @@ pub fn job(lang: Lang, j: Job) -> &'static str {
         Lang::En => j.label(),
         Lang::Zh => match j {
             Job::Inference => "推理",
-            Job::Serving => "服务 (vLLM)",
+            Job::Serving => "服务 (vLLM / SGLang)",
             Job::Full => "全参数微调",
             Job::Lora => "LoRA",
             Job::Qlora => "QLoRA",

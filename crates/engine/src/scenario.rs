@@ -18,7 +18,7 @@ named_enum! {
     /// What the GPU is asked to do.
     pub enum Job {
         Inference => ("infer", "Inference"),
-        Serving => ("serve", "Serving (vLLM)"),
+        Serving => ("serve", "Serving (vLLM / SGLang)"),
         Full => ("full", "Full fine-tune"),
         Lora => ("lora", "LoRA"),
         Qlora => ("qlora", "QLoRA"),
