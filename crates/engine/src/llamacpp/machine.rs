@@ -69,15 +69,17 @@ impl Machine {
         }
     }
 
-    /// Each device's need and limit: a GPU's memory; a Mac's GPU working set, and its whole
-    /// memory for GPU and host together; the host's RAM when given.
+    /// Each device's need and limit: a GPU's memory as the CUDA driver reports it to a process
+    /// (what llama.cpp's `cudaMemGetInfo` sees, below nvidia-smi's figure: [`Gpu::visible_bytes`]);
+    /// a Mac's GPU working set, and its whole memory for GPU and host together; the host's RAM
+    /// when given.
     pub fn fit(&self, plan: &LlamaPlan) -> Vec<DeviceFit> {
         plan.devices
             .iter()
             .map(|(device, buffers)| {
                 let need = buffers.total();
                 let limit = match (self, device) {
-                    (Machine::Gpus { gpu, .. }, LlamaDevice::Gpu(_)) => Some(gpu.bytes()),
+                    (Machine::Gpus { gpu, .. }, LlamaDevice::Gpu(_)) => Some(gpu.visible_bytes()),
                     (Machine::Gpus { ram, .. }, LlamaDevice::Host) => *ram,
                     (Machine::Mac(mac), LlamaDevice::Gpu(_)) => Some(mac.working_set()),
                     (Machine::Mac(mac), LlamaDevice::Host) => Some(
