@@ -270,19 +270,20 @@ fn main() -> ExitCode {
 /// `--hf ID`: the model from the Hub, then the budget (safetensors) or llama.cpp's plan (GGUF).
 fn run_hub(h: &hub::HubArgs, mut rest: Vec<String>) -> Result<String, String> {
     let loaded = hub::load(h)?;
-    if let hub::Model::Gguf { file, header } = &loaded.model {
-        rest.extend(["--gguf".to_string(), file.clone()]);
-        let header = (**header).clone();
-        let from_hub = move |name: &str| {
-            if name == file {
-                Ok(header.clone())
+    if let hub::Model::Gguf(read) = &loaded.model {
+        let json = rest.iter().any(|a| a == "--json");
+        rest.extend(["--gguf".to_string(), read.file.clone()]);
+        let from_hub = |name: &str| {
+            if name == read.file {
+                Ok(read.header.clone())
             } else {
                 Err(format!(
                     "{name}: with --hf, only the repository's chosen GGUF is read"
                 ))
             }
         };
-        return llama::run_with(&rest, &from_hub);
+        let report = llama::run_with(&rest, &from_hub)?;
+        return Ok(loaded.with_gguf_read(report, json));
     }
     let mut args = match parse_args(&rest)? {
         Command::Run(args) => args,

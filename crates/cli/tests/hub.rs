@@ -243,7 +243,7 @@ fn fp8_and_prequantized_nf4_checkpoints_take_their_stored_formats() {
 
 #[test]
 fn a_gguf_repository_plans_llama_cpp_from_the_chosen_file_as_a_local_file_would() {
-    let from_hub = ok_json(
+    let mut from_hub = ok_json(
         &[
             "--hf",
             "test/Llama-GGUF",
@@ -268,6 +268,8 @@ fn a_gguf_repository_plans_llama_cpp_from_the_chosen_file_as_a_local_file_would(
         .output()
         .unwrap();
     let mut local: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let hub = from_hub.as_object_mut().unwrap().remove("hub").unwrap();
+    assert_eq!(hub["parts"], serde_json::json!(["Llama-Q8_0.gguf"]));
     // the same plan; only the file's name differs (and the command that names it)
     for key in ["file", "llama_server"] {
         local[key] = from_hub[key].clone();
@@ -348,4 +350,136 @@ fn the_table_says_what_was_read_and_where_the_files_differ_from_the_config() {
         text.contains("link: ?v=1&mn=TheBloke%2FLlama-2-7B-GPTQ&cfg="),
         "{text}"
     );
+}
+
+/// The llama.cpp report of a local GGUF header file.
+fn local_report(path: &std::path::Path, args: &[&str]) -> Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_vram-budget"))
+        .arg("--gguf")
+        .arg(path)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn a_split_gguf_in_three_parts_plans_as_its_joined_header_read_locally() {
+    let mut from_hub = ok_json(
+        &[
+            "--hf",
+            "test/Split-GGUF",
+            "--hf-file",
+            "Q8_0",
+            "--ctx-size",
+            "4096",
+            "--json",
+        ],
+        None,
+    );
+    let hub = from_hub.as_object_mut().unwrap().remove("hub").unwrap();
+    let first = "Llama-Q8_0-00001-of-00003.gguf";
+    assert_eq!(from_hub["file"], first);
+    assert_eq!(hub["parts"].as_array().unwrap().len(), 3);
+    // every byte fetched is a byte of some part's header, each asked for once
+    let held: u64 = hub_server::split_gguf_parts()
+        .iter()
+        .map(|p| p.len() as u64)
+        .sum();
+    assert_eq!(hub["fetched_bytes"], held);
+    assert!(hub["requests"].as_u64() >= Some(3), "{hub}");
+    let local = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../engine/tests/fixtures/gguf")
+        .join(hub_server::SPLIT_FIXTURE);
+    let mut local = local_report(&local, &["--ctx-size", "4096", "--json"]);
+    for key in ["file", "llama_server"] {
+        local[key] = from_hub[key].clone();
+    }
+    assert_eq!(from_hub, local);
+}
+
+#[test]
+fn the_split_parts_are_read_from_their_headers_only() {
+    let text = run(
+        &[
+            "--hf",
+            "test/Split-GGUF",
+            "--hf-file",
+            "Llama-Q8_0-00002-of-00003.gguf",
+        ],
+        None,
+    );
+    assert!(
+        text.status.success(),
+        "{}",
+        String::from_utf8_lossy(&text.stderr)
+    );
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.starts_with("read test/Split-GGUF@") && text.contains("(3 part(s))"),
+        "{text}"
+    );
+    let parts = hub_server::split_gguf_parts();
+    for (i, header) in parts.iter().enumerate() {
+        let name = format!("Llama-Q8_0-{:05}-of-00003.gguf", i + 1);
+        let starts: Vec<u64> = requests_for("test/Split-GGUF")
+            .iter()
+            .filter(|r| r.path.ends_with(&name))
+            .map(|r| {
+                let range = r.range.as_deref().expect("a Range request");
+                let from = range
+                    .trim_start_matches("bytes=")
+                    .split('-')
+                    .next()
+                    .unwrap();
+                from.parse().unwrap()
+            })
+            .collect();
+        assert!(starts.contains(&0), "{name}: {starts:?}");
+        assert!(
+            starts.iter().all(|s| *s < header.len() as u64),
+            "{name}: a range starts past its {}-byte header: {starts:?}",
+            header.len()
+        );
+    }
+}
+
+#[test]
+fn the_listing_asks_for_sizes_and_a_split_entry_is_chosen_by_quantization() {
+    ok_json(
+        &["--hf", "test/Split-GGUF", "--hf-file", "q8_0", "--json"],
+        None,
+    );
+    let listings: Vec<_> = requests_for("test/Split-GGUF")
+        .into_iter()
+        .filter(|r| r.path.starts_with("/api/models/"))
+        .collect();
+    assert!(!listings.is_empty());
+    assert!(
+        listings.iter().all(|r| r.path.ends_with("?blobs=true")),
+        "{listings:?}"
+    );
+}
+
+#[test]
+fn a_split_gguf_with_a_missing_part_or_an_ambiguous_name_is_one_line_that_lists_the_files() {
+    let missing = error(&["--hf", "test/Split-missing-GGUF", "--hf-file", "Q8_0"]);
+    assert!(
+        missing.contains("Llama-Q8_0-00002-of-00003.gguf missing"),
+        "{missing}"
+    );
+    assert_eq!(missing.trim_end().lines().count(), 1, "{missing}");
+    let ambiguous = error(&["--hf", "test/Llama-GGUF", "--hf-file", "Llama"]);
+    assert!(
+        ambiguous.contains("fits 3 GGUF files")
+            && ambiguous.contains("Llama-Q2_K-00001-of-00002.gguf (2 parts)")
+            && ambiguous.contains("Llama-Q8_0.gguf"),
+        "{ambiguous}"
+    );
+    assert_eq!(ambiguous.trim_end().lines().count(), 1, "{ambiguous}");
 }

@@ -71,10 +71,11 @@ pub use gguf::{
 };
 pub use gpus::{Gpu, Interconnect, CAPACITY_LINES_GIB};
 pub use hub::{
-    check_date, choose_gguf, content_range_total, gguf_entries, iso_date, parse_model_id, quant_of,
-    range_header, read_listing, redirect_target, status_failure, FetchFailure, GgufEntry,
-    HubEndpoint, HubError, HubRef, HubSource, RepoListing, WeightFiles, CONFIG_FILE,
-    DEFAULT_ENDPOINT, INDEX_FILE, MAX_LISTING_BYTES, MAX_REDIRECTS,
+    check_date, choose_gguf_entry, content_range_total, gguf_entries, iso_date,
+    missing_split_parts, parse_model_id, quant_of, range_header, read_listing, redirect_target,
+    status_failure, FetchFailure, GgufChoice, GgufEntry, HubEndpoint, HubError, HubRef, HubSource,
+    RepoListing, WeightFiles, CONFIG_FILE, DEFAULT_ENDPOINT, INDEX_FILE, MAX_LISTING_BYTES,
+    MAX_REDIRECTS,
 };
 pub use json::{
     parse as parse_json, JsonError, JsonProblem, Value as JsonValue, MAX_DEPTH as JSON_MAX_DEPTH,

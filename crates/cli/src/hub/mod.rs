@@ -2,6 +2,7 @@
 //! URLs and reads every answer; this module fetches (see `http`), in `read`'s order, and
 //! prints what was read beside the budget.
 
+mod gguf;
 mod http;
 mod read;
 
@@ -11,7 +12,7 @@ use serde_json::{json, Value};
 use vram_engine::{
     iso_date, parse_model_id, HubEndpoint, HubRef, HubSource, ModelChoice, Unit, WeightFormat,
 };
-use vram_text::{file_difference, hub_error, Lang};
+use vram_text::{file_difference, gguf_read, hub_error, Lang};
 
 use crate::flags::{split_inline, take_value};
 
@@ -20,7 +21,8 @@ pub use read::Model;
 pub const USAGE: &str = "
 HUGGING FACE HUB (the model from its id; only config.json, the index and the headers are read):
     --hf ID               owner/name, owner/name@revision, or a Hub URL (…/tree/rev, …/blob/rev/file.gguf)
-    --hf-file NAME        in a GGUF repository, the file (or a part of its name, such as Q4_K_M)
+    --hf-file NAME        in a GGUF repository, a quantization (Q4_K_M) or a file name; a split
+                          file's parts (-00001-of-0000N) are read and joined, headers only
     --hf-endpoint URL     the Hub or a mirror [HF_ENDPOINT, else https://huggingface.co]
     --hf-timeout S        seconds per request [30]
     HF_TOKEN              a token for gated or private repositories, sent to the endpoint's host only
@@ -114,6 +116,41 @@ pub fn load(h: &HubArgs) -> Result<Loaded, String> {
 }
 
 impl Loaded {
+    /// The llama.cpp report of a GGUF read from the Hub, after a line that says what was read
+    /// (in `--json`, a `hub` member).
+    pub fn with_gguf_read(&self, report: String, json: bool) -> String {
+        let Model::Gguf(g) = &self.model else {
+            return report;
+        };
+        if json {
+            let Ok(Value::Object(mut out)) = serde_json::from_str::<Value>(&report) else {
+                return report;
+            };
+            out.insert(
+                "hub".into(),
+                json!({
+                    "endpoint": self.endpoint,
+                    "repo": self.source.repo,
+                    "revision": self.source.revision,
+                    "read_on": self.source.read_on,
+                    "parts": g.parts,
+                    "fetched_bytes": g.fetched,
+                    "requests": g.requests,
+                }),
+            );
+            return serde_json::to_string_pretty(&out).expect("JSON of plain values") + "\n";
+        }
+        let line = gguf_read(
+            Lang::En,
+            &self.source,
+            &g.file,
+            g.parts.len(),
+            g.fetched,
+            g.requests,
+        );
+        format!("{line}; from {}\n\n{report}", self.endpoint)
+    }
+
     /// The model for the scenario, with the files' exact bytes, and the format they are in.
     pub fn choice(&self) -> Option<(ModelChoice, Option<WeightFormat>)> {
         let Model::Safetensors(c) = &self.model else {

@@ -1,19 +1,16 @@
 //! Reading a model from the Hub with the fewest bytes: the file list, config.json, the index,
-//! and each shard's header (8 bytes, then the header alone), or a GGUF file's header.
+//! and each shard's header (8 bytes, then the header alone), or a GGUF file's header (`gguf`).
 
 use vram_engine::{
-    choose_gguf, compare_with_config, header_length, parse_config, parse_json, read_gguf,
-    read_header_json, read_index, read_listing, size_weights, Architecture, FetchFailure,
-    FileDifference, FileWeights, GgufError, GgufHeader, HubRef, RepoListing, SafetensorsHeader,
-    WeightFiles, CONFIG_FILE, INDEX_FILE, MAX_CONFIG_BYTES, MAX_INDEX_BYTES, MAX_LISTING_BYTES,
-    MIB, SAFETENSORS_LENGTH_PREFIX,
+    compare_with_config, header_length, parse_config, parse_json, read_header_json, read_index,
+    read_listing, size_weights, Architecture, FetchFailure, FileDifference, FileWeights, HubRef,
+    RepoListing, SafetensorsHeader, WeightFiles, CONFIG_FILE, INDEX_FILE, MAX_CONFIG_BYTES,
+    MAX_INDEX_BYTES, MAX_LISTING_BYTES, SAFETENSORS_LENGTH_PREFIX,
 };
 use vram_text::{fetch_failure, hub_error, index_error, safetensors_error, Lang};
 
+use super::gguf::{self, GgufRead};
 use super::http::Client;
-
-/// The most bytes a GGUF header is read to (vocabularies and templates stay far below).
-const MAX_GGUF_HEADER: u64 = 256 * MIB;
 
 /// A safetensors model read from the Hub.
 pub struct Checkpoint {
@@ -29,10 +26,7 @@ pub struct Checkpoint {
 /// What the repository gave.
 pub enum Model {
     Safetensors(Box<Checkpoint>),
-    Gguf {
-        file: String,
-        header: Box<GgufHeader>,
-    },
+    Gguf(Box<GgufRead>),
 }
 
 fn failed(f: FetchFailure) -> String {
@@ -41,7 +35,7 @@ fn failed(f: FetchFailure) -> String {
 
 /// The repository's files at the reference's revision; the commit it resolved to pins the rest.
 pub fn listing(client: &Client, r: &HubRef) -> Result<(RepoListing, u64), String> {
-    let url = client.endpoint().model_info_url(r);
+    let url = client.endpoint().model_files_url(r);
     let text = client
         .text(&r.repo, &url, MAX_LISTING_BYTES as u64)
         .map_err(failed)?;
@@ -58,14 +52,11 @@ pub fn model(
 ) -> Result<Model, String> {
     let wants_gguf = gguf_wanted.is_some_and(|w| w.to_ascii_lowercase().ends_with(".gguf"))
         || r.file.as_deref().is_some_and(|f| f.ends_with(".gguf"));
+    let wanted = gguf_wanted.or(r.file.as_deref());
+    let read_gguf = || gguf::read(client, r, listing, wanted).map(|g| Model::Gguf(Box::new(g)));
     match listing.weight_files() {
-        WeightFiles::Gguf(files) => gguf(client, r, &files, gguf_wanted.or(r.file.as_deref())),
-        _ if wants_gguf => gguf(
-            client,
-            r,
-            &listing.gguf_files(),
-            gguf_wanted.or(r.file.as_deref()),
-        ),
+        WeightFiles::Gguf(_) => read_gguf(),
+        _ if wants_gguf => read_gguf(),
         WeightFiles::Index => {
             let url = client.endpoint().file_url(r, INDEX_FILE);
             let text = client
@@ -147,50 +138,4 @@ fn shard_header(
         header.check_file_length(total).map_err(what)?;
     }
     Ok((header, SAFETENSORS_LENGTH_PREFIX + n))
-}
-
-/// A GGUF file's header, read with growing Range requests until the reader has it all.
-fn gguf(
-    client: &Client,
-    r: &HubRef,
-    files: &[String],
-    wanted: Option<&str>,
-) -> Result<Model, String> {
-    let file = choose_gguf(files, wanted).ok_or_else(|| match wanted {
-        Some(w) => format!(
-            "{} has no GGUF file matching {w:?}; it has: {}",
-            r.repo,
-            files.join(", ")
-        ),
-        None => format!("{} has no GGUF files", r.repo),
-    })?;
-    if file.contains("-00001-of-") {
-        // the first part's header lists only its own tensors: a plan from it would be too small
-        return Err(format!(
-            "{file} is the first part of a split GGUF; split files are not read yet: choose a one-file quantization with --hf-file (one of: {})",
-            files.iter().filter(|f| !f.contains("-of-")).cloned().collect::<Vec<_>>().join(", ")
-        ));
-    }
-    let url = client.endpoint().file_url(r, file);
-    let mut want: u64 = MIB;
-    let mut bytes: Vec<u8> = Vec::new();
-    loop {
-        let more = client
-            .range_upto(&r.repo, &url, bytes.len() as u64, want - bytes.len() as u64)
-            .map_err(failed)?;
-        let at_end = more.bytes.len() as u64 + (bytes.len() as u64) < want;
-        bytes.extend_from_slice(&more.bytes);
-        match read_gguf(&bytes) {
-            Ok(header) => {
-                return Ok(Model::Gguf {
-                    file: file.clone(),
-                    header: Box::new(header),
-                })
-            }
-            Err(GgufError::NeedMoreBytes { needed }) if !at_end && needed <= MAX_GGUF_HEADER => {
-                want = needed.max(2 * want).min(MAX_GGUF_HEADER);
-            }
-            Err(e) => return Err(format!("{file}: {e}")),
-        }
-    }
 }

@@ -101,8 +101,13 @@ pub fn serve(
     }
     match rest {
         None => {
-            let names: Vec<(&str, Option<u64>)> =
-                repo.files.keys().map(|n| (n.as_str(), None)).collect();
+            // sizes only when asked, as the Hub gives them
+            let sized = req.path.contains("blobs=true");
+            let names: Vec<(&str, Option<u64>)> = repo
+                .files
+                .iter()
+                .map(|(n, f)| (n.as_str(), sized.then_some(f.claimed_len)))
+                .collect();
             let body = listing_json(&repo_id, SHA, &names);
             answer(
                 &stream,

@@ -8,6 +8,8 @@
 
 #[path = "../../../engine/tests/common/checkpoints.rs"]
 mod checkpoints;
+#[path = "../../../engine/tests/common/gguf_split.rs"]
+pub mod gguf_split;
 mod http;
 #[path = "../../../engine/tests/common/hub_answers.rs"]
 mod hub_answers;
@@ -18,7 +20,7 @@ use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 use std::thread;
 
-pub use repos::{fixture_repos, GATED_TOKEN, SHA};
+pub use repos::{fixture_repos, split_gguf_parts, GATED_TOKEN, SHA, SPLIT_FIXTURE};
 
 /// A file the server holds: its bytes (a header prefix for weight files) and the length it
 /// claims in Content-Range (the whole file's, data included).

@@ -5,7 +5,10 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
+use vram_engine::{read_gguf, GgufSummary};
+
 use super::checkpoints;
+use super::gguf_split::{file_length, split_parts};
 use super::{Behaviour, File, Repo};
 
 /// The commit every listing answers with.
@@ -90,6 +93,39 @@ fn gguf_repo() -> Repo {
     }
 }
 
+/// The GGUF fixture the split repositories cut in three.
+pub const SPLIT_FIXTURE: &str = "llama-q8_0.header.gguf";
+
+/// [`SPLIT_FIXTURE`] as llama.cpp's `gguf-split` would cut it in three: each part's header.
+pub fn split_gguf_parts() -> Vec<Vec<u8>> {
+    let whole = std::fs::read(fixtures().join("gguf").join(SPLIT_FIXTURE)).unwrap();
+    let summary = GgufSummary::of(&read_gguf(&whole).unwrap()).unwrap();
+    split_parts(&summary, 3)
+}
+
+/// A repository with [`SPLIT_FIXTURE`] split in three (the server holds each part's header and
+/// claims the whole part's length) beside a one-file quantization; `missing` parts (1-based)
+/// are left out of it, as in an unfinished upload.
+fn split_gguf_repo(missing: &[usize]) -> Repo {
+    let mut files = HashMap::new();
+    for (i, header) in split_gguf_parts().into_iter().enumerate() {
+        if missing.contains(&(i + 1)) {
+            continue;
+        }
+        let file = File {
+            claimed_len: file_length(&header),
+            bytes: header,
+        };
+        files.insert(format!("Llama-Q8_0-{:05}-of-00003.gguf", i + 1), file);
+    }
+    let single = std::fs::read(fixtures().join("gguf/llama-q4_k.header.gguf")).unwrap();
+    files.insert("Llama-Q4_K_M.gguf".to_string(), plain(single));
+    Repo {
+        files,
+        behaviour: Behaviour::Normal,
+    }
+}
+
 /// A shard whose header says it is longer than the bytes the server has.
 fn truncated_repo() -> Repo {
     let mut repo = safetensors_repo("llama-2-7b-awq", Behaviour::Normal);
@@ -134,6 +170,8 @@ pub fn fixture_repos() -> HashMap<String, Repo> {
         safetensors_repo("llama-3-8b-bnb-4bit", Behaviour::Normal),
     );
     add("test/Llama-GGUF", gguf_repo());
+    add("test/Split-GGUF", split_gguf_repo(&[]));
+    add("test/Split-missing-GGUF", split_gguf_repo(&[2]));
     add("test/truncated", truncated_repo());
     add("test/slow", safetensors_repo("llama-2-7b", Behaviour::Slow));
     add(

@@ -107,6 +107,57 @@ pub fn gguf_entries(listing: &RepoListing) -> Vec<GgufEntry> {
     entries
 }
 
+/// The entry a user named: one, several that the name fits equally (a list to choose from), or
+/// none.
+#[derive(Debug, PartialEq, Eq)]
+pub enum GgufChoice<'a> {
+    One(&'a GgufEntry),
+    Several(Vec<&'a GgufEntry>),
+    Nothing,
+}
+
+/// The entry `wanted` names: a file path (any part of a split file), else a quantization
+/// (`q4_k_m`, any case), else a part of one entry's name; with nothing asked, the first Q4_K_M,
+/// else the first entry.
+pub fn choose_gguf_entry<'a>(entries: &'a [GgufEntry], wanted: Option<&str>) -> GgufChoice<'a> {
+    let one_of = |found: Vec<&'a GgufEntry>| match found.len() {
+        0 => GgufChoice::Nothing,
+        1 => GgufChoice::One(found[0]),
+        _ => GgufChoice::Several(found),
+    };
+    let Some(wanted) = wanted else {
+        let first = entries.iter().find(|e| e.quant == "Q4_K_M");
+        return one_of(first.or(entries.first()).into_iter().collect());
+    };
+    if let Some(entry) = entries.iter().find(|e| e.parts.iter().any(|p| p == wanted)) {
+        return GgufChoice::One(entry);
+    }
+    let quant = wanted.to_ascii_uppercase();
+    let by_quant: Vec<&GgufEntry> = entries.iter().filter(|e| e.quant == quant).collect();
+    if !by_quant.is_empty() {
+        return one_of(by_quant);
+    }
+    let needle = wanted.to_ascii_lowercase();
+    one_of(
+        entries
+            .iter()
+            .filter(|e| e.name().to_ascii_lowercase().contains(&needle))
+            .collect(),
+    )
+}
+
+/// The parts of the split file `path` belongs to that the listing lacks (none for a file that
+/// is not a part, or whose parts are all there).
+pub fn missing_split_parts(listing: &RepoListing, path: &str) -> Vec<String> {
+    let Some((stem, _, of)) = split_part(path) else {
+        return Vec::new();
+    };
+    (1..=of)
+        .map(|k| format!("{stem}-{k:05}-of-{of:05}.gguf"))
+        .filter(|p| !listing.has(p))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -161,5 +212,74 @@ mod tests {
                 },
             ]
         );
+    }
+
+    fn entries_of(names: &[&str]) -> Vec<GgufEntry> {
+        let siblings: Vec<String> = names
+            .iter()
+            .map(|n| format!("{{\"rfilename\":{n:?}}}"))
+            .collect();
+        let text = format!("{{\"siblings\":[{}]}}", siblings.join(","));
+        gguf_entries(&read_listing(&text).unwrap())
+    }
+
+    #[test]
+    fn a_quantization_a_file_name_or_a_part_of_a_name_chooses_one_entry() {
+        let entries = entries_of(&[
+            "m-Q4_K_M.gguf",
+            "m-Q8_0-00001-of-00002.gguf",
+            "m-Q8_0-00002-of-00002.gguf",
+            "m-IQ2_XXS.gguf",
+        ]);
+        let name = |c: GgufChoice| match c {
+            GgufChoice::One(e) => e.name().to_string(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(name(choose_gguf_entry(&entries, None)), "m-Q4_K_M.gguf");
+        assert_eq!(
+            name(choose_gguf_entry(&entries, Some("q8_0"))),
+            "m-Q8_0-00001-of-00002.gguf"
+        );
+        assert_eq!(
+            name(choose_gguf_entry(
+                &entries,
+                Some("m-Q8_0-00002-of-00002.gguf")
+            )),
+            "m-Q8_0-00001-of-00002.gguf"
+        );
+        assert_eq!(
+            name(choose_gguf_entry(&entries, Some("IQ2"))),
+            "m-IQ2_XXS.gguf"
+        );
+        assert_eq!(
+            choose_gguf_entry(&entries, Some("IQ1_S")),
+            GgufChoice::Nothing
+        );
+    }
+
+    #[test]
+    fn a_name_that_fits_two_entries_gives_both_to_choose_from() {
+        let entries = entries_of(&["a-Q4_K_M.gguf", "b-Q4_K_M.gguf", "b-Q8_0.gguf"]);
+        let GgufChoice::Several(found) = choose_gguf_entry(&entries, Some("Q4_K_M")) else {
+            panic!("one entry for two files");
+        };
+        let names: Vec<&str> = found.iter().map(|e| e.name()).collect();
+        assert_eq!(names, ["a-Q4_K_M.gguf", "b-Q4_K_M.gguf"]);
+        assert!(matches!(
+            choose_gguf_entry(&entries, Some("b-")),
+            GgufChoice::Several(_)
+        ));
+    }
+
+    #[test]
+    fn a_split_file_with_a_part_not_listed_names_the_missing_part() {
+        let text = r#"{"siblings":[{"rfilename":"m-00001-of-00003.gguf"},{"rfilename":"m-00003-of-00003.gguf"}]}"#;
+        let listing = read_listing(text).unwrap();
+        assert!(gguf_entries(&listing).is_empty());
+        assert_eq!(
+            missing_split_parts(&listing, "m-00001-of-00003.gguf"),
+            ["m-00002-of-00003.gguf"]
+        );
+        assert!(missing_split_parts(&listing, "m-Q4_K_M.gguf").is_empty());
     }
 }

@@ -111,25 +111,6 @@ impl RepoListing {
     }
 }
 
-/// The GGUF file a user asked for: an exact path, or the first whose name contains `wanted`
-/// (case-insensitive, such as "Q4_K_M"); with nothing asked, Q4_K_M when there is one, else the
-/// first. Split files (`-00001-of-00003.gguf`) are chosen by their first part.
-pub fn choose_gguf<'a>(files: &'a [String], wanted: Option<&str>) -> Option<&'a String> {
-    let first_parts = || {
-        files
-            .iter()
-            .filter(|f| !f.contains("-of-") || f.contains("-00001-of-"))
-    };
-    let containing = |needle: &str| {
-        let needle = needle.to_ascii_lowercase();
-        first_parts().find(|f| f.to_ascii_lowercase().contains(&needle))
-    };
-    match wanted {
-        Some(w) => files.iter().find(|f| *f == w).or_else(|| containing(w)),
-        None => containing("q4_k_m").or_else(|| first_parts().next()),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -155,27 +136,5 @@ mod tests {
         let l = read_listing(sized).unwrap();
         assert_eq!(l.size("m-Q4_K_M.gguf"), Some(4_920_734_016));
         assert_eq!(l.size("README.md"), None);
-    }
-
-    #[test]
-    fn a_gguf_is_chosen_by_its_quantization_name() {
-        let files: Vec<String> = [
-            "m-Q2_K.gguf",
-            "m-Q4_K_M.gguf",
-            "m-Q8_0-00001-of-00002.gguf",
-            "m-Q8_0-00002-of-00002.gguf",
-        ]
-        .map(String::from)
-        .to_vec();
-        assert_eq!(choose_gguf(&files, None).unwrap(), "m-Q4_K_M.gguf");
-        assert_eq!(
-            choose_gguf(&files, Some("q8_0")).unwrap(),
-            "m-Q8_0-00001-of-00002.gguf"
-        );
-        assert_eq!(
-            choose_gguf(&files, Some("m-Q2_K.gguf")).unwrap(),
-            "m-Q2_K.gguf"
-        );
-        assert!(choose_gguf(&files, Some("IQ1_S")).is_none());
     }
 }

@@ -15,9 +15,11 @@ pub use error::HubError;
 pub use fetch::{
     content_range_total, range_header, redirect_target, status_failure, FetchFailure, MAX_REDIRECTS,
 };
-pub use gguf_files::{gguf_entries, quant_of, GgufEntry};
+pub use gguf_files::{
+    choose_gguf_entry, gguf_entries, missing_split_parts, quant_of, GgufChoice, GgufEntry,
+};
 pub use id::{parse_model_id, HubRef};
 pub use listing::{
-    choose_gguf, read_listing, RepoListing, WeightFiles, CONFIG_FILE, INDEX_FILE, MAX_LISTING_BYTES,
+    read_listing, RepoListing, WeightFiles, CONFIG_FILE, INDEX_FILE, MAX_LISTING_BYTES,
 };
 pub use source::{check_date, iso_date, HubSource};
