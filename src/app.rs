@@ -263,6 +263,7 @@ const HARDWARE_PANEL: &[(&str, Look)] = &[
     ("shard-group", Look::Plain),
     ("weights-load", Look::Plain),
     ("switch-gbv", Look::Plain),
+    ("switch-fns", Look::Plain),
     ("local-mac", Look::Plain),
     ("local-mac-memory", Look::Plain),
     ("local-wired", Look::Plain),

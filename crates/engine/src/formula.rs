@@ -112,6 +112,8 @@ messages! {
     FsdpStageGathered,
     /// trainable, bytes per gradient
     FsdpUnshardedGradients,
+    /// params of the layers (frozen weights with their adapters)
+    FsdpWholeUnitGradients,
     /// trainable, bytes per gradient
     DdpBuckets,
     /// bucket elements, bytes per element

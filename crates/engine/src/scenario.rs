@@ -284,6 +284,7 @@ named_enum! {
         PagedOptimizer => ("po", "paged optimizer states (bitsandbytes, CUDA unified memory)"),
         BucketView => ("gbv", "DDP gradient_as_bucket_view (gradients live in the buckets)"),
         SequenceParallel => ("sqp", "sequence parallel (norms and layer inputs split over the tensor-parallel GPUs)"),
+        FsdpNoSync => ("fns", "FSDP no_sync while accumulating (unsharded gradients kept)"),
     }
 }
 
@@ -481,6 +482,9 @@ pub struct Scenario {
     pub dp_framework: DpFramework,
     /// DDP `gradient_as_bucket_view`: the gradients are views into the buckets, not a second copy.
     pub bucket_view: bool,
+    /// FSDP `no_sync()` on the accumulating micro-batches: the unsharded gradients stay until the
+    /// step's last micro-batch reduce-scatters them.
+    pub fsdp_no_sync: bool,
     /// How a sharded job loads its weights.
     pub weights_load: WeightsLoad,
     /// Ranks one shard spans (FSDP HYBRID_SHARD: the GPUs of a node; replicated across groups);
@@ -612,6 +616,7 @@ impl Default for Scenario {
             offload: Offload::None,
             dp_framework: DpFramework::None,
             bucket_view: false,
+            fsdp_no_sync: false,
             weights_load: WeightsLoad::Sharded,
             shard_group: 0,
             tp: 1,
@@ -688,6 +693,7 @@ impl Scenario {
             Switch::PagedOptimizer => self.paged_optimizer,
             Switch::BucketView => self.bucket_view,
             Switch::SequenceParallel => self.sequence_parallel,
+            Switch::FsdpNoSync => self.fsdp_no_sync,
         }
     }
 
@@ -707,6 +713,7 @@ impl Scenario {
             Switch::PagedOptimizer => &mut self.paged_optimizer,
             Switch::BucketView => &mut self.bucket_view,
             Switch::SequenceParallel => &mut self.sequence_parallel,
+            Switch::FsdpNoSync => &mut self.fsdp_no_sync,
         };
         *slot = on;
     }

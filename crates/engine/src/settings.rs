@@ -199,6 +199,10 @@ fn pageable(s: &Scenario) -> bool {
 fn ddp(s: &Scenario) -> bool {
     s.job.is_training() && s.dp_framework == DpFramework::Ddp
 }
+/// Training whose states FSDP shards over several GPUs.
+fn fsdp_sharding(s: &Scenario) -> bool {
+    sharding(s) && s.dp_framework.is_fsdp()
+}
 /// Training whose weights are sharded over several GPUs.
 fn sharded(s: &Scenario) -> bool {
     s.job.is_training() && s.zero == Zero::Z3 && s.gpus > 1
@@ -590,6 +594,12 @@ pub static SETTINGS: &[Setting] = &[
         pageable
     ),
     switch!(Switch::BucketView, "bucket-view", "switch-gbv", ddp),
+    switch!(
+        Switch::FsdpNoSync,
+        "fsdp-no-sync",
+        "switch-fns",
+        fsdp_sharding
+    ),
     switch!(
         Switch::SequenceParallel,
         "sequence-parallel",

@@ -39,6 +39,11 @@ const LABELS: &[(&str, &str, &str)] = &[
         "DDP gradient_as_bucket_view",
         "DDP gradient_as_bucket_view",
     ),
+    (
+        "switch-fns",
+        "FSDP no_sync while accumulating",
+        "梯度累积时 FSDP no_sync",
+    ),
     ("gpu", "GPU", "GPU 型号"),
     ("unit", "Units", "单位"),
     (
@@ -311,6 +316,11 @@ const HELP: &[(&str, &str, &str)] = &[
         "switch-gbv",
         "gradients are views into DDP's buckets instead of a second gradient-sized copy",
         "梯度直接作为 DDP 梯度桶的视图，不再另存一份同样大小的副本",
+    ),
+    (
+        "switch-fns",
+        "the accumulating micro-batches skip the reduce-scatter (FSDP no_sync, Lightning Fabric's no_backward_sync): every rank keeps the unsharded gradients until the step",
+        "累积中的微批次跳过 reduce-scatter（FSDP no_sync，Lightning Fabric 的 no_backward_sync）：每张卡保留未切分的梯度直到优化器步",
     ),
     (
         "offload",

@@ -58,8 +58,48 @@ impl Budget<'_> {
             DpFramework::None => {}
             DpFramework::Ddp => self.ddp_buckets(),
             DpFramework::DeepSpeed => self.deepspeed_reduce_bucket(),
-            DpFramework::Fsdp1 | DpFramework::Fsdp2 => self.fsdp_units(),
+            DpFramework::Fsdp1 | DpFramework::Fsdp2 => {
+                self.fsdp_units();
+                self.fsdp_unsynced_gradients();
+            }
         }
+    }
+
+    /// FSDP's `no_sync()` on the accumulating micro-batches skips the reduce-scatter, so every
+    /// rank keeps the unsharded gradients until the step's last micro-batch ("FSDP will
+    /// accumulate the full model gradients (instead of gradient shards) until the eventual
+    /// sync", torch/distributed/fsdp/fully_sharded_data_parallel.py `no_sync`; Lightning Fabric's
+    /// `no_backward_sync` calls it, fabric/strategies/fsdp.py). A FSDP1 flat parameter gets a
+    /// gradient for the whole unit when any of its parameters trains (`use_orig_params=True`,
+    /// Lightning's default: "gradient memory usage will be higher than expected (namely,
+    /// equivalent to not freezing those parameters)", FSDP docs), so adapters wrapped with
+    /// their layer make the layers' whole gradient. Under a pipeline stage_kept_gathered counts it.
+    fn fsdp_unsynced_gradients(&mut self) {
+        let s = self.scenario;
+        let accumulating = s.fsdp_no_sync && s.grad_accum > 1 && self.zero().stage() >= 2;
+        if !accumulating || self.trainable == 0 || self.fsdp_keeps_stage_gathered() {
+            return;
+        }
+        let whole_units = s.job.is_peft() && s.dp_framework == DpFramework::Fsdp1;
+        let layers = self.params.linear + self.params.small;
+        let n = if whole_units {
+            layers + self.trainable
+        } else {
+            self.trainable
+        };
+        let elem = if s.master_weights { 4 } else { self.act_bytes };
+        let bytes = div_ceil(prod(&[n, elem]), self.tp);
+        self.push(Component::Gradients, Phase::Compute, bytes, |b| {
+            let mut f = Formula::of(
+                Msg::FsdpUnshardedGradients,
+                &[Arg::Count(n), Arg::Int(elem)],
+            );
+            if whole_units {
+                f.push(Msg::FsdpWholeUnitGradients, &[Arg::Count(layers)]);
+            }
+            b.tensor_parallel_clause(&mut f);
+            f.equals(bytes)
+        });
     }
 
     /// DDP's reducer copies every gradient into its buckets (`bucket_cap_mb`, 25 MB each, the

@@ -471,7 +471,7 @@ impl Report {
              `obw`; `activation_offload` → `ao`; `modules_to_save` on the embeddings and head → `mts`; `use_dora` → `dora`; a static \
              cache → `ks` sized by its stated max_seq_len, cached after GQA expansion → `kvh`; an FP8 checkpoint \
              with bf16 attention → `a16`; a bitsandbytes paged optimizer (PagedAdamW, `paged_adamw_*`) → `po`, whose \
-             states of tensors of 100,000 elements or more sit in CUDA unified memory: only device-level figures count them. \
+             states of tensors of 100,000 elements or more sit in CUDA unified memory: only device-level figures count them. litgpt under FSDP accumulates with Lightning Fabric's `no_backward_sync`, which calls FSDP's `no_sync()` (litgpt 8641822 `finetune/lora.py`, Lightning 71aed75 `fabric/strategies/fsdp.py`) → `fns`: unsharded gradients until the step, for LoRA the whole flat gradient of each Block unit its adapters sit in (`use_orig_params=True`, Lightning's default); its FSDP weights load as meta-device init, then `load_raw` one unit at a time (sharded). \
              A composed layout is read from the degrees the case states (`tp`, `pp`: data parallel is what the GPUs leave), \
              its pipeline schedule (1F1B unless GPipe or interleaved 1F1B is named, the latter with the stated chunks per GPU, `vs`, else 2), sequence parallelism when the strategy says so (`sqp`), and \
              the micro-batches of a pipeline step as its accumulation; the estimate is the busiest stage, compared with \
@@ -1200,6 +1200,11 @@ pub fn map_case(c: &Value, n: &Value) -> Result<(Mapped, Option<String>), String
     } else {
         Offload::None
     };
+    // lit-gpt's finetune scripts accumulate under Lightning Fabric's `no_backward_sync`, which
+    // calls FSDP's `no_sync()` (lit-gpt 8641822 finetune/lora.py `train`; Lightning 71aed75,
+    // the commit that lit-gpt pins, fabric/strategies/fsdp.py `_FSDPBackwardSyncControl`)
+    let fsdp_no_sync = dp_framework.is_fsdp()
+        && (framework_text.contains("lit-gpt") || framework_text.contains("litgpt"));
     let mut grad_accum = uint(n, "ga")
         .unwrap_or(1)
         .max(uint(c, "grad_accum").unwrap_or(1))
@@ -1328,6 +1333,7 @@ pub fn map_case(c: &Value, n: &Value) -> Result<(Mapped, Option<String>), String
         zero,
         offload,
         dp_framework,
+        fsdp_no_sync,
         weights_load,
         tp,
         pp,
@@ -1378,9 +1384,10 @@ pub fn map_case(c: &Value, n: &Value) -> Result<(Mapped, Option<String>), String
     }
     if s.dp_framework != DpFramework::None {
         notes.push(format!(
-            "framework: {}, weights loaded: {}",
+            "framework: {}, weights loaded: {}{}",
             s.dp_framework.key(),
-            s.weights_load.key()
+            s.weights_load.key(),
+            if s.fsdp_no_sync { ", no_sync" } else { "" }
         ));
     }
 

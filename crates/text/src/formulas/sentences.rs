@@ -30,6 +30,8 @@ pub(super) const SENTENCES: &[(Msg, &str, &str)] = &[
             "流水线下的 FSDP 在整个训练步中保持第 {0} 级（共 {1} 级）的参数聚合（不在每个微批次前向后重新切分）：该级的完整权重"),
     (Msg::FsdpUnshardedGradients, "unsharded gradients accumulated over the micro-batches before one reduce-scatter: {0} × {1} B",
             "在一次 reduce-scatter 之前跨微批次累积的未切分梯度：{0} × {1} B"),
+    (Msg::FsdpWholeUnitGradients, " (the adapters share their layers' FSDP1 units, so each unit's whole flat gradient: the layers' {0} params, frozen weights included)",
+            "（适配器与所在层共用 FSDP1 单元，因此是每个单元完整的扁平梯度：各层 {0} 参数，冻结权重也计入）"),
     (Msg::DdpBuckets, "DDP gradient buckets: a copy of {0} gradients × {1} B (gradient_as_bucket_view off)",
             "DDP 梯度桶：{0} 个梯度的副本 × {1} B（未开启 gradient_as_bucket_view）"),
     (Msg::DeepSpeedReduceBucket, "DeepSpeed reduce bucket: reduce_bucket_size {0} elements × {1} B, allocated whole in backward",
