@@ -115,10 +115,11 @@ size_budget() {
   # the llama.cpp module, and reading quantization_config into a format per part (issue 12, item 7)
   # 4,132 B to the readers: measured together after the merges, the readers are 118,969 B and the
   # llama.cpp module 145,110 B (its chart's font named by the enum took Unicode's case tables out);
-  # the gates are 119 KB and 150 KB.
-  local gate=${VRAM_SIZE_GATE:-320000}
-  say "size budget: what a first visit downloads, gzip-compressed, at most $gate B; the on-demand readers at most 119000 B, the llama.cpp job's module at most 150000 B"
-  python3 scripts/size_budget.py dist "$gate" 119000 150000
+  # with the lit-gpt FSDP no_sync setting (+78 B) the readers are 119,047 B; the gates are 120 KB and
+  # 150 KB. After every merge of this round the first load is 309,039 B: its gate is 310 KB.
+  local gate=${VRAM_SIZE_GATE:-310000}
+  say "size budget: what a first visit downloads, gzip-compressed, at most $gate B; the on-demand readers at most 120000 B, the llama.cpp job's module at most 150000 B"
+  python3 scripts/size_budget.py dist "$gate" 120000 150000
   # code the first load was cut free of (float parser, case tables, error Debug, io::Error) stays out
   python3 scripts/first_load_guard.py target/wasm32-unknown-unknown/release/vram-budget-web.wasm
 }
