@@ -10,9 +10,9 @@ and gzip: use them to compare builds, not as the shipped size (scripts/size_budg
 
 The shipped code with its names (the same bytes as dist/'s wasm, plus a name section):
 
-    wasm-bindgen --target web --keep-debug --out-dir /tmp/named target/wasm32-unknown-unknown/release/vram-budget-web.wasm
-    .tools/node_modules/binaryen/bin/wasm-opt -g -Os --converge /tmp/named/vram-budget-web_bg.wasm -o /tmp/named/opt.wasm
-    python3 scripts/wasm_sizes.py /tmp/named/opt.wasm 40
+    wasm-bindgen --target web --keep-debug --out-dir target/named target/wasm32-unknown-unknown/release/vram-budget-web.wasm
+    .tools/node_modules/binaryen/bin/wasm-opt -g -Os --converge target/named/vram-budget-web_bg.wasm -o target/named/opt.wasm
+    python3 scripts/wasm_sizes.py target/named/opt.wasm 40
 """
 import gzip
 import re
