@@ -52,7 +52,13 @@ impl ServingFit {
             - b.bytes(Component::Reserve)
             - before_snapshot
             - b.graphs_after_sizing(s);
-        let kv_pool = budget.saturating_sub(fixed);
+        ServingFit::of_pool(b, s, budget, budget.saturating_sub(fixed))
+    }
+
+    /// What a KV pool of `kv_pool` bytes, carved from `budget`, holds: whole blocks (SGLang's
+    /// pages) of `block_size` tokens, and the requests that fit in them at once. vLLM and SGLang
+    /// differ in how they size the pool, not in how they fill it.
+    pub(super) fn of_pool(b: &Breakdown, s: &Scenario, budget: u64, kv_pool: u64) -> ServingFit {
         let per_token = b.kv_bytes_per_token.max(1);
         let blocks = kv_pool / prod(&[per_token, s.block_size]).max(1);
         let tokens = blocks * s.block_size;

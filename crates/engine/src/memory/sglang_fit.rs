@@ -50,19 +50,6 @@ impl ServingFit {
     pub(super) fn sglang(b: &Breakdown, s: &Scenario, gpu: Gpu) -> ServingFit {
         let split = b.sglang_split(s, gpu);
         let kv_pool = split.static_budget.saturating_sub(split.loaded);
-        let per_token = b.kv_bytes_per_token.max(1);
-        let page = s.block_size.max(1);
-        let blocks = kv_pool / per_token / page;
-        let tokens = blocks * page;
-        let (shared, own) = super::kv::prefix_split(s);
-        ServingFit {
-            budget: split.static_budget,
-            kv_pool,
-            kv_bytes_per_token: per_token,
-            blocks,
-            tokens,
-            max_concurrency: tokens.saturating_sub(shared) / own.max(1),
-            max_len_fits: tokens >= s.max_model_len,
-        }
+        ServingFit::of_pool(b, s, split.static_budget, kv_pool)
     }
 }
