@@ -268,7 +268,13 @@ const HARDWARE_PANEL: &[(&str, Look)] = &[
     ("local-mac-memory", Look::Plain),
     ("local-wired", Look::Plain),
     ("local-ram", Look::Plain),
+    ("local-ram-bandwidth", Look::Plain),
+    ("local-mmproj-offload", Look::Plain),
 ];
+#[cfg(test)]
+/// Settings whose input the local job's module renders in its answer (`crates/local-web`), with
+/// the page's one listener on that answer (`components/local.rs`).
+const MODULE_RENDERED: &[(&str, Look)] = &[("local-tensor-split", Look::Plain)];
 const ADVANCED_PANEL: &[(&str, Look)] = &[
     ("weights-embeddings", Look::Plain),
     ("weights-attention", Look::Plain),
@@ -356,6 +362,8 @@ fn control(setting: &'static Setting, look: Look) -> AnyView {
         SettingKind::Choice => choice(setting, look).into_any(),
         SettingKind::Switch => view! { <SwitchField setting=setting /> }.into_any(),
         SettingKind::Targets => view! { <LoraTargetsField /> }.into_any(),
+        // the tensor split's box sits above the per-GPU table the local module renders
+        SettingKind::Shares => ().into_any(),
     }
 }
 
@@ -493,7 +501,13 @@ mod tests {
 
     #[test]
     fn every_setting_of_the_registry_has_exactly_one_place_on_the_page() {
-        let panels = [JOB_PANEL, HARDWARE_PANEL, ADVANCED_PANEL, HEADER_PANEL];
+        let panels = [
+            JOB_PANEL,
+            HARDWARE_PANEL,
+            ADVANCED_PANEL,
+            HEADER_PANEL,
+            MODULE_RENDERED,
+        ];
         for st in SETTINGS {
             let places = panels
                 .iter()

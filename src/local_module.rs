@@ -3,7 +3,7 @@
 //! file picked), never at start; its content-hashed name is in `<meta name="vram-local">`.
 
 use js_sys::{Array, Uint8Array};
-use vram_engine::GgufSummary;
+use vram_engine::{GgufSummary, Projector};
 use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::JsFuture;
 
@@ -32,9 +32,30 @@ pub fn preload() {
     let _ = load_module(LOCAL);
 }
 
+/// What a picked `.gguf` holds: a language model, or a multimodal projector.
+pub enum Picked {
+    Model(GgufSummary),
+    Projector(Projector),
+}
+
 /// The summary of a picked file's header: growing slices of its start (`File.slice`) go to the
 /// module until the header ends; the tensor data is never read.
-pub async fn read_gguf_summary(file: &web_sys::File) -> Result<GgufSummary, PickProblem> {
+pub async fn read_picked(file: &web_sys::File) -> Result<Picked, PickProblem> {
+    let (kind, text) = read_header(file).await?;
+    let unread = || PickProblem::Refused(Refused::NotLoaded);
+    match kind.as_str() {
+        "projector" => Projector::from_text(&text)
+            .map(Picked::Projector)
+            .ok_or_else(unread),
+        _ => GgufSummary::from_text(&text)
+            .map(Picked::Model)
+            .map_err(|_| unread()),
+    }
+}
+
+/// Sends growing slices of `file`'s start to the module until it answers what the file is and
+/// its text (or refuses the file).
+async fn read_header(file: &web_sys::File) -> Result<(String, String), PickProblem> {
     let size = file.size();
     let mut want = FIRST_SLICE.min(size);
     loop {
@@ -49,13 +70,13 @@ pub async fn read_gguf_summary(file: &web_sys::File) -> Result<GgufSummary, Pick
             .await
             .map_err(PickProblem::Refused)?;
         match parts.as_slice() {
-            [kind, text] if kind == "gguf" => {
-                return GgufSummary::from_text(text)
-                    .map_err(|_| PickProblem::Refused(Refused::NotLoaded))
+            [answered, text] if answered == "gguf" || answered == "projector" => {
+                return Ok((answered.clone(), text.clone()))
             }
             // the module writes a whole number of bytes: read as an integer, so the first load
             // carries no float parser (core's dec2flt)
-            [kind, bytes] if kind == "more" => match bytes.parse::<u64>().map(|b| b as f64) {
+            [answered, bytes] if answered == "more" => match bytes.parse::<u64>().map(|b| b as f64)
+            {
                 Ok(next) if next > want => want = next,
                 _ => return Err(PickProblem::Refused(Refused::NotLoaded)),
             },

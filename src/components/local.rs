@@ -3,13 +3,14 @@
 //! solver answers, commands and decode-speed chart), computed there.
 
 use leptos::prelude::*;
-use vram_engine::{encode_link, GgufFile, Job, PageSettings};
+use vram_engine::{encode_link, GgufFile, Job, PageSettings, ProjectorFile, TensorShares};
 use vram_text::{llama_word, LlamaWord as W};
 use wasm_bindgen::JsCast;
 
 use crate::i18n::{t, Lang};
-use crate::local_module::{local_view, preload, read_gguf_summary, LocalMarkup, PickProblem};
+use crate::local_module::{local_view, preload, read_picked, LocalMarkup, PickProblem, Picked};
 use crate::state::AppState;
+use vram_text::escape;
 
 fn is_local(st: &AppState) -> bool {
     st.scenario.with(|s| s.job == Job::Local)
@@ -25,19 +26,25 @@ fn problem_text(lang: Lang, p: &PickProblem) -> String {
     }
 }
 
-/// Reads `file`'s header and makes it the run's model (or says why not).
+/// Reads `file`'s header and makes it the run's model, or its projector when it is one (or says
+/// why neither).
 fn pick(st: AppState, problem: RwSignal<Option<PickProblem>>, file: web_sys::File) {
     let name: String = file.name().chars().take(80).collect();
     leptos::task::spawn_local(async move {
-        match read_gguf_summary(&file).await {
-            Ok(summary) => {
+        match read_picked(&file).await {
+            Ok(picked) => {
                 problem.set(None);
-                st.edit(|s| {
-                    s.gguf = Some(Box::new(GgufFile {
-                        name,
-                        summary,
-                        source: None,
-                    }))
+                st.edit(|s| match picked {
+                    Picked::Model(summary) => {
+                        s.gguf = Some(Box::new(GgufFile {
+                            name,
+                            summary,
+                            source: None,
+                        }))
+                    }
+                    Picked::Projector(projector) => {
+                        s.mmproj = Some(Box::new(ProjectorFile { name, projector }))
+                    }
                 });
             }
             Err(p) => problem.set(Some(p)),
@@ -45,54 +52,96 @@ fn pick(st: AppState, problem: RwSignal<Option<PickProblem>>, file: web_sys::Fil
     });
 }
 
-/// The GGUF file of a local run: a file input that also takes a dropped file.
+/// Picks each of `files` (a model and its projector may come together).
+fn pick_all(
+    st: AppState,
+    problem: RwSignal<Option<PickProblem>>,
+    files: Option<web_sys::FileList>,
+) {
+    let Some(files) = files else { return };
+    for i in 0..files.length().min(2) {
+        if let Some(file) = files.get(i) {
+            pick(st, problem, file);
+        }
+    }
+}
+
+/// The file panel's markup: the model's and the projector's names, the file input, the buttons
+/// that clear them, and why the last pick was refused. Written as one string (the panel listens
+/// for its inputs' events), so the page carries one element's code for it.
+fn file_panel_markup(st: AppState, lang: Lang, problem: Option<&PickProblem>) -> String {
+    let w = |x| escape(llama_word(lang, x));
+    let (model, has_file, projector, has_projector) = st.scenario.with(|s| {
+        let model = match &s.gguf {
+            Some(f) => f.name.clone(),
+            None => format!("{} ({})", s.model.name(), llama_word(lang, W::FromPreset)),
+        };
+        let projector = s.mmproj.as_ref().map(|f| f.name.clone());
+        (
+            model,
+            s.gguf.is_some(),
+            projector
+                .clone()
+                .unwrap_or_else(|| llama_word(lang, W::NoProjector).into()),
+            projector.is_some(),
+        )
+    });
+    let hidden = |shown: bool| if shown { "" } else { " hidden" };
+    format!(
+        r#"<h2 id="gguf-h">{}</h2><p id="gguf-name">{}</p><p id="mmproj-name">{}: {}</p><label class="file">{}<input type="file" id="gguf-file" accept=".gguf" multiple></label><button type="button" id="gguf-clear"{}>{}</button><button type="button" id="mmproj-clear"{}>{}</button><p class="input-error" id="gguf-error" role="alert">{}</p>"#,
+        w(W::ModelFile),
+        escape(&model),
+        w(W::ProjectorFile),
+        escape(&projector),
+        w(W::PickFile),
+        hidden(has_file),
+        w(W::UsePreset),
+        hidden(has_projector),
+        w(W::NoProjector),
+        problem
+            .map(|p| escape(&problem_text(lang, p)))
+            .unwrap_or_default(),
+    )
+}
+
+/// The GGUF files of a local run: a file input (the model, and a vision projector if any) that
+/// also takes dropped files.
 #[component]
 pub fn LocalModelFile() -> impl IntoView {
     let st = expect_context::<AppState>();
     let problem = RwSignal::new(None::<PickProblem>);
-    let lang = move || st.lang.get();
-    let on_file = move |ev: leptos::ev::Event| {
-        let file = ev
+    // a memo: a slider step that leaves the files alone does not write the panel again
+    let markup = Memo::new(move |_| {
+        let lang = st.lang.get();
+        problem.with(|p| file_panel_markup(st, lang, p.as_ref()))
+    });
+    let target_id = |ev: &leptos::ev::Event| {
+        ev.target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .map(|e| e.id())
+    };
+    let on_change = move |ev: leptos::ev::Event| {
+        let files = ev
             .target()
             .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
-            .and_then(|i| i.files())
-            .and_then(|f| f.get(0));
-        if let Some(file) = file {
-            pick(st, problem, file);
-        }
+            .filter(|i| i.id() == "gguf-file")
+            .and_then(|i| i.files());
+        pick_all(st, problem, files);
+    };
+    let on_click = move |ev: leptos::ev::MouseEvent| match target_id(&ev).as_deref() {
+        Some("gguf-clear") => st.edit(|s| s.gguf = None),
+        Some("mmproj-clear") => st.edit(|s| s.mmproj = None),
+        _ => {}
     };
     let on_drop = move |ev: leptos::ev::DragEvent| {
         ev.prevent_default();
-        let file = ev
-            .data_transfer()
-            .and_then(|d| d.files())
-            .and_then(|f| f.get(0));
-        if let Some(file) = file {
-            pick(st, problem, file);
-        }
+        pick_all(st, problem, ev.data_transfer().and_then(|d| d.files()));
     };
-    let shown = move || {
-        let l = lang();
-        st.scenario.with(|s| match &s.gguf {
-            Some(f) => f.name.clone(),
-            None => format!("{} ({})", s.model.name(), llama_word(l, W::FromPreset)),
-        })
-    };
-    let has_file = move || st.scenario.with(|s| s.gguf.is_some());
     view! {
         <Show when=move || is_local(&st)>
             <section class="panel" id="gguf-drop" aria-labelledby="gguf-h"
-                on:dragover=|ev: leptos::ev::DragEvent| ev.prevent_default() on:drop=on_drop>
-                <h2 id="gguf-h">{move || llama_word(lang(), W::ModelFile)}</h2>
-                <p id="gguf-name">{shown}</p>
-                <label class="file">{move || llama_word(lang(), W::PickFile)}
-                    <input type="file" id="gguf-file" accept=".gguf" on:change=on_file /></label>
-                <Show when=has_file>
-                    <button type="button" id="gguf-clear" on:click=move |_| st.edit(|s| s.gguf = None)>
-                        {move || llama_word(lang(), W::UsePreset)}</button>
-                </Show>
-                <p class="input-error" id="gguf-error" role="alert">{move || problem.with(|p| p.as_ref().map(|p| problem_text(lang(), p)))}</p>
-            </section>
+                on:dragover=|ev: leptos::ev::DragEvent| ev.prevent_default() on:drop=on_drop
+                on:change=on_change on:click=on_click inner_html=move || markup.get()></section>
         </Show>
     }
 }
@@ -150,8 +199,32 @@ pub fn LocalResults() -> impl IntoView {
             _ => String::new(),
         })
     };
+    // the module's answer holds the --tensor-split box: its change reaches the scenario here
+    let on_change = move |ev: leptos::ev::Event| {
+        let Some(input) = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+            .filter(|i| i.id() == "local-tensor-split")
+        else {
+            return;
+        };
+        let lang = st.lang.get_untracked();
+        // what the box says until the module answers (or when the scenario does not change)
+        let said = match TensorShares::parse(&input.value()) {
+            Some(shares) => {
+                let gpus = st.scenario.with_untracked(|s| s.gpus);
+                let named = shares.gpus() as u64;
+                st.edit(|s| s.tensor_split = shares);
+                (named != 0 && named != gpus).then(|| llama_word(lang, W::SplitCount))
+            }
+            None => Some(llama_word(lang, W::SplitInvalid)),
+        };
+        if let Some(p) = input.next_element_sibling() {
+            p.set_text_content(Some(said.unwrap_or("")));
+        }
+    };
     view! {
-        <section class="panel local" id="local" aria-busy=move || if shown.with(|s| *s == Shown::Loading) { "true" } else { "false" } inner_html=move || part(false)></section>
+        <section class="panel local" id="local" on:change=on_change aria-busy=move || if shown.with(|s| *s == Shown::Loading) { "true" } else { "false" } inner_html=move || part(false)></section>
         <section class="panel">
             <h2>{move || llama_word(st.lang.get(), W::SpeedChart)}</h2>
             <div id="local-speed" class="chart" inner_html=move || part(true)></div>

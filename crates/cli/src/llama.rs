@@ -9,7 +9,7 @@ use crate::llama_flags;
 use vram_engine::{
     best_quant, decode_bound, launch_commands, local_header, local_machine, local_settings,
     max_context, max_gpu_layers, plan_llama, read_gguf, synthesize_gguf, GgufError, GgufHeader,
-    LlamaPlan, LlamaSettings, Machine, Scenario, WeightFormat, GIB, MIB,
+    LlamaPlan, LlamaSettings, Machine, Projector, Scenario, WeightFormat, GIB, MIB,
 };
 use vram_text::{llama_device, llama_error, llama_word, Lang, LlamaWord as W};
 
@@ -18,20 +18,22 @@ const MAX_HEADER_BYTES: u64 = 256 * MIB;
 
 pub const USAGE: &str = "
 LLAMA.CPP / OLLAMA (a GGUF file's header; the llama.cpp settings above, as in links):
-    --gguf FILE  [--gguf-alt FILE …]  --ngl N  --ctx-size N  --parallel N  --batch-size N
+    --gguf FILE  [--gguf-alt FILE …]  [--mmproj FILE [--mmproj-offload 0|1]]  --ngl N  --ctx-size N  --parallel N  --batch-size N
     --ubatch-size N  --cache-type-k T  --cache-type-v T  --flash-attn 0|1  --mmap 0|1
     --op-offload 0|1  --kv-unified [0|1]  --swa-full [0|1]  --n-cpu-moe N
     --machine gpu|mac|cpu  --gpu KEY  --gpus N  --mac CHIP --mac-memory GB [--wired-limit-mb N]
-    --ram GIB
-  and beyond the registry: --tensor-split A,B  --ram-bandwidth GBPS (89.6)  --json  --lang en|zh
+    --ram GIB  --ram-bandwidth GBPS (0: 89.6)  --tensor-split A,B|even (-ts; sets --gpus)
+  and beyond the registry: --json  --lang en|zh
   Older spellings still work and print a deprecation notice: --ctx, -c, -ngl, --n-gpu-layers,
-  -np, -b, -ub, -ctk, -ctv, -fa/--flash-attn on|off, -ncmoe, --no-mmap, --no-op-offload,
+  -np, -b, -ub, -ctk, -ctv, -fa/--flash-attn on|off, -ncmoe, -ts, --no-mmap, --no-op-offload, --no-mmproj-offload,
   --mac M3-MAX-64, --cpu-only.
 ";
 
 /// What the report prints from: the files' names, llama.cpp's settings, how to print.
 struct Args {
     file: String,
+    /// The multimodal projector's file, when one is loaded.
+    projector: Option<String>,
     alternatives: Vec<String>,
     settings: LlamaSettings,
     json: bool,
@@ -58,10 +60,18 @@ pub fn run_with(
     for line in &run.deprecations {
         eprintln!("vram-budget: {line}");
     }
+    let mut settings = run.settings;
+    if let Some(path) = &run.mmproj {
+        let header = load(path)?;
+        let projector = Projector::of(&header)
+            .map_err(|_| format!("{path}: {}", llama_word(run.lang, W::NotAProjector)))?;
+        settings.projector = Some(projector);
+    }
     let args = Args {
         file: run.file,
+        projector: run.mmproj,
         alternatives: run.alternatives,
-        settings: run.settings,
+        settings,
         json: run.json,
         lang: run.lang,
     };
@@ -98,6 +108,7 @@ pub fn scenario_report(s: &Scenario, json: bool) -> Result<String, String> {
     let (names, headers): (Vec<String>, Vec<GgufHeader>) = alternatives.into_iter().unzip();
     let args = Args {
         file,
+        projector: s.mmproj.as_ref().map(|f| f.name.clone()),
         alternatives: names,
         settings: local_settings(s),
         json,
@@ -188,6 +199,9 @@ impl Report<'_> {
     fn server_line(&self) -> String {
         let c = launch_commands(&self.args.settings, self.plan.shape.n_layer);
         let mut line = format!("llama-server -m {}", self.args.file);
+        if let Some(p) = &self.args.projector {
+            line.push_str(&format!(" --mmproj {p}"));
+        }
         for (flag, value) in &c.llama_server {
             line.push(' ');
             line.push_str(flag);
@@ -238,13 +252,19 @@ impl Report<'_> {
             p.placement.offloaded,
             p.shape.n_layer + 1,
         );
+        let projector = self.args.settings.projector.is_some();
+        let projector_cell = |text: &str| match projector {
+            true => format!(" {text:>11}"),
+            false => String::new(),
+        };
         o.push_str(&format!(
-            "{:<10} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11}\n",
+            "{:<10} {:>11} {:>11} {:>11} {:>11}{} {:>11} {:>11}\n",
             "",
             w(W::Model),
             w(W::KvCache),
             w(W::Compute),
             w(W::Output),
+            projector_cell("mmproj"),
             w(W::Total),
             w(W::Limit)
         ));
@@ -257,12 +277,13 @@ impl Report<'_> {
                 w(W::DoesNotFit)
             };
             o.push_str(&format!(
-                "{:<10} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11}  {verdict}\n",
+                "{:<10} {:>11} {:>11} {:>11} {:>11}{} {:>11} {:>11}  {verdict}\n",
                 llama_device(l, *device),
                 gib(b.model),
                 gib(b.kv),
                 gib(b.compute),
                 gib(b.output),
+                projector_cell(&gib(b.projector + b.projector_compute)),
                 gib(b.total()),
                 limit
             ));
@@ -344,6 +365,7 @@ impl Report<'_> {
                     "device": llama_device(Lang::En, *d),
                     "model_bytes": b.model, "kv_bytes": b.kv, "compute_bytes": b.compute,
                     "output_bytes": b.output, "total_bytes": b.total(), "layers": b.layers,
+                    "projector_bytes": b.projector, "projector_compute_bytes": b.projector_compute,
                     "limit_bytes": f.limit, "fits": f.fits(),
                 })
             })
@@ -355,6 +377,7 @@ impl Report<'_> {
         let (ollama_env, ollama_modelfile, _) = self.ollama_lines();
         let v = json!({
             "file": self.args.file,
+            "mmproj": self.args.projector,
             "n_layer": p.shape.n_layer,
             "context": {"n_ctx": p.sizes.n_ctx, "n_ctx_seq": p.sizes.n_ctx_seq, "streams": p.sizes.streams,
                         "n_batch": p.sizes.n_batch, "n_ubatch": p.sizes.n_ubatch, "swa_cells": p.sizes.swa_cells},

@@ -1,19 +1,21 @@
 //! `--gguf FILE`'s flags: the registry's llama.cpp / Ollama settings (`--ngl`, `--ctx-size`,
 //! `--machine`, `--mac` + `--mac-memory` …, named as in links and on the page), read into a
-//! scenario the way links are (llama.cpp's bare `--kv-unified` and `--swa-full` too); the two a
-//! GGUF plan has beyond them (`--tensor-split`, `--ram-bandwidth`); and the older spellings, kept
-//! as aliases that print a one-line deprecation notice.
+//! scenario the way links are (llama.cpp's bare `--kv-unified` and `--swa-full` too, and
+//! `--tensor-split`, which also sets the GPU count when `--gpus` is not given); and the older
+//! spellings, kept as aliases that print a one-line deprecation notice.
 
 use crate::flags::{split_inline, take_value};
 use vram_engine::{
-    decode_pairs, local_machine, local_settings, parse_tensor_split, Job, LlamaSettings,
-    LocalMachine, Mac, Machine, Notice, Scenario, Setting, MAC_CHIPS,
+    decode_pairs, local_machine, local_settings, Job, LlamaSettings, LocalMachine, Mac, Machine,
+    Notice, Projector, ProjectorFile, Scenario, Setting, MAC_CHIPS,
 };
-use vram_text::{error, llama_error, notice, refusal, Lang};
+use vram_text::{error, notice, refusal, Lang};
 
 /// What `--gguf` runs: the files, llama.cpp's settings, the machine, and how to print.
 pub struct GgufRun {
     pub file: String,
+    /// `--mmproj FILE`: a multimodal projector loaded beside the model.
+    pub mmproj: Option<String>,
     pub alternatives: Vec<String>,
     pub settings: LlamaSettings,
     pub machine: Machine,
@@ -35,6 +37,7 @@ fn alias(flag: &str, value: &mut dyn FnMut() -> Result<String, String>) -> Alias
         "-ctk" => renamed("cache-type-k"),
         "-ctv" => renamed("cache-type-v"),
         "-ncmoe" => renamed("n-cpu-moe"),
+        "-ts" => renamed("tensor-split"),
         "-fa" => {
             let v = value()?;
             let bit = flash_attn_words(&v).map_or(v, String::from);
@@ -42,6 +45,7 @@ fn alias(flag: &str, value: &mut dyn FnMut() -> Result<String, String>) -> Alias
         }
         "--no-mmap" => Ok(Some(vec![("mmap", "0".into())])),
         "--no-op-offload" => Ok(Some(vec![("op-offload", "0".into())])),
+        "--no-mmproj-offload" => Ok(Some(vec![("mmproj-offload", "0".into())])),
         "--cpu-only" => Ok(Some(vec![("machine", "cpu".into())])),
         _ => Ok(None),
     }
@@ -83,11 +87,10 @@ fn spelled(flags: &[(&'static str, String)]) -> String {
 /// Reads `--gguf`'s arguments.
 pub fn parse(argv: &[String]) -> Result<GgufRun, String> {
     let mut file = String::new();
+    let mut mmproj = None;
     let mut alternatives = Vec::new();
     let mut json = false;
     let mut lang = Lang::En;
-    let mut split: Option<Vec<f32>> = None;
-    let mut ram_bandwidth: Option<u64> = None;
     let mut deprecations = Vec::new();
     // (flag as typed, registry setting, value)
     let mut given: Vec<(String, &'static Setting, String)> = Vec::new();
@@ -99,6 +102,7 @@ pub fn parse(argv: &[String]) -> Result<GgufRun, String> {
         match flag.as_str() {
             "--gguf" => file = value()?,
             "--gguf-alt" => alternatives.push(value()?),
+            "--mmproj" => mmproj = Some(value()?),
             "--json" => json = true,
             "--lang" => {
                 let v = value()?;
@@ -110,11 +114,6 @@ pub fn parse(argv: &[String]) -> Result<GgufRun, String> {
                 let st = Setting::by_flag(&flag[2..]).expect("a registry switch");
                 given.push((flag.clone(), st, "1".into()));
             }
-            "--tensor-split" | "-ts" => {
-                let v = value()?;
-                split = Some(parse_tensor_split(&v).map_err(|e| llama_error(lang, &e))?)
-            }
-            "--ram-bandwidth" => ram_bandwidth = Some(bandwidth(&value()?)?),
             "--job" => return Err("--gguf plans a llama.cpp run: --job does not apply".into()),
             f => {
                 let mut flags = match alias(f, &mut value)? {
@@ -160,34 +159,23 @@ pub fn parse(argv: &[String]) -> Result<GgufRun, String> {
             n => notice(Lang::En, n),
         });
     }
-    let s = decoded.scenario;
-    let mut settings = local_settings(&s);
-    if let Some(split) = split {
-        let gpus_given = given.iter().any(|(_, st, _)| st.key == "n");
-        if gpus_given && split.len() as u64 != s.gpus {
+    let mut s = decoded.scenario;
+    let named = s.tensor_split.gpus() as u64;
+    let gpus_given = given.iter().any(|(_, st, _)| st.key == "n");
+    if named > 0 && s.machine == LocalMachine::Gpu {
+        if gpus_given && named != s.gpus {
             return Err(format!(
-                "--tensor-split names {} GPUs, --gpus {}",
-                split.len(),
+                "--tensor-split names {named} GPUs, --gpus {}",
                 s.gpus
             ));
         }
-        settings.tensor_split = split;
+        s.gpus = named;
     }
-    let mut machine = local_machine(&s);
-    match &mut machine {
-        Machine::Gpus {
-            count,
-            host_bandwidth,
-            ..
-        } => {
-            *count = settings.gpus();
-            *host_bandwidth = ram_bandwidth.unwrap_or(*host_bandwidth);
-        }
-        Machine::Cpu { bandwidth, .. } => *bandwidth = ram_bandwidth.unwrap_or(*bandwidth),
-        Machine::Mac(_) => settings.tensor_split = vec![1.0],
-    }
+    let settings = local_settings(&s);
+    let machine = local_machine(&s);
     Ok(GgufRun {
         file,
+        mmproj,
         alternatives,
         settings,
         machine,
@@ -234,19 +222,22 @@ fn local_flag(st: &Setting) -> bool {
 }
 
 fn applies_locally(st: &Setting, machine: LocalMachine) -> bool {
+    // a run with every optional file loaded (the projector's settings apply only beside one)
+    let projector = Projector {
+        weight_bytes: 0,
+        patches: 1,
+        heads: 1,
+        n_ff: 1,
+        window_mask: false,
+    };
     let s = Scenario {
         job: Job::Local,
         machine,
+        mmproj: Some(Box::new(ProjectorFile {
+            name: String::new(),
+            projector,
+        })),
         ..Scenario::default()
     };
     (st.applies)(&s)
-}
-
-fn bandwidth(v: &str) -> Result<u64, String> {
-    let gbps: f64 = v
-        .parse()
-        .ok()
-        .filter(|x: &f64| x.is_finite() && *x > 0.0 && *x < 1e5)
-        .ok_or_else(|| format!("--ram-bandwidth: cannot read \"{}\"", vram_text::shown(v)))?;
-    Ok((gbps * 1e9) as u64)
 }

@@ -388,6 +388,7 @@ fn every_setting_of_the_registry_is_a_flag_whose_value_reaches_the_link() {
                 .to_string(),
             SettingKind::Switch => if default == "1" { "0" } else { "1" }.to_string(),
             SettingKind::Targets => "q,v".to_string(),
+            SettingKind::Shares => "3,1".to_string(),
         };
         let flag = format!("--{}", st.flag);
         let mut args = vec![flag.as_str(), value.as_str(), "--json"];

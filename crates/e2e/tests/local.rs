@@ -1,6 +1,11 @@
 //! The llama.cpp / Ollama job in headless Chromium: a picked GGUF header fills the model, -ngl
 //! trades VRAM for RAM, a Mac is judged against its GPU working set, the flags line follows the
-//! controls, and the share link restores all of it without the file.
+//! controls, and the share link restores all of it without the file. A vision projector picked
+//! beside the model joins the first GPU; an uneven --tensor-split and the RAM's bandwidth are
+//! typed on the page.
+
+#[path = "../../engine/tests/common/projector.rs"]
+mod projector_files;
 
 use e2e::{Page, Session};
 use vram_engine::{DraftValue, GgmlType, GgufDraft};
@@ -107,7 +112,7 @@ fn a_picked_gguf_header_fills_the_model_and_the_link_restores_it_without_the_fil
         "{}",
         page.text_of("#verdict")
     );
-    assert!(page.exists("#gguf-clear"));
+    assert!(page.exists("#gguf-clear:not([hidden])"));
     assert_eq!(page.text_of("#gguf-error"), "");
     set_ngl(&page, 5);
     page.set("#local-ctx-num", "8192", "change");
@@ -258,4 +263,156 @@ fn the_local_module_is_fetched_only_when_a_local_run_is_shown_and_then_once() {
         "a second answer reuses the module"
     );
     local.assert_no_console_errors();
+}
+
+/// Gemma 3's vision projector header in a temporary file; its path.
+fn projector_fixture(name: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("vram-e2e-mmproj-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(
+        &path,
+        projector_files::draft(&projector_files::GEMMA3).bytes(),
+    )
+    .unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+/// A number the page writes on `css` in its `data-{attribute}`.
+fn data_of(page: &Session, css: &str, attribute: &str) -> u64 {
+    page.js(
+        "const e = document.querySelector(arguments[0]); return e ? Number(e.dataset[arguments[1]]) : -1",
+        vec![serde_json::json!(css), serde_json::json!(attribute)],
+    )
+    .as_u64()
+    .unwrap_or_else(|| panic!("no {css} [data-{attribute}]"))
+}
+
+#[test]
+fn a_picked_projector_joins_the_first_gpu_at_any_ngl_and_the_link_restores_it() {
+    let page = Page::open("/?v=1&j=local&w=q4_k_m&gpu=rtx4090&ngl=0");
+    page.wait_for("#local-devices", 10);
+    assert!(page.text_of("#mmproj-name").ends_with(": none (text only)"));
+    assert!(page.exists("#mmproj-clear[hidden]"));
+    let (gpu_before, host_before) = (bytes_on(&page, "gpu0"), bytes_on(&page, "host"));
+    // the model's picker takes the projector too: its header says what it is
+    page.type_into("#gguf-file", &projector_fixture("mmproj-gemma3-f16.gguf"));
+    page.wait_until("the projector's command", 10, |p| {
+        p.text_of("#local-server")
+            .contains("--mmproj mmproj-gemma3-f16.gguf")
+    });
+    assert!(page
+        .text_of("#mmproj-name")
+        .ends_with(": mmproj-gemma3-f16.gguf"));
+    assert_eq!(page.text_of("#gguf-error"), "");
+    // the model stays the preset
+    assert!(page.text_of("#gguf-name").contains("Llama"));
+    let on_gpu = data_of(
+        &page,
+        "tr[data-device='gpu0'] td[data-projector]",
+        "projector",
+    );
+    let weights = projector_files::tensor_bytes(&projector_files::GEMMA3);
+    assert!(
+        on_gpu > weights,
+        "weights and the vision graph's buffer: {on_gpu}"
+    );
+    // -ngl 0 keeps every layer on the host, and the projector still goes to the GPU
+    assert_eq!(bytes_on(&page, "gpu0"), gpu_before + on_gpu);
+    assert_eq!(bytes_on(&page, "host"), host_before);
+    let link = page.value_of("#share-url");
+    assert!(
+        link.contains("mpn=mmproj-gemma3-f16.gguf") && link.contains("&mp="),
+        "{link}"
+    );
+    let shown = page.text_of("#local");
+    let reopened = Page::open(&format!("/{}", &link[link.find('?').unwrap()..]));
+    reopened.wait_for("#local-devices", 10);
+    assert_eq!(reopened.text_of("#local"), shown);
+    assert!(reopened
+        .text_of("#mmproj-name")
+        .ends_with(": mmproj-gemma3-f16.gguf"));
+    // --no-mmproj-offload: the projector moves to RAM
+    reopened.click("#local-mmproj-offload");
+    reopened.wait_until("--no-mmproj-offload", 10, |p| {
+        p.text_of("#local-server").contains("--no-mmproj-offload")
+    });
+    assert_eq!(bytes_on(&reopened, "gpu0"), gpu_before);
+    assert_eq!(bytes_on(&reopened, "host"), host_before + on_gpu);
+    reopened.click("#mmproj-clear");
+    reopened.wait_until("the projector gone", 10, |p| {
+        !p.text_of("#local-server").contains("--mmproj")
+    });
+    assert!(!reopened.exists("#local-mmproj-offload"));
+    reopened.assert_no_console_errors();
+}
+
+#[test]
+fn a_projector_without_a_vision_encoder_is_refused_in_place() {
+    // an audio-only projector: clip, but no vision tower to plan
+    let mut draft = projector_files::draft(&projector_files::GEMMA3);
+    draft
+        .metadata
+        .retain(|(k, _)| k != "clip.has_vision_encoder");
+    let path = std::env::temp_dir().join(format!("vram-e2e-audio-{}.gguf", std::process::id()));
+    std::fs::write(&path, draft.bytes()).unwrap();
+    let page = Page::open("/?v=1&j=local&w=q4_k_m");
+    page.wait_for("#gguf-file", 10);
+    page.type_into("#gguf-file", &path.to_string_lossy());
+    page.wait_until("the refusal", 10, |p| !p.text_of("#gguf-error").is_empty());
+    assert!(page
+        .text_of("#gguf-error")
+        .contains("not a vision projector"));
+    assert!(page.text_of("#mmproj-name").ends_with(": none (text only)"));
+    assert!(!page.value_of("#share-url").contains("mp="));
+}
+
+#[test]
+fn an_uneven_tensor_split_typed_on_the_page_gives_the_first_gpu_more_layers() {
+    let page = Page::open("/?v=1&j=local&w=q4_k_m&gpu=rtx4090&n=2");
+    page.wait_for("#local-tensor-split", 10);
+    let model_on = |p: &Session, d: &str| {
+        data_of(p, &format!("tr[data-device='{d}'] td[data-model]"), "model")
+    };
+    page.wait_for("#local-devices", 10);
+    let even = (model_on(&page, "gpu0"), model_on(&page, "gpu1"));
+    page.set("#local-tensor-split", "3,1", "change");
+    page.wait_until("--tensor-split 3,1", 10, |p| {
+        p.text_of("#local-server").contains("--tensor-split 3,1")
+    });
+    let (a, b) = (model_on(&page, "gpu0"), model_on(&page, "gpu1"));
+    assert!(
+        a > even.0 && b < even.1 && a > 2 * b,
+        "{even:?} → ({a}, {b})"
+    );
+    assert!(
+        page.value_of("#share-url").contains("ts=3,1")
+            || page.value_of("#share-url").contains("ts=3%2C1")
+    );
+    // three shares for two GPUs: said beside the box, and the layers split evenly
+    page.set("#local-tensor-split", "1,1,1", "change");
+    page.wait_until("the count said", 10, |p| {
+        !p.text_of("#local-tensor-split-err").is_empty()
+    });
+    page.wait_until("the even split", 10, |p| model_on(p, "gpu0") == even.0);
+    page.set("#local-tensor-split", "one,two", "change");
+    page.wait_until("the refusal", 10, |p| {
+        p.text_of("#local-tensor-split-err")
+            .contains("share per GPU")
+    });
+    page.assert_no_console_errors();
+}
+
+#[test]
+fn the_ram_bandwidth_typed_on_the_page_scales_a_cpu_runs_decode_bound() {
+    let page = Page::open("/?v=1&j=local&mch=cpu&w=q4_k_m");
+    page.wait_for("#local-speed-bound", 10);
+    let bound = |p: &Session| p.text_of("#local-speed-bound").parse::<f64>().unwrap();
+    let at_default = bound(&page);
+    page.set("#local-ram-bandwidth-num", "179", "change");
+    page.wait_until("a faster bound", 10, |p| bound(p) > at_default * 1.5);
+    let ratio = bound(&page) / at_default;
+    // 179 GB/s against the default 89.6, to the bound's one printed decimal
+    assert!((ratio - 179.0 / 89.6).abs() < 0.02, "{ratio}");
+    assert!(page.value_of("#share-url").contains("rbw=179"));
 }

@@ -91,9 +91,9 @@ pub use llamacpp::{
     parse_on_off, parse_tensor_split, plan_llama, plan_placed, synthesize_gguf, AttentionLayer,
     Backend, ComputeBuffer, ContextSizes, DeviceBuffers, DeviceFit, DeviceReads, KvCache, KvPart,
     LaunchCommands, LlamaDevice, LlamaError, LlamaFlag, LlamaPlan, LlamaSettings, LlamaShape,
-    LocalOverview, Mac, MacChip, Machine, MissingKey, Placement, SpeedBound, CACHE_TYPES, CELL_PAD,
-    DEFAULT_HOST_BANDWIDTH, MAC_CHIPS, MAX_CONTEXT, MAX_GPUS, MAX_LAYERS_FLAG, MAX_PARALLEL,
-    OFFLOAD_MIN_BATCH,
+    LocalOverview, Mac, MacChip, Machine, MissingKey, Placement, Projector, ProjectorError,
+    ProjectorFile, SpeedBound, TensorShares, CACHE_TYPES, CELL_PAD, DEFAULT_HOST_BANDWIDTH,
+    EVEN_SPLIT, MAC_CHIPS, MAX_CONTEXT, MAX_GPUS, MAX_LAYERS_FLAG, MAX_PARALLEL, OFFLOAD_MIN_BATCH,
 };
 pub use measured::link::LINK_MAX as MAX_MEASUREMENT_LINK;
 pub use measured::{

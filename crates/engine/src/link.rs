@@ -8,6 +8,7 @@ use crate::dtype::WeightFormat;
 use crate::error::EngineError;
 use crate::gguf::{Detail, GgufSummary};
 use crate::hub::{HubEndpoint, HubSource};
+use crate::llamacpp::{Projector, ProjectorFile};
 use crate::measured::{MeasureError, Measurement};
 use crate::model::{Architecture, Encoder, Mla, MlpKind, Moe, NormKind, StoredWeights};
 use crate::presets;
@@ -92,6 +93,8 @@ pub enum Ignored {
     NotAGgufSummary,
     /// `hfe=` is not an endpoint `http(s)://host[:port][/path]`.
     BadHubEndpoint,
+    /// Not a multimodal projector (`mp=`) this page writes.
+    NotAProjector,
 }
 
 /// Writes the query string (without '?') for a scenario and page settings.
@@ -118,6 +121,10 @@ pub fn encode(s: &Scenario, page: &PageSettings) -> String {
             out.push(("hf", src.id()));
             out.push(("hfd", src.read_on.clone()));
         }
+    }
+    if let Some(file) = &s.mmproj {
+        out.push(("mpn", file.name.clone()));
+        out.push(("mp", file.projector.to_text()));
     }
     for st in SETTINGS {
         if st.get(s) != st.get(&d) {
@@ -239,6 +246,7 @@ fn decode_pairs_checking(
     let mut cfg: Option<String> = None;
     let mut hub: (Option<String>, Option<String>) = (None, None);
     let mut gguf_name: Option<String> = None;
+    let mut projector_name: Option<String> = None;
     for (k, v) in pairs {
         let ignored = |why: Ignored| Notice::Ignored {
             key: k.chars().take(40).collect(),
@@ -293,6 +301,20 @@ fn decode_pairs_checking(
                     None
                 }
                 _ => Some(Ignored::NotAGgufSummary),
+            },
+            "mpn" => {
+                projector_name = Some(v.chars().take(80).collect());
+                None
+            }
+            "mp" => match Projector::from_text(v) {
+                Some(projector) => {
+                    s.mmproj = Some(Box::new(ProjectorFile {
+                        name: String::new(),
+                        projector,
+                    }));
+                    None
+                }
+                None => Some(Ignored::NotAProjector),
             },
             "lang" => match v.as_str() {
                 "en" => {
@@ -363,6 +385,9 @@ fn decode_pairs_checking(
             notices.push(Notice::GgufLeftOut(name))
         }
         (None, _) => {}
+    }
+    if let Some(file) = s.mmproj.as_mut() {
+        file.name = projector_name.unwrap_or_else(|| "mmproj.gguf".into());
     }
     notices.extend(s.normalize().into_iter().map(Notice::Reset));
     Decoded {

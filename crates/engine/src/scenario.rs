@@ -6,6 +6,7 @@ use crate::error::EngineError;
 use crate::gguf::{GgmlType, GgufSummary};
 use crate::gpus::Gpu;
 use crate::hub::HubSource;
+use crate::llamacpp::{ProjectorFile, TensorShares};
 use crate::model::Architecture;
 use crate::named::named_enum;
 use crate::presets;
@@ -576,8 +577,17 @@ pub struct Scenario {
     pub wired_limit_mb: u64,
     /// The host's RAM in GiB; 0: not given (not checked).
     pub ram_gib: u64,
+    /// The host RAM's bandwidth in GB/s for the decode-speed bound; 0: dual-channel DDR5-5600's
+    /// 89.6 GB/s.
+    pub ram_gbps: u64,
+    /// `--tensor-split`: each GPU's share of the layers (even unless given).
+    pub tensor_split: TensorShares,
     /// The GGUF file a local run plans; None: the preset in the chosen GGUF quant.
     pub gguf: Option<Box<GgufFile>>,
+    /// A multimodal projector loaded beside the model (`--mmproj`).
+    pub mmproj: Option<Box<ProjectorFile>>,
+    /// The projector on the first GPU (llama.cpp's default); off: `--no-mmproj-offload`.
+    pub mmproj_offload: bool,
 }
 
 impl Default for Scenario {
@@ -671,7 +681,11 @@ impl Default for Scenario {
             mac_memory_gb: 64,
             wired_limit_mb: 0,
             ram_gib: 0,
+            ram_gbps: 0,
+            tensor_split: TensorShares::EVEN,
             gguf: None,
+            mmproj: None,
+            mmproj_offload: true,
         }
     }
 }

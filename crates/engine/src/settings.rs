@@ -8,7 +8,7 @@
 
 use crate::dtype::{KvDtype, WeightFormat};
 use crate::gpus::Gpu;
-use crate::llamacpp::{CACHE_TYPES, MAC_CHIPS};
+use crate::llamacpp::{TensorShares, CACHE_TYPES, MAC_CHIPS};
 use crate::presets;
 use crate::scenario::{
     Attention, Checkpointing, DpFramework, Job, LocalMachine, LoraTargets, Loss, Offload,
@@ -26,6 +26,8 @@ pub enum SettingValue {
     Choice(&'static str),
     On(bool),
     Targets(LoraTargets),
+    /// Each GPU's share of the layers.
+    Shares(TensorShares),
 }
 
 /// The kind of input a setting takes.
@@ -46,6 +48,8 @@ pub enum SettingKind {
     Switch,
     /// A set of LoRA target modules ("q,v" or "all").
     Targets,
+    /// A share per GPU ("3,1"), or `even`.
+    Shares,
 }
 
 /// Why a value was refused for a setting.
@@ -59,6 +63,8 @@ pub enum Refusal {
     NotASwitch,
     /// Not a list of LoRA target modules.
     NotTargets,
+    /// Not a list of shares, one per GPU (or `even`).
+    NotShares,
 }
 
 /// One setting: how it is named in links, on the command line and on the page, what it accepts,
@@ -161,6 +167,9 @@ impl Setting {
             SettingKind::Targets => LoraTargets::parse(text)
                 .map(SettingValue::Targets)
                 .map_err(|_| Refusal::NotTargets),
+            SettingKind::Shares => TensorShares::parse(text)
+                .map(SettingValue::Shares)
+                .ok_or(Refusal::NotShares),
         }
     }
 
@@ -178,6 +187,7 @@ impl Setting {
             SettingValue::Choice(k) => k.to_string(),
             SettingValue::On(on) => u8::from(on).to_string(),
             SettingValue::Targets(t) => t.key(),
+            SettingValue::Shares(t) => t.key(),
         }
     }
 }
@@ -287,6 +297,14 @@ fn on_gpus(s: &Scenario) -> bool {
 /// The weight format, unless a GGUF file fixes every tensor's type.
 fn weights_chosen(s: &Scenario) -> bool {
     s.job != Job::Local || s.gguf.is_none()
+}
+/// A llama.cpp run that loads a multimodal projector.
+fn local_projector(s: &Scenario) -> bool {
+    s.job == Job::Local && s.mmproj.is_some()
+}
+/// A llama.cpp run on GPUs.
+fn local_gpus(s: &Scenario) -> bool {
+    s.job == Job::Local && s.machine == LocalMachine::Gpu
 }
 fn local_mac(s: &Scenario) -> bool {
     s.job == Job::Local && s.machine == LocalMachine::Mac
@@ -708,6 +726,21 @@ pub static SETTINGS: &[Setting] = &[
     local_switch!("oo", "op-offload", "local-op-offload", op_offload),
     local_switch!("kvu", "kv-unified", "local-kv-unified", kv_unified),
     local_switch!("swf", "swa-full", "local-swa-full", swa_full),
+    Setting {
+        key: "mpo",
+        flag: "mmproj-offload",
+        id: "local-mmproj-offload",
+        value_hint: "0|1",
+        kind: SettingKind::Switch,
+        applies: local_projector,
+        read: |s| SettingValue::On(s.mmproj_offload),
+        write: |s, v| {
+            if let SettingValue::On(on) = v {
+                s.mmproj_offload = on;
+            }
+        },
+        keys: no_keys,
+    },
     choice!(
         "mch",
         "machine",
@@ -737,4 +770,20 @@ pub static SETTINGS: &[Setting] = &[
     number!("mgb", "mac-memory", "local-mac-memory", mac_memory_gb, 8, 512, slider 8, 512, true, false, local_mac),
     number!("wmb", "wired-limit-mb", "local-wired", wired_limit_mb, 0, 1 << 24, slider 0, 524_288, true, false, local_mac),
     number!("ram", "ram", "local-ram", ram_gib, 0, 65_536, slider 0, 1_024, true, false, local_ram),
+    number!("rbw", "ram-bandwidth", "local-ram-bandwidth", ram_gbps, 0, 100_000, slider 0, 1_024, true, false, local_ram),
+    Setting {
+        key: "ts",
+        flag: "tensor-split",
+        id: "local-tensor-split",
+        value_hint: "A,B|even",
+        kind: SettingKind::Shares,
+        applies: local_gpus,
+        read: |s| SettingValue::Shares(s.tensor_split),
+        write: |s, v| {
+            if let SettingValue::Shares(t) = v {
+                s.tensor_split = t;
+            }
+        },
+        keys: no_keys,
+    },
 ];

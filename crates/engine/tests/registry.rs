@@ -27,6 +27,7 @@ fn moved(st: &vram_engine::Setting) -> (Scenario, String) {
             .to_string(),
         SettingKind::Switch => if default == "1" { "0" } else { "1" }.to_string(),
         SettingKind::Targets => "q,v".to_string(),
+        SettingKind::Shares => "3,1".to_string(),
     };
     st.apply(&mut s, &other).unwrap();
     (s, other)

@@ -1,6 +1,6 @@
 //! A picked `.gguf` file's header, read from as many of its first bytes as the page has sent.
 
-use vram_engine::{read_gguf, GgufError, GgufSummary};
+use vram_engine::{read_gguf, GgufError, GgufHeader, GgufSummary, Projector};
 use vram_text::{llama_word, LlamaWord};
 
 use crate::{Reply, LANGS};
@@ -9,15 +9,30 @@ use crate::{Reply, LANGS};
 pub const MAX_HEADER: u64 = 268_435_456;
 
 /// The summary of the header that `bytes` (the start of a file of `file_size` bytes) holds, or
-/// how many bytes to send next, or why the file gives no model.
+/// how many bytes to send next, or why the file gives no model. A multimodal projector
+/// (`--mmproj`, architecture `clip`) answers with its `mp=` form, so that one picker takes both
+/// files of a vision model.
 pub fn header_reply(bytes: &[u8], file_size: u64) -> Reply {
-    let have = bytes.len() as u64;
-    match read_gguf(bytes) {
-        Ok(header) => match GgufSummary::of(&header) {
+    read_prefix(bytes, file_size, |header| {
+        if header.architecture() == Some("clip") {
+            return match Projector::of(header) {
+                Ok(p) => Reply::Projector(p.to_text()),
+                Err(_) => said(LlamaWord::NotAProjector),
+            };
+        }
+        match GgufSummary::of(header) {
             // what a link can carry, so that a shared link plans what the page shows
             Ok(summary) => Reply::Gguf(summary.for_link().to_text()),
             Err(_) => said(LlamaWord::NotGguf),
-        },
+        }
+    })
+}
+
+/// Reads the header in `bytes` and answers with `answer`, or asks for more of the file.
+fn read_prefix(bytes: &[u8], file_size: u64, answer: impl Fn(&GgufHeader) -> Reply) -> Reply {
+    let have = bytes.len() as u64;
+    match read_gguf(bytes) {
+        Ok(header) => answer(&header),
         Err(GgufError::NeedMoreBytes { needed }) if needed > MAX_HEADER => {
             said(LlamaWord::HeaderTooLong)
         }

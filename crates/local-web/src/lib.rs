@@ -12,6 +12,8 @@
 //!
 //! - `["gguf", summary]`: a picked file's header read, as the `gg=` text form
 //!   ([`vram_engine::GgufSummary::to_text`]); the page reads it back with `from_text`;
+//! - `["projector", text]`: a picked file that is a multimodal projector (`clip`), as the `mp=`
+//!   text form ([`vram_engine::Projector::to_text`]);
 //! - `["more", bytes]`: the header goes on past the bytes given: send the file's first `bytes`;
 //!   from `read_gguf_parts`, `["more", bytes, part]`: send part `part`'s first `bytes`;
 //! - `["local", results_en, chart_en, results_zh, chart_zh]`: a local run's answer and decode-speed
@@ -37,6 +39,8 @@ pub const LANGS: [Lang; 2] = [Lang::En, Lang::Zh];
 pub enum Reply {
     /// A header's summary, in `gg=` text form.
     Gguf(String),
+    /// A multimodal projector, in `mp=` text form.
+    Projector(String),
     /// Read again with this many bytes from the file's start.
     More(u64),
     /// Read again with this many bytes from the start of this part (of a split model).
@@ -52,6 +56,7 @@ impl Reply {
     pub fn into_parts(self) -> Vec<String> {
         match self {
             Reply::Gguf(text) => vec!["gguf".into(), text],
+            Reply::Projector(text) => vec!["projector".into(), text],
             Reply::More(bytes) => vec!["more".into(), bytes.to_string()],
             Reply::MorePart(part, bytes) => {
                 vec!["more".into(), bytes.to_string(), part.to_string()]

@@ -2,7 +2,8 @@
 //! answers, the commands, and the decode-speed chart, in each of the page's languages.
 
 use vram_engine::{
-    decode_link, Ignored, LlamaDevice, LlamaError, LocalOverview, Machine, Notice, Unit,
+    decode_link, Ignored, LlamaDevice, LlamaError, LocalOverview, Machine, Notice, TensorShares,
+    Unit,
 };
 use vram_text::{escape, llama_device, llama_error, llama_word, notice, Lang, LlamaWord as W};
 
@@ -27,6 +28,10 @@ pub fn local_reply(query: &str) -> Reply {
         return Reply::Local(LANGS.map(|l| (verdict_error(&notice(l, n)), String::new())));
     }
     let file = s.gguf.as_ref().map_or("model.gguf", |f| f.name.as_str());
+    let files = Files {
+        model: file,
+        projector: s.mmproj.as_ref().map(|f| f.name.as_str()),
+    };
     // a file too detailed for a link is kept as each layer's bytes: say so beside the answer
     let detail = opened.notices.iter().find(|n| n.is_information());
     let overview = LocalOverview::compute(s);
@@ -39,12 +44,18 @@ pub fn local_reply(query: &str) -> Reply {
                 )
             });
             (
-                note + &results_markup(o, l, s.unit, file),
+                note + &results_markup(o, l, s.unit, &files, &s.tensor_split),
                 chart_markup(o, l),
             )
         }
         Err(e) => (error_markup(e, l), String::new()),
     }))
+}
+
+/// The files a run loads, as the command line names them.
+struct Files<'a> {
+    model: &'a str,
+    projector: Option<&'a str>,
 }
 
 fn verdict_error(sentence: &str) -> String {
@@ -70,7 +81,13 @@ fn error_markup(e: &LlamaError, l: Lang) -> String {
 }
 
 /// The verdict, the table of devices, the answers and the commands, escaped.
-fn results_markup(o: &LocalOverview, l: Lang, unit: Unit, file: &str) -> String {
+fn results_markup(
+    o: &LocalOverview,
+    l: Lang,
+    unit: Unit,
+    files: &Files,
+    shares: &TensorShares,
+) -> String {
     let w = |x| llama_word(l, x);
     let size = |b: u64| escape(&unit.format(b));
     let verdict = if o.fits { W::Fits } else { W::DoesNotFit };
@@ -86,8 +103,14 @@ fn results_markup(o: &LocalOverview, l: Lang, unit: Unit, file: &str) -> String 
         o.plan.placement.offloaded,
         o.plan.shape.n_layer + 1,
     );
+    html.push_str(&split_markup(o, l, shares));
+    let projector = files.projector.is_some();
+    let projector_head = match projector {
+        true => format!("<th>{}</th>", escape(w(W::Projector))),
+        false => String::new(),
+    };
     html.push_str(&format!(
-        "<div class=\"table-wrap\"><table id=\"local-devices\"><tr><th>{}</th><th>{}</th><th>{}</th><th>{}</th><th>{}</th><th>{}</th><th>{}</th></tr>",
+        "<div class=\"table-wrap\"><table id=\"local-devices\"><tr><th>{}</th><th>{}</th><th>{}</th><th>{}</th><th>{}</th>{projector_head}<th>{}</th><th>{}</th></tr>",
         escape(w(W::Device)), escape(w(W::Model)), escape(w(W::KvCache)), escape(w(W::Compute)),
         escape(w(W::Output)), escape(w(W::Total)), escape(w(W::Limit))
     ));
@@ -97,8 +120,15 @@ fn results_markup(o: &LocalOverview, l: Lang, unit: Unit, file: &str) -> String 
             LlamaDevice::Gpu(i) => format!("gpu{i}"),
         };
         let limit = fit.limit.map(size).unwrap_or_else(|| "–".into());
+        let projector_cell = match projector {
+            true => {
+                let bytes = b.projector + b.projector_compute;
+                format!(r#"<td data-projector="{bytes}">{}</td>"#, size(bytes))
+            }
+            false => String::new(),
+        };
         html.push_str(&format!(
-            r#"<tr data-device="{key}" class="{}"><td>{}</td><td data-model="{}">{}</td><td>{}</td><td>{}</td><td>{}</td><td data-bytes="{}">{}</td><td data-limit="{}">{limit}</td></tr>"#,
+            r#"<tr data-device="{key}" class="{}"><td>{}</td><td data-model="{}">{}</td><td>{}</td><td>{}</td><td>{}</td>{projector_cell}<td data-bytes="{}">{}</td><td data-limit="{}">{limit}</td></tr>"#,
             if fit.fits() { "fits" } else { "nofit" },
             escape(&llama_device(l, *device)),
             b.model,
@@ -144,14 +174,41 @@ fn results_markup(o: &LocalOverview, l: Lang, unit: Unit, file: &str) -> String 
         o.speed.full_context,
         escape(w(W::FullContext)),
     ));
-    html.push_str(&commands_markup(o, l, file));
+    html.push_str(&commands_markup(o, l, files));
     html
 }
 
+/// The `--tensor-split` box above the table of GPUs (the page listens for its changes), with a
+/// word when the shares name another number of GPUs than the machine has.
+fn split_markup(o: &LocalOverview, l: Lang, shares: &TensorShares) -> String {
+    let Machine::Gpus { count, .. } = o.machine else {
+        return String::new();
+    };
+    let typed = if shares.is_even() {
+        String::new()
+    } else {
+        shares.key()
+    };
+    let said = match shares.gpus() {
+        0 => "",
+        n if n == count => "",
+        _ => llama_word(l, W::SplitCount),
+    };
+    format!(
+        r#"<div class="field" id="local-split"><label for="local-tensor-split">{}</label><input type="text" id="local-tensor-split" inputmode="decimal" placeholder="even" autocomplete="off" value="{}" aria-describedby="local-tensor-split-err"><p class="input-error" id="local-tensor-split-err" role="status">{}</p></div>"#,
+        escape(vram_text::setting_label(l, "local-tensor-split")),
+        escape(&typed),
+        escape(said),
+    )
+}
+
 /// `llama-server …` and Ollama's settings, each in a block a user can copy.
-fn commands_markup(o: &LocalOverview, l: Lang, file: &str) -> String {
+fn commands_markup(o: &LocalOverview, l: Lang, files: &Files) -> String {
     let c = &o.commands;
-    let mut server = format!("llama-server -m {file}");
+    let mut server = format!("llama-server -m {}", files.model);
+    if let Some(p) = files.projector {
+        server.push_str(&format!(" --mmproj {p}"));
+    }
     for (flag, value) in &c.llama_server {
         server.push(' ');
         server.push_str(flag);

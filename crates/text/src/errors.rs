@@ -140,6 +140,12 @@ pub fn refusal(lang: Lang, setting: &Setting, r: &Refusal) -> String {
         (Lang::Zh, Refusal::NotASwitch) => "应为 0 或 1".into(),
         (Lang::En, Refusal::NotTargets) => "not a list of LoRA targets".into(),
         (Lang::Zh, Refusal::NotTargets) => "不是 LoRA 目标模块列表".into(),
+        (Lang::En, Refusal::NotShares) => {
+            "not a share per GPU (3,1 or 0.75,0.25, each at most 1000) or even".into()
+        }
+        (Lang::Zh, Refusal::NotShares) => {
+            "不是每块 GPU 一个的比例（3,1 或 0.75,0.25，每个不超过 1000）或 even".into()
+        }
     }
 }
 
@@ -199,6 +205,12 @@ pub fn notice(lang: Lang, n: &Notice) -> String {
                     .pick(
                         "not a Hub endpoint http(s)://host[:port][/path]; huggingface.co is used",
                         "不是 Hub 端点 http(s)://host[:port][/path]；改用 huggingface.co",
+                    )
+                    .into(),
+                Ignored::NotAProjector => lang
+                    .pick(
+                        "not a vision projector this page writes; pick the mmproj file again",
+                        "不是本页写出的视觉投影器；请重新选择 mmproj 文件",
                     )
                     .into(),
             };

@@ -30,16 +30,22 @@ pub enum LlamaWord {
     WorkingSet,
     WiredLimit,
     Commands,
-    ModelFile,
-    PickFile,
-    UsePreset,
-    FromPreset,
-    SpeedChart,
     TokensPerSecond,
     NotGguf,
     HeaderTooLong,
     Layers,
     Device,
+    Projector,
+    NotAProjector,
+    SpeedChart,
+    ModelFile,
+    PickFile,
+    UsePreset,
+    FromPreset,
+    NoProjector,
+    ProjectorFile,
+    SplitCount,
+    SplitInvalid,
 }
 
 pub fn llama_word(lang: Lang, w: LlamaWord) -> &'static str {
@@ -83,20 +89,6 @@ pub fn llama_word(lang: Lang, w: LlamaWord) -> &'static str {
         WorkingSet => ("GPU working set", "GPU 工作集"),
         WiredLimit => ("raise it with", "可用以下命令调高"),
         Commands => ("Commands", "启动命令"),
-        ModelFile => ("GGUF file", "GGUF 文件"),
-        PickFile => (
-            "Pick or drop a .gguf file: only its header is read, and the link keeps a summary",
-            "选择或拖入 .gguf 文件：只读取文件头，链接保存其摘要",
-        ),
-        UsePreset => ("use the preset instead", "改用预设模型"),
-        FromPreset => (
-            "the preset, quantized as llama-quantize would",
-            "预设模型，按 llama-quantize 的规则量化",
-        ),
-        SpeedChart => (
-            "Decode tokens/s by -ngl: an upper bound from memory bandwidth",
-            "按 -ngl 的解码 tokens/s：由内存带宽得出的上限",
-        ),
         TokensPerSecond => ("tokens/s at most", "tokens/s 上限"),
         NotGguf => ("not a readable GGUF header", "不是可读的 GGUF 文件头"),
         HeaderTooLong => (
@@ -105,6 +97,38 @@ pub fn llama_word(lang: Lang, w: LlamaWord) -> &'static str {
         ),
         Layers => ("layers", "层"),
         Device => ("device", "设备"),
+        Projector => ("projector (mmproj)", "视觉投影器 (mmproj)"),
+        NotAProjector => (
+            "not a vision projector (a clip GGUF with a vision encoder)",
+            "不是视觉投影器（带视觉编码器的 clip GGUF）",
+        ),
+        SpeedChart => (
+            "Decode tokens/s by -ngl: an upper bound from memory bandwidth",
+            "按 -ngl 的解码 tokens/s：由内存带宽得出的上限",
+        ),
+        ModelFile => ("GGUF file", "GGUF 文件"),
+        PickFile => (
+            "Pick or drop a .gguf file, and its mmproj projector for images: only their headers are read, and the link keeps a summary",
+            "选择或拖入 .gguf 文件（看图可再加 mmproj 投影器）：只读取文件头，链接保存其摘要",
+        ),
+        UsePreset => ("use the preset instead", "改用预设模型"),
+        FromPreset => (
+            "the preset, quantized as llama-quantize would",
+            "预设模型，按 llama-quantize 的规则量化",
+        ),
+        NoProjector => ("none (text only)", "无（仅文本）"),
+        ProjectorFile => (
+            "Vision projector (--mmproj)",
+            "视觉投影器 (--mmproj)",
+        ),
+        SplitCount => (
+            "names another number of GPUs than the machine has: the layers are split evenly",
+            "与机器的 GPU 数不同：各层平均分配",
+        ),
+        SplitInvalid => (
+            "not a share per GPU: 3,1 or 0.75,0.25 (each at most 1000), or even",
+            "不是每块 GPU 一个的比例：3,1 或 0.75,0.25（每个不超过 1000），或 even",
+        ),
     };
     lang.pick(en, zh)
 }

@@ -225,6 +225,21 @@ const LABELS: &[(&str, &str, &str)] = &[
         "CPU RAM (GiB, 0: not checked)",
         "CPU 内存（GiB，0：不检查）",
     ),
+    (
+        "local-ram-bandwidth",
+        "CPU RAM bandwidth (GB/s, 0: 89.6)",
+        "CPU 内存带宽（GB/s，0：89.6）",
+    ),
+    (
+        "local-mmproj-offload",
+        "Vision projector on the first GPU (off: --no-mmproj-offload)",
+        "视觉投影器放在第一块 GPU（关：--no-mmproj-offload）",
+    ),
+    (
+        "local-tensor-split",
+        "Layers per GPU (--tensor-split, e.g. 3,1)",
+        "各 GPU 分得的层 (--tensor-split，如 3,1)",
+    ),
 ];
 
 /// (id, English help, Chinese help): one line on what each setting changes (the CLI's --help).
@@ -624,6 +639,21 @@ const HELP: &[(&str, &str, &str)] = &[
         "local-ram",
         "the host's RAM, checked against what stays on the CPU",
         "主机内存，用来检查留在 CPU 上的部分",
+    ),
+    (
+        "local-ram-bandwidth",
+        "the host RAM's bandwidth for the decode-speed bound; 0 takes dual-channel DDR5-5600 (89.6 GB/s)",
+        "解码速度上限所用的主机内存带宽；0 取双通道 DDR5-5600（89.6 GB/s）",
+    ),
+    (
+        "local-mmproj-offload",
+        "llama.cpp loads an --mmproj projector on the first GPU, whatever -ngl; off keeps it in RAM",
+        "llama.cpp 把 --mmproj 投影器放在第一块 GPU，与 -ngl 无关；关闭则留在内存",
+    ),
+    (
+        "local-tensor-split",
+        "each GPU's share of the layers, one number per GPU (3,1 or 0.75,0.25); even: the same share each",
+        "每块 GPU 分得的层比例，每块 GPU 一个数（3,1 或 0.75,0.25）；even：平均分配",
     ),
 ];
 

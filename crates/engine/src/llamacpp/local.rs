@@ -69,19 +69,25 @@ pub fn local_settings(s: &Scenario) -> LlamaSettings {
         swa_full: s.swa_full,
         cpu_moe_layers: s.cpu_moe,
         op_offload: s.op_offload,
-        tensor_split: vec![1.0; gpus],
+        tensor_split: s.tensor_split.for_gpus(gpus),
+        projector: s.mmproj.as_ref().map(|f| f.projector),
+        projector_offload: s.mmproj_offload,
     }
 }
 
 /// The scenario's machine: its GPUs and RAM, its Mac, or its CPU.
 pub fn local_machine(s: &Scenario) -> Machine {
     let ram = (s.ram_gib > 0).then(|| s.ram_gib * GIB);
+    let host_bandwidth = match s.ram_gbps {
+        0 => DEFAULT_HOST_BANDWIDTH,
+        gbps => gbps * 1_000_000_000,
+    };
     match s.machine {
         LocalMachine::Gpu => Machine::Gpus {
             gpu: s.gpu,
             count: (s.gpus as usize).clamp(1, MAX_GPUS),
             ram,
-            host_bandwidth: DEFAULT_HOST_BANDWIDTH,
+            host_bandwidth,
         },
         LocalMachine::Mac => {
             let gb = nearest_mac_memory(s.mac_chip, s.mac_memory_gb);
@@ -96,7 +102,7 @@ pub fn local_machine(s: &Scenario) -> Machine {
         }
         LocalMachine::Cpu => Machine::Cpu {
             ram,
-            bandwidth: DEFAULT_HOST_BANDWIDTH,
+            bandwidth: host_bandwidth,
         },
     }
 }

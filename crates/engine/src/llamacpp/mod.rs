@@ -13,9 +13,11 @@ mod mapping;
 mod offload;
 mod placement;
 mod plan;
+mod projector;
 mod quantize;
 mod settings;
 mod shape;
+mod shares;
 mod solve;
 mod speed;
 
@@ -29,11 +31,13 @@ pub use machine::{DeviceFit, Machine, DEFAULT_HOST_BANDWIDTH};
 pub use offload::OFFLOAD_MIN_BATCH;
 pub use placement::{is_expert, Backend, LlamaDevice, Placement};
 pub use plan::{plan_llama, plan_placed, DeviceBuffers, LlamaPlan};
+pub use projector::{Projector, ProjectorError, ProjectorFile};
 pub use quantize::synthesize_gguf;
 pub use settings::{
     parse_cache_type, parse_count, parse_on_off, parse_tensor_split, LlamaSettings, CACHE_TYPES,
     MAX_CONTEXT, MAX_GPUS, MAX_LAYERS_FLAG, MAX_PARALLEL,
 };
 pub use shape::{AttentionLayer, LlamaShape};
+pub use shares::{TensorShares, EVEN_SPLIT};
 pub use solve::{best_quant, launch_commands, max_context, max_gpu_layers, LaunchCommands};
 pub use speed::{decode_bound, DeviceReads, SpeedBound};

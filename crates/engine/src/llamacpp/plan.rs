@@ -24,11 +24,14 @@ pub struct DeviceBuffers {
     /// Of `model`, the bytes of host tensors that a GPU buffer wrapping the mapped file spans
     /// (Metal with mmap): the host counts the same pages.
     pub shared: u64,
+    /// A multimodal projector's weights and its vision graph's compute buffer (`--mmproj`).
+    pub projector: u64,
+    pub projector_compute: u64,
 }
 
 impl DeviceBuffers {
     pub fn total(&self) -> u64 {
-        self.model + self.kv + self.compute + self.output
+        self.model + self.kv + self.compute + self.output + self.projector + self.projector_compute
     }
 }
 
@@ -171,6 +174,13 @@ pub fn plan_placed(
             }
             _ => compute_on(*device, &placement, &shape, &sizes, &compute),
         };
+    }
+    if let Some(p) = settings.projector {
+        // clip_ctx: the first GPU device, unless --no-mmproj-offload (devices[0] is the host)
+        let on = usize::from(settings.projector_offload && gpus > 0);
+        let buffers = &mut devices[on].1;
+        buffers.projector = p.weight_bytes;
+        buffers.projector_compute = p.compute_bytes(settings.flash_attn);
     }
     let host = &mut devices[0].1;
     host.mapped = settings.mmap;

@@ -3,6 +3,7 @@
 //! flash attention on, mmap on, op offload on.
 
 use super::error::{LlamaError, LlamaFlag};
+use super::projector::Projector;
 use crate::gguf::GgmlType;
 
 /// The cache types llama.cpp's `--cache-type-k/-v` accept (common/arg.cpp `kv_cache_types`).
@@ -51,6 +52,11 @@ pub struct LlamaSettings {
     pub op_offload: bool,
     /// `--tensor-split`: share of the layers per GPU; its length is the number of GPUs.
     pub tensor_split: Vec<f32>,
+    /// `--mmproj FILE`: a multimodal projector loaded beside the model.
+    pub projector: Option<Projector>,
+    /// The projector on the first GPU (llama.cpp's default), or in host memory
+    /// (`--no-mmproj-offload`).
+    pub projector_offload: bool,
 }
 
 impl Default for LlamaSettings {
@@ -70,6 +76,8 @@ impl Default for LlamaSettings {
             cpu_moe_layers: 0,
             op_offload: true,
             tensor_split: vec![1.0],
+            projector: None,
+            projector_offload: true,
         }
     }
 }

@@ -133,6 +133,11 @@ pub fn launch_commands(s: &LlamaSettings, n_layer: u64) -> LaunchCommands {
     push_if(s.swa_full, "--swa-full", String::new());
     push_if(!s.op_offload, "--no-op-offload", String::new());
     push_if(
+        s.projector.is_some() && !s.projector_offload,
+        "--no-mmproj-offload",
+        String::new(),
+    );
+    push_if(
         s.cpu_moe_layers > 0,
         "--n-cpu-moe",
         s.cpu_moe_layers.to_string(),
