@@ -17,5 +17,5 @@ validate: ## rewrite docs/accuracy.md: the engine against the measured cases in 
 	@bash scripts/dev.sh validate
 measure: ## rerun the CPU measurements of docs/measure/runs.json into docs/measure/results/ (installs .venv-measure)
 	@bash scripts/dev.sh measure
-llamacpp: ## llama.cpp's own buffer sizes on small GGUF models, into tools/llamacpp/results.json
+llamacpp: ## llama.cpp's own buffer sizes on small GGUF models and vision projectors, into tools/llamacpp/results.json and mmproj_results.json
 	@bash scripts/dev.sh llamacpp

@@ -187,6 +187,8 @@ llamacpp() {
   fi
   say "loading the generated models with llama.cpp over the grid (seconds)"
   run_step "measure_llamacpp" "$py tools/llamacpp/measure_llamacpp.py" "$py" tools/llamacpp/measure_llamacpp.py
+  say "loading the generated vision projectors with llama.cpp's mtmd (seconds)"
+  run_step "measure_mmproj" "$py tools/llamacpp/measure_mmproj.py" "$py" tools/llamacpp/measure_mmproj.py
 }
 
 case "${1:-}" in

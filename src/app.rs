@@ -37,13 +37,23 @@ pub fn App() -> impl IntoView {
     let st = AppState::from_location();
     provide_context(st);
 
-    // the URL follows the state without a history entry per slider tick; while a slider is being
-    // dragged it is written once the input pauses (250 ms), not on every tick
+    // the URL and the share box follow the state without a history entry per slider tick; while a
+    // slider is being dragged they are written once the input pauses (250 ms), not on every tick:
+    // the box's text would otherwise damage the top of the page on every frame (issue 16). The
+    // box says `data-settled="0"` until it holds the current link.
     let pending = StoredValue::new(None::<TimeoutHandle>);
     Effect::new(move |_| {
         let q = st.query();
         if let Some(h) = pending.get_value() {
             h.clear();
+        }
+        let share_box = || {
+            web_sys::window()
+                .and_then(|w| w.document())
+                .and_then(|d| d.get_element_by_id("share-url"))
+        };
+        if let Some(b) = share_box() {
+            let _ = b.set_attribute("data-settled", "0");
         }
         let write = move || {
             let Some(w) = web_sys::window() else { return };
@@ -54,6 +64,17 @@ pub fn App() -> impl IntoView {
                     "",
                     Some(&format!("{path}?{q}")),
                 );
+            }
+            if let Some(b) = share_box() {
+                if let Ok(input) =
+                    wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlInputElement>(b.clone())
+                {
+                    input.set_value(&format!(
+                        "{}{path}?{q}",
+                        w.location().origin().unwrap_or_default()
+                    ));
+                }
+                let _ = b.set_attribute("data-settled", "1");
             }
         };
         pending
@@ -157,7 +178,8 @@ fn Header() -> impl IntoView {
                 <button type="button" id="lang-toggle" lang=move || if lang() == Lang::En { "zh" } else { "en" }
                     on:click=move |_| st.lang.update(|l| *l = if *l == Lang::En { Lang::Zh } else { Lang::En })>{tr("language")}</button>
                 <div class="share">
-                    <input type="text" id="share-url" readonly aria-label="share link" prop:value=link />
+                    <input type="text" id="share-url" readonly aria-label="share link" data-settled="1"
+                        value=untrack(link) />
                     <button type="button" id="copy-link" on:click=copy>{tr("copy_link")}</button>
                     <span id="copy-status" role="status">{move || copied.get().map(|k| t(lang(), k))}</span>
                 </div>

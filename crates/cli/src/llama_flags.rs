@@ -228,6 +228,7 @@ fn applies_locally(st: &Setting, machine: LocalMachine) -> bool {
         patches: 1,
         heads: 1,
         n_ff: 1,
+        embd: 1,
         window_mask: false,
     };
     let s = Scenario {

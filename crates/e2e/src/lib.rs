@@ -446,6 +446,15 @@ impl Session {
     }
 
     /// The `value` property of an input or select.
+    /// The share box's link once it holds the page's current state (the page writes it when
+    /// input pauses, and marks it `data-settled="1"`).
+    pub fn share_link(&self) -> String {
+        self.wait_until("the share link", 10, |p| {
+            p.exists("#share-url[data-settled='1']")
+        });
+        self.value_of("#share-url")
+    }
+
     pub fn value_of(&self, css: &str) -> String {
         self.js(
             "const e = document.querySelector(arguments[0]); return e ? String(e.value) : ''",

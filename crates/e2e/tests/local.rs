@@ -120,7 +120,7 @@ fn a_picked_gguf_header_fills_the_model_and_the_link_restores_it_without_the_fil
         p.text_of("#local-server").contains("-c 8192")
     });
     let shown = page.text_of("#local");
-    let link = page.value_of("#share-url");
+    let link = page.share_link();
     assert!(
         link.contains("gg=llama~") && link.contains("gn=tiny-q4_k_m.gguf"),
         "{link}"
@@ -193,7 +193,7 @@ fn moving_ngl_moves_vram_and_ram_in_opposite_directions_and_the_flags_line_follo
     page.wait_until("-fa off", 10, |p| {
         p.text_of("#local-server").contains("-fa off")
     });
-    let link = page.value_of("#share-url");
+    let link = page.share_link();
     for pair in ["ngl=30", "ctk=q8_0", "fa=0", "j=local"] {
         assert!(link.contains(pair), "no {pair} in {link}");
     }
@@ -320,7 +320,7 @@ fn a_picked_projector_joins_the_first_gpu_at_any_ngl_and_the_link_restores_it() 
     // -ngl 0 keeps every layer on the host, and the projector still goes to the GPU
     assert_eq!(bytes_on(&page, "gpu0"), gpu_before + on_gpu);
     assert_eq!(bytes_on(&page, "host"), host_before);
-    let link = page.value_of("#share-url");
+    let link = page.share_link();
     assert!(
         link.contains("mpn=mmproj-gemma3-f16.gguf") && link.contains("&mp="),
         "{link}"
@@ -364,7 +364,7 @@ fn a_projector_without_a_vision_encoder_is_refused_in_place() {
         .text_of("#gguf-error")
         .contains("not a vision projector"));
     assert!(page.text_of("#mmproj-name").ends_with(": none (text only)"));
-    assert!(!page.value_of("#share-url").contains("mp="));
+    assert!(!page.share_link().contains("mp="));
 }
 
 #[test]
@@ -385,10 +385,7 @@ fn an_uneven_tensor_split_typed_on_the_page_gives_the_first_gpu_more_layers() {
         a > even.0 && b < even.1 && a > 2 * b,
         "{even:?} → ({a}, {b})"
     );
-    assert!(
-        page.value_of("#share-url").contains("ts=3,1")
-            || page.value_of("#share-url").contains("ts=3%2C1")
-    );
+    assert!(page.share_link().contains("ts=3,1") || page.share_link().contains("ts=3%2C1"));
     // three shares for two GPUs: said beside the box, and the layers split evenly
     page.set("#local-tensor-split", "1,1,1", "change");
     page.wait_until("the count said", 10, |p| {
@@ -414,5 +411,5 @@ fn the_ram_bandwidth_typed_on_the_page_scales_a_cpu_runs_decode_bound() {
     let ratio = bound(&page) / at_default;
     // 179 GB/s against the default 89.6, to the bound's one printed decimal
     assert!((ratio - 179.0 / 89.6).abs() < 0.02, "{ratio}");
-    assert!(page.value_of("#share-url").contains("rbw=179"));
+    assert!(page.share_link().contains("rbw=179"));
 }

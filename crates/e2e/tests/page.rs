@@ -182,7 +182,7 @@ fn a_copied_link_reopens_exactly_the_same_budget() {
     page.set("#seq-num", "4096", "change");
     page.click("#unit-gb");
     page.wait_until("GB units", 5, |s| s.text_of("#total").ends_with("GB"));
-    let link = page.value_of("#share-url");
+    let link = page.share_link();
     let total = page.text_of("#total");
     let verdict = page.text_of("#fit-line");
     assert!(

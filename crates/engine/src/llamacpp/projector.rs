@@ -8,17 +8,23 @@
 //!   tensor's `ggml_nbytes` (the log's `load_hparams: model size`), padded to the backend's
 //!   alignment, which is below the log's 0.01 MiB;
 //! - at load, `warmup()` reserves the vision graph for one image of the warmup size
-//!   (`alloc_compute_meta: … compute buffer size`): `clip.vision.image_size`, except for the
+//!   (`alloc_compute_meta` / `reserve_compute_meta`: `… compute buffer size`): `clip.vision.image_size`, except for the
 //!   Qwen2-VL family and GLM-4V, whose warmup is 46 × 46 merged tokens
 //!   (`set_warmup_n_tokens(46*46)`: 92 × 92 patches at a merge of 2). A larger image later can
 //!   grow the buffer; the warmup is what every run holds.
 //!
 //! llama.cpp has no closed form for the compute buffer: the graph allocator sizes it. The engine
-//! estimates it from the graph's largest tensors alive at once: without flash attention one
-//! layer's f32 scores, `4 · patches² · heads` bytes, and in every case two f32 feed-forward
-//! activations, `2 · 4 · patches · n_ff`, plus Qwen2.5-VL's f32 window mask, `4 · patches²`
-//! (clip uses flash attention since PR #16837, following `-fa`). `docs/multimodal.md` sets this
-//! against the published buffers.
+//! takes the larger of the vision layer's two phases, each the f32 tensors alive at its peak
+//! (positions p, width e, heads h, feed-forward width f):
+//! - attention: without flash attention one layer's scores, `4·p²·h`, beside six `p × e`
+//!   tensors (the input, its norm, Q, K, V and the residual): `4·p²·h + 24·p·e`; with it, `24·p·e`;
+//! - feed-forward: the up projection's output beside three `p × e` tensors: `4·p·(f + 3e)`;
+//!
+//! plus Qwen2.5-VL's f32 window mask, `4·p²`. Positions are the warmup's patches, and one more
+//! for a class token (`v.class_embd`, CLIP's LLaVA towers). clip uses flash attention since
+//! PR #16837, following `-fa`. This is exact for every buffer llama.cpp printed for a Gemma 3
+//! tower (tools/llamacpp/mmproj_results.json, PR #16837's log); `docs/multimodal.md` sets it
+//! against the others.
 
 use crate::gguf::{GgufHeader, MetaValue};
 
@@ -44,6 +50,8 @@ pub struct Projector {
     pub heads: u64,
     /// `clip.vision.feed_forward_length`.
     pub n_ff: u64,
+    /// `clip.vision.embedding_length`.
+    pub embd: u64,
     /// Window attention with an f32 mask over all patches (Qwen2.5-VL).
     pub window_mask: bool,
 }
@@ -94,11 +102,13 @@ impl Projector {
                 side.saturating_mul(side)
             }
         };
+        let class_token = u64::from(header.tensor("v.class_embd").is_some());
         Projector {
             weight_bytes: header.tensor_bytes(),
-            patches,
+            patches: patches.saturating_add(class_token),
             heads: get("clip.vision.attention.head_count")?,
             n_ff: get("clip.vision.feed_forward_length")?,
+            embd: get("clip.vision.embedding_length")?,
             window_mask: kind == "qwen2.5vl_merger",
         }
         .checked()
@@ -108,30 +118,34 @@ impl Projector {
         let within = self.weight_bytes <= MAX_WEIGHT_BYTES
             && (1..=MAX_PATCHES).contains(&self.patches)
             && (1..=MAX_HEADS).contains(&self.heads)
-            && (1..=MAX_FF).contains(&self.n_ff);
+            && (1..=MAX_FF).contains(&self.n_ff)
+            && (1..=MAX_FF).contains(&self.embd);
         within.then_some(self).ok_or(ProjectorError::Unreadable)
     }
 
-    /// The vision graph's compute buffer at warmup, estimated (see the module's notes).
+    /// The vision graph's compute buffer at warmup (see the module's notes).
     pub fn compute_bytes(&self, flash_attn: bool) -> u64 {
-        let p = self.patches;
+        let (p, e) = (self.patches, self.embd);
         let scores = if flash_attn {
             0
         } else {
             4 * p * p * self.heads
         };
+        let attention = scores + 24 * p * e;
+        let feed_forward = 4 * p * (self.n_ff + 3 * e);
         let mask = if self.window_mask { 4 * p * p } else { 0 };
-        scores + mask + 2 * 4 * p * self.n_ff
+        attention.max(feed_forward) + mask
     }
 
-    /// The link form: `bytes.patches.heads.n_ff.mask` (`595490000.576.16.4096.0`).
+    /// The link form: `bytes.patches.heads.n_ff.embd.mask` (`595490000.577.16.4096.1024.0`).
     pub fn to_text(&self) -> String {
         format!(
-            "{}.{}.{}.{}.{}",
+            "{}.{}.{}.{}.{}.{}",
             self.weight_bytes,
             self.patches,
             self.heads,
             self.n_ff,
+            self.embd,
             u8::from(self.window_mask)
         )
     }
@@ -142,7 +156,7 @@ impl Projector {
             .split('.')
             .map(|x| x.parse().ok())
             .collect::<Option<_>>()?;
-        let [weight_bytes, patches, heads, n_ff, mask] = n[..] else {
+        let [weight_bytes, patches, heads, n_ff, embd, mask] = n[..] else {
             return None;
         };
         if mask > 1 {
@@ -153,6 +167,7 @@ impl Projector {
             patches,
             heads,
             n_ff,
+            embd,
             window_mask: mask == 1,
         }
         .checked()
