@@ -8,8 +8,9 @@ use serde_json::json;
 use crate::llama_flags;
 use vram_engine::{
     best_quant, decode_bound, launch_commands, local_header, local_machine, local_settings,
-    max_context, max_gpu_layers, plan_llama, read_gguf, synthesize_gguf, GgufError, GgufHeader,
-    LlamaPlan, LlamaSettings, Machine, Projector, Scenario, WeightFormat, GIB, MIB,
+    max_context, max_gpu_layers, plan_llama, read_gguf, synthesize_gguf, with_ollama_defaults,
+    GgufError, GgufHeader, LlamaPlan, LlamaSettings, Machine, Projector, Scenario, WeightFormat,
+    GIB, MIB,
 };
 use vram_text::{llama_device, llama_error, llama_word, Lang, LlamaWord as W};
 
@@ -23,7 +24,8 @@ LLAMA.CPP / OLLAMA (a GGUF file's header; the llama.cpp settings above, as in li
     --op-offload 0|1  --kv-unified [0|1]  --swa-full [0|1]  --n-cpu-moe N
     --machine gpu|mac|cpu  --gpu KEY  --gpus N  --mac CHIP --mac-memory GB [--wired-limit-mb N]
     --ram GIB  --ram-bandwidth GBPS (0: 89.6)  --tensor-split A,B|even (-ts; sets --gpus)
-  and beyond the registry: --json  --lang en|zh
+  and beyond the registry: --ollama (Ollama's defaults for the model and machine, v0.30+)
+    --json  --lang en|zh
   Older spellings still work and print a deprecation notice: --ctx, -c, -ngl, --n-gpu-layers,
   -np, -b, -ub, -ctk, -ctv, -fa/--flash-attn on|off, -ncmoe, -ts, --no-mmap, --no-op-offload, --no-mmproj-offload,
   --mac M3-MAX-64, --cpu-only.
@@ -60,7 +62,16 @@ pub fn run_with(
     for line in &run.deprecations {
         eprintln!("vram-budget: {line}");
     }
-    let mut settings = run.settings;
+    let header = load(&run.file)?;
+    let (mut settings, machine) = match run.ollama {
+        true => {
+            let s = with_ollama_defaults(&run.scenario, &header);
+            let mut settings = local_settings(&s);
+            settings.tensor_split = run.settings.tensor_split.clone();
+            (settings, local_machine(&s))
+        }
+        false => (run.settings, run.machine),
+    };
     if let Some(path) = &run.mmproj {
         let header = load(path)?;
         let projector = Projector::of(&header)
@@ -75,13 +86,18 @@ pub fn run_with(
         json: run.json,
         lang: run.lang,
     };
-    let header = load(&args.file)?;
     let alternatives = args
         .alternatives
         .iter()
         .map(|f| load(f))
         .collect::<Result<Vec<_>, _>>()?;
-    report(&args, &header, &alternatives, run.machine)
+    report(&args, &header, &alternatives, machine)
+}
+
+/// `s` with Ollama's defaults for its model (the link's GGUF summary or the preset) and machine.
+pub fn with_ollama(s: &Scenario) -> Result<Scenario, String> {
+    let header = local_header(s).map_err(|e| llama_error(Lang::En, &e))?;
+    Ok(with_ollama_defaults(s, &header))
 }
 
 /// The report for a scenario's llama.cpp / Ollama job (`--job local`, or a link's `j=local`):

@@ -14,6 +14,10 @@ use vram_text::{error, notice, refusal, Lang};
 /// What `--gguf` runs: the files, llama.cpp's settings, the machine, and how to print.
 pub struct GgufRun {
     pub file: String,
+    /// The scenario the flags describe (before `--ollama`'s defaults, which need the header).
+    pub scenario: Scenario,
+    /// `--ollama`: Ollama's defaults for the model and machine.
+    pub ollama: bool,
     /// `--mmproj FILE`: a multimodal projector loaded beside the model.
     pub mmproj: Option<String>,
     pub alternatives: Vec<String>,
@@ -88,6 +92,7 @@ fn spelled(flags: &[(&'static str, String)]) -> String {
 pub fn parse(argv: &[String]) -> Result<GgufRun, String> {
     let mut file = String::new();
     let mut mmproj = None;
+    let mut ollama = false;
     let mut alternatives = Vec::new();
     let mut json = false;
     let mut lang = Lang::En;
@@ -104,6 +109,7 @@ pub fn parse(argv: &[String]) -> Result<GgufRun, String> {
             "--gguf-alt" => alternatives.push(value()?),
             "--mmproj" => mmproj = Some(value()?),
             "--json" => json = true,
+            "--ollama" => ollama = true,
             "--lang" => {
                 let v = value()?;
                 lang = Lang::from_key(&v)
@@ -175,6 +181,8 @@ pub fn parse(argv: &[String]) -> Result<GgufRun, String> {
     let machine = local_machine(&s);
     Ok(GgufRun {
         file,
+        scenario: s,
+        ollama,
         mmproj,
         alternatives,
         settings,

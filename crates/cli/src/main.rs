@@ -82,6 +82,8 @@ struct Args {
     measured: Option<String>,
     json: bool,
     explain: bool,
+    /// `--ollama`: a llama.cpp run with Ollama's defaults for its model and machine.
+    ollama: bool,
     /// A model read from the Hub (`--hf`).
     hub: Option<Box<hub::Loaded>>,
 }
@@ -117,6 +119,7 @@ fn parse_args(argv: &[String]) -> Result<Command, String> {
             "--list-gpus" => return Ok(Command::ListGpus),
             "--json" => args.json = true,
             "--explain" => args.explain = true,
+            "--ollama" => args.ollama = true,
             "--link" => args.link = Some(value(&mut i)?),
             "--config" => args.config = Some(value(&mut i)?),
             "--name" => args.name = Some(value(&mut i)?),
@@ -296,7 +299,16 @@ fn run_hub(h: &hub::HubArgs, mut rest: Vec<String>) -> Result<String, String> {
 fn run(args: &Args) -> Result<String, String> {
     let s = scenario(args)?;
     if s.job == vram_engine::Job::Local {
+        let s = match args.ollama {
+            true => llama::with_ollama(&s)?,
+            false => s,
+        };
         return llama::scenario_report(&s, args.json);
+    }
+    if args.ollama {
+        return Err(
+            "--ollama sets a llama.cpp run's defaults: it goes with --job local or --gguf".into(),
+        );
     }
     let arch = s.model.architecture().map_err(|e| error(Lang::En, &e))?;
     let b = estimate_with(&s, &arch, true).map_err(|e| error(Lang::En, &e))?;

@@ -322,3 +322,45 @@ fn llama_cpps_bare_swa_full_and_kv_unified_switch_the_caches() {
     );
     assert!(unified["swa_cells"].as_u64() < unified["n_ctx_seq"].as_u64());
 }
+
+#[test]
+fn ollama_sets_its_defaults_for_the_model_and_the_machine() {
+    let json = |args: &[&str]| -> serde_json::Value {
+        let out = run(args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    // a preset on a 24 GB card: Ollama's middle tier, one request, its batch
+    let preset = json(&[
+        "--job",
+        "local",
+        "--model",
+        "llama-3.1-8b",
+        "--weights",
+        "q4_k_m",
+        "--gpu",
+        "rtx4090",
+        "--parallel",
+        "4",
+        "--ollama",
+        "--json",
+    ]);
+    let context = &preset["context"];
+    assert_eq!(context["n_ctx"], 32_768, "{preset}");
+    assert_eq!(
+        (context["n_batch"].clone(), context["n_ubatch"].clone()),
+        (1_024.into(), 1_024.into())
+    );
+    assert_eq!(context["streams"], 1);
+    // a file's header: capped at the context it was trained for
+    let f = fixture("llama-q4_k.header.gguf");
+    let file = json(&["--gguf", &f, "--gpu", "rtx4090", "--ollama", "--json"]);
+    assert_eq!(file["context"]["n_ctx"], 4_096);
+    // not a llama.cpp run: said in one line
+    let out = run(&["--job", "lora", "--ollama"]);
+    assert_eq!(out.status.code(), Some(2));
+}

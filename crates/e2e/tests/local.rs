@@ -413,3 +413,23 @@ fn the_ram_bandwidth_typed_on_the_page_scales_a_cpu_runs_decode_bound() {
     assert!((ratio - 179.0 / 89.6).abs() < 0.02, "{ratio}");
     assert!(page.share_link().contains("rbw=179"));
 }
+
+#[test]
+fn ollamas_defaults_open_from_a_link_beside_the_commands() {
+    let page = Page::open("/?v=1&j=local&w=q4_k_m&gpu=rtx4090&np=4&fa=0");
+    page.wait_for("#local-ollama-defaults", 10);
+    page.click("#local-ollama-defaults");
+    // a 24 GB card: Ollama's 32,768-token context, one request, its batch, flash attention
+    page.wait_until("Ollama's settings", 10, |p| {
+        p.text_of("#local-server")
+            .contains("-c 32768 -fa on -b 1024 -ub 1024")
+    });
+    assert!(page
+        .text_of("#local-ollama-note")
+        .contains("These are Ollama's defaults"));
+    assert!(!page.exists("#local-ollama-defaults"));
+    assert!(page
+        .text_of("#local-ollama")
+        .contains("OLLAMA_NUM_PARALLEL=1"));
+    page.assert_no_console_errors();
+}

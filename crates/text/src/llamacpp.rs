@@ -46,6 +46,8 @@ pub enum LlamaWord {
     ProjectorFile,
     SplitCount,
     SplitInvalid,
+    OllamaDefaults,
+    AreOllamaDefaults,
 }
 
 pub fn llama_word(lang: Lang, w: LlamaWord) -> &'static str {
@@ -120,6 +122,14 @@ pub fn llama_word(lang: Lang, w: LlamaWord) -> &'static str {
         ProjectorFile => (
             "Vision projector (--mmproj)",
             "视觉投影器 (--mmproj)",
+        ),
+        OllamaDefaults => (
+            "Open with Ollama's defaults (v0.30+: the context its GPU memory picks, one request, flash attention auto, as many layers as fit):",
+            "按 Ollama 默认设置打开（v0.30 起：按 GPU 内存取上下文、一个请求、自动 flash attention、尽量多的层）：",
+        ),
+        AreOllamaDefaults => (
+            "These are Ollama's defaults (v0.30 and later) for this model on this machine.",
+            "这就是 Ollama（v0.30 起）对此模型和机器的默认设置。",
         ),
         SplitCount => (
             "names another number of GPUs than the machine has: the layers are split evenly",
