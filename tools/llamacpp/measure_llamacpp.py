@@ -435,11 +435,7 @@ def main() -> None:
     write_results({
         "what": "buffer sizes llama.cpp prints while loading small random-weight GGUF models on its "
                 "CPU backend; figures are MiB strings exactly as printed (%.2f)",
-        "llama_cpp_python": llama_cpp.__version__,
-        "llama_cpp_commit": LLAMA_CPP_COMMIT if llama_cpp.__version__ == LLAMA_CPP_PYTHON else "unknown",
-        "gguf_python": package_version("gguf"),
-        "machine": {"system": platform.system(), "machine": platform.machine(),
-                    "cpu_features": llama_cpp.llama_print_system_info().decode().strip()},
+        **provenance(llama_cpp),
         "threads": args.threads,
         "grid_seconds": round(time.monotonic() - t0, 1),
         "models": models,
@@ -459,6 +455,17 @@ def write_results(results: dict) -> None:
         lines += [f' "{key}": [', ",\n".join(items), " ]"]
     RESULTS.write_text("\n".join(lines) + "\n}\n")
     json.loads(RESULTS.read_text())  # still one valid JSON document
+
+
+def provenance(llama_cpp) -> dict:
+    """Which llama.cpp measured, and on what: the fields every results file starts with."""
+    return {
+        "llama_cpp_python": llama_cpp.__version__,
+        "llama_cpp_commit": LLAMA_CPP_COMMIT if llama_cpp.__version__ == LLAMA_CPP_PYTHON else "unknown",
+        "gguf_python": package_version("gguf"),
+        "machine": {"system": platform.system(), "machine": platform.machine(),
+                    "cpu_features": llama_cpp.llama_print_system_info().decode().strip()},
+    }
 
 
 def package_version(name: str) -> str:

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import re
 import sys
 import time
@@ -40,8 +39,7 @@ from gguf import GGMLQuantizationType as Q
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from measure_llamacpp import (  # noqa: E402  (the sibling script; importing it runs nothing)
-    LLAMA_CPP_COMMIT, LLAMA_CPP_PYTHON, MODELS_DIR, ROOT, Spec, captured_stderr,
-    package_version, set_fields, write_model,
+    MODELS_DIR, ROOT, Spec, captured_stderr, provenance, set_fields, write_model,
 )
 
 RESULTS = ROOT / "tools" / "llamacpp" / "mmproj_results.json"
@@ -344,11 +342,7 @@ def main() -> None:
                 "from small random-weight mmproj files on the CPU backend (use_gpu = false, warmup on); "
                 "MiB are strings exactly as printed (%.2f); tensor_bytes is the sum of the gguf writer's "
                 "tensor sizes, printed_tensor_bytes the sum of clip.cpp's per-tensor debug lines",
-        "llama_cpp_python": llama_cpp.__version__,
-        "llama_cpp_commit": LLAMA_CPP_COMMIT if llama_cpp.__version__ == LLAMA_CPP_PYTHON else "unknown",
-        "gguf_python": package_version("gguf"),
-        "machine": {"system": platform.system(), "machine": platform.machine(),
-                    "cpu_features": llama_cpp.llama_print_system_info().decode().strip()},
+        **provenance(llama_cpp),
         "threads": args.threads,
         "seconds": round(time.monotonic() - t0, 1),
         "projectors": projectors,

@@ -451,16 +451,20 @@ macro_rules! cache_type {
     };
 }
 
-/// An on/off setting over a `bool` field of a llama.cpp run.
+/// An on/off setting over a `bool` field of a llama.cpp run (shown for every local run, or when
+/// `$applies` says).
 macro_rules! local_switch {
     ($key:literal, $flag:literal, $id:literal, $field:ident) => {
+        local_switch!($key, $flag, $id, $field, local)
+    };
+    ($key:literal, $flag:literal, $id:literal, $field:ident, $applies:expr) => {
         Setting {
             key: $key,
             flag: $flag,
             id: $id,
             value_hint: "0|1",
             kind: SettingKind::Switch,
-            applies: local,
+            applies: $applies,
             read: |s| SettingValue::On(s.$field),
             write: |s, v| {
                 if let SettingValue::On(on) = v {
@@ -726,21 +730,13 @@ pub static SETTINGS: &[Setting] = &[
     local_switch!("oo", "op-offload", "local-op-offload", op_offload),
     local_switch!("kvu", "kv-unified", "local-kv-unified", kv_unified),
     local_switch!("swf", "swa-full", "local-swa-full", swa_full),
-    Setting {
-        key: "mpo",
-        flag: "mmproj-offload",
-        id: "local-mmproj-offload",
-        value_hint: "0|1",
-        kind: SettingKind::Switch,
-        applies: local_projector,
-        read: |s| SettingValue::On(s.mmproj_offload),
-        write: |s, v| {
-            if let SettingValue::On(on) = v {
-                s.mmproj_offload = on;
-            }
-        },
-        keys: no_keys,
-    },
+    local_switch!(
+        "mpo",
+        "mmproj-offload",
+        "local-mmproj-offload",
+        mmproj_offload,
+        local_projector
+    ),
     choice!(
         "mch",
         "machine",
