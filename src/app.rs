@@ -292,6 +292,7 @@ const HARDWARE_PANEL: &[(&str, Look)] = &[
     ("local-ram", Look::Plain),
     ("local-ram-bandwidth", Look::Plain),
     ("local-mmproj-offload", Look::Plain),
+    ("local-split-mode", Look::Plain),
 ];
 #[cfg(test)]
 /// Settings whose input the local job's module renders in its answer (`crates/local-web`), with

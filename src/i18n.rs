@@ -2,7 +2,7 @@
 
 use vram_engine::{
     Attention, Checkpointing, Component, Formula, Gpu, Job, KvDtype, LocalMachine, Loss, Moment,
-    Offload, Optimizer, Remedy, Unit, WeightFormat, Zero, PART_FOLLOWS,
+    Offload, Optimizer, Remedy, SplitMode, Unit, WeightFormat, Zero, PART_FOLLOWS,
 };
 
 pub use vram_text::Lang;
@@ -256,6 +256,11 @@ pub fn choice(lang: Lang, setting: &str, key: &str) -> String {
         "unit" => label(Unit::from_key(key), |u| u.label().to_string()),
         "mch" => label(LocalMachine::from_key(key), |m| {
             machine(lang, m).to_string()
+        }),
+        "sm" => label(SplitMode::from_key(key), |m| match (lang, m) {
+            (Lang::En, m) => m.label().to_string(),
+            (Lang::Zh, SplitMode::Layer) => "按层（默认）".into(),
+            (Lang::Zh, SplitMode::Single) => "只用一块 GPU (-sm none)".into(),
         }),
         _ => None,
     };

@@ -42,6 +42,7 @@ fn alias(flag: &str, value: &mut dyn FnMut() -> Result<String, String>) -> Alias
         "-ctv" => renamed("cache-type-v"),
         "-ncmoe" => renamed("n-cpu-moe"),
         "-ts" => renamed("tensor-split"),
+        "-sm" => renamed("split-mode"),
         "-fa" => {
             let v = value()?;
             let bit = flash_attn_words(&v).map_or(v, String::from);
@@ -230,7 +231,8 @@ fn local_flag(st: &Setting) -> bool {
 }
 
 fn applies_locally(st: &Setting, machine: LocalMachine) -> bool {
-    // a run with every optional file loaded (the projector's settings apply only beside one)
+    // a run on two GPUs with every optional file loaded (the split mode applies only to several
+    // GPUs, the projector's settings only beside one)
     let projector = Projector {
         weight_bytes: 0,
         patches: 1,
@@ -242,6 +244,7 @@ fn applies_locally(st: &Setting, machine: LocalMachine) -> bool {
     let s = Scenario {
         job: Job::Local,
         machine,
+        gpus: 2,
         mmproj: Some(Box::new(ProjectorFile {
             name: String::new(),
             projector,

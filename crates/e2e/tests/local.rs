@@ -433,3 +433,19 @@ fn ollamas_defaults_open_from_a_link_beside_the_commands() {
         .contains("OLLAMA_NUM_PARALLEL=1"));
     page.assert_no_console_errors();
 }
+
+#[test]
+fn split_mode_none_moves_every_layer_to_the_first_gpu_and_says_sm_none() {
+    let page = Page::open("/?v=1&j=local&w=q4_k_m&gpu=rtx3090&n=2");
+    page.wait_for("#local-devices tr[data-device='gpu1']", 10);
+    let both = bytes_on(&page, "gpu0") + bytes_on(&page, "gpu1");
+    page.set("#local-split-mode", "none", "change");
+    page.wait_until("-sm none", 10, |p| {
+        p.text_of("#local-server").contains("-sm none")
+    });
+    assert!(!page.exists("#local-devices tr[data-device='gpu1']"));
+    // one GPU holds what two held, less the compute buffer the second reserved
+    assert!(bytes_on(&page, "gpu0") < both);
+    assert!(page.share_link().contains("sm=none"));
+    page.assert_no_console_errors();
+}

@@ -121,8 +121,8 @@ pub use safetensors::{
 };
 pub use scenario::{
     Attention, Checkpointing, DpFramework, GgufFile, Job, LocalMachine, LoraTargets, Loss,
-    ModelChoice, Offload, Optimizer, PipelineSchedule, Scenario, Switch, VllmVersion, WeightsLoad,
-    Zero,
+    ModelChoice, Offload, Optimizer, PipelineSchedule, Scenario, SplitMode, Switch, VllmVersion,
+    WeightsLoad, Zero,
 };
 pub use server::{
     captured_graphs, comm_mib, comm_parts_mib, decode_query_len, CudaGraphs, SpecMethod,

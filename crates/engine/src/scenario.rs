@@ -270,6 +270,17 @@ pub struct GgufFile {
 }
 
 named_enum! {
+    /// llama.cpp's `--split-mode` over several GPUs (`llama_prepare_model_devices`): by layer, each
+    /// GPU its share of the layers and their KV (the default); or `none`, every offloaded layer on
+    /// the main GPU and the others unused. `row` is left out: its CUDA split buffer was removed
+    /// (PR #24216, 2026), and `tensor` is experimental.
+    pub enum SplitMode {
+        Layer => ("layer", "by layer (default)"),
+        Single => ("none", "one GPU (-sm none)"),
+    }
+}
+
+named_enum! {
     /// The on/off settings. The key is the link key (and the CLI's flag name after `--`).
     pub enum Switch {
         MasterWeights => ("mw", "fp32 master weights (LoRA: fp32 adapters)"),
@@ -582,6 +593,8 @@ pub struct Scenario {
     pub ram_gbps: u64,
     /// `--tensor-split`: each GPU's share of the layers (even unless given).
     pub tensor_split: TensorShares,
+    /// `--split-mode`: by layer over the GPUs, or all on the main one.
+    pub split_mode: SplitMode,
     /// The GGUF file a local run plans; None: the preset in the chosen GGUF quant.
     pub gguf: Option<Box<GgufFile>>,
     /// A multimodal projector loaded beside the model (`--mmproj`).
@@ -683,6 +696,7 @@ impl Default for Scenario {
             ram_gib: 0,
             ram_gbps: 0,
             tensor_split: TensorShares::EVEN,
+            split_mode: SplitMode::Layer,
             gguf: None,
             mmproj: None,
             mmproj_offload: true,

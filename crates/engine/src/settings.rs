@@ -12,7 +12,7 @@ use crate::llamacpp::{TensorShares, CACHE_TYPES, MAC_CHIPS};
 use crate::presets;
 use crate::scenario::{
     Attention, Checkpointing, DpFramework, Job, LocalMachine, LoraTargets, Loss, Offload,
-    Optimizer, PipelineSchedule, Scenario, Switch, VllmVersion, WeightsLoad, Zero,
+    Optimizer, PipelineSchedule, Scenario, SplitMode, Switch, VllmVersion, WeightsLoad, Zero,
 };
 use crate::server::{CudaGraphs, Server, SpecMethod};
 use crate::units::Unit;
@@ -297,6 +297,10 @@ fn on_gpus(s: &Scenario) -> bool {
 /// The weight format, unless a GGUF file fixes every tensor's type.
 fn weights_chosen(s: &Scenario) -> bool {
     s.job != Job::Local || s.gguf.is_none()
+}
+/// A llama.cpp run on several GPUs.
+fn local_gpus_several(s: &Scenario) -> bool {
+    local_gpus(s) && s.gpus > 1
 }
 /// A llama.cpp run that loads a multimodal projector.
 fn local_projector(s: &Scenario) -> bool {
@@ -736,6 +740,15 @@ pub static SETTINGS: &[Setting] = &[
         "local-mmproj-offload",
         mmproj_offload,
         local_projector
+    ),
+    choice!(
+        "sm",
+        "split-mode",
+        "local-split-mode",
+        "M",
+        SplitMode,
+        split_mode,
+        local_gpus_several
     ),
     choice!(
         "mch",

@@ -231,6 +231,11 @@ const LABELS: &[(&str, &str, &str)] = &[
         "CPU 内存带宽（GB/s，0：89.6）",
     ),
     (
+        "local-split-mode",
+        "Split over the GPUs (--split-mode)",
+        "多 GPU 切分方式 (--split-mode)",
+    ),
+    (
         "local-mmproj-offload",
         "Vision projector on the first GPU (off: --no-mmproj-offload)",
         "视觉投影器放在第一块 GPU（关：--no-mmproj-offload）",
@@ -644,6 +649,11 @@ const HELP: &[(&str, &str, &str)] = &[
         "local-ram-bandwidth",
         "the host RAM's bandwidth for the decode-speed bound; 0 takes dual-channel DDR5-5600 (89.6 GB/s)",
         "解码速度上限所用的主机内存带宽；0 取双通道 DDR5-5600（89.6 GB/s）",
+    ),
+    (
+        "local-split-mode",
+        "layer: each GPU takes its share of the layers and their KV cache; none: all on the main GPU",
+        "layer：每块 GPU 分得一部分层及其 KV 缓存；none：全部放在主 GPU",
     ),
     (
         "local-mmproj-offload",

@@ -13,7 +13,7 @@ use super::solve::{best_quant, launch_commands, max_context, max_gpu_layers, Lau
 use super::speed::{decode_bound, SpeedBound};
 use crate::dtype::WeightFormat;
 use crate::gguf::GgufHeader;
-use crate::scenario::{LocalMachine, Scenario};
+use crate::scenario::{LocalMachine, Scenario, SplitMode};
 use crate::units::GIB;
 
 /// Everything the page shows for a local run.
@@ -51,7 +51,9 @@ pub fn nearest_mac_memory(chip: &str, gb: u64) -> u64 {
 
 /// The scenario's llama.cpp flags.
 pub fn local_settings(s: &Scenario) -> LlamaSettings {
+    let single_gpu = s.split_mode == SplitMode::Single && s.machine == LocalMachine::Gpu;
     let gpus = match s.machine {
+        LocalMachine::Gpu if single_gpu => 1,
         LocalMachine::Gpu => (s.gpus as usize).clamp(1, MAX_GPUS),
         LocalMachine::Mac | LocalMachine::Cpu => 1,
     };
@@ -70,6 +72,7 @@ pub fn local_settings(s: &Scenario) -> LlamaSettings {
         cpu_moe_layers: s.cpu_moe,
         op_offload: s.op_offload,
         tensor_split: s.tensor_split.for_gpus(gpus),
+        single_gpu: single_gpu && s.gpus > 1,
         projector: s.mmproj.as_ref().map(|f| f.projector),
         projector_offload: s.mmproj_offload,
     }

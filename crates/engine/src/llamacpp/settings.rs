@@ -52,6 +52,9 @@ pub struct LlamaSettings {
     pub op_offload: bool,
     /// `--tensor-split`: share of the layers per GPU; its length is the number of GPUs.
     pub tensor_split: Vec<f32>,
+    /// `-sm none`: every offloaded layer on the main GPU, whatever the machine's other GPUs (the
+    /// split then names one GPU).
+    pub single_gpu: bool,
     /// `--mmproj FILE`: a multimodal projector loaded beside the model.
     pub projector: Option<Projector>,
     /// The projector on the first GPU (llama.cpp's default), or in host memory
@@ -76,6 +79,7 @@ impl Default for LlamaSettings {
             cpu_moe_layers: 0,
             op_offload: true,
             tensor_split: vec![1.0],
+            single_gpu: false,
             projector: None,
             projector_offload: true,
         }

@@ -148,6 +148,7 @@ pub fn launch_commands(s: &LlamaSettings, n_layer: u64) -> LaunchCommands {
         .map(|x| x.to_string())
         .collect::<Vec<_>>();
     push_if(s.tensor_split.len() > 1, "--tensor-split", split.join(","));
+    push_if(s.single_gpu, "-sm", "none".into());
     let mut env = vec![
         ("OLLAMA_NUM_PARALLEL", s.parallel.to_string()),
         ("OLLAMA_FLASH_ATTENTION", u8::from(s.flash_attn).to_string()),
