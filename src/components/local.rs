@@ -97,7 +97,7 @@ fn file_panel_markup(st: AppState, lang: Lang, problem: Option<&PickProblem>) ->
         hidden(has_file),
         w(W::UsePreset),
         hidden(has_projector),
-        w(W::NoProjector),
+        w(W::RemoveProjector),
         problem
             .map(|p| escape(&problem_text(lang, p)))
             .unwrap_or_default(),

@@ -43,6 +43,7 @@ pub enum LlamaWord {
     UsePreset,
     FromPreset,
     NoProjector,
+    RemoveProjector,
     ProjectorFile,
     SplitCount,
     SplitInvalid,
@@ -119,6 +120,7 @@ pub fn llama_word(lang: Lang, w: LlamaWord) -> &'static str {
             "预设模型，按 llama-quantize 的规则量化",
         ),
         NoProjector => ("none (text only)", "无（仅文本）"),
+        RemoveProjector => ("remove the projector", "移除投影器"),
         ProjectorFile => (
             "Vision projector (--mmproj)",
             "视觉投影器 (--mmproj)",
