@@ -19,16 +19,18 @@ const MAX_HEADER_BYTES: u64 = 256 * MIB;
 
 pub const USAGE: &str = "
 LLAMA.CPP / OLLAMA (a GGUF file's header; the llama.cpp settings above, as in links):
-    --gguf FILE  [--gguf-alt FILE …]  [--mmproj FILE [--mmproj-offload 0|1]]  --ngl N  --ctx-size N  --parallel N  --batch-size N
-    --ubatch-size N  --cache-type-k T  --cache-type-v T  --flash-attn 0|1  --mmap 0|1
+    --gguf FILE  [--gguf-alt FILE …]  [--mmproj FILE [--mmproj-offload 0|1]]
+    --ngl N  --ctx-size N  --parallel N  --batch-size N  --ubatch-size N
+    --cache-type-k T  --cache-type-v T  --flash-attn 0|1  --mmap 0|1
     --op-offload 0|1  --kv-unified [0|1]  --swa-full [0|1]  --n-cpu-moe N
     --machine gpu|mac|cpu  --gpu KEY  --gpus N  --mac CHIP --mac-memory GB [--wired-limit-mb N]
-    --ram GIB  --ram-bandwidth GBPS (0: 89.6)  --tensor-split A,B|even (-ts; sets --gpus)
+    --ram GIB  --ram-bandwidth GBPS (0: 89.6)  --tensor-split A,B|even (sets --gpus)
+    --split-mode layer|none
   and beyond the registry: --ollama (Ollama's defaults for the model and machine, v0.30+)
     --json  --lang en|zh
   Older spellings still work and print a deprecation notice: --ctx, -c, -ngl, --n-gpu-layers,
-  -np, -b, -ub, -ctk, -ctv, -fa/--flash-attn on|off, -ncmoe, -ts, --no-mmap, --no-op-offload, --no-mmproj-offload,
-  --mac M3-MAX-64, --cpu-only.
+  -np, -b, -ub, -ctk, -ctv, -fa/--flash-attn on|off, -ncmoe, -ts, -sm, --no-mmap,
+  --no-op-offload, --no-mmproj-offload, --mac M3-MAX-64, --cpu-only.
 ";
 
 /// What the report prints from: the files' names, llama.cpp's settings, how to print.
@@ -63,15 +65,12 @@ pub fn run_with(
         eprintln!("vram-budget: {line}");
     }
     let header = load(&run.file)?;
-    let (mut settings, machine) = match run.ollama {
-        true => {
-            let s = with_ollama_defaults(&run.scenario, &header);
-            let mut settings = local_settings(&s);
-            settings.tensor_split = run.settings.tensor_split.clone();
-            (settings, local_machine(&s))
-        }
-        false => (run.settings, run.machine),
+    let s = match run.ollama {
+        true => with_ollama_defaults(&run.scenario, &header),
+        false => run.scenario,
     };
+    let mut settings = local_settings(&s);
+    let machine = local_machine(&s);
     if let Some(path) = &run.mmproj {
         let header = load(path)?;
         let projector = Projector::of(&header)

@@ -6,23 +6,22 @@
 
 use crate::flags::{split_inline, take_value};
 use vram_engine::{
-    decode_pairs, local_machine, local_settings, Job, LlamaSettings, LocalMachine, Mac, Machine,
-    Notice, Projector, ProjectorFile, Scenario, Setting, MAC_CHIPS,
+    decode_pairs, Job, LocalMachine, Mac, Notice, Projector, ProjectorFile, Scenario, Setting,
+    MAC_CHIPS,
 };
 use vram_text::{error, notice, refusal, Lang};
 
-/// What `--gguf` runs: the files, llama.cpp's settings, the machine, and how to print.
+/// What `--gguf` runs: the files, the run the flags describe, and how to print.
 pub struct GgufRun {
     pub file: String,
-    /// The scenario the flags describe (before `--ollama`'s defaults, which need the header).
+    /// The run the flags describe, from which llama.cpp's settings and the machine follow (before
+    /// `--ollama`'s defaults, which need the header).
     pub scenario: Scenario,
     /// `--ollama`: Ollama's defaults for the model and machine.
     pub ollama: bool,
     /// `--mmproj FILE`: a multimodal projector loaded beside the model.
     pub mmproj: Option<String>,
     pub alternatives: Vec<String>,
-    pub settings: LlamaSettings,
-    pub machine: Machine,
     pub json: bool,
     pub lang: Lang,
     /// One line per older spelling used: what to type instead.
@@ -167,27 +166,23 @@ pub fn parse(argv: &[String]) -> Result<GgufRun, String> {
         });
     }
     let mut s = decoded.scenario;
-    let named = s.tensor_split.gpus() as u64;
     let gpus_given = given.iter().any(|(_, st, _)| st.key == "n");
-    if named > 0 && s.machine == LocalMachine::Gpu {
-        if gpus_given && named != s.gpus {
+    if !s.tensor_split.is_even() && s.machine == LocalMachine::Gpu {
+        if gpus_given && !s.tensor_split.applies_to(s.gpus as usize) {
             return Err(format!(
-                "--tensor-split names {named} GPUs, --gpus {}",
+                "--tensor-split names {} GPUs, --gpus {}",
+                s.tensor_split.gpus(),
                 s.gpus
             ));
         }
-        s.gpus = named;
+        s.gpus = s.tensor_split.gpus() as u64;
     }
-    let settings = local_settings(&s);
-    let machine = local_machine(&s);
     Ok(GgufRun {
         file,
         scenario: s,
         ollama,
         mmproj,
         alternatives,
-        settings,
-        machine,
         json,
         lang,
         deprecations,

@@ -45,7 +45,8 @@ proptest! {
         let _ = parse_cache_type(LlamaFlag::CacheTypeK, &text);
         let _ = parse_on_off(LlamaFlag::FlashAttn, &text);
         let _ = parse_count(LlamaFlag::Context, &text, 1, MAX_CONTEXT);
-        if let Ok(split) = parse_tensor_split(&text) {
+        if let Some(shares) = TensorShares::parse(&text) {
+            let split = shares.for_gpus(shares.gpus().max(1));
             prop_assert!(!split.is_empty() && split.len() <= MAX_GPUS);
             prop_assert!(split.iter().any(|&x| x > 0.0));
         }

@@ -1,6 +1,6 @@
 //! A picked `.gguf` file's header, read from as many of its first bytes as the page has sent.
 
-use vram_engine::{read_gguf, GgufError, GgufHeader, GgufSummary, Projector};
+use vram_engine::{read_gguf, GgufError, GgufSummary, Projector};
 use vram_text::{llama_word, LlamaWord};
 
 use crate::{Reply, LANGS};
@@ -13,26 +13,17 @@ pub const MAX_HEADER: u64 = 268_435_456;
 /// (`--mmproj`, architecture `clip`) answers with its `mp=` form, so that one picker takes both
 /// files of a vision model.
 pub fn header_reply(bytes: &[u8], file_size: u64) -> Reply {
-    read_prefix(bytes, file_size, |header| {
-        if header.architecture() == Some("clip") {
-            return match Projector::of(header) {
-                Ok(p) => Reply::Projector(p.to_text()),
-                Err(_) => said(LlamaWord::NotAProjector),
-            };
-        }
-        match GgufSummary::of(header) {
+    let have = bytes.len() as u64;
+    match read_gguf(bytes) {
+        Ok(header) if header.architecture() == Some("clip") => match Projector::of(&header) {
+            Ok(p) => Reply::Projector(p.to_text()),
+            Err(_) => said(LlamaWord::NotAProjector),
+        },
+        Ok(header) => match GgufSummary::of(&header) {
             // what a link can carry, so that a shared link plans what the page shows
             Ok(summary) => Reply::Gguf(summary.for_link().to_text()),
             Err(_) => said(LlamaWord::NotGguf),
-        }
-    })
-}
-
-/// Reads the header in `bytes` and answers with `answer`, or asks for more of the file.
-fn read_prefix(bytes: &[u8], file_size: u64, answer: impl Fn(&GgufHeader) -> Reply) -> Reply {
-    let have = bytes.len() as u64;
-    match read_gguf(bytes) {
-        Ok(header) => answer(&header),
+        },
         Err(GgufError::NeedMoreBytes { needed }) if needed > MAX_HEADER => {
             said(LlamaWord::HeaderTooLong)
         }

@@ -2,8 +2,8 @@
 //! answers, the commands, and the decode-speed chart, in each of the page's languages.
 
 use vram_engine::{
-    decode_link, local_header, with_ollama_defaults, Ignored, LlamaDevice, LlamaError,
-    LocalOverview, Machine, Notice, Scenario, Setting, TensorShares, Unit,
+    decode_link, Ignored, LlamaDevice, LlamaError, LocalOverview, Machine, Notice, Scenario,
+    Setting, TensorShares, Unit, SETTINGS,
 };
 use vram_text::{escape, llama_device, llama_error, llama_word, notice, Lang, LlamaWord as W};
 
@@ -35,7 +35,6 @@ pub fn local_reply(query: &str) -> Reply {
     // a file too detailed for a link is kept as each layer's bytes: say so beside the answer
     let detail = opened.notices.iter().find(|n| n.is_information());
     let overview = LocalOverview::compute(s);
-    let ollama = local_header(s).ok().map(|h| with_ollama_defaults(s, &h));
     Reply::Local(LANGS.map(|l| match &overview {
         Ok(o) => {
             let note = detail.map_or(String::new(), |n| {
@@ -46,7 +45,7 @@ pub fn local_reply(query: &str) -> Reply {
             });
             (
                 note + &results_markup(o, l, s.unit, &files, &s.tensor_split)
-                    + &ollama_markup(query, s, ollama.as_ref(), l),
+                    + &ollama_markup(query, s, &o.ollama, l),
                 chart_markup(o, l),
             )
         }
@@ -191,10 +190,9 @@ fn split_markup(o: &LocalOverview, l: Lang, shares: &TensorShares) -> String {
     } else {
         shares.key()
     };
-    let said = match shares.gpus() {
-        0 => "",
-        n if n == count => "",
-        _ => llama_word(l, W::SplitCount),
+    let said = match shares.applies_to(count) {
+        true => "",
+        false => llama_word(l, W::SplitCount),
     };
     format!(
         r#"<div class="field" id="local-split"><label for="local-tensor-split">{}</label><input type="text" id="local-tensor-split" inputmode="decimal" placeholder="even" autocomplete="off" value="{}" aria-describedby="local-tensor-split-err"><p class="input-error" id="local-tensor-split-err" role="status">{}</p></div>"#,
@@ -204,25 +202,24 @@ fn split_markup(o: &LocalOverview, l: Lang, shares: &TensorShares) -> String {
     )
 }
 
-/// The settings Ollama's defaults set (`with_ollama_defaults`), by link key.
-const OLLAMA_SET: [&str; 10] = [
-    "ngl", "lc", "np", "kvu", "lb", "lub", "ctk", "ctv", "fa", "mmap",
-];
-
-/// `query` with the settings Ollama's defaults set taken from `o`, in `l`: the page's own pairs
-/// are kept as they came (already escaped), so the link needs no encoder here.
-fn ollama_query(query: &str, o: &Scenario, l: Lang) -> String {
-    let query = query.trim_start_matches('?');
-    let kept = query.split('&').filter(|pair| {
-        let key = pair.split('=').next().unwrap_or("");
-        !pair.is_empty() && key != "lang" && !OLLAMA_SET.contains(&key)
-    });
-    let set = OLLAMA_SET
+/// `query` with the settings Ollama's defaults change (those whose value differs in `o`), in
+/// `l`: the page's own pairs are kept as they came (already escaped), so the link needs no
+/// encoder here.
+fn ollama_query(query: &str, s: &Scenario, o: &Scenario, l: Lang) -> String {
+    let changed: Vec<&Setting> = SETTINGS
         .iter()
-        .filter_map(|k| Setting::by_key(k))
-        .map(|st| format!("{}={}", st.key, st.text(o)));
+        .filter(|st| st.get(s) != st.get(o))
+        .collect();
+    let kept = query.trim_start_matches('?').split('&').filter(|pair| {
+        let key = pair.split('=').next().unwrap_or("");
+        !pair.is_empty() && key != "lang" && !changed.iter().any(|st| st.key == key)
+    });
     kept.map(str::to_string)
-        .chain(set)
+        .chain(
+            changed
+                .iter()
+                .map(|st| format!("{}={}", st.key, st.text(o))),
+        )
         .chain(std::iter::once(format!("lang={}", l.key())))
         .collect::<Vec<_>>()
         .join("&")
@@ -230,10 +227,7 @@ fn ollama_query(query: &str, o: &Scenario, l: Lang) -> String {
 
 /// A link that opens this run with Ollama's defaults (v0.30 and later), or a word that these are
 /// they.
-fn ollama_markup(query: &str, s: &Scenario, ollama: Option<&Scenario>, l: Lang) -> String {
-    let Some(o) = ollama else {
-        return String::new();
-    };
+fn ollama_markup(query: &str, s: &Scenario, o: &Scenario, l: Lang) -> String {
     if o == s {
         return format!(
             r#"<p id="local-ollama-note" class="muted">{}</p>"#,
@@ -242,7 +236,7 @@ fn ollama_markup(query: &str, s: &Scenario, ollama: Option<&Scenario>, l: Lang) 
     }
     format!(
         r#"<p id="local-ollama-note"><a id="local-ollama-defaults" href="?{}">{}</a> {}</p>"#,
-        escape(&ollama_query(query, o, l)),
+        escape(&ollama_query(query, s, o, l)),
         escape(llama_word(l, W::OllamaDefaults)),
         escape(&format!(
             "-c {} -np 1 -b {} -ub {} -fa on, f16 cache, -ngl {}",

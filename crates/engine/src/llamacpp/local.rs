@@ -6,6 +6,7 @@
 use super::error::LlamaError;
 use super::mac::{Mac, MAC_CHIPS};
 use super::machine::{DeviceFit, Machine, DEFAULT_HOST_BANDWIDTH};
+use super::ollama::with_ollama_defaults;
 use super::plan::{plan_llama, LlamaPlan};
 use super::quantize::synthesize_gguf;
 use super::settings::{LlamaSettings, MAX_GPUS};
@@ -38,6 +39,8 @@ pub struct LocalOverview {
     /// For a preset: the highest-precision GGUF format whose every layer fits on the GPUs
     /// (None when none does, or when the model is a picked file).
     pub best_format: Option<WeightFormat>,
+    /// The same run with Ollama's defaults for its model and machine.
+    pub ollama: Scenario,
 }
 
 /// The memory option of `chip` nearest to `gb`: the Mac a run is planned for.
@@ -170,6 +173,7 @@ impl LocalOverview {
             commands: launch_commands(&settings, n_layer),
             model_bytes: header.tensor_bytes(),
             best_format: best_preset_format(s, &machine)?,
+            ollama: with_ollama_defaults(s, &header),
             settings,
             machine,
             plan,

@@ -36,8 +36,8 @@ pub use plan::{plan_llama, plan_placed, DeviceBuffers, LlamaPlan};
 pub use projector::{Projector, ProjectorError, ProjectorFile};
 pub use quantize::synthesize_gguf;
 pub use settings::{
-    parse_cache_type, parse_count, parse_on_off, parse_tensor_split, LlamaSettings, CACHE_TYPES,
-    MAX_CONTEXT, MAX_GPUS, MAX_LAYERS_FLAG, MAX_PARALLEL,
+    parse_cache_type, parse_count, parse_on_off, LlamaSettings, CACHE_TYPES, MAX_CONTEXT, MAX_GPUS,
+    MAX_LAYERS_FLAG, MAX_PARALLEL,
 };
 pub use shape::{AttentionLayer, LlamaShape};
 pub use shares::{TensorShares, EVEN_SPLIT};

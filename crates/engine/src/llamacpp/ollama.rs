@@ -56,11 +56,8 @@ fn gpu_memory(machine: &Machine) -> u64 {
 /// `s` with Ollama's defaults for its model (`header`) on its machine.
 pub fn with_ollama_defaults(s: &Scenario, header: &GgufHeader) -> Scenario {
     let machine = local_machine(s);
-    let trained = header
-        .hyperparameters()
-        .context_length
-        .filter(|&c| c > 0)
-        .unwrap_or(u64::MAX);
+    let hp = header.hyperparameters();
+    let trained = hp.context_length.filter(|&c| c > 0).unwrap_or(u64::MAX);
     let n_ctx = ollama_context(gpu_memory(&machine)).min(trained);
     let batch = ollama_batch(n_ctx);
     let mut out = Scenario {
@@ -83,7 +80,7 @@ pub fn with_ollama_defaults(s: &Scenario, header: &GgufHeader) -> Scenario {
         _ => max_gpu_layers(header, &settings, &machine).ok().flatten(),
     };
     out.ngl = fitted.unwrap_or(0);
-    let all_layers = header.hyperparameters().block_count.unwrap_or(0) + 1;
+    let all_layers = hp.block_count.unwrap_or(0) + 1;
     out.mmap = match machine {
         Machine::Cpu { .. } => false,
         Machine::Mac(_) => out.ngl >= all_layers,

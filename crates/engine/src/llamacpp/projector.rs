@@ -8,8 +8,9 @@
 //!   tensor's `ggml_nbytes` (the log's `load_hparams: model size`), padded to the backend's
 //!   alignment, which is below the log's 0.01 MiB;
 //! - at load, `warmup()` reserves the vision graph for one image of the warmup size
-//!   (`alloc_compute_meta` / `reserve_compute_meta`: `… compute buffer size`): `clip.vision.image_size`, except for the
-//!   Qwen2-VL family and GLM-4V, whose warmup is 46 × 46 merged tokens
+//!   (`alloc_compute_meta` / `reserve_compute_meta`: `… compute buffer size`):
+//!   `clip.vision.image_size`, except for the Qwen2-VL family and GLM-4V, whose warmup is
+//!   46 × 46 merged tokens
 //!   (`set_warmup_n_tokens(46*46)`: 92 × 92 patches at a merge of 2). A larger image later can
 //!   grow the buffer; the warmup is what every run holds.
 //!

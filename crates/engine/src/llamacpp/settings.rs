@@ -111,24 +111,6 @@ pub fn parse_on_off(flag: LlamaFlag, text: &str) -> Result<bool, LlamaError> {
     }
 }
 
-/// `--tensor-split 3,1` or `0.6,0.4`: non-negative finite shares, not all zero, at most 16.
-pub fn parse_tensor_split(text: &str) -> Result<Vec<f32>, LlamaError> {
-    let shares = text
-        .split([',', '/'])
-        .map(|s| {
-            s.trim()
-                .parse::<f32>()
-                .ok()
-                .filter(|x| x.is_finite() && *x >= 0.0)
-        })
-        .collect::<Option<Vec<f32>>>()
-        .ok_or_else(|| unreadable(LlamaFlag::TensorSplit, text))?;
-    if shares.is_empty() || shares.len() > MAX_GPUS || shares.iter().all(|&x| x == 0.0) {
-        return Err(unreadable(LlamaFlag::TensorSplit, text));
-    }
-    Ok(shares)
-}
-
 /// A whole number within `min..=max` for `flag`.
 pub fn parse_count(flag: LlamaFlag, text: &str, min: u64, max: u64) -> Result<u64, LlamaError> {
     let value: u64 = text.trim().parse().map_err(|_| unreadable(flag, text))?;

@@ -6,7 +6,7 @@
 use super::settings::MAX_GPUS;
 
 /// The largest share one GPU may be given, in thousandths (1000.000).
-pub const MAX_SHARE_MILLI: u32 = 1_000_000;
+const MAX_SHARE_MILLI: u32 = 1_000_000;
 
 /// The GPUs' shares of the layers; no shares: an even split over however many GPUs there are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -77,10 +77,16 @@ impl TensorShares {
             .join(",")
     }
 
+    /// Whether these shares split over `gpus` GPUs: the even split does over any number, typed
+    /// shares when they name that many.
+    pub fn applies_to(&self, gpus: usize) -> bool {
+        self.is_even() || self.gpus() == gpus
+    }
+
     /// llama.cpp's `tensor_split` for `gpus` GPUs: these shares when they name that many GPUs,
     /// else the even split (a link whose GPU count changed after the split was typed).
     pub fn for_gpus(&self, gpus: usize) -> Vec<f32> {
-        if self.gpus() == gpus {
+        if !self.is_even() && self.gpus() == gpus {
             self.parts().iter().map(|&p| p as f32).collect()
         } else {
             vec![1.0; gpus]
@@ -159,6 +165,13 @@ mod tests {
         ] {
             assert_eq!(TensorShares::parse(bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn the_even_split_applies_to_any_gpu_count_and_typed_shares_to_their_own() {
+        assert!(TensorShares::EVEN.applies_to(3));
+        let s = TensorShares::parse("3,1").unwrap();
+        assert!(s.applies_to(2) && !s.applies_to(3));
     }
 
     #[test]
