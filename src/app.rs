@@ -5,6 +5,7 @@ use vram_engine::{Job, LoraTargets, Setting, SettingKind, SettingValue};
 
 use crate::chart::escape;
 use crate::components::controls::{EnumSlider, Segmented, SelectField, SliderNumber};
+use crate::components::event_target_id;
 use crate::components::local::{LocalModelFile, LocalResults};
 use crate::components::measured::MeasuredPanel;
 use crate::components::model::ModelPicker;
@@ -136,10 +137,7 @@ pub fn copy_on_click(
     status: &str,
     said: [&'static str; 2],
 ) {
-    let on_button = e
-        .target()
-        .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
-        .is_some_and(|t| t.id() == button);
+    let on_button = event_target_id(e) == button;
     let doc = web_sys::window().and_then(|w| w.document());
     let text = doc
         .as_ref()
@@ -193,11 +191,7 @@ fn Notices() -> impl IntoView {
     let st = expect_context::<AppState>();
     // the list as escaped markup (a notice may quote the link); one click handler for its button
     let close = move |e: leptos::ev::MouseEvent| {
-        let on_close = e
-            .target()
-            .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
-            .is_some_and(|t| t.id() == "notice-close");
-        if on_close {
+        if event_target_id(&e) == "notice-close" {
             st.notices.set(Vec::new());
         }
     };

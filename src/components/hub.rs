@@ -7,9 +7,8 @@
 use leptos::prelude::*;
 use vram_engine::{GgufFile, HubEndpoint, HubSource, Job, ModelChoice, DEFAULT_ENDPOINT};
 
-use wasm_bindgen::JsCast;
-
 use crate::chart::escape as esc;
+use crate::components::{event_element, event_target_id};
 use crate::i18n::{t, Lang};
 use crate::readers::{self, HubModel, HubReply, HubRequest, Refused, HUB_TIMEOUT_MS};
 use crate::state::AppState;
@@ -193,17 +192,14 @@ pub fn HubPicker() -> impl IntoView {
         let l = lang();
         form_markup(l, &id.get_untracked(), &endpoint)
     };
-    let element = |ev: &web_sys::Event| {
-        ev.target()
-            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+    let target = event_target_id;
+    let clicked = move |ev: &web_sys::Event| match event_element(ev)
+        .and_then(|e| e.get_attribute("data-parts"))
+    {
+        Some(parts) => pick(parts),
+        None if target(ev) == "hub-read" => read(),
+        None => {}
     };
-    let target = move |ev: &web_sys::Event| element(ev).map(|e| e.id()).unwrap_or_default();
-    let clicked =
-        move |ev: &web_sys::Event| match element(ev).and_then(|e| e.get_attribute("data-parts")) {
-            Some(parts) => pick(parts),
-            None if target(ev) == "hub-read" => read(),
-            None => {}
-        };
     view! {
         <div class="field" id="hub-box" on:focusin=|_| readers::preload()
             on:click=move |ev| clicked(&ev)

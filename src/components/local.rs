@@ -7,6 +7,7 @@ use vram_engine::{encode_link, GgufFile, Job, PageSettings, ProjectorFile, Tenso
 use vram_text::{llama_word, LlamaWord as W};
 use wasm_bindgen::JsCast;
 
+use crate::components::event_target_id;
 use crate::i18n::{t, Lang};
 use crate::local_module::{local_view, preload, read_picked, LocalMarkup, PickProblem, Picked};
 use crate::state::AppState;
@@ -115,11 +116,6 @@ pub fn LocalModelFile() -> impl IntoView {
         let lang = st.lang.get();
         problem.with(|p| file_panel_markup(st, lang, p.as_ref()))
     });
-    let target_id = |ev: &leptos::ev::Event| {
-        ev.target()
-            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-            .map(|e| e.id())
-    };
     let on_change = move |ev: leptos::ev::Event| {
         let files = ev
             .target()
@@ -128,9 +124,9 @@ pub fn LocalModelFile() -> impl IntoView {
             .and_then(|i| i.files());
         pick_all(st, problem, files);
     };
-    let on_click = move |ev: leptos::ev::MouseEvent| match target_id(&ev).as_deref() {
-        Some("gguf-clear") => st.edit(|s| s.gguf = None),
-        Some("mmproj-clear") => st.edit(|s| s.mmproj = None),
+    let on_click = move |ev: leptos::ev::MouseEvent| match event_target_id(&ev).as_str() {
+        "gguf-clear" => st.edit(|s| s.gguf = None),
+        "mmproj-clear" => st.edit(|s| s.mmproj = None),
         _ => {}
     };
     let on_drop = move |ev: leptos::ev::DragEvent| {
@@ -212,10 +208,9 @@ pub fn LocalResults() -> impl IntoView {
         // what the box says until the module answers (or when the scenario does not change)
         let said = match TensorShares::parse(&input.value()) {
             Some(shares) => {
-                let gpus = st.scenario.with_untracked(|s| s.gpus);
-                let named = shares.gpus() as u64;
+                let gpus = st.scenario.with_untracked(|s| s.gpus as usize);
                 st.edit(|s| s.tensor_split = shares);
-                (named != 0 && named != gpus).then(|| llama_word(lang, W::SplitCount))
+                (!shares.applies_to(gpus)).then(|| llama_word(lang, W::SplitCount))
             }
             None => Some(llama_word(lang, W::SplitInvalid)),
         };
