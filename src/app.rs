@@ -371,7 +371,7 @@ fn control(setting: &'static Setting, look: Look) -> AnyView {
             pow2,
         } => view! {
             <SliderNumber id=id label=label(setting)
-                value=Signal::derive(move || st.scenario.with(|s| match setting.get(s) { SettingValue::Number(n) => n, _ => 0 }))
+                value=Memo::new(move |_| st.scenario.with(|s| match setting.get(s) { SettingValue::Number(n) => n, _ => 0 }))
                 on_change=Callback::new(move |v| st.edit(|s| setting.set(s, SettingValue::Number(v))))
                 min=slider.0 max=slider.1 limit_min=min limit_max=max log=log pow2=pow2 />
         }
@@ -398,8 +398,9 @@ fn choice(setting: &'static Setting, look: Look) -> impl IntoView {
                 .collect::<Vec<_>>()
         })
     });
-    // a QLoRA job shows the quantization it will really use
-    let value = Signal::derive(move || {
+    // a QLoRA job shows the quantization it will really use; a memo, so a step that leaves the
+    // choice alone does not set every `<option>`'s `selected` again
+    let value = Memo::new(move |_| {
         st.scenario.with(|s| match setting.key {
             "w" => s.effective_weights().key(),
             _ => match setting.get(s) {
@@ -429,7 +430,7 @@ fn tp_select(setting: &'static Setting) -> impl IntoView {
             .map(|k| (*k, k.to_string()))
             .collect::<Vec<_>>()
     });
-    let value = Signal::derive(move || {
+    let value = Memo::new(move |_| {
         let t = st.scenario.with(|s| s.tp);
         KEYS.into_iter()
             .find(|k| k.parse::<u64>().ok() == Some(t))
@@ -448,9 +449,13 @@ fn tp_select(setting: &'static Setting) -> impl IntoView {
 fn SwitchField(setting: &'static Setting) -> impl IntoView {
     let st = expect_context::<AppState>();
     let id = setting.id;
+    let on = Memo::new(move |_| {
+        st.scenario
+            .with(|s| setting.get(s) == SettingValue::On(true))
+    });
     view! {
         <div class="field toggle">
-            <input type="checkbox" id=id prop:checked=move || st.scenario.with(|s| setting.get(s) == SettingValue::On(true))
+            <input type="checkbox" id=id prop:checked=on
                 on:change=move |ev| { let on = event_target_checked(&ev); st.edit(|s| setting.set(s, SettingValue::On(on))) } />
             <label for=id>{label(setting)}</label>
         </div>
@@ -476,9 +481,10 @@ fn LoraTargetsField() -> impl IntoView {
             {LoraTargets::NAMES.iter().map(|name| {
                 let name: &'static str = name;
                 let id = format!("target-{name}");
+                let on = Memo::new(move |_| st.scenario.with(|s| s.lora_targets.contains(name)));
                 view! {
                     <label class="chip"><input type="checkbox" id=id
-                        prop:checked=move || st.scenario.with(|s| s.lora_targets.contains(name))
+                        prop:checked=on
                         on:change=move |ev| {
                             let on = event_target_checked(&ev);
                             let next = st.scenario.with_untracked(|s| s.lora_targets.with(name, on));

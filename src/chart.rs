@@ -2,6 +2,8 @@
 //! totals (plotters has no stacked series); tooltips and labels are added as escaped SVG text.
 
 pub mod patch;
+#[cfg(test)]
+pub mod steps;
 
 use plotters::prelude::*;
 use vram_engine::CAPACITY_LINES_GIB;
@@ -146,15 +148,13 @@ pub fn stacked(
                 let y0 = base as f64 / ubytes;
                 let y1 = (base + bytes) as f64 / ubytes;
                 base += bytes;
-                chart.draw_series(std::iter::once(Rectangle::new(
-                    [(x0, y0), (x1, y1)],
-                    colour(*c).filled(),
-                )))?;
+                // one rectangle per segment, drawn here rather than by plotters: it carries the
+                // colour and takes the hover and focus, so a step moves one element, not two
                 let (ax, ay) = chart.backend_coord(&(x0, y1));
                 let (bx, by) = chart.backend_coord(&(x1, y0));
                 let label = format!("{}: {}", i18n::component(lang, *c), unit.format(bytes));
                 overlay.push_str(&format!(
-                    r#"<g class="seg" tabindex="0" data-component="{}" data-gpus="{}"><title>{}</title><rect x="{}" y="{}" width="{}" height="{}" fill="transparent"/><text x="{}" y="{}" class="seg-label">{}</text></g>"#,
+                    r#"<g class="seg" tabindex="0" data-component="{}" data-gpus="{}"><title>{}</title><rect x="{}" y="{}" width="{}" height="{}" fill="{}"/><text x="{}" y="{}" class="seg-label">{}</text></g>"#,
                     c.key(),
                     gpus,
                     escape(&label),
@@ -162,6 +162,7 @@ pub fn stacked(
                     ay,
                     (bx - ax).max(1),
                     (by - ay).max(1),
+                    css_colour(*c),
                     ax,
                     (ay - 4).max(12),
                     escape(&label)
@@ -403,6 +404,13 @@ mod tests {
         let segments = svg.matches(r#"class="seg""#).count();
         let nonzero = Component::ALL.iter().filter(|c| b.bytes(**c) > 0).count();
         assert_eq!(segments, nonzero);
+        // each segment is one rectangle, which carries its colour and takes hover and focus
+        assert_eq!(svg.matches("<rect").count(), segments, "{svg}");
+        let weights = css_colour(Component::Weights);
+        assert!(
+            svg.contains(&format!(r#"fill="{weights}"/><text"#)),
+            "{svg}"
+        );
         assert!(svg.starts_with("<svg") && svg.ends_with("</svg>\n") || svg.ends_with("</svg>"));
     }
 

@@ -8,9 +8,51 @@
 
 use web_sys::Element;
 
+/// What a patch writes to: the page's elements, or, in the tests, a record of the writes.
+pub trait Tree: Sized {
+    fn set_attribute(&self, name: &str, value: &str);
+    fn remove_attribute(&self, name: &str);
+    fn set_text(&self, text: &str);
+    /// The slow write: the markup parsed and its elements built, styled and laid out anew.
+    fn set_inner_html(&self, markup: &str);
+    fn first_element_child(&self) -> Option<Self>;
+    fn next_element_sibling(&self) -> Option<Self>;
+    /// Inserts elements as markup, `where` as `insertAdjacentHTML` reads it.
+    fn insert_html(&self, at: &str, markup: &str);
+    /// Takes the element out of the page.
+    fn remove(&self);
+}
+
+impl Tree for Element {
+    fn set_attribute(&self, name: &str, value: &str) {
+        let _ = Element::set_attribute(self, name, value);
+    }
+    fn remove_attribute(&self, name: &str) {
+        let _ = Element::remove_attribute(self, name);
+    }
+    fn set_text(&self, text: &str) {
+        self.set_text_content(Some(text));
+    }
+    fn set_inner_html(&self, markup: &str) {
+        Element::set_inner_html(self, markup);
+    }
+    fn first_element_child(&self) -> Option<Self> {
+        Element::first_element_child(self)
+    }
+    fn next_element_sibling(&self) -> Option<Self> {
+        Element::next_element_sibling(self)
+    }
+    fn insert_html(&self, at: &str, markup: &str) {
+        let _ = self.insert_adjacent_html(at, markup);
+    }
+    fn remove(&self) {
+        Element::remove(self);
+    }
+}
+
 /// Makes `host`'s content equal to the markup `new`, given that it shows `old` (what the last call
 /// wrote): a chart's `<svg>` or a panel's list of elements, patched as the children of `host`.
-pub fn patch_inner(host: &Element, old: &str, new: &str) {
+pub fn patch_inner(host: &impl Tree, old: &str, new: &str) {
     let (was, now) = (format!("<x>{old}</x>"), format!("<x>{new}</x>"));
     match (parse(&was), parse(&now)) {
         (Some(was), Some(now)) if !old.is_empty() => patch_element(host, &was, &now),
@@ -20,16 +62,16 @@ pub fn patch_inner(host: &Element, old: &str, new: &str) {
 
 /// One element of the chart's markup: its name, attributes, what is inside and the whole text.
 #[derive(Debug, PartialEq)]
-struct Node<'a> {
-    name: &'a str,
-    attributes: Vec<(&'a str, &'a str)>,
-    content: Content<'a>,
-    inner: &'a str,
-    markup: &'a str,
+pub(super) struct Node<'a> {
+    pub name: &'a str,
+    pub attributes: Vec<(&'a str, &'a str)>,
+    pub content: Content<'a>,
+    pub inner: &'a str,
+    pub markup: &'a str,
 }
 
 #[derive(Debug, PartialEq)]
-enum Content<'a> {
+pub(super) enum Content<'a> {
     /// text only (escaped as in the markup), or nothing
     Text(&'a str),
     /// elements with nothing but white space between them
@@ -38,55 +80,137 @@ enum Content<'a> {
     Mixed,
 }
 
-fn patch_element(el: &Element, was: &Node, now: &Node) {
+fn patch_element(el: &impl Tree, was: &Node, now: &Node) {
     if was.markup == now.markup {
         return;
     }
     for (name, _) in &was.attributes {
         if !now.attributes.iter().any(|(n, _)| n == name) {
-            let _ = el.remove_attribute(name);
+            el.remove_attribute(name);
         }
     }
     for (name, value) in &now.attributes {
         if !was.attributes.contains(&(name, value)) {
-            let _ = el.set_attribute(name, &unescape_attribute(value));
+            el.set_attribute(name, &unescape_attribute(value));
         }
     }
     if was.inner == now.inner {
         return;
     }
     match (&was.content, &now.content) {
-        (Content::Elements(was), Content::Elements(now)) if same_tags(was, now) => {
-            patch_children(el, was, now)
-        }
+        (Content::Elements(was), Content::Elements(now)) => patch_children(el, was, now),
         // text for text: no parse, the element's one text node changes
         (Content::Text(_), Content::Text(text)) => match unescape_text(text) {
-            Some(text) => el.set_text_content(Some(&text)),
+            Some(text) => el.set_text(&text),
             None => el.set_inner_html(now.inner),
         },
         _ => el.set_inner_html(now.inner),
     }
 }
 
-/// Whether two lists of elements pair up one to one by position and tag.
-fn same_tags(was: &[Node], now: &[Node]) -> bool {
-    was.len() == now.len() && was.iter().zip(now).all(|(a, b)| a.name == b.name)
+/// What pairs an old child with a new one: its tag and class (a bar segment's group with a bar
+/// segment's group, a grid line with a grid line), whatever its other attributes say.
+fn key<'a>(node: &Node<'a>) -> (&'a str, &'a str) {
+    let class = node.attributes.iter().find(|(n, _)| *n == "class");
+    (node.name, class.map_or("", |(_, v)| v))
 }
 
-/// Each child patched with its pair (same count and tags, see `same_tags`).
-fn patch_children(parent: &Element, was: &[Node], now: &[Node]) {
-    let mut on_page = parent.first_element_child();
-    for (old, node) in was.iter().zip(now) {
-        let Some(el) = on_page else {
-            return;
-        };
-        on_page = el.next_element_sibling();
-        patch_element(&el, old, node);
+/// `parent`'s children made equal to `now`, given that they show `was`. The children are paired
+/// in order by [`key`] (the longest common run of keys): a paired child is patched, an old child
+/// left unpaired is removed, and each run of new ones is inserted as markup where it belongs. A
+/// chart whose axis gains a tick, or whose bar loses a segment, keeps every other element.
+fn patch_children<T: Tree>(parent: &T, was: &[Node], now: &[Node]) {
+    let mut on_page = Vec::with_capacity(was.len());
+    let mut next = parent.first_element_child();
+    for _ in was {
+        let Some(el) = next else { break };
+        next = el.next_element_sibling();
+        on_page.push(el);
     }
+    if on_page.len() != was.len() {
+        // the page is not what this module wrote last: write the list whole
+        let markup: String = now.iter().map(|n| n.markup).collect();
+        return parent.set_inner_html(&markup);
+    }
+    // `last`: the element the next insertion follows (none: the parent's start)
+    let (mut last, mut inserted) = (None::<&T>, String::new());
+    for step in pairing(was, now) {
+        match step {
+            Pair::Both(i, j) => {
+                insert_after(parent, last, &mut inserted);
+                patch_element(&on_page[i], &was[i], &now[j]);
+                last = Some(&on_page[i]);
+            }
+            Pair::Old(i) => on_page[i].remove(),
+            Pair::New(j) => inserted.push_str(now[j].markup),
+        }
+    }
+    insert_after(parent, last, &mut inserted);
+}
+
+/// Inserts `markup` (and empties it) after `last`, or at the start of `parent`.
+fn insert_after<T: Tree>(parent: &T, last: Option<&T>, markup: &mut String) {
+    if markup.is_empty() {
+        return;
+    }
+    match last {
+        Some(el) => el.insert_html("afterend", markup),
+        None => parent.insert_html("afterbegin", markup),
+    }
+    markup.clear();
+}
+
+#[derive(Debug, PartialEq)]
+enum Pair {
+    Both(usize, usize),
+    Old(usize),
+    New(usize),
+}
+
+/// The old and new children in order: paired along the longest common subsequence of their
+/// keys, the rest old (removed) or new (inserted). The common start and end are paired first, so
+/// the table is only as large as the part that changed.
+fn pairing(was: &[Node], now: &[Node]) -> Vec<Pair> {
+    let same = |i: usize, j: usize| key(&was[i]) == key(&now[j]);
+    let head = (0..was.len().min(now.len()))
+        .take_while(|&k| same(k, k))
+        .count();
+    let tail = (0..was.len().min(now.len()) - head)
+        .take_while(|&k| same(was.len() - 1 - k, now.len() - 1 - k))
+        .count();
+    let (n, m) = (was.len() - head - tail, now.len() - head - tail);
+    // lcs[i][j]: the longest common run of was[head+i..] and now[head+j..] (middle part only)
+    let width = m + 1;
+    let mut lcs = vec![0u16; (n + 1) * width];
+    for i in (0..n).rev() {
+        for j in (0..m).rev() {
+            lcs[i * width + j] = if same(head + i, head + j) {
+                lcs[(i + 1) * width + j + 1] + 1
+            } else {
+                lcs[(i + 1) * width + j].max(lcs[i * width + j + 1])
+            };
+        }
+    }
+    let mut out: Vec<Pair> = (0..head).map(|k| Pair::Both(k, k)).collect();
+    let (mut i, mut j) = (0, 0);
+    while i < n || j < m {
+        if i < n && j < m && same(head + i, head + j) {
+            out.push(Pair::Both(head + i, head + j));
+            (i, j) = (i + 1, j + 1);
+        } else if j < m && (i == n || lcs[i * width + j + 1] >= lcs[(i + 1) * width + j]) {
+            out.push(Pair::New(head + j));
+            j += 1;
+        } else {
+            out.push(Pair::Old(head + i));
+            i += 1;
+        }
+    }
+    out.extend((0..tail).map(|k| Pair::Both(head + n + k, head + m + k)));
+    out
 }
 
 /// Attribute values as the markup writes them; `set_attribute` takes them unescaped.
-fn unescape_attribute(value: &str) -> String {
+pub(super) fn unescape_attribute(value: &str) -> String {
     if !value.contains('&') {
         return value.to_string();
     }
@@ -100,7 +224,7 @@ fn unescape_attribute(value: &str) -> String {
 
 /// Escaped text as plain text, when it holds no character reference but the five that
 /// `vram_text::escape` and plotters write; `None` otherwise (the caller parses it).
-fn unescape_text(text: &str) -> Option<String> {
+pub(super) fn unescape_text(text: &str) -> Option<String> {
     const KNOWN: [(&str, char); 6] = [
         ("&amp;", '&'),
         ("&lt;", '<'),
@@ -123,7 +247,7 @@ fn unescape_text(text: &str) -> Option<String> {
 /// The markup that plotters and the overlay write: one root element, attribute values in double
 /// quotes that hold no `<`, `>` or `"` (text is escaped), no comments. Anything else is `None`,
 /// and the caller writes the chart whole.
-fn parse(markup: &str) -> Option<Node<'_>> {
+pub(super) fn parse(markup: &str) -> Option<Node<'_>> {
     let markup = markup.trim();
     let (node, end) = parse_element(markup, 0)?;
     (end == markup.len()).then_some(node)

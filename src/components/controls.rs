@@ -11,7 +11,7 @@ fn lang() -> Lang {
 }
 
 /// Slider position (0..=1000) for a value on a log scale from `min` to `max`.
-fn log_pos(v: u64, min: u64, max: u64) -> u64 {
+pub(crate) fn log_pos(v: u64, min: u64, max: u64) -> u64 {
     let (v, min, max) = (
         v.clamp(min.max(1), max) as f64,
         min.max(1) as f64,
@@ -21,7 +21,7 @@ fn log_pos(v: u64, min: u64, max: u64) -> u64 {
 }
 
 /// Value for a log-scale slider position, rounded to a power of two when `pow2`.
-fn log_value(pos: u64, min: u64, max: u64, pow2: bool) -> u64 {
+pub(crate) fn log_value(pos: u64, min: u64, max: u64, pow2: bool) -> u64 {
     let (min_f, max_f) = (min.max(1) as f64, max as f64);
     let v = (min_f.ln() + (max_f.ln() - min_f.ln()) * pos as f64 / 1000.0).exp();
     let v = if pow2 {

@@ -5,6 +5,7 @@ pub mod hub;
 pub mod local;
 pub mod measured;
 pub mod model;
+pub mod on_screen;
 pub mod results;
 
 use wasm_bindgen::JsCast;

@@ -192,7 +192,8 @@ pub fn Charts() -> impl IntoView {
         let Some(el) = bars_box.get() else {
             return String::new();
         };
-        svg.with(|markup| chart::patch::patch_inner(&el, shown.as_deref().unwrap_or(""), markup));
+        let el: &web_sys::Element = &el;
+        svg.with(|markup| chart::patch::patch_inner(el, shown.as_deref().unwrap_or(""), markup));
         let first = shown.as_deref().is_none_or(str::is_empty);
         if first && el.first_element_child().is_some() {
             let now = web_sys::window()
@@ -263,19 +264,61 @@ fn copy_serve(e: leptos::ev::MouseEvent) {
 
 /// One panel of the answer below the charts: the section stays in the DOM and only the text and
 /// attributes of its markup that changed reach the page (hidden while the scenario has no answer).
-/// The page's CSS keeps it out of style and layout while it is off screen.
+/// While the panel is off screen a step does not build it: the section says `data-stale` and the
+/// panel is brought up to date when it comes near the screen or when input pauses (100 ms), so a
+/// slider dragged at the top of the page pays only for what is in sight (issue 16). The page's
+/// CSS keeps it out of style and layout while it is off screen.
 fn answer_section(
     id: &'static str,
     heading: &'static str,
-    markup: Memo<Option<String>>,
+    build: fn(&AppState) -> Option<String>,
     on_click: fn(leptos::ev::MouseEvent),
 ) -> impl IntoView {
+    let st = expect_context::<AppState>();
     let host = NodeRef::<leptos::html::Div>::new();
-    let shown = Memo::new(move |_| markup.get().unwrap_or_default());
-    patched_in_place(host, shown);
+    let on_screen = RwSignal::new(false);
+    // set when input has paused with the panel off screen: build it anyway
+    let due = RwSignal::new(false);
+    let pending = StoredValue::new(None::<TimeoutHandle>);
+    let watched = StoredValue::new(false);
+    Effect::new(move |shown: Option<String>| {
+        let shown = shown.unwrap_or_default();
+        let Some(el) = host.get() else {
+            return shown;
+        };
+        let el: &web_sys::Element = &el;
+        let section = el.parent_element();
+        if let (false, Some(section)) = (watched.get_value(), &section) {
+            super::on_screen::watch(section, on_screen);
+            watched.set_value(true);
+        }
+        if let Some(h) = pending.get_value() {
+            h.clear();
+        }
+        if !on_screen.get() && !due.get() {
+            // what the panel reads, tracked without building it
+            st.scenario.track();
+            st.lang.track();
+            st.computed.track();
+            if let Some(section) = &section {
+                let _ = section.set_attribute("data-stale", "");
+            }
+            let catch_up = move || due.set(true);
+            let timer = set_timeout_with_handle(catch_up, std::time::Duration::from_millis(100));
+            pending.set_value(timer.ok());
+            return shown;
+        }
+        due.update_untracked(|d| *d = false);
+        let now = build(&st).unwrap_or_default();
+        chart::patch::patch_inner(el, &shown, &now);
+        if let Some(section) = &section {
+            let _ = section.remove_attribute("data-stale");
+        }
+        now
+    });
     view! {
         <section class="panel below" aria-labelledby=heading id=id on:click=on_click
-            hidden=move || markup.with(Option::is_none)><div node_ref=host></div></section>
+            hidden=move || st.computed.with(Result::is_err)><div node_ref=host></div></section>
     }
 }
 
@@ -287,16 +330,15 @@ fn patched_in_place(host: NodeRef<leptos::html::Div>, markup: Memo<String>) {
         let Some(el) = host.get() else {
             return String::new();
         };
-        markup.with(|m| chart::patch::patch_inner(&el, shown.as_deref().unwrap_or(""), m));
+        let el: &web_sys::Element = &el;
+        markup.with(|m| chart::patch::patch_inner(el, shown.as_deref().unwrap_or(""), m));
         markup.get_untracked()
     });
 }
 
 #[component]
 pub fn FitTable() -> impl IntoView {
-    let st = expect_context::<AppState>();
-    let markup = Memo::new(move |_| fit_markup(&st));
-    answer_section("fit", "fit-h", markup, copy_serve)
+    answer_section("fit", "fit-h", fit_markup, copy_serve)
 }
 
 /// The solver's answers, the changes that would make it fit, the serve commands and the fit
@@ -392,9 +434,7 @@ fn fit_markup(st: &AppState) -> Option<String> {
 
 #[component]
 pub fn Explanations() -> impl IntoView {
-    let st = expect_context::<AppState>();
-    let markup = Memo::new(move |_| explanations_markup(&st));
-    answer_section("explanations", "explain-h", markup, |_| {})
+    answer_section("explanations", "explain-h", explanations_markup, |_| {})
 }
 
 /// Each component's formulas with this scenario's numbers, as markup (the formulas escaped).

@@ -416,29 +416,38 @@ impl Session {
         panic!("timed out waiting for {what}");
     }
 
+    /// `expr` of `css` (`arguments[0]`) once the page has no panel waiting to be brought up to
+    /// date: a panel off screen says `data-stale` until input pauses (100 ms after a change), so
+    /// a read right after a change sees what a user who scrolls there sees.
+    pub fn read_settled(&self, expr: &str, css: &str) -> Value {
+        let script = format!(
+            "const done = arguments[arguments.length - 1]; const t0 = performance.now();
+             const go = () => {{
+               if (document.querySelector('[data-stale]') && performance.now() - t0 < 5000) return setTimeout(go, 10);
+               done((() => {{ {expr} }})());
+             }};
+             go();"
+        );
+        self.js_async(&script, vec![json!(css)])
+    }
+
     pub fn exists(&self, css: &str) -> bool {
-        self.js(
-            "return document.querySelector(arguments[0]) !== null",
-            vec![json!(css)],
-        )
-        .as_bool()
-        .unwrap_or(false)
+        self.read_settled("return document.querySelector(arguments[0]) !== null", css)
+            .as_bool()
+            .unwrap_or(false)
     }
 
     pub fn count(&self, css: &str) -> u64 {
-        self.js(
-            "return document.querySelectorAll(arguments[0]).length",
-            vec![json!(css)],
-        )
-        .as_u64()
-        .unwrap_or(0)
+        self.read_settled("return document.querySelectorAll(arguments[0]).length", css)
+            .as_u64()
+            .unwrap_or(0)
     }
 
     /// The visible text of the first element matching `css` ("" when none).
     pub fn text_of(&self, css: &str) -> String {
-        self.js(
+        self.read_settled(
             "const e = document.querySelector(arguments[0]); return e ? e.textContent : ''",
-            vec![json!(css)],
+            css,
         )
         .as_str()
         .unwrap_or_default()
@@ -456,9 +465,9 @@ impl Session {
     }
 
     pub fn value_of(&self, css: &str) -> String {
-        self.js(
+        self.read_settled(
             "const e = document.querySelector(arguments[0]); return e ? String(e.value) : ''",
-            vec![json!(css)],
+            css,
         )
         .as_str()
         .unwrap_or_default()

@@ -81,6 +81,55 @@ fn dragging_the_batch_slider_changes_the_total_the_chart_and_the_url() {
     page.assert_no_console_errors();
 }
 
+/// Moves `#batch` to `to` and reads, in the same script once the page's effects have run: the
+/// total, whether the fit panel says `data-stale`, and the fit table's first row.
+const STEP_AND_LOOK: &str = r#"
+const done = arguments[arguments.length - 1];
+const slider = document.querySelector('#batch');
+slider.value = arguments[0];
+slider.dispatchEvent(new Event('input', {bubbles: true}));
+setTimeout(() => done([
+  document.querySelector('#total').textContent,
+  document.querySelector('#fit').hasAttribute('data-stale'),
+  document.querySelector('#fit-table tbody tr').textContent,
+]), 0);
+"#;
+
+#[test]
+fn a_step_builds_the_panels_below_the_fold_only_once_input_pauses_or_they_come_into_view() {
+    let page = Page::open("/");
+    let (total, row) = (page.text_of("#total"), page.text_of("#fit-table tbody tr"));
+    // at the top of the page the fit panel is off screen: the step leaves it for later
+    let seen = page.js_async(STEP_AND_LOOK, vec![json!("700")]);
+    assert_ne!(
+        seen[0].as_str(),
+        Some(total.as_str()),
+        "the total follows the step at once"
+    );
+    assert_eq!(seen[1], json!(true), "the panel off screen waits: {seen}");
+    assert_eq!(seen[2].as_str(), Some(row.as_str()));
+    // input pauses: it catches up (the reads wait for that)
+    assert_ne!(page.text_of("#fit-table tbody tr"), row);
+    assert!(!page.exists("#fit[data-stale]"));
+    // in sight, the panel follows each step in the same frame as the total
+    page.js("document.querySelector('#fit').scrollIntoView()", vec![]);
+    page.wait_until("the fit panel to be on screen", 5, |s| {
+        s.js_async(
+            "const done = arguments[0]; requestAnimationFrame(() => requestAnimationFrame(() => done(true)))",
+            vec![],
+        ) == json!(true)
+    });
+    let row = page.text_of("#fit-table tbody tr");
+    let seen = page.js_async(STEP_AND_LOOK, vec![json!("300")]);
+    assert_eq!(
+        seen[1],
+        json!(false),
+        "a panel in sight is not left stale: {seen}"
+    );
+    assert_ne!(seen[2].as_str(), Some(row.as_str()));
+    page.assert_no_console_errors();
+}
+
 #[test]
 fn every_kind_of_control_moves_the_budget() {
     let page = Page::open("/");
@@ -472,9 +521,9 @@ fn a_servers_answers_and_its_copyable_command_follow_the_sliders() {
             && s.text_of("#answer-requests-max") != at_max
     });
     // every row's headroom has the sign of its verdict
-    let disagree = page.js(
+    let disagree = page.read_settled(
         "return [...document.querySelectorAll('#fit-table tbody tr')].filter(r => (r.children[2].textContent === 'yes') !== (parseFloat(r.children[3].textContent) >= 0)).map(r => r.id)",
-        vec![],
+        "",
     );
     assert_eq!(disagree, json!([]));
     page.assert_no_console_errors();

@@ -1,0 +1,28 @@
+//! Whether an element is on screen, or near it, as a signal the page's effects can read.
+
+use leptos::prelude::*;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
+use web_sys::{Element, IntersectionObserver, IntersectionObserverEntry, IntersectionObserverInit};
+
+/// How near the screen counts as on it: a panel is brought up to date a little before it shows.
+const MARGIN: &str = "200px";
+
+/// Keeps `on_screen` equal to whether `el` is within [`MARGIN`] of the viewport, from the first
+/// layout on (an `IntersectionObserver` that lives as long as the page).
+pub fn watch(el: &Element, on_screen: RwSignal<bool>) {
+    let seen = Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
+        let last = entries.iter().last();
+        if let Some(entry) = last.and_then(|e| e.dyn_into::<IntersectionObserverEntry>().ok()) {
+            on_screen.set(entry.is_intersecting());
+        }
+    });
+    let options = IntersectionObserverInit::new();
+    options.set_root_margin(MARGIN);
+    if let Ok(observer) =
+        IntersectionObserver::new_with_options(seen.as_ref().unchecked_ref(), &options)
+    {
+        observer.observe(el);
+    }
+    seen.forget();
+}
