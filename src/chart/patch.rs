@@ -6,7 +6,8 @@
 //! kind is written whole. The verdict and the answer's panels are patched the same way, and a text
 //! that changes for text goes through `textContent`, so no parser runs for it.
 
-use web_sys::Element;
+use wasm_bindgen::JsCast;
+use web_sys::{Element, Node as PageNode};
 
 /// What a patch writes to: the page's elements, or, in the tests, a record of the writes.
 pub trait Tree: Sized {
@@ -17,36 +18,51 @@ pub trait Tree: Sized {
     fn set_inner_html(&self, markup: &str);
     fn first_element_child(&self) -> Option<Self>;
     fn next_element_sibling(&self) -> Option<Self>;
+    /// The first child node, text nodes included (mixed content is walked node by node).
+    fn first_child(&self) -> Option<Self>;
+    fn next_sibling(&self) -> Option<Self>;
     /// Inserts elements as markup, `where` as `insertAdjacentHTML` reads it.
     fn insert_html(&self, at: &str, markup: &str);
     /// Takes the element out of the page.
     fn remove(&self);
 }
 
-impl Tree for Element {
+/// The page's nodes: elements, and the text nodes of mixed content (only `set_text` and the
+/// walk reach those).
+impl Tree for PageNode {
     fn set_attribute(&self, name: &str, value: &str) {
-        let _ = Element::set_attribute(self, name, value);
+        let _ = self.unchecked_ref::<Element>().set_attribute(name, value);
     }
     fn remove_attribute(&self, name: &str) {
-        let _ = Element::remove_attribute(self, name);
+        let _ = self.unchecked_ref::<Element>().remove_attribute(name);
     }
     fn set_text(&self, text: &str) {
         self.set_text_content(Some(text));
     }
     fn set_inner_html(&self, markup: &str) {
-        Element::set_inner_html(self, markup);
+        self.unchecked_ref::<Element>().set_inner_html(markup);
     }
     fn first_element_child(&self) -> Option<Self> {
-        Element::first_element_child(self)
+        let el = self.unchecked_ref::<Element>().first_element_child()?;
+        Some(el.into())
     }
     fn next_element_sibling(&self) -> Option<Self> {
-        Element::next_element_sibling(self)
+        let el = self.unchecked_ref::<Element>().next_element_sibling()?;
+        Some(el.into())
+    }
+    fn first_child(&self) -> Option<Self> {
+        PageNode::first_child(self)
+    }
+    fn next_sibling(&self) -> Option<Self> {
+        PageNode::next_sibling(self)
     }
     fn insert_html(&self, at: &str, markup: &str) {
-        let _ = self.insert_adjacent_html(at, markup);
+        let _ = self
+            .unchecked_ref::<Element>()
+            .insert_adjacent_html(at, markup);
     }
     fn remove(&self) {
-        Element::remove(self);
+        self.unchecked_ref::<Element>().remove();
     }
 }
 
@@ -76,8 +92,16 @@ pub(super) enum Content<'a> {
     Text(&'a str),
     /// elements with nothing but white space between them
     Elements(Vec<Node<'a>>),
-    /// text and elements mixed: written whole when it changes
-    Mixed,
+    /// text and elements mixed ("Needs <strong>22 GiB</strong> per GPU"): each run of text is a
+    /// text node of the page, patched in place while the runs and elements keep their order
+    Mixed(Vec<Part<'a>>),
+}
+
+/// A run of text (escaped, never empty) or an element, inside mixed content.
+#[derive(Debug, PartialEq)]
+pub(super) enum Part<'a> {
+    Text(&'a str),
+    Element(Node<'a>),
 }
 
 fn patch_element(el: &impl Tree, was: &Node, now: &Node) {
@@ -99,6 +123,16 @@ fn patch_element(el: &impl Tree, was: &Node, now: &Node) {
     }
     match (&was.content, &now.content) {
         (Content::Elements(was), Content::Elements(now)) => patch_children(el, was, now),
+        // a list that empties or fills (the remedies of a job that stops or starts fitting)
+        (Content::Text(t), Content::Elements(now)) if t.trim().is_empty() => {
+            patch_children(el, &[], now)
+        }
+        (Content::Elements(was), Content::Text(t)) if t.trim().is_empty() => {
+            patch_children(el, was, &[])
+        }
+        (Content::Mixed(was), Content::Mixed(now)) if same_shape(was, now) => {
+            patch_parts(el, was, now)
+        }
         // text for text: no parse, the element's one text node changes
         (Content::Text(_), Content::Text(text)) => match unescape_text(text) {
             Some(text) => el.set_text(&text),
@@ -106,6 +140,46 @@ fn patch_element(el: &impl Tree, was: &Node, now: &Node) {
         },
         _ => el.set_inner_html(now.inner),
     }
+}
+
+/// Whether two mixed contents hold text and elements in the same order, the elements paired by
+/// [`key`]: then each text node and element of the page has its counterpart.
+fn same_shape(was: &[Part], now: &[Part]) -> bool {
+    was.len() == now.len()
+        && was.iter().zip(now).all(|pair| match pair {
+            (Part::Text(_), Part::Text(_)) => true,
+            (Part::Element(a), Part::Element(b)) => key(a) == key(b),
+            _ => false,
+        })
+}
+
+/// Each text node and element of mixed content patched with its counterpart (`same_shape`).
+fn patch_parts<T: Tree>(parent: &T, was: &[Part], now: &[Part]) {
+    let mut on_page = parent.first_child();
+    for pair in was.iter().zip(now) {
+        let Some(node) = on_page else {
+            return;
+        };
+        on_page = node.next_sibling();
+        match pair {
+            (Part::Element(a), Part::Element(b)) => patch_element(&node, a, b),
+            (Part::Text(a), Part::Text(b)) if a != b => match unescape_text(b) {
+                Some(text) => node.set_text(&text),
+                None => return parent.set_inner_html(&parts_markup(now)),
+            },
+            _ => {}
+        }
+    }
+}
+
+fn parts_markup(parts: &[Part]) -> String {
+    parts
+        .iter()
+        .map(|p| match p {
+            Part::Text(t) => t,
+            Part::Element(e) => e.markup,
+        })
+        .collect()
 }
 
 /// What pairs an old child with a new one: its tag and class (a bar segment's group with a bar
@@ -278,10 +352,12 @@ fn parse_element(src: &str, lt: usize) -> Option<(Node<'_>, usize)> {
         };
         return Some((node, gt + 1));
     }
-    let (mut children, mut text, mut at) = (Vec::new(), false, gt + 1);
+    let (mut children, mut runs, mut text, mut at) = (Vec::new(), Vec::new(), false, gt + 1);
     loop {
         let next = at + src[at..].find('<')?;
         text |= !src[at..next].trim().is_empty();
+        // the text before each child, where the page holds a text node (none when empty)
+        runs.push(&src[at..next]);
         if src[next..].starts_with("</") {
             let close = next + src[next..].find('>')?;
             if &src[next + 2..close] != name {
@@ -291,7 +367,7 @@ fn parse_element(src: &str, lt: usize) -> Option<(Node<'_>, usize)> {
             let content = match (children.is_empty(), text) {
                 (true, _) => Content::Text(inner),
                 (false, false) => Content::Elements(children),
-                (false, true) => Content::Mixed,
+                (false, true) => Content::Mixed(mixed(runs, children)),
             };
             let markup = &src[lt..=close];
             let node = Node {
@@ -307,6 +383,21 @@ fn parse_element(src: &str, lt: usize) -> Option<(Node<'_>, usize)> {
         children.push(child);
         at = end;
     }
+}
+
+/// The runs of text before each child and after the last, and the children, in page order.
+fn mixed<'a>(runs: Vec<&'a str>, children: Vec<Node<'a>>) -> Vec<Part<'a>> {
+    let mut parts = Vec::with_capacity(runs.len() + children.len());
+    let mut children = children.into_iter();
+    for run in runs {
+        if !run.is_empty() {
+            parts.push(Part::Text(run));
+        }
+        if let Some(child) = children.next() {
+            parts.push(Part::Element(child));
+        }
+    }
+    parts
 }
 
 /// ` x="1" class="seg"` as pairs.
@@ -388,7 +479,7 @@ mod tests {
         assert_eq!(parse("<svg x='1'></svg>"), None);
         assert_eq!(parse("<svg></svg><svg></svg>"), None);
         let mixed = parse("<svg>loose text<rect/></svg>").unwrap();
-        assert_eq!(mixed.content, Content::Mixed);
+        assert!(matches!(mixed.content, Content::Mixed(_)));
     }
 
     #[test]
@@ -420,6 +511,23 @@ mod tests {
             parse(r#"<x><textarea readonly rows="6"></textarea></x>"#),
             None
         );
+    }
+
+    #[test]
+    fn mixed_content_reads_as_the_text_nodes_and_elements_the_page_holds() {
+        let p = parse(r#"<p>Needs <strong id="t">22 GiB</strong> per GPU<span> (x)</span></p>"#)
+            .unwrap();
+        let Content::Mixed(parts) = &p.content else {
+            panic!("{:?}", p.content);
+        };
+        let kinds: Vec<&str> = parts
+            .iter()
+            .map(|part| match part {
+                Part::Text(t) => t,
+                Part::Element(e) => e.name,
+            })
+            .collect();
+        assert_eq!(kinds, ["Needs ", "strong", " per GPU", "span"]);
     }
 
     #[test]

@@ -78,6 +78,12 @@ impl Tree for Recorder {
             log: self.log.clone(),
         })
     }
+    fn first_child(&self) -> Option<Self> {
+        self.first_element_child()
+    }
+    fn next_sibling(&self) -> Option<Self> {
+        self.next_element_sibling()
+    }
     fn insert_html(&self, _: &str, markup: &str) {
         self.push(Write::Inserted(markup.len()));
     }
@@ -196,8 +202,8 @@ struct El {
 enum Inside {
     Elements(Vec<Rc<RefCell<El>>>),
     Text(String),
-    /// mixed text and elements, kept as markup
-    Markup(String),
+    /// mixed text and elements: text nodes (`#text`) and elements
+    Mixed(Vec<Rc<RefCell<El>>>),
 }
 
 fn element(node: &super::patch::Node) -> Rc<RefCell<El>> {
@@ -205,7 +211,7 @@ fn element(node: &super::patch::Node) -> Rc<RefCell<El>> {
     let content = match &node.content {
         Content::Text(t) => Inside::Text(unescape_text(t).unwrap_or_else(|| t.to_string())),
         Content::Elements(kids) => Inside::Elements(kids.iter().map(element).collect()),
-        Content::Mixed => Inside::Markup(node.inner.to_string()),
+        Content::Mixed(parts) => Inside::Mixed(parts.iter().map(part).collect()),
     };
     let attributes = node
         .attributes
@@ -217,6 +223,18 @@ fn element(node: &super::patch::Node) -> Rc<RefCell<El>> {
         attributes,
         content,
     }))
+}
+
+/// A part of mixed content as a node of the model: an element, or a text node (`#text`).
+fn part(p: &super::patch::Part) -> Rc<RefCell<El>> {
+    match p {
+        super::patch::Part::Element(e) => element(e),
+        super::patch::Part::Text(t) => Rc::new(RefCell::new(El {
+            name: "#text".into(),
+            attributes: Vec::new(),
+            content: Inside::Text(super::patch::unescape_text(t).unwrap_or_else(|| t.to_string())),
+        })),
+    }
 }
 
 /// `markup`'s elements, parsed the way the patch reads markup.
@@ -238,20 +256,25 @@ fn print(el: &El, out: &mut String) {
     out.push_str(&format!("<{} {attributes:?}>", el.name));
     match &el.content {
         Inside::Elements(kids) => kids.iter().for_each(|k| print(&k.borrow(), out)),
-        Inside::Text(t) | Inside::Markup(t) => out.push_str(t),
+        Inside::Mixed(kids) => kids.iter().for_each(|k| match &k.borrow().content {
+            Inside::Text(t) if k.borrow().name == "#text" => out.push_str(&format!("[{t}]")),
+            _ => print(&k.borrow(), out),
+        }),
+        Inside::Text(t) => out.push_str(t),
     }
     out.push_str(&format!("</{}>", el.name));
 }
 
 /// An element of the model with its parent, which the patch writes to as it writes to the page.
 #[derive(Clone)]
-struct Model {
+pub struct Model {
     el: Rc<RefCell<El>>,
     parent: Option<Rc<RefCell<El>>>,
 }
 
 impl Model {
-    fn host(markup: &str) -> Model {
+    /// A host element holding `markup`'s elements.
+    pub fn host(markup: &str) -> Model {
         let el = Rc::new(RefCell::new(El {
             name: "div".into(),
             attributes: Vec::new(),
@@ -259,15 +282,42 @@ impl Model {
         }));
         Model { el, parent: None }
     }
-    fn printed(&self) -> String {
+    /// The tree, one comparable line.
+    pub fn printed(&self) -> String {
         let mut out = String::new();
         print(&self.el.borrow(), &mut out);
         out
     }
+    /// The child `pick` chooses among this element's children.
+    fn child(&self, pick: impl Fn(&[Rc<RefCell<El>>]) -> Option<Rc<RefCell<El>>>) -> Option<Model> {
+        let el = match &self.el.borrow().content {
+            Inside::Elements(kids) | Inside::Mixed(kids) => pick(kids),
+            Inside::Text(_) => None,
+        }?;
+        let parent = Some(self.el.clone());
+        Some(Model { el, parent })
+    }
+    /// The sibling `pick` chooses given this element's place among its parent's children.
+    fn sibling(
+        &self,
+        pick: impl Fn(&[Rc<RefCell<El>>], usize) -> Option<Rc<RefCell<El>>>,
+    ) -> Option<Model> {
+        let (parent, at) = self.siblings();
+        let el = match &parent.borrow().content {
+            Inside::Elements(kids) | Inside::Mixed(kids) => pick(kids, at),
+            Inside::Text(_) => None,
+        }?;
+        Some(Model {
+            el,
+            parent: Some(parent),
+        })
+    }
     fn siblings(&self) -> (Rc<RefCell<El>>, usize) {
         let parent = self.parent.clone().expect("an element with a parent");
         let at = match &parent.borrow().content {
-            Inside::Elements(kids) => kids.iter().position(|k| Rc::ptr_eq(k, &self.el)),
+            Inside::Elements(kids) | Inside::Mixed(kids) => {
+                kids.iter().position(|k| Rc::ptr_eq(k, &self.el))
+            }
             _ => None,
         };
         (parent, at.expect("the element is its parent's child"))
@@ -298,24 +348,21 @@ impl Tree for Model {
         self.el.borrow_mut().content = inside;
     }
     fn first_element_child(&self) -> Option<Self> {
-        match &self.el.borrow().content {
-            Inside::Elements(kids) => kids.first().map(|k| Model {
-                el: k.clone(),
-                parent: Some(self.el.clone()),
-            }),
-            _ => None,
-        }
+        self.child(|kids| kids.iter().find(|k| k.borrow().name != "#text").cloned())
     }
     fn next_element_sibling(&self) -> Option<Self> {
-        let (parent, at) = self.siblings();
-        let next = match &parent.borrow().content {
-            Inside::Elements(kids) => kids.get(at + 1).cloned(),
-            _ => None,
-        };
-        next.map(|el| Model {
-            el,
-            parent: Some(parent),
+        self.sibling(|kids, at| {
+            kids[at + 1..]
+                .iter()
+                .find(|k| k.borrow().name != "#text")
+                .cloned()
         })
+    }
+    fn first_child(&self) -> Option<Self> {
+        self.child(|kids| kids.first().cloned())
+    }
+    fn next_sibling(&self) -> Option<Self> {
+        self.sibling(|kids, at| kids.get(at + 1).cloned())
     }
     fn insert_html(&self, at: &str, markup: &str) {
         let (parent, index) = match at {
@@ -391,6 +438,15 @@ mod tests {
                 r#"<g class="seg"><rect y="1"/></g><text>1</text>"#,
                 r#"<text>2</text><g class="seg"><rect y="2"/><title>t</title></g>"#,
             ),
+            (
+                "<p>Needs <b>1 GiB</b> per GPU</p>",
+                "<p>Needs <b>2 GiB</b> in all</p>",
+            ),
+            ("<p>a <b>1</b></p>", "<p><b>1</b> a</p>"),
+            ("<p>a &lt; <b>1</b></p>", "<p>a &gt; <b>2</b></p>"),
+            ("<p>a <b>1</b></p>", "<p>a &nbsp; <b>1</b></p>"),
+            ("<div></div>", "<div><b>1</b><i>2</i></div>"),
+            ("<div><b>1</b><i>2</i></div>", "<div></div>"),
         ];
         for (old, new) in cases {
             let page = Model::host(old);

@@ -193,7 +193,8 @@ pub fn Charts() -> impl IntoView {
             return String::new();
         };
         let el: &web_sys::Element = &el;
-        svg.with(|markup| chart::patch::patch_inner(el, shown.as_deref().unwrap_or(""), markup));
+        let node: &web_sys::Node = el;
+        svg.with(|markup| chart::patch::patch_inner(node, shown.as_deref().unwrap_or(""), markup));
         let first = shown.as_deref().is_none_or(str::is_empty);
         if first && el.first_element_child().is_some() {
             let now = web_sys::window()
@@ -310,7 +311,8 @@ fn answer_section(
         }
         due.update_untracked(|d| *d = false);
         let now = build(&st).unwrap_or_default();
-        chart::patch::patch_inner(el, &shown, &now);
+        let node: &web_sys::Node = el;
+        chart::patch::patch_inner(node, &shown, &now);
         if let Some(section) = &section {
             let _ = section.remove_attribute("data-stale");
         }
@@ -330,8 +332,8 @@ fn patched_in_place(host: NodeRef<leptos::html::Div>, markup: Memo<String>) {
         let Some(el) = host.get() else {
             return String::new();
         };
-        let el: &web_sys::Element = &el;
-        markup.with(|m| chart::patch::patch_inner(el, shown.as_deref().unwrap_or(""), m));
+        let node: &web_sys::Node = &el;
+        markup.with(|m| chart::patch::patch_inner(node, shown.as_deref().unwrap_or(""), m));
         markup.get_untracked()
     });
 }
@@ -481,4 +483,59 @@ fn explanations_markup(st: &AppState) -> Option<String> {
             format!(r#"<h2 id="explain-h">{}</h2><div>{html}</div>"#, esc(t(l, "explain")))
         })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chart::steps::{presses, Model, Recorder, Write, BENCH_SLIDERS};
+
+    #[test]
+    fn the_benchmark_steps_patch_the_verdict_and_the_panels_exactly_and_without_writing_any_part_whole(
+    ) {
+        let scenario = RwSignal::new(vram_engine::Scenario::default());
+        let st = AppState {
+            scenario,
+            lang: RwSignal::new(Lang::En),
+            notices: RwSignal::new(Vec::new()),
+            measured: RwSignal::new(None),
+            hub_endpoint: RwSignal::new(None),
+            computed: Memo::new(move |_| scenario.with(vram_engine::Overview::compute)),
+        };
+        let start = st.scenario.get_untracked();
+        let host = Recorder::new();
+        let panels = |st: &AppState| {
+            [
+                verdict_markup(st).2,
+                fit_markup(st).unwrap_or_default(),
+                explanations_markup(st).unwrap_or_default(),
+            ]
+        };
+        let mut whole = Vec::new();
+        for (id, big) in BENCH_SLIDERS {
+            st.scenario.set(start.clone());
+            let mut shown = panels(&st);
+            for s in presses(&start, id, big, 25) {
+                st.scenario.set(s);
+                let next = panels(&st);
+                for (old, new) in shown.iter().zip(&next) {
+                    chart::patch::patch_inner(&host, old, new);
+                    let page = Model::host(old);
+                    chart::patch::patch_inner(&page, old, new);
+                    assert_eq!(
+                        page.printed(),
+                        Model::host(new).printed(),
+                        "a press on {id}"
+                    );
+                }
+                shown = next;
+                let writes = host.take();
+                whole.extend(writes.into_iter().filter_map(|w| match w {
+                    Write::Whole(path, bytes) => Some(format!("{id}: {path:?} {bytes} B")),
+                    _ => None,
+                }));
+            }
+        }
+        assert_eq!(whole, Vec::<String>::new());
+    }
 }
