@@ -122,8 +122,10 @@ size_budget() {
   # views; the file panel written as one markup string took 1,446 B back: 311,247 B measured, a
   # gate of 312 KB. The llama.cpp module took the projector, the split box and Ollama's defaults
   # (their preset, the solver run again for its -ngl, the link beside the commands): 149,574 B
-  # with the first two, 154,493 B with all three; its gate is 155 KB.
-  local gate=${VRAM_SIZE_GATE:-312000}
+  # with the first two, 154,493 B with all three; its gate is 155 KB. Issue 16's fifth round (the
+  # charts and panels patched child by child, the panels below the fold built only in sight, the
+  # controls' values as memos) cost 2,911 B: 314,410 B, a gate of 315 KB.
+  local gate=${VRAM_SIZE_GATE:-315000}
   say "size budget: what a first visit downloads, gzip-compressed, at most $gate B; the on-demand readers at most 120000 B, the llama.cpp job's module at most 155000 B"
   python3 scripts/size_budget.py dist "$gate" 120000 155000
   # code the first load was cut free of (float parser, case tables, error Debug, io::Error) stays out
