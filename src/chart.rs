@@ -1,6 +1,9 @@
 //! The charts, drawn with plotters into SVG strings. Stacked bars are rectangles on running
 //! totals (plotters has no stacked series); tooltips and labels are added as escaped SVG text.
 
+pub mod markup;
+#[cfg(test)]
+pub mod model;
 pub mod patch;
 #[cfg(test)]
 pub mod steps;

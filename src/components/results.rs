@@ -488,7 +488,8 @@ fn explanations_markup(st: &AppState) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chart::steps::{presses, Model, Recorder, Write, BENCH_SLIDERS};
+    use crate::chart::model::Model;
+    use crate::chart::steps::{presses, Recorder, Write, BENCH_SLIDERS};
 
     #[test]
     fn the_benchmark_steps_patch_the_verdict_and_the_panels_exactly_and_without_writing_any_part_whole(

@@ -1,0 +1,304 @@
+//! The markup the charts and the answer's panels are written in, read as the patch needs it:
+//! elements with their attributes, text, and mixed text and elements, each part borrowed from the
+//! markup. Only what plotters, the overlay and the panels write is read; anything else is `None`,
+//! and the caller writes it whole.
+
+/// One element of the chart's markup: its name, attributes, what is inside and the whole text.
+#[derive(Debug, PartialEq)]
+pub struct Node<'a> {
+    pub name: &'a str,
+    pub attributes: Vec<(&'a str, &'a str)>,
+    pub content: Content<'a>,
+    pub inner: &'a str,
+    pub markup: &'a str,
+}
+
+#[derive(Debug, PartialEq)]
+pub enum Content<'a> {
+    /// text only (escaped as in the markup), or nothing
+    Text(&'a str),
+    /// elements with nothing but white space between them
+    Elements(Vec<Node<'a>>),
+    /// text and elements mixed ("Needs <strong>22 GiB</strong> per GPU"): each run of text is a
+    /// text node of the page, patched in place while the runs and elements keep their order
+    Mixed(Vec<Part<'a>>),
+}
+
+/// A run of text (escaped, never empty) or an element, inside mixed content.
+#[derive(Debug, PartialEq)]
+pub enum Part<'a> {
+    Text(&'a str),
+    Element(Node<'a>),
+}
+
+/// Attribute values as the markup writes them; `set_attribute` takes them unescaped.
+pub fn unescape_attribute(value: &str) -> String {
+    if !value.contains('&') {
+        return value.to_string();
+    }
+    value
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&")
+}
+
+/// Escaped text as plain text, when it holds no character reference but the five that
+/// `vram_text::escape` and plotters write; `None` otherwise (the caller parses it).
+pub fn unescape_text(text: &str) -> Option<String> {
+    const KNOWN: [(&str, char); 6] = [
+        ("&amp;", '&'),
+        ("&lt;", '<'),
+        ("&gt;", '>'),
+        ("&quot;", '"'),
+        ("&#39;", '\''),
+        ("&apos;", '\''),
+    ];
+    let (mut plain, mut rest) = (String::with_capacity(text.len()), text);
+    while let Some(at) = rest.find('&') {
+        plain.push_str(&rest[..at]);
+        let (reference, ch) = KNOWN.iter().find(|(r, _)| rest[at..].starts_with(r))?;
+        plain.push(*ch);
+        rest = &rest[at + reference.len()..];
+    }
+    plain.push_str(rest);
+    Some(plain)
+}
+
+/// The markup that plotters and the overlay write: one root element, attribute values in double
+/// quotes that hold no `<`, `>` or `"` (text is escaped), no comments. Anything else is `None`,
+/// and the caller writes the chart whole.
+pub fn parse(markup: &str) -> Option<Node<'_>> {
+    let markup = markup.trim();
+    let (node, end) = parse_element(markup, 0)?;
+    (end == markup.len()).then_some(node)
+}
+
+/// The element whose `<` is at `lt`, and where the markup after it starts.
+fn parse_element(src: &str, lt: usize) -> Option<(Node<'_>, usize)> {
+    if !src[lt..].starts_with('<') || src[lt..].starts_with("</") {
+        return None;
+    }
+    let gt = lt + src[lt..].find('>')?;
+    let tag = &src[lt + 1..gt];
+    let self_closing = tag.ends_with('/');
+    let tag = tag.trim_end_matches('/');
+    let name_end = tag.find(char::is_whitespace).unwrap_or(tag.len());
+    let name = &tag[..name_end];
+    let attributes = parse_attributes(&tag[name_end..])?;
+    if name.is_empty() {
+        return None;
+    }
+    if self_closing {
+        let node = Node {
+            name,
+            attributes,
+            content: Content::Text(""),
+            inner: "",
+            markup: &src[lt..=gt],
+        };
+        return Some((node, gt + 1));
+    }
+    let (mut children, mut runs, mut text, mut at) = (Vec::new(), Vec::new(), false, gt + 1);
+    loop {
+        let next = at + src[at..].find('<')?;
+        text |= !src[at..next].trim().is_empty();
+        // the text before each child, where the page holds a text node (none when empty)
+        runs.push(&src[at..next]);
+        if src[next..].starts_with("</") {
+            let close = next + src[next..].find('>')?;
+            if &src[next + 2..close] != name {
+                return None;
+            }
+            let inner = &src[gt + 1..next];
+            let content = match (children.is_empty(), text) {
+                (true, _) => Content::Text(inner),
+                (false, false) => Content::Elements(children),
+                (false, true) => Content::Mixed(mixed(runs, children)),
+            };
+            let markup = &src[lt..=close];
+            let node = Node {
+                name,
+                attributes,
+                content,
+                inner,
+                markup,
+            };
+            return Some((node, close + 1));
+        }
+        let (child, end) = parse_element(src, next)?;
+        children.push(child);
+        at = end;
+    }
+}
+
+/// The runs of text before each child and after the last, and the children, in page order.
+fn mixed<'a>(runs: Vec<&'a str>, children: Vec<Node<'a>>) -> Vec<Part<'a>> {
+    let mut parts = Vec::with_capacity(runs.len() + children.len());
+    let mut children = children.into_iter();
+    for run in runs {
+        if !run.is_empty() {
+            parts.push(Part::Text(run));
+        }
+        if let Some(child) = children.next() {
+            parts.push(Part::Element(child));
+        }
+    }
+    parts
+}
+
+/// ` x="1" class="seg"` as pairs.
+fn parse_attributes(mut rest: &str) -> Option<Vec<(&str, &str)>> {
+    let mut attributes = Vec::new();
+    loop {
+        rest = rest.trim_start();
+        if rest.is_empty() {
+            return Some(attributes);
+        }
+        let (name, after) = rest.split_once("=\"")?;
+        let (value, after) = after.split_once('"')?;
+        if name.is_empty() || name.contains(char::is_whitespace) {
+            return None;
+        }
+        attributes.push((name, value));
+        rest = after;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::i18n::Lang;
+    use vram_engine::{Overview, Scenario};
+
+    #[test]
+    fn a_drawn_chart_reads_as_one_svg_with_a_group_per_bar_segment() {
+        let s = Scenario::default();
+        let c = Overview::compute(&s).unwrap();
+        let svg = crate::chart::stacked(
+            &c.bars,
+            s.gpus,
+            s.gpu.bytes(),
+            s.gpu.label(),
+            s.unit,
+            Lang::En,
+            None,
+        );
+        let root = parse(&svg).unwrap();
+        assert_eq!(root.name, "svg");
+        let Content::Elements(children) = &root.content else {
+            panic!("{:?}", root.content);
+        };
+        let segments = children
+            .iter()
+            .filter(|n| n.attributes.contains(&("class", "seg")))
+            .count();
+        assert_eq!(segments, svg.matches(r#"<g class="seg""#).count());
+        assert!(segments > 0);
+        let markup: String = children.iter().map(|n| n.markup).collect();
+        assert_eq!(markup.replace('\n', ""), root.inner.replace('\n', ""));
+    }
+
+    #[test]
+    fn nested_groups_keep_their_attributes_and_escaped_text() {
+        let root = parse(
+            r#"<svg width="2"><rect x="1" y="2"/><g id="a"><title>x &lt; y</title><text>1</text></g></svg>"#,
+        )
+        .unwrap();
+        assert_eq!(root.attributes, [("width", "2")]);
+        let Content::Elements(children) = &root.content else {
+            panic!("{:?}", root.content);
+        };
+        assert_eq!(children[0].attributes, [("x", "1"), ("y", "2")]);
+        assert_eq!(children[0].markup, r#"<rect x="1" y="2"/>"#);
+        let Content::Elements(group) = &children[1].content else {
+            panic!("{:?}", children[1].content);
+        };
+        assert_eq!(group[0].content, Content::Text("x &lt; y"));
+        assert_eq!(group[1].inner, "1");
+    }
+
+    #[test]
+    fn markup_this_module_does_not_read_is_written_whole() {
+        assert_eq!(parse(""), None);
+        assert_eq!(parse("<svg><g></svg>"), None);
+        assert_eq!(parse("<svg><rect/></g></svg>"), None);
+        assert_eq!(parse("<svg x='1'></svg>"), None);
+        assert_eq!(parse("<svg></svg><svg></svg>"), None);
+        let mixed = parse("<svg>loose text<rect/></svg>").unwrap();
+        assert!(matches!(mixed.content, Content::Mixed(_)));
+    }
+
+    #[test]
+    fn the_answer_panels_read_as_elements_so_a_step_patches_them_in_place() {
+        let s = Scenario::default();
+        let c = Overview::compute(&s).unwrap();
+        // what the fit panel writes, as `patch_inner` wraps it: no part of it is written whole
+        let rows: String = c
+            .verdicts
+            .iter()
+            .map(|v| {
+                format!(
+                    r#"<tr id="fit-{}"><td>{:.1}</td></tr>"#,
+                    v.gpu.key(),
+                    v.headroom as f64
+                )
+            })
+            .collect();
+        let markup = format!(
+            r#"<x><h2 id="fit-h">a &amp; b</h2><textarea id="serve-command" readonly="" rows="6">x</textarea><table><tbody>{rows}</tbody></table></x>"#
+        );
+        let root = parse(&markup).unwrap();
+        let Content::Elements(children) = &root.content else {
+            panic!("{:?}", root.content);
+        };
+        assert_eq!(children.len(), 3);
+        // a bare attribute (`readonly`) is not read: that markup would be written whole
+        assert_eq!(
+            parse(r#"<x><textarea readonly rows="6"></textarea></x>"#),
+            None
+        );
+    }
+
+    #[test]
+    fn mixed_content_reads_as_the_text_nodes_and_elements_the_page_holds() {
+        let p = parse(r#"<p>Needs <strong id="t">22 GiB</strong> per GPU<span> (x)</span></p>"#)
+            .unwrap();
+        let Content::Mixed(parts) = &p.content else {
+            panic!("{:?}", p.content);
+        };
+        let kinds: Vec<&str> = parts
+            .iter()
+            .map(|part| match part {
+                Part::Text(t) => t,
+                Part::Element(e) => e.name,
+            })
+            .collect();
+        assert_eq!(kinds, ["Needs ", "strong", " per GPU", "span"]);
+    }
+
+    #[test]
+    fn escaped_text_is_written_as_plain_text_unless_it_holds_another_reference() {
+        assert_eq!(
+            unescape_text("a &lt; b &amp;&amp; c").as_deref(),
+            Some("a < b && c")
+        );
+        assert_eq!(
+            unescape_text("it&apos;s &#39;x&#39;").as_deref(),
+            Some("it's 'x'")
+        );
+        assert_eq!(unescape_text("22.5 GiB").as_deref(), Some("22.5 GiB"));
+        assert_eq!(unescape_text("&amp;apos;").as_deref(), Some("&apos;"));
+        assert_eq!(unescape_text("a&nbsp;b"), None);
+    }
+
+    #[test]
+    fn escaped_attribute_values_are_set_as_plain_text() {
+        assert_eq!(
+            unescape_attribute("a &amp;lt; &quot;b&quot;"),
+            "a &lt; \"b\""
+        );
+        assert_eq!(unescape_attribute("12.5"), "12.5");
+    }
+}
