@@ -9,8 +9,9 @@ use web_sys::{Element, IntersectionObserver, IntersectionObserverEntry, Intersec
 const MARGIN: &str = "200px";
 
 /// Keeps `on_screen` equal to whether `el` is within [`MARGIN`] of the viewport, from the first
-/// layout on (an `IntersectionObserver` that lives as long as the page).
-pub fn watch(el: &Element, on_screen: RwSignal<bool>) {
+/// layout on: an `IntersectionObserver`, returned so that the panel can let go of `el` when it
+/// leaves the page (as when the job becomes a local run).
+pub fn watch(el: &Element, on_screen: RwSignal<bool>) -> Option<IntersectionObserver> {
     let seen = Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
         let last = entries.iter().last();
         if let Some(entry) = last.and_then(|e| e.dyn_into::<IntersectionObserverEntry>().ok()) {
@@ -19,10 +20,9 @@ pub fn watch(el: &Element, on_screen: RwSignal<bool>) {
     });
     let options = IntersectionObserverInit::new();
     options.set_root_margin(MARGIN);
-    if let Ok(observer) =
-        IntersectionObserver::new_with_options(seen.as_ref().unchecked_ref(), &options)
-    {
-        observer.observe(el);
-    }
+    let observer =
+        IntersectionObserver::new_with_options(seen.as_ref().unchecked_ref(), &options).ok()?;
+    observer.observe(el);
     seen.forget();
+    Some(observer)
 }

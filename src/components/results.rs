@@ -281,7 +281,12 @@ fn answer_section(
     // set when input has paused with the panel off screen: build it anyway
     let due = RwSignal::new(false);
     let pending = StoredValue::new(None::<TimeoutHandle>);
-    let watched = StoredValue::new(false);
+    let observer = StoredValue::new_local(None::<web_sys::IntersectionObserver>);
+    on_cleanup(move || {
+        if let Some(o) = observer.try_update_value(Option::take).flatten() {
+            o.disconnect();
+        }
+    });
     Effect::new(move |shown: Option<String>| {
         let shown = shown.unwrap_or_default();
         let Some(el) = host.get() else {
@@ -289,9 +294,8 @@ fn answer_section(
         };
         let el: &web_sys::Element = &el;
         let section = el.parent_element();
-        if let (false, Some(section)) = (watched.get_value(), &section) {
-            super::on_screen::watch(section, on_screen);
-            watched.set_value(true);
+        if let (true, Some(section)) = (observer.with_value(Option::is_none), &section) {
+            observer.set_value(super::on_screen::watch(section, on_screen));
         }
         if let Some(h) = pending.get_value() {
             h.clear();
