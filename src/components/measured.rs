@@ -9,7 +9,7 @@ use vram_text::{level_name, level_note, reading_note, source_name};
 use wasm_bindgen::JsCast;
 
 use crate::chart::escape;
-use crate::i18n::{self, t, tr, Lang};
+use crate::i18n::{self, t, Lang};
 use crate::readers::{self, Refused};
 use crate::state::AppState;
 
@@ -81,34 +81,50 @@ pub fn MeasuredPanel() -> impl IntoView {
             let body = wasm_bindgen_futures::JsFuture::from(promise).await;
             let body = body.ok().and_then(|v| v.as_string()).unwrap_or_default();
             text.set(body.clone());
+            crate::components::show_value("measured-text", &body);
             apply(body);
         });
     };
+    // the box and its buttons as one escaped string with one handler per event kind on the
+    // section (a tree of Leptos elements here cost the first load KBs); written again only when
+    // the language changes, with what the user typed
+    let form = move || measured_form(st.lang.get(), &text.get_untracked());
     let said = move || {
         let l = st.lang.get();
-        error.with(|e| {
+        let error = error.with(|e| {
             e.as_ref()
-                .map(|e| e.sentence(l).unwrap_or(t(l, "readers_failed")).to_string())
-        })
+                .map(|e| escape(e.sentence(l).unwrap_or(t(l, "readers_failed"))))
+                .unwrap_or_default()
+        });
+        let status = if reading.get() { t(l, "reading") } else { "" };
+        format!(
+            r#"<p class="input-error" id="measured-error" role="alert">{error}</p><p id="measured-status" role="status">{status}</p>"#
+        )
     };
+    let target = crate::components::event_target_id;
     view! {
-        <section class="panel" aria-labelledby="measured-h" id="measured" on:focusin=|_| readers::preload()>
-            <h2 id="measured-h">{tr("measured_h")}</h2>
-            <label class="note" for="measured-text">{tr("measured_help")}</label>
-            <textarea id="measured-text" rows="5" spellcheck="false"
-                placeholder="Loading model weights took 14.99 GB · 21.3 GiB allocated · …"
-                prop:value=move || text.get() on:input=move |ev| text.set(event_target_value(&ev))></textarea>
-            <p class="input-error" id="measured-error" role="alert">{said}</p>
-            <div class="row">
-                <button type="button" id="measured-apply" on:click=move |_| apply(text.get_untracked())>{tr("measured_apply")}</button>
-                <label class="file">{tr("upload_config")}
-                    <input type="file" id="measured-file" accept=".txt,.log,.json,text/plain,application/json" on:change=on_file /></label>
-                <span id="measured-status" role="status">{move || reading.get().then(|| t(st.lang.get(), "reading"))}</span>
-            </div>
+        <section class="panel" aria-labelledby="measured-h" id="measured" on:focusin=|_| readers::preload()
+            on:input=move |ev| if target(&ev) == "measured-text" { text.set(event_target_value(&ev)) }
+            on:click=move |ev| if target(&ev) == "measured-apply" { apply(text.get_untracked()) }
+            on:change=move |ev| if target(&ev) == "measured-file" { on_file(ev) }>
+            <div inner_html=form></div>
+            <div inner_html=said></div>
             <MeasuredTable />
             <MismatchReport />
         </section>
     }
+}
+
+/// The panel's heading, help, text box, button and file input, as escaped markup.
+fn measured_form(l: Lang, text: &str) -> String {
+    format!(
+        r#"<h2 id="measured-h">{}</h2><label class="note" for="measured-text">{}</label><textarea id="measured-text" rows="5" spellcheck="false" placeholder="Loading model weights took 14.99 GB · 21.3 GiB allocated · …">{}</textarea><div class="row"><button type="button" id="measured-apply">{}</button><label class="file">{}<input type="file" id="measured-file" accept=".txt,.log,.json,text/plain,application/json"></label></div>"#,
+        escape(t(l, "measured_h")),
+        escape(t(l, "measured_help")),
+        escape(text),
+        escape(t(l, "measured_apply")),
+        escape(t(l, "upload_config")),
+    )
 }
 
 /// Measured beside estimated, one row per compared level, each level explained.

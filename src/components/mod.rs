@@ -20,3 +20,14 @@ pub fn event_element(ev: &web_sys::Event) -> Option<web_sys::Element> {
 pub fn event_target_id(ev: &web_sys::Event) -> String {
     event_element(ev).map(|e| e.id()).unwrap_or_default()
 }
+
+/// Shows `value` in the input or text box `id`: the panels written as markup are written once,
+/// not bound, so a value the page sets (a file's text, its name) goes to the element itself.
+pub fn show_value(id: &str, value: &str) {
+    let el = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id(id));
+    if let Some(el) = el {
+        let _ = js_sys::Reflect::set(&el, &"value".into(), &value.into());
+    }
+}

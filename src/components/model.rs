@@ -249,37 +249,60 @@ fn ConfigPicker() -> impl IntoView {
             return;
         }
         name.set(file.name().trim_end_matches(".json").to_string());
+        super::show_value("config-name", &name.get_untracked());
         let promise = file.text();
         leptos::task::spawn_local(async move {
             match wasm_bindgen_futures::JsFuture::from(promise).await {
                 Ok(v) => {
                     let body = v.as_string().unwrap_or_default();
                     text.set(body.clone());
+                    super::show_value("config-text", &body);
                     apply(body);
                 }
                 Err(_) => error.set(Some(ConfigProblem::Unreadable)),
             }
         });
     };
+    // the name, the box and the buttons as one escaped string with one handler per event kind on
+    // their container (a tree of Leptos elements here cost the first load several KB); written
+    // again only when the language changes, with what the user typed
+    let form = move || config_form(lang(), &name.get_untracked(), &text.get_untracked());
+    let said = move || {
+        let l = lang();
+        let error = error.with(|e| e.as_ref().map(|e| esc(&e.text(l))).unwrap_or_default());
+        let status = if reading.get() { t(l, "reading") } else { "" };
+        format!(
+            r#"<p class="input-error" id="config-error" role="alert">{error}</p><p id="config-status" role="status">{status}</p>"#
+        )
+    };
+    let target = super::event_target_id;
     view! {
-        <div class="field">
-            <label for="config-name">{tr("config_name")}</label>
-            <input type="text" id="config-name" maxlength="80" prop:value=move || name.get() on:input=move |ev| name.set(event_target_value(&ev)) />
-        </div>
-        <div class="field" on:focusin=|_| readers::preload()>
-            <label for="config-text">{tr("paste_config")}</label>
-            <textarea id="config-text" rows="6" spellcheck="false" placeholder="{\"hidden_size\": 4096, …}"
-                prop:value=move || text.get() on:input=move |ev| text.set(event_target_value(&ev))></textarea>
-            <p class="input-error" id="config-error" role="alert">{move || error.with(|e| e.as_ref().map(|e| e.text(lang())))}</p>
-            <div class="row">
-                <button type="button" id="config-apply" on:click=move |_| apply(text.get_untracked())>{tr("use_config")}</button>
-                <label class="file">{tr("upload_config")}
-                    <input type="file" id="config-file" accept=".json,application/json" on:change=on_file /></label>
-                <span id="config-status" role="status">{move || reading.get().then(|| t(lang(), "reading"))}</span>
-            </div>
+        <div id="config-box" on:focusin=|_| readers::preload()
+            on:input=move |ev| match target(&ev).as_str() {
+                "config-name" => name.set(event_target_value(&ev)),
+                "config-text" => text.set(event_target_value(&ev)),
+                _ => {}
+            }
+            on:click=move |ev| if target(&ev) == "config-apply" { apply(text.get_untracked()) }
+            on:change=move |ev| if target(&ev) == "config-file" { on_file(ev) }>
+            <div inner_html=form></div>
+            <div inner_html=said></div>
         </div>
         <ArchEditor />
     }
+}
+
+/// The model's name, the config.json box, its button and the file input, as escaped markup.
+fn config_form(l: Lang, name: &str, text: &str) -> String {
+    format!(
+        r#"<div class="field"><label for="config-name">{}</label><input type="text" id="config-name" maxlength="80" value="{}"></div><div class="field"><label for="config-text">{}</label><textarea id="config-text" rows="6" spellcheck="false" placeholder="{{&quot;hidden_size&quot;: 4096, …}}">{}</textarea><div class="row"><button type="button" id="config-apply">{}</button><label class="file">{}<input type="file" id="config-file" accept=".json,application/json"></label></div></div>"#,
+        esc(t(l, "config_name")),
+        esc(name),
+        esc(t(l, "paste_config")),
+        esc(text),
+        esc(t(l, "use_config")),
+        esc(t(l, "upload_config")),
+    )
 }
 
 /// The fields of a custom architecture, editable.

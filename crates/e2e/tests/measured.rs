@@ -203,3 +203,18 @@ fn a_readers_module_that_cannot_be_fetched_is_said_and_the_next_try_fetches_it()
     compare(&page, VLLM_LOG, "vllm_weights");
     assert_eq!(page.text_of("#measured-error"), "");
 }
+
+#[test]
+fn an_uploaded_log_fills_the_box_and_is_compared_like_a_pasted_one() {
+    let page = Page::open("/?v=1&j=serve&gpu=rtx3090");
+    page.wait_for("#measured-file", 10);
+    let path = std::env::temp_dir().join(format!("vram-e2e-vllm-{}.log", std::process::id()));
+    std::fs::write(&path, VLLM_LOG).unwrap();
+    page.type_into("#measured-file", &path.to_string_lossy());
+    page.wait_until("the vLLM weights row", 10, |s| {
+        s.exists("#measured-table tr[data-level='vllm_weights']")
+    });
+    assert_eq!(page.value_of("#measured-text"), VLLM_LOG);
+    let _ = std::fs::remove_file(&path);
+    page.assert_no_console_errors();
+}

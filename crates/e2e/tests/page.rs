@@ -317,6 +317,32 @@ fn a_bad_config_json_shows_an_inline_error_and_keeps_the_previous_budget() {
 }
 
 #[test]
+fn an_uploaded_config_json_names_the_model_fills_the_box_and_survives_a_language_switch() {
+    let page = Page::open("/");
+    let before = page.text_of("#total");
+    page.click("#model-source-config");
+    page.wait_for("#config-file", 5);
+    let cfg = include_str!("../../engine/tests/fixtures/quant/gpt-oss-20b.json");
+    let path = std::env::temp_dir().join(format!("my-gpt-{}.json", std::process::id()));
+    std::fs::write(&path, cfg).unwrap();
+    page.type_into("#config-file", &path.to_string_lossy());
+    let after = total_changes_from(&page, &before);
+    assert_ne!(after, before);
+    // the file's name names the model, and its text fills the box
+    let name = format!("my-gpt-{}", std::process::id());
+    assert_eq!(page.value_of("#config-name"), name);
+    assert_eq!(page.value_of("#config-text"), cfg);
+    assert!(page.text_of("#model-name").contains(&name));
+    // the form is written again in Chinese with what it holds
+    page.click("#lang-toggle");
+    page.wait_until("the page in Chinese", 5, |s| s.url().contains("lang=zh"));
+    assert_eq!(page.value_of("#config-name"), name);
+    assert_eq!(page.value_of("#config-text"), cfg);
+    let _ = std::fs::remove_file(&path);
+    page.assert_no_console_errors();
+}
+
+#[test]
 fn a_pasted_gpt_oss_config_sets_mxfp4_weights_with_attention_embeddings_and_head_in_bf16() {
     let page = Page::open("/?v=1&j=infer");
     let before = page.text_of("#total");
