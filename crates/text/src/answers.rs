@@ -65,6 +65,7 @@ pub fn answer(lang: Lang, a: &Answer) -> String {
                 .iter()
                 .filter_map(|(key, v)| match (*key, v) {
                     ("tp", SettingValue::Number(n)) => Some(format!("tp {n}")),
+                    ("pp", SettingValue::Number(n)) => Some(format!("pp {n}")),
                     ("z", SettingValue::Choice(k)) => {
                         Zero::from_key(k).map(|z| format!("ZeRO {}", z.stage()))
                     }

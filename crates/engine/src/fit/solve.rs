@@ -261,6 +261,11 @@ fn fewest_gpus(s: &Scenario, arch: &Architecture, question: Question) -> Answer 
             })
             .unwrap_or(t.zero);
         let mut with = vec![("tp", SettingValue::Number(t.tp))];
+        // an inference or serving spread drops the pipeline: the answer says so, or applying it
+        // would keep stages that the GPU count no longer divides into
+        if t.pp != s.pp {
+            with.push(("pp", SettingValue::Number(t.pp)));
+        }
         if s.job.is_training() {
             with.push(("z", SettingValue::Choice(zero.key())));
         }
