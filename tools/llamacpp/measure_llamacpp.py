@@ -445,16 +445,16 @@ def main() -> None:
           f"in {time.monotonic() - t0:.0f} s")
 
 
-def write_results(results: dict) -> None:
-    """JSON with one model and one run per line, so a diff shows which figures moved."""
-    head = {k: v for k, v in results.items() if k not in ("models", "runs")}
+def write_results(results: dict, path: Path = RESULTS, lists: tuple = ("models", "runs")) -> None:
+    """JSON with one item of each of `lists` per line, so a diff shows which figures moved."""
+    head = {k: v for k, v in results.items() if k not in lists}
     lines = json.dumps(head, indent=1)[:-2].splitlines()
-    for key in ("models", "runs"):
+    for key in lists:
         items = [" " * 2 + json.dumps(item) for item in results[key]]
         lines[-1] += ","
         lines += [f' "{key}": [', ",\n".join(items), " ]"]
-    RESULTS.write_text("\n".join(lines) + "\n}\n")
-    json.loads(RESULTS.read_text())  # still one valid JSON document
+    path.write_text("\n".join(lines) + "\n}\n")
+    json.loads(path.read_text())  # still one valid JSON document
 
 
 def provenance(llama_cpp) -> dict:

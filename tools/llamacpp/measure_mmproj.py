@@ -39,7 +39,7 @@ from gguf import GGMLQuantizationType as Q
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from measure_llamacpp import (  # noqa: E402  (the sibling script; importing it runs nothing)
-    MODELS_DIR, ROOT, Spec, captured_stderr, provenance, set_fields, write_model,
+    MODELS_DIR, ROOT, Spec, captured_stderr, provenance, set_fields, write_model, write_results,
 )
 
 RESULTS = ROOT / "tools" / "llamacpp" / "mmproj_results.json"
@@ -307,18 +307,6 @@ def measure(towers: list[Tower], threads: int) -> tuple[list, list]:
     return projectors, runs
 
 
-def write_results(results: dict) -> None:
-    """JSON with one projector and one run per line, like results.json."""
-    head = {k: v for k, v in results.items() if k not in ("projectors", "runs")}
-    lines = json.dumps(head, indent=1)[:-2].splitlines()
-    for key in ("projectors", "runs"):
-        items = [" " * 2 + json.dumps(item) for item in results[key]]
-        lines[-1] += ","
-        lines += [f' "{key}": [', ",\n".join(items), " ]"]
-    RESULTS.write_text("\n".join(lines) + "\n}\n")
-    json.loads(RESULTS.read_text())
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--threads", type=int, default=2)
@@ -337,7 +325,7 @@ def main() -> None:
     import llama_cpp
 
     projectors, runs = measure(towers, args.threads)
-    write_results({
+    write_results(path=RESULTS, lists=("projectors", "runs"), results={
         "what": "what clip.cpp (llama.cpp's tools/mtmd, via libmtmd) prints while creating an mtmd context "
                 "from small random-weight mmproj files on the CPU backend (use_gpu = false, warmup on); "
                 "MiB are strings exactly as printed (%.2f); tensor_bytes is the sum of the gguf writer's "
