@@ -400,15 +400,7 @@ fn choice(setting: &'static Setting, look: Look) -> impl IntoView {
     });
     // a QLoRA job shows the quantization it will really use; a memo, so a step that leaves the
     // choice alone does not set every `<option>`'s `selected` again
-    let value = Memo::new(move |_| {
-        st.scenario.with(|s| match setting.key {
-            "w" => s.effective_weights().key(),
-            _ => match setting.get(s) {
-                SettingValue::Choice(k) => k,
-                _ => "",
-            },
-        })
-    });
+    let value = Memo::new(move |_| st.scenario.with(|s| shown_choice(setting, s)));
     let on_change =
         Callback::new(move |k: &'static str| st.edit(|s| setting.set(s, SettingValue::Choice(k))));
     let id = setting.id;
@@ -416,6 +408,18 @@ fn choice(setting: &'static Setting, look: Look) -> impl IntoView {
         Look::Buttons => view! { <Segmented id=id label=label(setting) options=options value=value on_change=on_change /> }.into_any(),
         Look::Steps => view! { <EnumSlider id=id label=label(setting) options=options value=value on_change=on_change /> }.into_any(),
         Look::Plain => view! { <SelectField id=id label=label(setting) options=options value=value on_change=on_change /> }.into_any(),
+    }
+}
+
+/// The option a choice's control shows for `s`: its value, or for the weights the format a QLoRA
+/// job will really use.
+pub fn shown_choice(setting: &Setting, s: &vram_engine::Scenario) -> &'static str {
+    match setting.key {
+        "w" => s.effective_weights().key(),
+        _ => match setting.get(s) {
+            SettingValue::Choice(k) => k,
+            _ => "",
+        },
     }
 }
 
