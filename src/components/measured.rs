@@ -91,15 +91,12 @@ pub fn MeasuredPanel() -> impl IntoView {
     let form = move || measured_form(st.lang.get(), &text.get_untracked());
     let said = move || {
         let l = st.lang.get();
-        let error = error.with(|e| {
-            e.as_ref()
-                .map(|e| escape(e.sentence(l).unwrap_or(t(l, "readers_failed"))))
-                .unwrap_or_default()
-        });
-        let status = if reading.get() { t(l, "reading") } else { "" };
-        format!(
-            r#"<p class="input-error" id="measured-error" role="alert">{error}</p><p id="measured-status" role="status">{status}</p>"#
-        )
+        error.with(|e| {
+            let error = e
+                .as_ref()
+                .map(|e| e.sentence(l).unwrap_or(t(l, "readers_failed")));
+            crate::components::error_and_status("measured", l, error, reading.get())
+        })
     };
     let target = crate::components::event_target_id;
     view! {

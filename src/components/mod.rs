@@ -31,3 +31,22 @@ pub fn show_value(id: &str, value: &str) {
         let _ = js_sys::Reflect::set(&el, &"value".into(), &value.into());
     }
 }
+
+/// Under a box read on demand: why its text was refused (`{box}-error`, escaped) and
+/// "Reading …" while the module reads it (`{box}-status`), as markup.
+pub fn error_and_status(
+    box_id: &str,
+    lang: crate::i18n::Lang,
+    error: Option<&str>,
+    reading: bool,
+) -> String {
+    let error = error.map(vram_text::escape).unwrap_or_default();
+    let status = if reading {
+        crate::i18n::t(lang, "reading")
+    } else {
+        ""
+    };
+    format!(
+        r#"<p class="input-error" id="{box_id}-error" role="alert">{error}</p><p id="{box_id}-status" role="status">{status}</p>"#
+    )
+}

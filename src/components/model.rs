@@ -269,11 +269,8 @@ fn ConfigPicker() -> impl IntoView {
     let form = move || config_form(lang(), &name.get_untracked(), &text.get_untracked());
     let said = move || {
         let l = lang();
-        let error = error.with(|e| e.as_ref().map(|e| esc(&e.text(l))).unwrap_or_default());
-        let status = if reading.get() { t(l, "reading") } else { "" };
-        format!(
-            r#"<p class="input-error" id="config-error" role="alert">{error}</p><p id="config-status" role="status">{status}</p>"#
-        )
+        let error = error.with(|e| e.as_ref().map(|e| e.text(l)));
+        super::error_and_status("config", l, error.as_deref(), reading.get())
     };
     let target = super::event_target_id;
     view! {
