@@ -7,6 +7,8 @@ Reads the function names of cargo's unstripped output (as scripts/wasm_sizes.py 
 each function that matches a pattern below, with what brings it in and what to do instead. Each
 came in by a one-line change (a `parse::<f64>()`, an `expect` on an engine result, a boxed
 plotters error, a font named by a string) and cost the first load the gzip bytes said beside it.
+Also fails when the wasm holds the Chinese of the tables that load on demand (crates/zh): one
+sentence of each table, looked for in the wasm's bytes.
 """
 import os
 import sys
@@ -28,6 +30,14 @@ CUT = [
      "gzip): a plotters error boxed as `dyn Error`; drop it (`chart::NotDrawn`)"),
 ]
 
+# one Chinese sentence of each on-demand table (crates/text/src/zh.rs): in the first load only if
+# the page's wasm was built without vram-text's `zh-on-demand` feature (the root Cargo.toml)
+ON_DEMAND_CHINESE = [
+    ("the page's texts (crates/text/src/page.rs)", "每一项是怎么算出来的"),
+    ("the settings' help (crates/text/src/settings.rs)", "草稿模型（预设之一）"),
+    ("the formulas' sentences (crates/text/src/formulas/sentences.rs)", "CUDA 上下文、cuBLAS/NCCL 工作区"),
+]
+
 
 def main():
     data = open(sys.argv[1], "rb").read()
@@ -42,9 +52,15 @@ def main():
     found = [(pattern, why, n) for pattern, why in CUT for i, n in names.items() if i >= imports and pattern in n]
     for pattern, why, n in found:
         print(f"  first load links {n[:120]}\n    {why}")
-    if found:
-        sys.exit(f"first-load guard: {len(found)} function(s) the first load was cut free of")
-    print(f"  first-load guard: none of {len(CUT)} cut families linked")
+    chinese = [table for table, sentence in ON_DEMAND_CHINESE if sentence.encode() in data]
+    for table in chinese:
+        print(f"  first load holds the Chinese of {table}, which loads on demand: build the page with "
+              "vram-text's `zh-on-demand` feature and write the table's Chinese `zh!(\"…\")`")
+    if found or chinese:
+        sys.exit(f"first-load guard: {len(found)} function(s) and {len(chinese)} table(s) the first "
+                 "load was cut free of")
+    print(f"  first-load guard: none of {len(CUT)} cut families linked, none of "
+          f"{len(ON_DEMAND_CHINESE)} on-demand tables' Chinese held")
 
 
 if __name__ == "__main__":

@@ -6,10 +6,10 @@
    exports and the property names the wasm imports by; it renames only local identifiers. A release
    build without esbuild is an error (the size budget counts on it); `make setup` installs it.
    The on-demand readers module's glue has no integrity attribute (nothing in index.html loads it).
-2. Names each on-demand module (crates/readers, crates/local-web; Trunk writes them unhashed, as
+2. Names each on-demand module (crates/readers, crates/local-web, crates/zh; Trunk writes them unhashed, as
    it does any `data-type="worker"` build) by its content, e.g. `vram-readers-<sha256>.js` and its
    `..._bg.wasm`, and writes the name into its `<meta>` (`vram-readers`: the placeholder
-   READERS_MODULE; `vram-local`: LOCAL_MODULE), where src/readers.rs finds it. A new build gets a new name, so a browser never
+   READERS_MODULE; `vram-local`: LOCAL_MODULE; `vram-zh`: ZH_MODULE), where src/readers.rs finds it. A new build gets a new name, so a browser never
    mixes a cached module with a new page.
 3. Allows exactly the inline scripts Trunk wrote, by their sha256, in the Content-Security-Policy:
    replaces the placeholder CSP_INLINE_SCRIPT_HASHES in index.html.
@@ -29,7 +29,7 @@ html = open(index, encoding="utf-8").read()
 
 
 # each on-demand module: its file name as Trunk writes it, and its placeholder in index.html
-ON_DEMAND = {"vram-readers": "READERS_MODULE", "vram-local": "LOCAL_MODULE"}
+ON_DEMAND = {"vram-readers": "READERS_MODULE", "vram-local": "LOCAL_MODULE", "vram-zh": "ZH_MODULE"}
 
 
 def digest(algo, data):

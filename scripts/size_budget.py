@@ -1,19 +1,20 @@
 #!/usr/bin/env python3
 """Fail when what a first visit downloads, or an on-demand module, exceeds its budget (gzip -9).
 
-    python3 scripts/size_budget.py DIST FIRST_LOAD_BUDGET [READERS_BUDGET [LOCAL_BUDGET]]
+    python3 scripts/size_budget.py DIST FIRST_LOAD_BUDGET [READERS_BUDGET [LOCAL_BUDGET [ZH_BUDGET]]]
 
 First load: every file under DIST (html, js, wasm, css, icon, wasm-bindgen snippets) except the
 on-demand modules. On-demand modules, each reported and gated on its own (default 80000 B): the
 files named `vram-readers-*` (crates/readers, imported by the page the first time a user pastes a
 measurement) and `vram-local-*` (crates/local-web, the llama.cpp / Ollama job, imported the first
-time a local run is shown).
+time a local run is shown) and `vram-zh-*` (crates/zh, the Chinese of the largest tables, imported
+the first time the page is shown in Chinese).
 """
 import gzip
 import os
 import sys
 
-ON_DEMAND = {"readers": "vram-readers-", "local": "vram-local-"}
+ON_DEMAND = {"readers": "vram-readers-", "local": "vram-local-", "zh": "vram-zh-"}
 
 dist, budget = sys.argv[1], int(sys.argv[2])
 module_budgets = [int(b) for b in sys.argv[3:]]

@@ -37,6 +37,11 @@ pub fn show_panic_banner() {
 pub fn App() -> impl IntoView {
     let st = AppState::from_location();
     provide_context(st);
+    // a link or a browser asking for Chinese: English until the Chinese table is in (tens of ms)
+    if st.lang.get_untracked() == Lang::Zh && !vram_text::zh_ready() {
+        st.lang.set(Lang::En);
+        Effect::new(move |_| crate::zh::switch_to(st, Lang::Zh));
+    }
 
     // the URL and the share box follow the state without a history entry per slider tick; while a
     // slider is being dragged they are written once the input pauses (250 ms), not on every tick:
@@ -174,7 +179,7 @@ fn Header() -> impl IntoView {
             <div class="header-tools">
                 {panel(HEADER_PANEL)}
                 <button type="button" id="lang-toggle" lang=move || if lang() == Lang::En { "zh" } else { "en" }
-                    on:click=move |_| st.lang.update(|l| *l = if *l == Lang::En { Lang::Zh } else { Lang::En })>{tr("language")}</button>
+                    on:click=move |_| crate::zh::switch_to(st, if lang() == Lang::En { Lang::Zh } else { Lang::En })>{tr("language")}</button>
                 <div class="share">
                     <input type="text" id="share-url" readonly aria-label="share link" data-settled="1"
                         value=untrack(link) />

@@ -9,6 +9,7 @@ mod i18n;
 mod local_module;
 mod readers;
 mod state;
+mod zh;
 
 fn main() {
     std::panic::set_hook(Box::new(|info| {

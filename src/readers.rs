@@ -234,7 +234,7 @@ pub async fn call_in(meta: &str, name: &str, args: &Array) -> Result<Vec<String>
 }
 
 /// The export `name` of the module named in `<meta name="{meta}">`, the module loaded first.
-async fn export(meta: &str, name: &str) -> Result<Function, Refused> {
+pub async fn export(meta: &str, name: &str) -> Result<Function, Refused> {
     let module = JsFuture::from(load_module(meta))
         .await
         .map_err(|_| Refused::NotLoaded)?;

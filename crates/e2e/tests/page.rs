@@ -367,14 +367,24 @@ fn a_pasted_gpt_oss_config_sets_mxfp4_weights_with_attention_embeddings_and_head
 fn the_language_toggle_switches_everything_to_chinese_and_the_link_keeps_it() {
     let page = Page::open("/?v=1&lang=en");
     assert!(page.text_of("#verdict").contains("Needs"));
+    // an English visit never downloads the Chinese tables (crates/zh); the toggle does
+    let zh_fetched =
+        "return performance.getEntriesByType('resource').some((r) => r.name.includes('/vram-zh-'))";
+    assert_eq!(page.js(zh_fetched, vec![]), json!(false));
     page.click("#lang-toggle");
     page.wait_until("Chinese text", 5, |s| {
         s.text_of("#verdict").contains("需要")
     });
+    assert_eq!(page.js(zh_fetched, vec![]), json!(true));
     assert!(page.text_of("#legend").contains("权重"));
+    // the three tables that load on demand: the page's texts, the settings' labels, the formulas
     assert!(page
         .text_of("#explanations")
         .contains("每一项是怎么算出来的"));
+    assert!(page.text_of(".controls").contains("序列长度"));
+    assert!(page
+        .text_of("#explanations")
+        .contains("CUDA 上下文、cuBLAS/NCCL 工作区"));
     assert_eq!(
         page.js("return document.documentElement.lang", vec![]),
         json!("zh-CN")
@@ -383,6 +393,35 @@ fn the_language_toggle_switches_everything_to_chinese_and_the_link_keeps_it() {
     let again = Page::open(&format!("/?{}", page.url().split_once('?').unwrap().1));
     assert!(again.text_of("#verdict").contains("需要"));
     page.assert_no_console_errors();
+}
+
+#[test]
+fn when_the_chinese_table_cannot_load_the_page_stays_english_and_a_later_click_tries_again() {
+    let page = Page::open("/?v=1&lang=en");
+    page.cdp("Network.enable", json!({}));
+    page.cdp("Network.setBlockedURLs", json!({"urls": ["*vram-zh-*"]}));
+    page.click("#lang-toggle");
+    page.wait_until("the toggle saying the table did not load", 5, |s| {
+        s.js(
+            "return document.querySelector('#lang-toggle[data-failed]') !== null",
+            vec![],
+        ) == json!(true)
+    });
+    assert!(page.text_of("#verdict").contains("Needs"));
+    assert_eq!(
+        page.js("return document.documentElement.lang", vec![]),
+        json!("en")
+    );
+    // what the console said is the blocked module only
+    for e in page.console_errors() {
+        assert!(e.contains("vram-zh-"), "{e}");
+    }
+    page.cdp("Network.setBlockedURLs", json!({"urls": []}));
+    page.click("#lang-toggle");
+    page.wait_until("Chinese text", 5, |s| {
+        s.text_of("#verdict").contains("需要")
+    });
+    assert!(!page.exists("#lang-toggle[data-failed]"));
 }
 
 #[test]

@@ -3,6 +3,10 @@
 //! render them through this crate, so both shells say the same thing and a new setting's words
 //! are written once.
 //!
+//! The Chinese of the largest tables (the page's texts, the settings' labels and help, the
+//! formulas' sentences) is written `zh!("…")`: the page's wasm leaves it out and loads it on
+//! demand (`zh.rs`); write a new entry of those tables the same way.
+//!
 //! ```
 //! use vram_text::{error, formula, Lang};
 //! let e = vram_engine::EngineError::TpDoesNotDivide { gpus: 6, tp: 4 };
@@ -24,7 +28,9 @@ mod hub;
 mod hub_read;
 mod llamacpp;
 mod measured;
+mod page;
 mod settings;
+mod zh;
 
 pub use answers::{answer, budget_equation, question, sglang_budget_equation, startup_concurrency};
 pub use errors::{error, notice, refusal};
@@ -33,7 +39,9 @@ pub use hub::{fetch_failure, file_difference, hub_error, index_error, safetensor
 pub use hub_read::{gguf_listed, gguf_read, gguf_unread, hub_summary, no_weight_files};
 pub use llamacpp::{llama_device, llama_error, llama_word, LlamaWord};
 pub use measured::{level_name, level_note, measure_error, reading_note, source_name};
+pub use page::page_text;
 pub use settings::{setting_help, setting_label, setting_name};
+pub use zh::{install_zh, zh_ready, zh_table, ZhTable};
 
 /// The languages the product speaks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -2,6 +2,7 @@
 //! (`{0}`, `{1}`, ...) for the numbers; the engine writes no words.
 
 mod sentences;
+pub(crate) use sentences::SENTENCES;
 
 use crate::Lang;
 use vram_engine::thousands;

@@ -1,0 +1,68 @@
+//! The Chinese of the largest tables, loaded on demand (`crates/zh`, built by Trunk beside the
+//! page; its content-hashed name is in `<meta name="vram-zh">`): the page's wasm is built with
+//! `vram-text`'s `zh-on-demand` feature, so the first load carries English only for those
+//! tables. The page asks for Chinese through [`switch_to`]; it switches once the table is in.
+
+use leptos::prelude::*;
+use wasm_bindgen::JsValue;
+
+use crate::i18n::Lang;
+use crate::readers::export;
+use crate::state::AppState;
+
+/// The module's meta name.
+const ZH: &str = "vram-zh";
+
+/// The toggle's id: it says `data-stale` while the table loads (the browser tests' reads wait
+/// for no stale element) and `data-failed` when it did not load.
+const TOGGLE: &str = "lang-toggle";
+
+/// Imports the module and installs its table, once; whether Chinese can be shown.
+async fn load_table() -> bool {
+    if vram_text::zh_ready() {
+        return true;
+    }
+    let Ok(table) = export(ZH, "table").await else {
+        return false;
+    };
+    table
+        .call0(&JsValue::NULL)
+        .ok()
+        .and_then(|t| t.as_string())
+        .is_some_and(vram_text::install_zh)
+}
+
+/// Marks the toggle: loading (`data-stale`), failed (`data-failed`), or neither.
+fn mark_toggle(loading: bool, failed: bool) {
+    let Some(toggle) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id(TOGGLE))
+    else {
+        return;
+    };
+    for (name, on) in [("data-stale", loading), ("data-failed", failed)] {
+        let _ = if on {
+            toggle.set_attribute(name, "")
+        } else {
+            toggle.remove_attribute(name)
+        };
+    }
+}
+
+/// Shows the page in `lang`: at once for English or when the Chinese table is in; otherwise
+/// once it has loaded (the page stays as it is meanwhile, and stays English if it fails: a later
+/// click tries again).
+pub fn switch_to(st: AppState, lang: Lang) {
+    if lang == Lang::En || vram_text::zh_ready() {
+        st.lang.set(lang);
+        return;
+    }
+    mark_toggle(true, false);
+    leptos::task::spawn_local(async move {
+        let ready = load_table().await;
+        mark_toggle(false, !ready);
+        if ready {
+            st.lang.set(Lang::Zh);
+        }
+    });
+}
