@@ -1,16 +1,16 @@
 //! The page: header, controls on one side, the answer on the other; the URL follows every change.
 
 use leptos::prelude::*;
-use vram_engine::{Job, LoraTargets, Setting, SettingKind, SettingValue};
+use vram_engine::Job;
 
 use crate::chart::escape;
-use crate::components::controls::{EnumSlider, Segmented, SelectField, SliderNumber};
 use crate::components::event_target_id;
 use crate::components::local::{LocalModelFile, LocalResults};
 use crate::components::measured::MeasuredPanel;
 use crate::components::model::ModelPicker;
 use crate::components::results::{Charts, Explanations, FitTable, VerdictLine};
-use crate::i18n::{self, t, tr, Lang};
+use crate::components::settings_list::{Look, SettingsList};
+use crate::i18n::{t, tr, Lang};
 use crate::state::AppState;
 
 /// Shows the error banner after a panic (called from the panic hook, outside Leptos).
@@ -177,7 +177,7 @@ fn Header() -> impl IntoView {
                 <p class="tagline">{tr("tagline")}</p>
             </div>
             <div class="header-tools">
-                {panel(HEADER_PANEL)}
+                <SettingsList settings=HEADER_PANEL />
                 <button type="button" id="lang-toggle" lang=move || if lang() == Lang::En { "zh" } else { "en" }
                     on:click=move |_| crate::zh::switch_to(st, if lang() == Lang::En { Lang::Zh } else { Lang::En })>{tr("language")}</button>
                 <div class="share">
@@ -218,20 +218,9 @@ fn Notices() -> impl IntoView {
     }
 }
 
-/// How a setting's control looks.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Look {
-    /// A select (choices), a slider with a box (numbers), a checkbox (switches).
-    Plain,
-    /// A stepped slider with a select beside it.
-    Steps,
-    /// A row of buttons.
-    Buttons,
-}
-
 /// The page's panels: which settings each shows, in order, and how. Every setting of the
 /// engine's registry appears in exactly one (a test checks it).
-const JOB_PANEL: &[(&str, Look)] = &[
+pub(crate) const JOB_PANEL: &[(&str, Look)] = &[
     ("job", Look::Buttons),
     ("weights", Look::Steps),
     ("switch-qh", Look::Plain),
@@ -269,7 +258,7 @@ const JOB_PANEL: &[(&str, Look)] = &[
     ("local-fa", Look::Plain),
     ("local-ncmoe", Look::Plain),
 ];
-const HARDWARE_PANEL: &[(&str, Look)] = &[
+pub(crate) const HARDWARE_PANEL: &[(&str, Look)] = &[
     ("local-machine", Look::Buttons),
     ("gpu", Look::Plain),
     ("gpus", Look::Plain),
@@ -297,7 +286,7 @@ const HARDWARE_PANEL: &[(&str, Look)] = &[
 /// Settings whose input the local job's module renders in its answer (`crates/local-web`), with
 /// the page's one listener on that answer (`components/local.rs`).
 const MODULE_RENDERED: &[(&str, Look)] = &[("local-tensor-split", Look::Plain)];
-const ADVANCED_PANEL: &[(&str, Look)] = &[
+pub(crate) const ADVANCED_PANEL: &[(&str, Look)] = &[
     ("weights-embeddings", Look::Plain),
     ("weights-attention", Look::Plain),
     ("weights-mlp", Look::Plain),
@@ -326,183 +315,15 @@ const ADVANCED_PANEL: &[(&str, Look)] = &[
     ("local-kv-unified", Look::Plain),
     ("local-swa-full", Look::Plain),
 ];
-const HEADER_PANEL: &[(&str, Look)] = &[("unit", Look::Buttons)];
-
-/// The controls of a panel's settings.
-fn panel(settings: &'static [(&'static str, Look)]) -> impl IntoView {
-    settings
-        .iter()
-        .map(|&(id, look)| view! { <SettingControl id=id look=look /> })
-        .collect_view()
-}
-
-/// The label of a setting in the page's language (the sequence reads "prompt" for inference,
-/// "source" for an encoder–decoder model); a memo, so a slider step that leaves the label alone
-/// does not write it again.
-fn label(setting: &'static Setting) -> Signal<String> {
-    let st = expect_context::<AppState>();
-    Signal::from(Memo::new(move |_| {
-        let lang = st.lang.get();
-        if setting.id == "seq" && st.scenario.with(|s| s.model.is_encoder_decoder()) {
-            return t(lang, "source").to_string();
-        }
-        if setting.id == "seq" && st.scenario.with(|s| s.job == Job::Inference) {
-            return t(lang, "prompt").to_string();
-        }
-        vram_text::setting_label(lang, setting.id).to_string()
-    }))
-}
-
-/// The control of one setting of the engine's registry, shown while it applies to the scenario.
-#[component]
-fn SettingControl(id: &'static str, look: Look) -> impl IntoView {
-    let st = expect_context::<AppState>();
-    let setting = Setting::by_id(id).expect("a setting of the registry");
-    let applies = move || st.scenario.with(|s| (setting.applies)(s));
-    view! { <Show when=applies>{control(setting, look)}</Show> }
-}
-
-/// The input for a setting, by its kind.
-fn control(setting: &'static Setting, look: Look) -> AnyView {
-    let st = expect_context::<AppState>();
-    let id = setting.id;
-    match setting.kind {
-        SettingKind::Number { .. } if setting.key == "tp" => tp_select(setting).into_any(),
-        SettingKind::Number {
-            min,
-            max,
-            slider,
-            log,
-            pow2,
-        } => view! {
-            <SliderNumber id=id label=label(setting)
-                value=Memo::new(move |_| st.scenario.with(|s| match setting.get(s) { SettingValue::Number(n) => n, _ => 0 }))
-                on_change=Callback::new(move |v| st.edit(|s| setting.set(s, SettingValue::Number(v))))
-                min=slider.0 max=slider.1 limit_min=min limit_max=max log=log pow2=pow2 />
-        }
-        .into_any(),
-        SettingKind::Choice => choice(setting, look).into_any(),
-        SettingKind::Switch => view! { <SwitchField setting=setting /> }.into_any(),
-        SettingKind::Targets => view! { <LoraTargetsField /> }.into_any(),
-        // the tensor split's box sits above the per-GPU table the local module renders
-        SettingKind::Shares => ().into_any(),
-    }
-}
-
-/// A choice setting: the options the engine offers for the scenario, labelled in the page's
-/// language; a memo, so its `<option>`s are built again only when the offer changes.
-fn choice(setting: &'static Setting, look: Look) -> impl IntoView {
-    let st = expect_context::<AppState>();
-    let options = Memo::new(move |_| {
-        let lang = st.lang.get();
-        st.scenario.with(|s| {
-            setting
-                .offered(s)
-                .into_iter()
-                .map(|k| (k, i18n::choice(lang, setting.key, k)))
-                .collect::<Vec<_>>()
-        })
-    });
-    // a QLoRA job shows the quantization it will really use; a memo, so a step that leaves the
-    // choice alone does not set every `<option>`'s `selected` again
-    let value = Memo::new(move |_| st.scenario.with(|s| shown_choice(setting, s)));
-    let on_change =
-        Callback::new(move |k: &'static str| st.edit(|s| setting.set(s, SettingValue::Choice(k))));
-    let id = setting.id;
-    match look {
-        Look::Buttons => view! { <Segmented id=id label=label(setting) options=options value=value on_change=on_change /> }.into_any(),
-        Look::Steps => view! { <EnumSlider id=id label=label(setting) options=options value=value on_change=on_change /> }.into_any(),
-        Look::Plain => view! { <SelectField id=id label=label(setting) options=options value=value on_change=on_change /> }.into_any(),
-    }
-}
-
-/// The option a choice's control shows for `s`: its value, or for the weights the format a QLoRA
-/// job will really use.
-pub fn shown_choice(setting: &Setting, s: &vram_engine::Scenario) -> &'static str {
-    match setting.key {
-        "w" => s.effective_weights().key(),
-        _ => match setting.get(s) {
-            SettingValue::Choice(k) => k,
-            _ => "",
-        },
-    }
-}
-
-/// The tensor-parallel degree: the degrees the engine offers for the GPU count.
-fn tp_select(setting: &'static Setting) -> impl IntoView {
-    let st = expect_context::<AppState>();
-    const KEYS: [&str; 7] = ["1", "2", "4", "8", "16", "32", "64"];
-    let options = Memo::new(move |_| {
-        let offered = st.scenario.with(|s| s.tp_choices());
-        KEYS.iter()
-            .filter(|k| k.parse::<u64>().is_ok_and(|t| offered.contains(&t)))
-            .map(|k| (*k, k.to_string()))
-            .collect::<Vec<_>>()
-    });
-    let value = Memo::new(move |_| {
-        let t = st.scenario.with(|s| s.tp);
-        KEYS.into_iter()
-            .find(|k| k.parse::<u64>().ok() == Some(t))
-            .unwrap_or("1")
-    });
-    let on_change = Callback::new(move |k: &'static str| {
-        if let Ok(v) = k.parse::<u64>() {
-            st.edit(|s| setting.set(s, SettingValue::Number(v)))
-        }
-    });
-    view! { <SelectField id=setting.id label=label(setting) options=options value=value on_change=on_change /> }
-}
-
-/// A checkbox for one of the engine's on/off settings.
-#[component]
-fn SwitchField(setting: &'static Setting) -> impl IntoView {
-    let st = expect_context::<AppState>();
-    let id = setting.id;
-    let on = Memo::new(move |_| {
-        st.scenario
-            .with(|s| setting.get(s) == SettingValue::On(true))
-    });
-    view! {
-        <div class="field toggle">
-            <input type="checkbox" id=id prop:checked=on
-                on:change=move |ev| { let on = event_target_checked(&ev); st.edit(|s| setting.set(s, SettingValue::On(on))) } />
-            <label for=id>{label(setting)}</label>
-        </div>
-    }
-}
+pub(crate) const HEADER_PANEL: &[(&str, Look)] = &[("unit", Look::Buttons)];
 
 #[component]
 fn JobControls() -> impl IntoView {
     view! {
         <section class="panel" aria-labelledby="job-h">
             <h2 id="job-h">{tr("job")}</h2>
-            {panel(JOB_PANEL)}
+            <SettingsList settings=JOB_PANEL />
         </section>
-    }
-}
-
-#[component]
-fn LoraTargetsField() -> impl IntoView {
-    let st = expect_context::<AppState>();
-    view! {
-        <fieldset class="field targets" id="lora-targets">
-            <legend>{move || vram_text::setting_label(st.lang.get(), "lora-targets")}</legend>
-            {LoraTargets::NAMES.iter().map(|name| {
-                let name: &'static str = name;
-                let id = format!("target-{name}");
-                let on = Memo::new(move |_| st.scenario.with(|s| s.lora_targets.contains(name)));
-                view! {
-                    <label class="chip"><input type="checkbox" id=id
-                        prop:checked=on
-                        on:change=move |ev| {
-                            let on = event_target_checked(&ev);
-                            let next = st.scenario.with_untracked(|s| s.lora_targets.with(name, on));
-                            // the last target cannot be unticked (the engine would reset all seven)
-                            if next != LoraTargets::empty() { st.edit(|s| s.lora_targets = next); }
-                        } />{name}</label>
-                }
-            }).collect_view()}
-        </fieldset>
     }
 }
 
@@ -511,7 +332,7 @@ fn HardwareControls() -> impl IntoView {
     view! {
         <section class="panel" aria-labelledby="hw-h">
             <h2 id="hw-h">{tr("gpu")}</h2>
-            {panel(HARDWARE_PANEL)}
+            <SettingsList settings=HARDWARE_PANEL />
         </section>
     }
 }
@@ -521,7 +342,7 @@ fn Advanced() -> impl IntoView {
     view! {
         <details class="panel advanced" id="advanced">
             <summary>{tr("advanced")}</summary>
-            {panel(ADVANCED_PANEL)}
+            <SettingsList settings=ADVANCED_PANEL />
         </details>
     }
 }

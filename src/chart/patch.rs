@@ -32,10 +32,14 @@ pub trait Tree: Sized {
 /// walk reach those).
 impl Tree for PageNode {
     fn set_attribute(&self, name: &str, value: &str) {
-        let _ = self.unchecked_ref::<Element>().set_attribute(name, value);
+        let el = self.unchecked_ref::<Element>();
+        let _ = el.set_attribute(name, value);
+        follow_attribute(el, name, Some(value));
     }
     fn remove_attribute(&self, name: &str) {
-        let _ = self.unchecked_ref::<Element>().remove_attribute(name);
+        let el = self.unchecked_ref::<Element>();
+        let _ = el.remove_attribute(name);
+        follow_attribute(el, name, None);
     }
     fn set_text(&self, text: &str) {
         self.set_text_content(Some(text));
@@ -64,6 +68,30 @@ impl Tree for PageNode {
     }
     fn remove(&self) {
         self.unchecked_ref::<Element>().remove();
+    }
+}
+
+/// A form control shows its live state, not its attributes, once a user has touched it: an
+/// input's value and checkedness and an option's selectedness follow the attribute the patch
+/// wrote (`value`, `checked`, `selected`).
+fn follow_attribute(el: &Element, name: &str, value: Option<&str>) {
+    match name {
+        "value" => {
+            if let Some(input) = el.dyn_ref::<web_sys::HtmlInputElement>() {
+                input.set_value(value.unwrap_or(""));
+            }
+        }
+        "checked" => {
+            if let Some(input) = el.dyn_ref::<web_sys::HtmlInputElement>() {
+                input.set_checked(value.is_some());
+            }
+        }
+        "selected" => {
+            if let Some(option) = el.dyn_ref::<web_sys::HtmlOptionElement>() {
+                option.set_selected(value.is_some());
+            }
+        }
+        _ => {}
     }
 }
 
@@ -155,11 +183,16 @@ fn parts_markup(parts: &[Part]) -> String {
         .collect()
 }
 
-/// What pairs an old child with a new one: its tag and class (a bar segment's group with a bar
+/// What pairs an old child with a new one: its tag and id when it has one (a setting's control
+/// with the same setting's, so the slider a user drags stays the element under the pointer while
+/// others come and go around it), else its tag and class (a bar segment's group with a bar
 /// segment's group, a grid line with a grid line), whatever its other attributes say.
-fn key<'a>(node: &Node<'a>) -> (&'a str, &'a str) {
-    let class = node.attributes.iter().find(|(n, _)| *n == "class");
-    (node.name, class.map_or("", |(_, v)| v))
+fn key<'a>(node: &Node<'a>) -> (&'a str, bool, &'a str) {
+    let named = |name: &str| node.attributes.iter().find(|(n, _)| *n == name);
+    match named("id") {
+        Some((_, id)) => (node.name, true, id),
+        None => (node.name, false, named("class").map_or("", |(_, v)| v)),
+    }
 }
 
 /// `parent`'s children made equal to `now`, given that they show `was`. The children are paired

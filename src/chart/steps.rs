@@ -147,7 +147,7 @@ pub fn presses(start: &Scenario, id: &str, big: bool, presses: usize) -> Vec<Sce
             }
             SettingKind::Choice => {
                 let offered = setting.offered(&s);
-                let key = crate::app::shown_choice(setting, &s);
+                let key = crate::components::settings_list::shown_choice(setting, &s);
                 let at = offered.iter().position(|k| *k == key).unwrap_or(0);
                 let last = offered.len().saturating_sub(1);
                 if at >= last {

@@ -7,6 +7,7 @@ pub mod measured;
 pub mod model;
 pub mod on_screen;
 pub mod results;
+pub mod settings_list;
 
 use wasm_bindgen::JsCast;
 

@@ -8,8 +8,9 @@ use vram_engine::{presets, Architecture, ModelChoice, PartFormats};
 use vram_engine::{short_count, thousands};
 use wasm_bindgen::JsCast;
 
-use super::controls::Segmented;
 use super::hub::HubPicker;
+use super::results::patched_in_place;
+use super::settings_list::buttons_field;
 use crate::chart::escape as esc;
 use crate::i18n::{t, tr, Lang};
 use crate::readers::{self, Refused};
@@ -39,6 +40,14 @@ impl ConfigProblem {
     }
 }
 
+/// Where the model comes from: (key, text key) of each source button.
+const SOURCES: [(&str, &str); 4] = [
+    ("preset", "source_preset"),
+    ("params", "source_params"),
+    ("config", "source_config"),
+    ("hub", "source_hub"),
+];
+
 #[component]
 pub fn ModelPicker() -> impl IntoView {
     let st = expect_context::<AppState>();
@@ -52,16 +61,18 @@ pub fn ModelPicker() -> impl IntoView {
         ModelChoice::Custom { .. } => "config",
     });
     let source = RwSignal::new(initial);
-    let sources = Signal::derive(move || {
+    // the four sources as a row of buttons, markup patched in place (`settings_list`)
+    let buttons = Memo::new(move |_| {
         let l = lang();
-        vec![
-            ("preset", t(l, "source_preset").to_string()),
-            ("params", t(l, "source_params").to_string()),
-            ("config", t(l, "source_config").to_string()),
-            ("hub", t(l, "source_hub").to_string()),
-        ]
+        let sources: Vec<(&'static str, String)> = SOURCES
+            .iter()
+            .map(|(k, key)| (*k, t(l, key).to_string()))
+            .collect();
+        buttons_field("model-source", &esc(t(l, "model")), &sources, source.get())
     });
-    let pick_source = Callback::new(move |k: &'static str| {
+    let buttons_box = NodeRef::<leptos::html::Div>::new();
+    patched_in_place(buttons_box, buttons);
+    let pick_source = move |k: &'static str| {
         source.set(k);
         if k == "params" {
             let n = st.computed.with_untracked(|c| {
@@ -78,11 +89,21 @@ pub fn ModelPicker() -> impl IntoView {
         {
             st.edit(|s| s.model = ModelChoice::Preset("llama-3.1-8b"));
         }
-    });
+    };
+    let clicked = move |ev: leptos::ev::MouseEvent| {
+        let key = crate::components::event_element(&ev).and_then(|e| e.get_attribute("data-k"));
+        if let Some(k) = SOURCES
+            .iter()
+            .map(|(k, _)| *k)
+            .find(|k| key.as_deref() == Some(*k))
+        {
+            pick_source(k);
+        }
+    };
     view! {
         <section class="panel" aria-labelledby="model-h">
             <h2 id="model-h">{tr("model")}</h2>
-            <Segmented id="model-source" label="model" options=sources value=Signal::derive(move || source.get()) on_change=pick_source />
+            <div class="settings" node_ref=buttons_box on:click=clicked></div>
             {move || match source.get() {
                 "preset" => view! { <PresetPicker /> }.into_any(),
                 "params" => view! { <ParamsPicker /> }.into_any(),

@@ -331,7 +331,7 @@ fn answer_section(
 /// Keeps `host`'s content equal to `markup` by patching it (`chart::patch::patch_inner`): the
 /// elements stay, and a step changes the text and attributes that differ instead of parsing and
 /// laying out the whole markup again through `innerHTML`.
-fn patched_in_place(host: NodeRef<leptos::html::Div>, markup: Memo<String>) {
+pub(crate) fn patched_in_place(host: NodeRef<leptos::html::Div>, markup: Memo<String>) {
     Effect::new(move |shown: Option<String>| {
         let Some(el) = host.get() else {
             return String::new();

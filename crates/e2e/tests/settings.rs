@@ -105,3 +105,49 @@ fn an_encoder_decoder_model_shows_its_source_and_target_lengths_and_the_link_kee
     assert_eq!(page.count("#target-len-num"), 0);
     page.assert_no_console_errors();
 }
+
+#[test]
+fn a_slider_pressed_from_the_keyboard_keeps_its_element_and_focus_while_other_controls_come_and_go()
+{
+    let page = Page::open("/?v=1&j=full&n=1&z=3");
+    // every control gets a mark the page's own code never sets: an element written anew loses it
+    page.js(
+        "document.querySelectorAll('.settings input, .settings select, .settings button').forEach((e) => { e.dataset.mark = '1'; });",
+        vec![],
+    );
+    let before = page.count(".settings [data-mark]");
+    assert_eq!(page.count("#shard-group"), 0, "one GPU has no shard group");
+    // PageUp: a tenth of the slider, about a doubling of the count on its log scale
+    for _ in 0..2 {
+        page.press("#gpus", "\u{E00E}");
+    }
+    // more GPUs: the shard group's control came in below the slider
+    page.wait_until("the shard group's control", 5, |p| {
+        p.count("#shard-group") == 1
+    });
+    assert_eq!(
+        page.js("return document.activeElement.id", vec![]),
+        serde_json::json!("gpus")
+    );
+    for css in [
+        "#gpus[data-mark]",
+        "#gpus-num[data-mark]",
+        "#batch[data-mark]",
+        "#job-full[data-mark]",
+        "#unit-gib[data-mark]",
+    ] {
+        assert!(page.exists(css), "{css} was written anew");
+    }
+    assert_eq!(
+        page.count(".settings [data-mark]"),
+        before,
+        "controls were written anew"
+    );
+    // the box shows the value the slider set, and the link has it
+    let gpus = page.value_of("#gpus-num");
+    assert_ne!(gpus, "1");
+    page.wait_until("the GPU count in the link", 5, |p| {
+        p.url().contains(&format!("n={gpus}"))
+    });
+    page.assert_no_console_errors();
+}

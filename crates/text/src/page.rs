@@ -33,6 +33,7 @@ pub(crate) const PAGE: &[(&str, &str, &str)] = &[
     ("kv_dtype", "KV cache dtype", zh!("KV Cache 精度")),
     ("batch", "Batch (per GPU)", zh!("批大小（每卡）")),
     ("seq", "Sequence length", zh!("序列长度")),
+    ("allowed", "Allowed:", zh!("允许范围：")),
     ("prompt", "Prompt tokens", zh!("提示词 token 数")),
     ("source", "Source tokens (encoder)", zh!("源 token 数（编码器）")),
     ("gen", "Generated tokens", zh!("生成 token 数")),
