@@ -5,7 +5,7 @@
 //! serve any on-demand module by its meta name (the local job's module: `src/local_module.rs`).
 
 use js_sys::{Array, Function, Promise, Reflect};
-use vram_engine::{decode_arch, Architecture, GgufSummary, HubSource, Measurement, Quantization};
+use vram_engine::{decode_arch, Architecture, Measurement, Quantization};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
@@ -79,110 +79,46 @@ pub async fn read_config(text: &str) -> Result<(Architecture, Option<Quantizatio
     }
 }
 
-/// A model read from the Hub by the module: its architecture (exact bytes included), where and
-/// when it was read, and what was read (English lines, Chinese lines).
-#[derive(Clone, Debug, PartialEq)]
-pub struct HubModel {
-    pub arch: Architecture,
-    pub source: HubSource,
-    pub lines: [String; 2],
-}
-
 /// Milliseconds one Hub request may take, its body included: a multi-megabyte GGUF header
 /// range over a slow mirror fits well within it, and a Hub that does not answer is said plainly
 /// rather than left pending. The browser tests shorten it (`data-timeout-ms` on `#hub-box`).
 pub const HUB_TIMEOUT_MS: f64 = 30_000.0;
 
-/// How the page asks the Hub: the endpoint (empty: huggingface.co), the token (empty: none; sent
-/// to the endpoint's host only) and the timeout of each request.
-pub struct HubRequest {
-    pub endpoint: String,
-    pub token: String,
-    pub timeout_ms: f64,
-}
-
-/// What a repository read gave: a model, or GGUF files to pick from (with what to say).
-#[derive(Clone, Debug, PartialEq)]
-pub enum HubReply {
-    Model(Box<HubModel>),
-    Ggufs {
-        source: HubSource,
-        said: [String; 2],
-        /// The files to pick from, as the module's escaped markup.
-        markup: String,
-    },
-}
-
-/// Reads the model `id` names (or lists its GGUF files). The module fetches; the page waits
-/// without blocking.
-pub async fn read_hub(id: &str, request: &HubRequest) -> Result<HubReply, Refused> {
-    let mut args: Vec<JsValue> = [id, &request.endpoint, &request.token]
-        .map(JsValue::from_str)
-        .to_vec();
-    args.push(JsValue::from_f64(request.timeout_ms));
-    let parts = call_async("read_hub", &args).await?;
-    let bad = |_| Refused::NotLoaded;
-    match parts.first().map(String::as_str) {
-        Some("hub") => match <[String; 6]>::try_from(parts) {
-            Ok([_, arch, source, read_on, en, zh]) => Ok(HubReply::Model(Box::new(HubModel {
-                arch: decode_arch(&arch).map_err(|_| Refused::NotLoaded)?,
-                source: HubSource::from_link(&source, &read_on).map_err(bad)?,
-                lines: [en, zh],
-            }))),
-            Err(parts) => Err(refusal(parts)),
-        },
-        Some("gguf-list") => match <[String; 6]>::try_from(parts) {
-            Ok([_, source, read_on, en, zh, markup]) => Ok(HubReply::Ggufs {
-                source: HubSource::from_link(&source, &read_on).map_err(bad)?,
-                said: [en, zh],
-                markup,
-            }),
-            Err(parts) => Err(refusal(parts)),
-        },
-        _ => Err(refusal(parts)),
-    }
-}
-
-/// A GGUF file's header read from the Hub: its summary, where it came from, its name, and
-/// what was read (English, Chinese).
-pub struct HubGguf {
-    pub summary: GgufSummary,
-    pub source: HubSource,
-    pub name: String,
-    pub lines: [String; 2],
-}
-
-/// Reads the header of the GGUF file `parts` (a listed button's `data-parts`) in `source`'s
-/// repository: the readers module fetches it in Range requests and hands the bytes to the
-/// llama.cpp module's GGUF reader (the one a picked file goes to), both loaded on demand.
-pub async fn read_hub_gguf(
-    source: &HubSource,
-    parts: &str,
-    request: &HubRequest,
-) -> Result<HubGguf, Refused> {
-    let reader = export(crate::local_module::LOCAL, "read_gguf_parts").await?;
-    let mut args: Vec<JsValue> = [
-        &source.id(),
-        &source.read_on,
-        parts,
-        &request.endpoint,
-        &request.token,
+/// Opens the Hub id box in the module (`crates/readers/src/hub/panel.rs`): its messages go to
+/// `sink`, and `gguf_reader` gives the module the llama.cpp module's header reader. The box's
+/// events then go to the function returned (`hub_event(kind, target, value, parts, timeout)`).
+pub async fn hub_open(
+    sink: &Function,
+    gguf_reader: &Function,
+    lang: Lang,
+    id: &str,
+    endpoint: &str,
+) -> Result<Function, Refused> {
+    let args: Array = [
+        sink.into(),
+        gguf_reader.into(),
+        JsValue::from_str(lang.key()),
+        JsValue::from_str(id),
+        JsValue::from_str(endpoint),
     ]
-    .map(JsValue::from_str)
-    .to_vec();
-    args.push(JsValue::from_f64(request.timeout_ms));
-    args.push(reader.into());
-    let parts = call_async("read_hub_gguf", &args).await?;
-    match <[String; 7]>::try_from(parts) {
-        Ok([kind, summary, src, read_on, name, en, zh]) if kind == "hub-gguf" => Ok(HubGguf {
-            summary: GgufSummary::from_text(&summary).map_err(|_| Refused::NotLoaded)?,
-            source: HubSource::from_link(&src, &read_on).map_err(|_| Refused::NotLoaded)?,
-            name,
-            lines: [en, zh],
-        }),
-        Ok(parts) => Err(refusal(parts.to_vec())),
-        Err(parts) => Err(refusal(parts)),
-    }
+    .into_iter()
+    .collect::<Array>();
+    let events = export(READERS, "hub_event").await?;
+    export(READERS, "hub_open")
+        .await?
+        .apply(&JsValue::NULL, &args)
+        .map_err(|_| Refused::NotLoaded)?;
+    Ok(events)
+}
+
+/// The llama.cpp module's reader of a GGUF header's bytes, for the Hub id box: a Promise of it.
+pub fn gguf_reader_promise() -> Promise {
+    wasm_bindgen_futures::future_to_promise(async {
+        export(crate::local_module::LOCAL, "read_gguf_parts")
+            .await
+            .map(JsValue::from)
+            .map_err(|_| JsValue::NULL)
+    })
 }
 
 /// The module's sentence for a file of `bytes` bytes, too large to read.
@@ -208,20 +144,6 @@ async fn call(name: &str, arg: &JsValue) -> Result<Vec<String>, Refused> {
         .call1(&JsValue::NULL, arg)
         .map_err(|_| Refused::NotLoaded)?;
     strings(reply)
-}
-
-/// Calls the readers module's async export `name` with `args`; its reply (a Promise's) as strings.
-async fn call_async(name: &str, args: &[JsValue]) -> Result<Vec<String>, Refused> {
-    let promise: Promise = export(READERS, name)
-        .await?
-        .apply(&JsValue::NULL, &args.iter().collect::<Array>())
-        .and_then(|p| p.dyn_into())
-        .map_err(|_| Refused::NotLoaded)?;
-    strings(
-        JsFuture::from(promise)
-            .await
-            .map_err(|_| Refused::NotLoaded)?,
-    )
 }
 
 /// Calls the export `name` of the module named in `<meta name="{meta}">` with `args`.

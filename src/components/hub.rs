@@ -1,20 +1,23 @@
 //! A model from the Hugging Face Hub: an id (`owner/name`, `owner/name@rev`, a Hub URL), read
-//! on request by the on-demand readers module (`crates/readers/src/hub/`), which fetches the
-//! file list, config.json, the index and each shard's header, never the weights. A GGUF
-//! repository's files are listed to pick from; the one picked has its header read (Range
-//! requests, by the readers module) into the llama.cpp job (by the llama.cpp module's reader).
+//! on request. The box is the on-demand readers module's (`crates/readers/src/hub/panel.rs`):
+//! this shell loads the module when the Hub source is chosen, forwards the box's events to it,
+//! writes what it says, and applies what it read: a model (the file list, config.json, the index
+//! and each shard's header, never the weights), or a GGUF file picked from a repository's list
+//! (its header read in Range requests into the llama.cpp job by the llama.cpp module's reader).
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use js_sys::{Array, Function};
 use leptos::prelude::*;
-use vram_engine::{GgufFile, HubEndpoint, HubSource, Job, ModelChoice, DEFAULT_ENDPOINT};
+use vram_engine::{decode_arch, GgufFile, GgufSummary, HubEndpoint, HubSource, Job, ModelChoice};
+use wasm_bindgen::prelude::*;
 
 use crate::chart::escape as esc;
 use crate::components::{event_element, event_target_id};
 use crate::i18n::{t, Lang};
-use crate::readers::{self, HubModel, HubReply, HubRequest, Refused, HUB_TIMEOUT_MS};
+use crate::readers::{self, HUB_TIMEOUT_MS};
 use crate::state::AppState;
-
-/// A GGUF repository's files, listed to pick from (the readers module's markup).
-type Listed = (HubSource, String);
 
 /// The timeout of each request: the page's, or the shorter one a test set on `#hub-box` (read
 /// as a whole number: a float parse would bring core's float parser into the first load).
@@ -27,219 +30,50 @@ fn timeout_ms() -> f64 {
         .map_or(HUB_TIMEOUT_MS, f64::from)
 }
 
-#[component]
-pub fn HubPicker() -> impl IntoView {
-    let st = expect_context::<AppState>();
-    let lang = move || st.lang.get();
-    let id = RwSignal::new(st.scenario.with_untracked(|s| match &s.model {
-        ModelChoice::Custom {
-            source: Some(src), ..
-        } => src.repo.clone(),
-        _ => String::new(),
-    }));
-    // kept in this component's memory only: never in the link, never stored
-    let token = RwSignal::new(String::new());
-    let endpoint = st.hub_endpoint.with_untracked(|e| {
-        e.as_ref()
-            .map_or(DEFAULT_ENDPOINT.to_string(), |e| e.base().to_string())
-    });
-    let bad_endpoint = RwSignal::new(false);
-    let reading = RwSignal::new(false);
-    let error = RwSignal::new(None::<Refused>);
-    let lines = RwSignal::new(None::<[String; 2]>);
-    let listed = RwSignal::new(None::<Listed>);
-    let set_endpoint = move |text: String| match HubEndpoint::parse(&text) {
-        Ok(e) => {
-            bad_endpoint.set(false);
-            st.hub_endpoint
-                .set((e != HubEndpoint::default()).then_some(e));
-        }
-        Err(_) => bad_endpoint.set(true),
-    };
-    let request = move || HubRequest {
-        endpoint: st
-            .hub_endpoint
-            .with_untracked(|e| e.as_ref().map(|e| e.base().to_string()))
-            .unwrap_or_default(),
-        token: token.get_untracked(),
-        timeout_ms: timeout_ms(),
-    };
-    // a read may start when none is pending; what an earlier read said goes, and the budget
-    // keeps its model until this one is read
-    let start = move || {
-        if reading.get_untracked() || bad_endpoint.get_untracked() {
-            return false;
-        }
-        reading.set(true);
-        error.set(None);
-        lines.set(None);
-        true
-    };
-    let read = move || {
-        if !start() {
-            return;
-        }
-        listed.set(None);
-        let (asked, request) = (id.get_untracked(), request());
-        leptos::task::spawn_local(async move {
-            let got = readers::read_hub(&asked, &request).await;
-            reading.set(false);
-            match got {
-                Ok(HubReply::Model(model)) => use_model(&st, *model, lines),
-                Ok(HubReply::Ggufs {
-                    source,
-                    said,
-                    markup,
-                }) => {
-                    crate::local_module::preload();
-                    lines.set(Some(said));
-                    listed.set(Some((source, markup)));
-                }
-                // the previous budget stays; the message sits under the box
-                Err(r) => error.set(Some(r)),
-            }
-        });
-    };
-    let pick = move |parts: String| {
-        let Some(source) = listed.with_untracked(|l| l.as_ref().map(|(s, _)| s.clone())) else {
-            return;
-        };
-        if !start() {
-            return;
-        }
-        let request = request();
-        leptos::task::spawn_local(async move {
-            let got = readers::read_hub_gguf(&source, &parts, &request).await;
-            reading.set(false);
-            match got {
-                Ok(g) => {
-                    lines.set(Some(g.lines));
-                    st.edit(|s| {
-                        s.job = Job::Local;
-                        s.gguf = Some(Box::new(GgufFile {
-                            name: g.name.chars().take(80).collect(),
-                            summary: g.summary,
-                            source: Some(g.source),
-                        }));
-                    });
-                }
-                Err(r) => error.set(Some(r)),
-            }
-        });
-    };
-    // what the panel says, as one escaped string: fewer reactive nodes, a smaller first load
-    let said = move || {
-        let l = lang();
-        let mut out = String::new();
-        if reading.get() {
-            out.push_str(&format!(
-                r#"<p id="hub-status" role="status">{}</p>"#,
-                t(l, "reading")
-            ));
-        }
-        if bad_endpoint.get() {
-            out.push_str(&format!(
-                r#"<p class="input-error" role="alert">{}</p>"#,
-                t(l, "hub_bad_endpoint")
-            ));
-        }
-        error.with(|e| {
-            if let Some(e) = e {
-                let text = e.sentence(l).unwrap_or(t(l, "readers_failed"));
-                out.push_str(&format!(
-                    r#"<p class="input-error" id="hub-error" role="alert">{}</p>"#,
-                    esc(text)
-                ));
-            }
-        });
-        lines.with(|read| {
-            if let Some([en, zh]) = read {
-                let items: String = l
-                    .pick(en, zh)
-                    .lines()
-                    .map(|x| format!("<li>{}</li>", esc(x)))
-                    .collect();
-                out.push_str(&format!(r#"<ul class="note" id="hub-lines">{items}</ul>"#));
-            }
-        });
-        listed.with(|l| {
-            if let Some((_, markup)) = l {
-                out.push_str(markup);
-            }
-        });
-        st.scenario.with(|s| {
-            let gguf_source = s.gguf.as_ref().and_then(|f| f.source.as_ref());
-            let model_source = match &s.model {
-                ModelChoice::Custom {
-                    source: Some(src), ..
-                } => Some(src),
-                _ => None,
-            };
-            if let Some(src) = gguf_source.or(model_source) {
-                out.push_str(&format!(
-                    r#"<p class="note" id="hub-source">{} · {} {}</p>"#,
-                    esc(&src.id()),
-                    t(l, "hub_read_on"),
-                    src.read_on
-                ));
-            }
-        });
-        out
-    };
-    // the inputs as one escaped string with one handler per event kind on their container: a
-    // tree of Leptos elements here cost the first load about 12 KB gzip
-    let form = move || {
-        let l = lang();
-        form_markup(l, &id.get_untracked(), &endpoint)
-    };
-    let target = event_target_id;
-    let clicked = move |ev: &web_sys::Event| match event_element(ev)
-        .and_then(|e| e.get_attribute("data-parts"))
-    {
-        Some(parts) => pick(parts),
-        None if target(ev) == "hub-read" => read(),
-        None => {}
-    };
-    view! {
-        <div class="field" id="hub-box" on:focusin=|_| readers::preload()
-            on:click=move |ev| clicked(&ev)
-            on:keydown=move |ev| if ev.key() == "Enter" && target(&ev) == "hub-id" { read() }
-            on:input=move |ev| match target(&ev).as_str() {
-                "hub-id" => id.set(event_target_value(&ev)),
-                "hub-token" => token.set(event_target_value(&ev)),
-                _ => {}
-            }
-            on:change=move |ev| if target(&ev) == "hub-endpoint" { set_endpoint(event_target_value(&ev)) }>
-            <div inner_html=form></div>
-            <div inner_html=said></div>
-        </div>
-    }
+/// What the box shows: its form and what it says, as the module wrote them.
+#[derive(Clone, Copy)]
+struct Shown {
+    form: RwSignal<String>,
+    said: RwSignal<String>,
 }
 
-/// The id box, the Read button, and the endpoint and token under "Endpoint and token".
-fn form_markup(l: Lang, id: &str, endpoint: &str) -> String {
-    format!(
-        r#"<label for="hub-id">{}</label><div class="row"><input type="text" id="hub-id" placeholder="Qwen/Qwen2.5-7B-Instruct" autocomplete="off" spellcheck="false" maxlength="300" value="{}"><button type="button" id="hub-read">{}</button></div><details id="hub-access"><summary>{}</summary><label for="hub-endpoint">{}</label><input type="url" id="hub-endpoint" spellcheck="false" maxlength="200" value="{}"><label for="hub-token">{}</label><input type="password" id="hub-token" autocomplete="off"><p class="note">{}</p></details>"#,
-        esc(t(l, "hub_id")),
-        esc(id),
-        esc(t(l, "hub_read")),
-        esc(t(l, "hub_access")),
-        esc(t(l, "hub_endpoint")),
-        esc(endpoint),
-        esc(t(l, "hub_token")),
-        esc(t(l, "hub_token_note")),
-    )
+/// One message of the module (`panel.rs` lists them): shown, or applied to the budget.
+fn on_message(st: AppState, shown: Shown, alive: &AtomicBool, parts: Vec<String>) {
+    let alive = || alive.load(Ordering::Relaxed);
+    let read = |source: &str, read_on: &str| HubSource::from_link(source, read_on).ok();
+    match parts.as_slice() {
+        [kind, markup] if kind == "form" && alive() => shown.form.set(markup.clone()),
+        [kind, markup] if kind == "said" && alive() => shown.said.set(markup.clone()),
+        [kind, base] if kind == "endpoint" => st
+            .hub_endpoint
+            .set(HubEndpoint::parse(base).ok().filter(|_| !base.is_empty())),
+        [kind] if kind == "preload-local" => crate::local_module::preload(),
+        [kind, arch, source, read_on] if kind == "model" => {
+            if let (Ok(arch), Some(source)) = (decode_arch(arch), read(source, read_on)) {
+                use_model(&st, arch, source);
+            }
+        }
+        [kind, summary, source, read_on, name] if kind == "gguf" => {
+            if let (Ok(summary), Some(source)) =
+                (GgufSummary::from_text(summary), read(source, read_on))
+            {
+                st.edit(|s| {
+                    s.job = Job::Local;
+                    s.gguf = Some(Box::new(GgufFile {
+                        name: name.chars().take(80).collect(),
+                        summary,
+                        source: Some(source),
+                    }));
+                });
+            }
+        }
+        _ => {}
+    }
 }
 
 /// The model read becomes the budget's, in the format its files are stored in when the job
 /// can use it (as the CLI does with `--hf`).
-fn use_model(st: &AppState, model: HubModel, lines: RwSignal<Option<[String; 2]>>) {
-    let HubModel {
-        arch,
-        source,
-        lines: read,
-    } = model;
-    lines.set(Some(read));
+fn use_model(st: &AppState, arch: vram_engine::Architecture, source: HubSource) {
     let format = arch.stored.map(|stored| stored.format);
     st.edit(|s| {
         s.model = ModelChoice::Custom {
@@ -251,4 +85,121 @@ fn use_model(st: &AppState, model: HubModel, lines: RwSignal<Option<[String; 2]>
             s.weights = f;
         }
     });
+}
+
+/// Where the budget's model was read from, under the box.
+fn source_line(st: &AppState, l: Lang) -> String {
+    st.scenario.with(|s| {
+        let gguf_source = s.gguf.as_ref().and_then(|f| f.source.as_ref());
+        let model_source = match &s.model {
+            ModelChoice::Custom {
+                source: Some(src), ..
+            } => Some(src),
+            _ => None,
+        };
+        gguf_source.or(model_source).map_or(String::new(), |src| {
+            format!(
+                r#"<p class="note" id="hub-source">{} · {} {}</p>"#,
+                esc(&src.id()),
+                t(l, "hub_read_on"),
+                src.read_on
+            )
+        })
+    })
+}
+
+#[component]
+pub fn HubPicker() -> impl IntoView {
+    let st = expect_context::<AppState>();
+    let shown = Shown {
+        form: RwSignal::new(String::new()),
+        said: RwSignal::new(String::new()),
+    };
+    // until the module has opened the box: `data-stale` (the browser tests' reads wait), then
+    // open, or the reason it could not load
+    let opened = RwSignal::new(None::<bool>);
+    // the module's `hub_event`, once it has opened the box
+    let events = StoredValue::new_local(None::<Function>);
+    let alive = Arc::new(AtomicBool::new(true));
+    {
+        let alive = alive.clone();
+        on_cleanup(move || alive.store(false, Ordering::Relaxed));
+    }
+    let sink: Function = Closure::<dyn Fn(Array)>::new(move |parts: Array| {
+        let parts = parts.iter().filter_map(|p| p.as_string()).collect();
+        on_message(st, shown, &alive, parts);
+    })
+    .into_js_value()
+    .into();
+    let reader: Function =
+        Closure::<dyn Fn() -> js_sys::Promise>::new(readers::gguf_reader_promise)
+            .into_js_value()
+            .into();
+    let (id, endpoint) = (
+        st.scenario.with_untracked(|s| match &s.model {
+            ModelChoice::Custom {
+                source: Some(src), ..
+            } => src.repo.clone(),
+            _ => String::new(),
+        }),
+        st.hub_endpoint
+            .with_untracked(|e| e.as_ref().map(|e| e.base().to_string()))
+            .unwrap_or_default(),
+    );
+    let lang = st.lang.get_untracked();
+    leptos::task::spawn_local(async move {
+        let open = readers::hub_open(&sink, &reader, lang, &id, &endpoint).await;
+        opened.set(Some(open.is_ok()));
+        events.set_value(open.ok());
+    });
+    // hands the module an event of the box, with the request timeout
+    let forward = move |kind: &str, target: &str, value: &str, parts: &str| {
+        events.with_value(|f| {
+            if let Some(f) = f {
+                let args: Array = [kind, target, value, parts]
+                    .map(JsValue::from_str)
+                    .into_iter()
+                    .chain([JsValue::from_f64(timeout_ms())])
+                    .collect();
+                let _ = f.apply(&JsValue::NULL, &args);
+            }
+        })
+    };
+    // a language switch: the module writes the form again with what was typed
+    Effect::new(move |was: Option<Lang>| {
+        let l = st.lang.get();
+        if was.is_some_and(|w| w != l) {
+            forward("lang", "", l.key(), "");
+        }
+        l
+    });
+    let failed = move || {
+        let l = st.lang.get();
+        match opened.get() {
+            Some(false) => format!(
+                r#"<p class="input-error" id="hub-error" role="alert">{}</p>"#,
+                t(l, "readers_failed")
+            ),
+            _ => String::new(),
+        }
+    };
+    let target = event_target_id;
+    let clicked = move |ev: &web_sys::Event| match event_element(ev)
+        .and_then(|e| e.get_attribute("data-parts"))
+    {
+        Some(parts) => forward("click", "", "", &parts),
+        None if target(ev) == "hub-read" => forward("click", "hub-read", "", ""),
+        None => {}
+    };
+    view! {
+        <div class="field" id="hub-box" data-stale=move || opened.get().is_none().then_some("")
+            on:click=move |ev| clicked(&ev)
+            on:keydown=move |ev| if ev.key() == "Enter" && target(&ev) == "hub-id" { forward("enter", "hub-id", "", "") }
+            on:input=move |ev| forward("input", &target(&ev), &event_target_value(&ev), "")
+            on:change=move |ev| forward("change", &target(&ev), &event_target_value(&ev), "")>
+            <div inner_html=move || shown.form.get()></div>
+            <div inner_html=move || shown.said.get()></div>
+            <div inner_html=move || format!("{}{}", failed(), source_line(&st, st.lang.get()))></div>
+        </div>
+    }
 }

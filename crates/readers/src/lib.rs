@@ -13,15 +13,10 @@
 //! - `["architecture", arch, quantization]`: a model's architecture in [`encode_arch`] form (the
 //!   link's custom model), which the page reads back with `decode_arch`, and the quantization its
 //!   config.json names in `Quantization::to_text` form (empty when none);
-//! - `["hub", arch, owner/name@revision, YYYY-MM-DD, english, chinese]`: a model read from the
-//!   Hub (`read_hub`, see `hub/`): its architecture with the files' exact bytes, where and when
-//!   it was read (the link's `hf=` and `hfd=`), and what was read, lines joined by `\n`;
-//! - `["gguf-list", owner/name@revision, YYYY-MM-DD, english, chinese, markup]`: a GGUF
-//!   repository's model files (`read_hub`): what to say, and the list to pick from as markup
-//!   (buttons `.hub-gguf` whose `data-parts` the page hands back to `read_hub_gguf`);
-//! - `["hub-gguf", summary, owner/name@revision, YYYY-MM-DD, file, english, chinese]`: a GGUF
-//!   file's header read from the Hub (`read_hub_gguf`) as the `gg=` summary, where and when it
-//!   was read, the file's name, and what was read;
+//! - `["hub", …]`, `["gguf-list", …]`, `["hub-gguf", …]`: the Hub client's replies (`hub/`),
+//!   which stay inside this module: the Hub id box is run here (`hub/panel.rs`, opened by the
+//!   page with `hub_open` and fed its events with `hub_event`), and tells the page what to show
+//!   and what was read as messages of its own (listed in `hub/panel.rs`);
 //! - `["error", english, chinese]`: why the input gives nothing, as one sentence per [`LANGS`]
 //!   entry, so the page can follow its language toggle without asking again.
 //!
@@ -45,6 +40,7 @@ use vram_text::{error, measure_error, Lang};
 use wasm_bindgen::prelude::wasm_bindgen;
 
 mod hub;
+pub use hub::panel::{Asked as HubAsked, Panel as HubPanel};
 pub use hub::{
     gguf_reply, hub_reply, read_gguf_file, read_model, Fetch, GgufRead, GgufRepo, Got, HubAnswer,
     HubProblem, HubRead, PartsAnswer, PartsReader,
@@ -176,41 +172,121 @@ pub fn read_config(text: &str) -> Vec<String> {
     config_reply(text).into_parts()
 }
 
-/// Reads the model `id` names from `endpoint` (empty: huggingface.co) in the browser, with
-/// `token` (empty: none) sent to the endpoint's host only, each request given `timeout_ms`: the
-/// reply parts, as a Promise.
+/// The Hub id box this module runs (`hub/panel.rs`), in the browser: the page's sink for its
+/// messages, the page's loader of the llama.cpp module's GGUF reader, and the panel.
 #[cfg(target_arch = "wasm32")]
-#[wasm_bindgen]
-pub async fn read_hub(id: String, endpoint: String, token: String, timeout_ms: f64) -> Vec<String> {
-    hub::browser::read_hub(&id, &endpoint, &token, timeout_ms)
-        .await
-        .into_parts()
-}
+mod hub_box {
+    use std::cell::RefCell;
 
-/// Reads the header of the GGUF file `parts` (its path, or a split file's parts joined by
-/// `\n`) of the repository `source` (`owner/name@revision`, read on `read_on`) with Range
-/// requests, handing the bytes to `reader` (the llama.cpp module's `read_gguf_parts`): the reply
-/// parts, as a Promise.
-#[cfg(target_arch = "wasm32")]
-#[wasm_bindgen]
-#[allow(clippy::too_many_arguments)]
-pub async fn read_hub_gguf(
-    source: String,
-    read_on: String,
-    parts: String,
-    endpoint: String,
-    token: String,
-    timeout_ms: f64,
-    reader: js_sys::Function,
-) -> Vec<String> {
-    let request = hub::browser::Request {
-        endpoint: &endpoint,
-        token: &token,
-        timeout_ms,
-    };
-    hub::browser::read_hub_gguf(&source, &read_on, &parts, &request, reader)
-        .await
-        .into_parts()
+    use js_sys::{Array, Function, Promise};
+    use wasm_bindgen::prelude::*;
+    use wasm_bindgen::JsCast;
+    use wasm_bindgen_futures::JsFuture;
+
+    use crate::hub::browser::{read_hub, read_hub_gguf, Request};
+    use crate::hub::panel::{Asked, Panel};
+    use vram_text::Lang;
+
+    struct Open {
+        panel: Panel,
+        sink: Function,
+        gguf_reader: Function,
+    }
+
+    thread_local! {
+        static OPEN: RefCell<Option<Open>> = const { RefCell::new(None) };
+    }
+
+    /// Hands each message to the page's sink (no borrow of the panel held: the page may call
+    /// back).
+    fn send(sink: &Function, messages: Vec<Vec<String>>) {
+        for m in messages {
+            let parts: Array = m.iter().map(|p| JsValue::from_str(p)).collect();
+            let _ = sink.call1(&JsValue::NULL, &parts);
+        }
+    }
+
+    /// Opens the box in `lang` on the model `id` and the endpoint `endpoint` (empty:
+    /// huggingface.co): its form and what it says go to `sink`; `gguf_reader` returns a Promise
+    /// of the llama.cpp module's `read_gguf_parts`.
+    #[wasm_bindgen]
+    pub fn hub_open(sink: Function, gguf_reader: Function, lang: &str, id: &str, endpoint: &str) {
+        let panel = Panel::new(Lang::from_key(lang).unwrap_or(Lang::En), id, endpoint);
+        let first = vec![panel.form(), panel.said()];
+        OPEN.with(|o| {
+            *o.borrow_mut() = Some(Open {
+                panel,
+                sink: sink.clone(),
+                gguf_reader,
+            })
+        });
+        send(&sink, first);
+    }
+
+    /// An event of the box (`Panel::event`), with the request timeout the page gives.
+    #[wasm_bindgen]
+    pub fn hub_event(kind: &str, target: &str, value: &str, parts: &str, timeout_ms: f64) {
+        let Some((asked, sink, reader)) = OPEN.with(|o| {
+            o.borrow_mut().as_mut().map(|open| {
+                let asked = open.panel.event(kind, target, value, parts);
+                (asked, open.sink.clone(), open.gguf_reader.clone())
+            })
+        }) else {
+            return;
+        };
+        match asked {
+            Asked::Say(messages) => send(&sink, messages),
+            asked => {
+                send(
+                    &sink,
+                    OPEN.with(|o| o.borrow().as_ref().map(|o| vec![o.panel.said()]))
+                        .unwrap_or_default(),
+                );
+                wasm_bindgen_futures::spawn_local(answer(asked, sink, reader, timeout_ms));
+            }
+        }
+    }
+
+    /// Runs a read or a pick, then tells the panel (and the page) what came back.
+    async fn answer(asked: Asked, sink: Function, reader: Function, timeout_ms: f64) {
+        let reply = match asked {
+            Asked::Read {
+                id,
+                endpoint,
+                token,
+            } => read_hub(&id, &endpoint, &token, timeout_ms)
+                .await
+                .into_parts(),
+            Asked::Pick {
+                source,
+                read_on,
+                parts,
+                endpoint,
+                token,
+            } => match loaded_reader(&reader).await {
+                Some(reader) => {
+                    let request = Request {
+                        endpoint: &endpoint,
+                        token: &token,
+                        timeout_ms,
+                    };
+                    read_hub_gguf(&source, &read_on, &parts, &request, reader)
+                        .await
+                        .into_parts()
+                }
+                None => Vec::new(),
+            },
+            Asked::Say(_) => return,
+        };
+        let messages = OPEN.with(|o| o.borrow_mut().as_mut().map(|o| o.panel.answered(reply)));
+        send(&sink, messages.unwrap_or_default());
+    }
+
+    /// The llama.cpp module's reader, loaded by the page's function.
+    async fn loaded_reader(loader: &Function) -> Option<Function> {
+        let promise: Promise = loader.call0(&JsValue::NULL).ok()?.dyn_into().ok()?;
+        JsFuture::from(promise).await.ok()?.dyn_into().ok()
+    }
 }
 
 #[cfg(test)]

@@ -25,6 +25,7 @@ mod answers;
 mod errors;
 mod formulas;
 mod hub;
+mod hub_box;
 mod hub_read;
 mod llamacpp;
 mod measured;
@@ -36,6 +37,7 @@ pub use answers::{answer, budget_equation, question, sglang_budget_equation, sta
 pub use errors::{error, notice, refusal};
 pub use formulas::{formula, moment, sentence};
 pub use hub::{fetch_failure, file_difference, hub_error, index_error, safetensors_error};
+pub use hub_box::hub_box_text;
 pub use hub_read::{gguf_listed, gguf_read, gguf_unread, hub_summary, no_weight_files};
 pub use llamacpp::{llama_device, llama_error, llama_word, LlamaWord};
 pub use measured::{level_name, level_note, measure_error, reading_note, source_name};

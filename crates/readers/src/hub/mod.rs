@@ -6,6 +6,7 @@
 #[cfg(target_arch = "wasm32")]
 pub mod browser;
 mod gguf;
+pub mod panel;
 mod read;
 mod reply;
 
