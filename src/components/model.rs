@@ -115,103 +115,143 @@ pub fn ModelPicker() -> impl IntoView {
     }
 }
 
+/// The presets whose id or name holds `filter` (lower case), in the presets' order.
+fn matching(filter: &str) -> Vec<&'static vram_engine::Preset> {
+    presets()
+        .iter()
+        .filter(|p| {
+            filter.is_empty()
+                || p.id.contains(filter)
+                || p.name.to_ascii_lowercase().contains(filter)
+        })
+        .collect()
+}
+
+/// The preset list as markup: one group per family, `current` selected.
+fn preset_options(filter: &str, current: &str) -> String {
+    let found = matching(filter);
+    let mut families: Vec<&'static str> = found.iter().map(|p| p.family).collect();
+    families.dedup();
+    families
+        .into_iter()
+        .map(|family| {
+            let options: String = found
+                .iter()
+                .filter(|p| p.family == family)
+                .map(|p| {
+                    let selected = if p.id == current {
+                        r#" selected="""#
+                    } else {
+                        ""
+                    };
+                    format!(
+                        r#"<option value="{}"{selected}>{}</option>"#,
+                        esc(p.id),
+                        esc(p.name)
+                    )
+                })
+                .collect();
+            format!(r#"<optgroup label="{}">{options}</optgroup>"#, esc(family))
+        })
+        .collect()
+}
+
+/// A search box and the presets it matches, as markup patched in place: the box holds what the
+/// user types (no value in the markup), the list follows the search and the model.
 #[component]
 fn PresetPicker() -> impl IntoView {
     let st = expect_context::<AppState>();
     let filter = RwSignal::new(String::new());
-    // a memo: each preset's option reads it, and a slider step leaves the model alone
-    let current = Memo::new(move |_| {
-        st.scenario.with(|s| match s.model {
+    let markup = Memo::new(move |_| {
+        let l = st.lang.get();
+        let current = st.scenario.with(|s| match s.model {
             ModelChoice::Preset(id) => id,
             _ => "",
-        })
+        });
+        let options = filter.with(|f| preset_options(f, current));
+        format!(
+            r#"<div class="field"><label for="preset-search">{}</label><input type="search" id="preset-search" placeholder="llama, qwen, 70b…" autocomplete="off" /></div><div class="field"><label for="preset">{}</label><select id="preset" size="6">{options}</select></div>"#,
+            esc(t(l, "search")),
+            esc(t(l, "preset"))
+        )
     });
-    let matching = move || {
-        let f = filter.get().to_ascii_lowercase();
-        presets()
-            .iter()
-            .filter(|p| {
-                f.is_empty() || p.id.contains(&f) || p.name.to_ascii_lowercase().contains(&f)
-            })
-            .collect::<Vec<_>>()
+    let host = NodeRef::<leptos::html::Div>::new();
+    patched_in_place(host, markup);
+    let target = super::event_target_id;
+    let pick = move |id: &str| {
+        if let Some(p) = find_preset(id) {
+            st.edit(|s| s.model = ModelChoice::Preset(p.id));
+        }
     };
     view! {
-        <div class="field">
-            <label for="preset-search">{tr("search")}</label>
-            <input type="search" id="preset-search" placeholder="llama, qwen, 70b…" autocomplete="off"
-                prop:value=move || filter.get()
-                on:input=move |ev| {
-                    filter.set(event_target_value(&ev));
-                    // a search that narrows to one model picks it
-                    if let [only] = matching().as_slice() { let id = only.id; st.edit(|s| s.model = ModelChoice::Preset(id)); }
-                } />
-        </div>
-        <div class="field">
-            <label for="preset">{tr("preset")}</label>
-            <select id="preset" size="6" on:change=move |ev| {
-                let v = event_target_value(&ev);
-                if let Some(p) = find_preset(&v) { st.edit(|s| s.model = ModelChoice::Preset(p.id)); }
-            }>
-                // one group per family, in the presets' order
-                {move || {
-                    let found = matching();
-                    let mut families: Vec<&'static str> = found.iter().map(|p| p.family).collect();
-                    families.dedup();
-                    families.into_iter().map(|family| {
-                        let options = found.iter().filter(|p| p.family == family).map(|p| {
-                            let id = p.id;
-                            view! { <option value=id prop:selected=move || current.get() == id>{p.name}</option> }
-                        }).collect_view();
-                        view! { <optgroup label=family>{options}</optgroup> }
-                    }).collect_view()
-                }}
-            </select>
-        </div>
+        <div class="settings" node_ref=host
+            on:input=move |ev| if target(&ev) == "preset-search" {
+                let f = event_target_value(&ev).to_ascii_lowercase();
+                // a search that narrows to one model picks it
+                if let [only] = matching(&f).as_slice() { pick(only.id); }
+                filter.set(f);
+            }
+            on:change=move |ev| if target(&ev) == "preset" { pick(&event_target_value(&ev)) }></div>
     }
 }
 
+/// The parameter-count slider's range.
+const PARAMS_RANGE: (f64, f64) = (100_000_000.0, 2_000_000_000_000.0);
+
+/// A log-scale slider position (0..=1000) for `n` parameters.
+fn params_pos(n: u64) -> u64 {
+    let (lo, hi) = PARAMS_RANGE;
+    (((n as f64).clamp(lo, hi).ln() - lo.ln()) / (hi.ln() - lo.ln()) * 1000.0).round() as u64
+}
+
+/// The parameter count at slider position `p`, kept to two significant digits so it reads like
+/// a model size.
+fn params_at(p: u64) -> u64 {
+    let (lo, hi) = PARAMS_RANGE;
+    let n = (lo.ln() + (hi.ln() - lo.ln()) * p as f64 / 1000.0).exp();
+    let mag = 10f64.powf(n.log10().floor() - 1.0);
+    ((n / mag).round() * mag) as u64
+}
+
+/// A bare parameter count: a slider and a box, as markup patched in place.
 #[component]
 fn ParamsPicker() -> impl IntoView {
     let st = expect_context::<AppState>();
-    let lang = move || st.lang.get();
-    let count = move || {
-        st.scenario.with(|s| match s.model {
+    let error = RwSignal::new(None::<String>);
+    let markup = Memo::new(move |_| {
+        let l = st.lang.get();
+        let n = st.scenario.with(|s| match s.model {
             ModelChoice::Params(n) => n,
             _ => 7_000_000_000,
-        })
-    };
-    let error = RwSignal::new(None::<String>);
-    let (lo, hi) = (100_000_000f64, 2_000_000_000_000f64);
-    let pos = move || {
-        (((count() as f64).clamp(lo, hi).ln() - lo.ln()) / (hi.ln() - lo.ln()) * 1000.0)
-            .round()
-            .to_string()
+        });
+        let label = esc(t(l, "params_slider"));
+        let count = short_count(n);
+        format!(
+            r#"<div class="field slider-field"><label for="params-text">{label}: <strong id="params-value">{count}</strong></label><div class="slider-row"><input type="range" id="params" min="0" max="1000" step="1" aria-label="{label}" value="{}" /><input type="text" id="params-text" inputmode="decimal" value="{count}" /></div><p class="input-error" id="params-err" role="status">{}</p><p class="note" id="approx-note">{}</p></div>"#,
+            params_pos(n),
+            error.with(|e| esc(e.as_deref().unwrap_or(""))),
+            esc(t(l, "approx_note"))
+        )
+    });
+    let host = NodeRef::<leptos::html::Div>::new();
+    patched_in_place(host, markup);
+    let target = super::event_target_id;
+    let typed = move |text: String| match parse_param_count(&text) {
+        Ok(n) if Architecture::from_param_count(n).is_ok() => {
+            error.set(None);
+            st.edit(|s| s.model = ModelChoice::Params(n));
+        }
+        Ok(_) => error.set(Some(t(st.lang.get_untracked(), "params_range").to_string())),
+        Err(e) => error.set(Some(vram_text::error(st.lang.get_untracked(), &e))),
     };
     view! {
-        <div class="field slider-field">
-            <label for="params-text">{tr("params_slider")} ": " <strong id="params-value">{move || short_count(count())}</strong></label>
-            <div class="slider-row">
-                <input type="range" id="params" min="0" max="1000" step="1" aria-label=tr("params_slider")
-                    prop:value=pos
-                    on:input=move |ev| {
-                        if let Ok(p) = event_target_value(&ev).parse::<u64>() {
-                            let n = (lo.ln() + (hi.ln() - lo.ln()) * p as f64 / 1000.0).exp();
-                            // keep two significant digits so the value reads like a model size
-                            let mag = 10f64.powf(n.log10().floor() - 1.0);
-                            let n = ((n / mag).round() * mag) as u64;
-                            st.edit(|s| s.model = ModelChoice::Params(n));
-                        }
-                    } />
-                <input type="text" id="params-text" inputmode="decimal" prop:value=move || short_count(count())
-                    on:change=move |ev| match parse_param_count(&event_target_value(&ev)) {
-                        Ok(n) if Architecture::from_param_count(n).is_ok() => { error.set(None); st.edit(|s| s.model = ModelChoice::Params(n)); }
-                        Ok(_) => error.set(Some(match lang() { Lang::En => "Between 1M and 10T parameters.".into(), Lang::Zh => "参数量须在 1M 到 10T 之间。".into() })),
-                        Err(e) => error.set(Some(vram_text::error(lang(), &e))),
-                    } />
-            </div>
-            <p class="input-error" id="params-err" role="status">{move || error.get()}</p>
-            <p class="note" id="approx-note">{tr("approx_note")}</p>
-        </div>
+        <div class="settings" node_ref=host
+            on:input=move |ev| if target(&ev) == "params" {
+                if let Ok(p) = event_target_value(&ev).parse::<u64>() {
+                    st.edit(|s| s.model = ModelChoice::Params(params_at(p)));
+                }
+            }
+            on:change=move |ev| if target(&ev) == "params-text" { typed(event_target_value(&ev)) }></div>
     }
 }
 
@@ -462,4 +502,38 @@ fn summary_markup(st: &AppState) -> String {
             esc(&shape)
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_parameter_slider_reads_back_a_count_of_two_significant_digits_near_where_it_was() {
+        for n in [
+            125_000_000u64,
+            7_000_000_000,
+            13_000_000_000,
+            70_000_000_000,
+            405_000_000_000,
+        ] {
+            let back = params_at(params_pos(n));
+            let off = back.abs_diff(n) as f64 / n as f64;
+            assert!(off <= 0.05, "{n} -> {back}");
+        }
+        assert_eq!(params_pos(1), 0);
+        assert_eq!(params_pos(u64::MAX), 1000);
+    }
+
+    #[test]
+    fn the_preset_list_groups_by_family_selects_the_current_model_and_follows_the_search() {
+        let all = preset_options("", "qwen2.5-7b");
+        assert_eq!(all.matches("<option").count(), presets().len());
+        assert_eq!(all.matches(r#" selected="""#).count(), 1);
+        assert!(all.contains(r#"<option value="qwen2.5-7b" selected="">"#));
+        let qwen = preset_options("qwen2.5", "");
+        assert!(qwen.starts_with("<optgroup") && !qwen.contains("selected"));
+        assert!(qwen.matches("<option").count() >= 2 && !qwen.contains("llama"));
+        assert_eq!(preset_options("no-such-model", ""), "");
+    }
 }

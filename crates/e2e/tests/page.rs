@@ -513,6 +513,67 @@ fn dark_mode_follows_the_system_setting_and_the_chart_text_follows_the_theme() {
 }
 
 #[test]
+fn searching_the_presets_narrows_the_list_a_single_match_picks_itself_and_the_list_picks_a_model() {
+    let page = Page::open("/?v=1&lang=en");
+    let all = page.count("#preset option");
+    assert!(all > 40, "{all} presets");
+    assert_eq!(page.value_of("#preset"), "llama-3.1-8b");
+    page.type_into("#preset-search", "qwen2.5");
+    page.wait_until("the list narrowed to Qwen2.5", 5, |s| {
+        s.count("#preset option") == 7
+    });
+    let names = page.text_of("#preset");
+    assert!(
+        names.contains("Qwen2.5-72B") && !names.contains("Llama"),
+        "{names}"
+    );
+    // what was typed stays in the box while the list follows it
+    assert_eq!(page.value_of("#preset-search"), "qwen2.5");
+    page.type_into("#preset-search", "-72b");
+    page.wait_until("the one match picked", 5, |s| {
+        s.text_of("#model-name").contains("72B")
+    });
+    assert_eq!(page.value_of("#preset"), "qwen2.5-72b");
+    // a language switch keeps the search and the list
+    page.click("#lang-toggle");
+    page.wait_until("the page in Chinese", 5, |s| s.url().contains("lang=zh"));
+    assert_eq!(page.value_of("#preset-search"), "qwen2.5-72b");
+    assert_eq!(page.count("#preset option"), 1);
+    // choosing from the list: clear the search, pick another model
+    page.set("#preset-search", "", "input");
+    page.wait_until("the whole list back", 5, |s| {
+        s.count("#preset option") == all
+    });
+    page.set("#preset", "qwen2.5-7b", "change");
+    page.wait_until("Qwen2.5-7B picked", 5, |s| s.url().contains("qwen2.5-7b"));
+    assert!(page.text_of("#model-name").contains("7B"));
+    page.assert_no_console_errors();
+}
+
+#[test]
+fn the_parameter_slider_moves_the_count_and_a_count_out_of_range_is_refused_in_place() {
+    let page = Page::open("/?v=1&lang=en");
+    page.click("#model-source-params");
+    page.wait_for("#params", 5);
+    let before = page.text_of("#params-value");
+    page.press("#params", "\u{E00E}");
+    page.wait_until("a larger count", 5, |s| {
+        s.text_of("#params-value") != before
+    });
+    assert_eq!(page.value_of("#params-text"), page.text_of("#params-value"));
+    let total = page.text_of("#total");
+    page.set("#params-text", "50T", "change");
+    page.wait_until("the refusal", 5, |s| {
+        s.text_of("#params-err").contains("Between 1M and 10T")
+    });
+    assert_eq!(page.text_of("#total"), total);
+    page.set("#params-text", "70B", "change");
+    page.wait_until("70B", 5, |s| s.text_of("#params-value").starts_with("70"));
+    assert_eq!(page.text_of("#params-err"), "");
+    page.assert_no_console_errors();
+}
+
+#[test]
 fn a_bare_parameter_count_and_a_serving_job_answer_how_many_requests_fit() {
     let page = Page::open("/?v=1&gpu=a100-80");
     page.click("#model-source-params");

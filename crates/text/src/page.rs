@@ -34,6 +34,7 @@ pub(crate) const PAGE: &[(&str, &str, &str)] = &[
     ("batch", "Batch (per GPU)", zh!("批大小（每卡）")),
     ("seq", "Sequence length", zh!("序列长度")),
     ("allowed", "Allowed:", zh!("允许范围：")),
+    ("params_range", "Between 1M and 10T parameters.", zh!("参数量须在 1M 到 10T 之间。")),
     ("prompt", "Prompt tokens", zh!("提示词 token 数")),
     ("source", "Source tokens (encoder)", zh!("源 token 数（编码器）")),
     ("gen", "Generated tokens", zh!("生成 token 数")),
