@@ -363,85 +363,113 @@ fn config_form(l: Lang, name: &str, text: &str) -> String {
     )
 }
 
-/// The fields of a custom architecture, editable.
+/// A field of a custom architecture: its id (`arch-{id}`), its config.json name, and how to read
+/// and write it.
+type ArchField = (
+    &'static str,
+    &'static str,
+    fn(&Architecture) -> u64,
+    fn(&mut Architecture, u64),
+);
+
+const ARCH_FIELDS: [ArchField; 7] = [
+    ("vocab", "vocab_size", |a| a.vocab, |a, v| a.vocab = v),
+    ("hidden", "hidden_size", |a| a.hidden, |a, v| a.hidden = v),
+    (
+        "intermediate",
+        "intermediate_size",
+        |a| a.intermediate,
+        |a, v| a.intermediate = v,
+    ),
+    (
+        "layers",
+        "num_hidden_layers",
+        |a| a.layers,
+        |a, v| a.layers = v,
+    ),
+    (
+        "heads",
+        "num_attention_heads",
+        |a| a.heads,
+        |a, v| a.heads = v,
+    ),
+    (
+        "kv-heads",
+        "num_key_value_heads",
+        |a| a.kv_heads,
+        |a, v| a.kv_heads = v,
+    ),
+    (
+        "head-dim",
+        "head_dim",
+        |a| a.head_dim,
+        |a, v| a.head_dim = v,
+    ),
+];
+
+/// The editor's markup for a custom model's `arch` (nothing for a preset or a bare count), with
+/// the reason the last edit was refused.
+fn arch_markup(arch: Option<&Architecture>, refused: &str) -> String {
+    let Some(arch) = arch else {
+        return String::new();
+    };
+    let fields: String = ARCH_FIELDS
+        .iter()
+        .map(|(id, name, get, _)| {
+            format!(
+                r#"<label class="arch-field">{name}<input type="number" id="arch-{id}" min="1" value="{}" /></label>"#,
+                get(arch)
+            )
+        })
+        .collect();
+    format!(
+        r#"<div class="arch-grid" id="arch-editor">{fields}<p class="input-error" id="arch-error" role="alert">{}</p></div>"#,
+        esc(refused)
+    )
+}
+
+/// The fields of a custom architecture, editable: markup patched in place, one listener.
 #[component]
 fn ArchEditor() -> impl IntoView {
     let st = expect_context::<AppState>();
-    // a memo: the editor is built again only when the model changes kind, not on every step
-    let is_custom = Memo::new(move |_| {
-        st.scenario
-            .with(|s| matches!(s.model, ModelChoice::Custom { .. }))
-    });
-    type Field = (
-        &'static str,
-        &'static str,
-        fn(&Architecture) -> u64,
-        fn(&mut Architecture, u64),
-    );
-    const FIELDS: [Field; 7] = [
-        ("vocab", "vocab_size", |a| a.vocab, |a, v| a.vocab = v),
-        ("hidden", "hidden_size", |a| a.hidden, |a, v| a.hidden = v),
-        (
-            "intermediate",
-            "intermediate_size",
-            |a| a.intermediate,
-            |a, v| a.intermediate = v,
-        ),
-        (
-            "layers",
-            "num_hidden_layers",
-            |a| a.layers,
-            |a, v| a.layers = v,
-        ),
-        (
-            "heads",
-            "num_attention_heads",
-            |a| a.heads,
-            |a, v| a.heads = v,
-        ),
-        (
-            "kv-heads",
-            "num_key_value_heads",
-            |a| a.kv_heads,
-            |a, v| a.kv_heads = v,
-        ),
-        (
-            "head-dim",
-            "head_dim",
-            |a| a.head_dim,
-            |a, v| a.head_dim = v,
-        ),
-    ];
     let error = RwSignal::new(None::<vram_engine::EngineError>);
-    move || {
-        is_custom.get().then(|| {
-            view! {
-                <div class="arch-grid" id="arch-editor">
-                    {FIELDS.iter().map(|(id, name, get, set)| {
-                        let (get, set) = (*get, *set);
-                        let value = move || st.scenario.with(|s| match &s.model { ModelChoice::Custom { arch, .. } => get(arch), _ => 0 });
-                        view! {
-                            <label class="arch-field">{*name}
-                                <input type="number" id=format!("arch-{id}") min="1" prop:value=move || value().to_string()
-                                    on:change=move |ev| {
-                                        let Ok(v) = event_target_value(&ev).parse::<u64>() else { return };
-                                        let mut next = st.scenario.get_untracked();
-                                        if let ModelChoice::Custom { arch, .. } = &mut next.model {
-                                            set(arch, v);
-                                            match arch.validate() {
-                                                Ok(()) => { error.set(None); st.scenario.set(next); }
-                                                Err(e) => error.set(Some(e)),
-                                            }
-                                        }
-                                    } />
-                            </label>
-                        }
-                    }).collect_view()}
-                    <p class="input-error" id="arch-error" role="alert">{move || error.with(|e| e.as_ref().map(|e| vram_text::error(st.lang.get(), e)))}</p>
-                </div>
-            }
+    let markup = Memo::new(move |_| {
+        let refused = error.with(|e| {
+            e.as_ref()
+                .map(|e| vram_text::error(st.lang.get(), e))
+                .unwrap_or_default()
+        });
+        st.scenario.with(|s| match &s.model {
+            ModelChoice::Custom { arch, .. } => arch_markup(Some(arch), &refused),
+            _ => arch_markup(None, ""),
         })
-    }
+    });
+    let host = NodeRef::<leptos::html::Div>::new();
+    patched_in_place(host, markup);
+    let changed = move |ev: leptos::ev::Event| {
+        let id = super::event_target_id(&ev);
+        let Some((_, _, _, set)) = ARCH_FIELDS
+            .iter()
+            .find(|(f, ..)| id.strip_prefix("arch-") == Some(*f))
+        else {
+            return;
+        };
+        let Ok(v) = event_target_value(&ev).parse::<u64>() else {
+            return;
+        };
+        let mut next = st.scenario.get_untracked();
+        if let ModelChoice::Custom { arch, .. } = &mut next.model {
+            set(arch, v);
+            match arch.validate() {
+                Ok(()) => {
+                    error.set(None);
+                    st.scenario.set(next);
+                }
+                Err(e) => error.set(Some(e)),
+            }
+        }
+    };
+    view! { <div class="settings" node_ref=host on:change=changed></div> }
 }
 
 /// The model's parameter count and shape, as markup (the name may be the user's: escaped).

@@ -312,7 +312,19 @@ fn a_bad_config_json_shows_an_inline_error_and_keeps_the_previous_budget() {
     assert_eq!(page.text_of("#config-error"), "");
     let t0 = page.text_of("#total");
     page.set("#arch-layers", "56", "change");
-    total_changes_from(&page, &t0);
+    let t1 = total_changes_from(&page, &t0);
+    assert_eq!(page.value_of("#arch-layers"), "56");
+    // heads that do not divide the hidden size are refused under the fields; the budget stays
+    page.set("#arch-heads", "5", "change");
+    page.wait_until("the refused heads", 5, |s| {
+        !s.text_of("#arch-error").is_empty()
+    });
+    assert_eq!(page.text_of("#total"), t1);
+    page.set("#arch-heads", "28", "change");
+    page.wait_until("the refusal gone", 5, |s| {
+        s.text_of("#arch-error").is_empty()
+    });
+    assert_eq!(page.value_of("#arch-layers"), "56");
     page.assert_no_console_errors();
 }
 
