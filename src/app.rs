@@ -200,22 +200,25 @@ fn Notices() -> impl IntoView {
             st.notices.set(Vec::new());
         }
     };
-    move || {
+    let markup = Memo::new(move |_| {
         let l = st.lang.get();
         st.notices.with(|notices| {
-            (!notices.is_empty()).then(|| {
-                let items: String = notices
-                    .iter()
-                    .map(|n| format!("<li>{}</li>", escape(&vram_text::notice(l, n))))
-                    .collect();
-                let html = format!(
-                    r#"<strong>{}</strong><ul>{items}</ul><button type="button" id="notice-close" aria-label="close">×</button>"#,
-                    escape(t(l, "notice"))
-                );
-                view! { <div class="notice" id="link-notice" role="status" on:click=close inner_html=html></div> }
-            })
+            if notices.is_empty() {
+                return String::new();
+            }
+            let items: String = notices
+                .iter()
+                .map(|n| format!("<li>{}</li>", escape(&vram_text::notice(l, n))))
+                .collect();
+            format!(
+                r#"<div class="notice" id="link-notice" role="status"><strong>{}</strong><ul>{items}</ul><button type="button" id="notice-close" aria-label="close">×</button></div>"#,
+                escape(t(l, "notice"))
+            )
         })
-    }
+    });
+    let host = NodeRef::<leptos::html::Div>::new();
+    crate::components::results::patched_in_place(host, markup);
+    view! { <div node_ref=host on:click=close></div> }
 }
 
 /// The page's panels: which settings each shows, in order, and how. Every setting of the

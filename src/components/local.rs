@@ -87,9 +87,9 @@ fn file_panel_markup(st: AppState, lang: Lang, problem: Option<&PickProblem>) ->
             projector.is_some(),
         )
     });
-    let hidden = |shown: bool| if shown { "" } else { " hidden" };
+    let hidden = |shown: bool| if shown { "" } else { r#" hidden="""# };
     format!(
-        r#"<h2 id="gguf-h">{}</h2><p id="gguf-name">{}</p><p id="mmproj-name">{}: {}</p><label class="file">{}<input type="file" id="gguf-file" accept=".gguf" multiple></label><button type="button" id="gguf-clear"{}>{}</button><button type="button" id="mmproj-clear"{}>{}</button><p class="input-error" id="gguf-error" role="alert">{}</p>"#,
+        r#"<h2 id="gguf-h">{}</h2><p id="gguf-name">{}</p><p id="mmproj-name">{}: {}</p><label class="file">{}<input type="file" id="gguf-file" accept=".gguf" multiple="" /></label><button type="button" id="gguf-clear"{}>{}</button><button type="button" id="mmproj-clear"{}>{}</button><p class="input-error" id="gguf-error" role="alert">{}</p>"#,
         w(W::ModelFile),
         escape(&model),
         w(W::ProjectorFile),
@@ -113,9 +113,17 @@ pub fn LocalModelFile() -> impl IntoView {
     let problem = RwSignal::new(None::<PickProblem>);
     // a memo: a slider step that leaves the files alone does not write the panel again
     let markup = Memo::new(move |_| {
+        if !is_local(&st) {
+            return String::new();
+        }
         let lang = st.lang.get();
-        problem.with(|p| file_panel_markup(st, lang, p.as_ref()))
+        let panel = problem.with(|p| file_panel_markup(st, lang, p.as_ref()));
+        format!(
+            r#"<section class="panel" id="gguf-drop" aria-labelledby="gguf-h">{panel}</section>"#
+        )
     });
+    let host = NodeRef::<leptos::html::Div>::new();
+    crate::components::results::patched_in_place(host, markup);
     let on_change = move |ev: leptos::ev::Event| {
         let files = ev
             .target()
@@ -134,11 +142,8 @@ pub fn LocalModelFile() -> impl IntoView {
         pick_all(st, problem, ev.data_transfer().and_then(|d| d.files()));
     };
     view! {
-        <Show when=move || is_local(&st)>
-            <section class="panel" id="gguf-drop" aria-labelledby="gguf-h"
-                on:dragover=|ev: leptos::ev::DragEvent| ev.prevent_default() on:drop=on_drop
-                on:change=on_change on:click=on_click inner_html=move || markup.get()></section>
-        </Show>
+        <div node_ref=host on:dragover=|ev: leptos::ev::DragEvent| ev.prevent_default() on:drop=on_drop
+            on:change=on_change on:click=on_click></div>
     }
 }
 

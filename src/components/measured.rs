@@ -128,17 +128,24 @@ fn measured_form(l: Lang, text: &str) -> String {
 #[component]
 fn MeasuredTable() -> impl IntoView {
     let st = expect_context::<AppState>();
-    move || {
+    let markup = Memo::new(move |_| {
         let l = st.lang.get();
         let unit = st.scenario.with(|s| s.unit);
-        let m = st.measured.get()?;
-        let html = st.computed.with(|c| {
-            c.as_ref()
-                .ok()
-                .map(|c| table_html(l, unit, &m, &c.breakdown))
-        })?;
-        Some(view! { <div class="table-wrap" inner_html=html></div> })
-    }
+        let Some(m) = st.measured.get() else {
+            return String::new();
+        };
+        st.computed.with(|c| {
+            c.as_ref().ok().map_or(String::new(), |c| {
+                format!(
+                    r#"<div class="table-wrap">{}</div>"#,
+                    table_html(l, unit, &m, &c.breakdown)
+                )
+            })
+        })
+    });
+    let host = NodeRef::<leptos::html::Div>::new();
+    crate::components::results::patched_in_place(host, markup);
+    view! { <div node_ref=host></div> }
 }
 
 /// The comparison as markup: fixed words and the engine's numbers, escaped.
@@ -147,7 +154,7 @@ fn table_html(l: Lang, unit: Unit, m: &Measurement, b: &Breakdown) -> String {
     let mut rows = String::new();
     for c in &all {
         rows.push_str(&format!(
-            r#"<tr data-level="{}"{}><th scope="row">{}<br><span class="note">{}</span></th><td>{}</td><td>{}</td><td>{}</td></tr>"#,
+            r#"<tr data-level="{}"{}><th scope="row">{}<br /><span class="note">{}</span></th><td>{}</td><td>{}</td><td>{}</td></tr>"#,
             c.level.key(),
             if mismatched(c) { r#" class="off""# } else { "" },
             escape(level_name(l, c.level)),
@@ -234,7 +241,10 @@ fn MismatchReport() -> impl IntoView {
             said,
         );
     };
-    view! { <div on:click=copy inner_html=markup></div> }
+    let markup = Memo::new(move |_| markup());
+    let host = NodeRef::<leptos::html::Div>::new();
+    crate::components::results::patched_in_place(host, markup);
+    view! { <div on:click=copy node_ref=host></div> }
 }
 
 /// The report: the scenario's link, each measured figure with its level beside the estimate, the
@@ -277,4 +287,23 @@ fn report_markdown(l: Lang, unit: Unit, link: &str, m: &Measurement, b: &Breakdo
         t(l, "report_driver")
     ));
     o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vram_engine::{parse_measurement, Overview, Scenario};
+
+    #[test]
+    fn the_comparison_table_is_markup_the_patch_reads_so_a_step_patches_it_in_place() {
+        let s = Scenario::default();
+        let c = Overview::compute(&s).unwrap();
+        let m = parse_measurement("21.3 GiB allocated, 22.5 GiB reserved").unwrap();
+        for l in [Lang::En, Lang::Zh] {
+            let html = table_html(l, s.unit, &m, &c.breakdown);
+            assert!(html.contains("<tr data-level="), "{html}");
+            let wrapped = format!("<x>{html}</x>");
+            assert!(crate::chart::markup::parse(&wrapped).is_some(), "{html}");
+        }
+    }
 }
