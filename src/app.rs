@@ -161,31 +161,54 @@ pub fn copy_on_click(
 #[component]
 fn Header() -> impl IntoView {
     let st = expect_context::<AppState>();
-    let lang = move || st.lang.get();
     let copied = RwSignal::new(None::<&'static str>);
-    let link = move || st.share_url();
-    let copy = move |_| {
-        copy_text(
-            &link(),
-            Box::new(move |ok| copied.set(Some(if ok { "copied" } else { "copy_failed" }))),
+    // the share box's first link: the URL effect writes every later one into the box itself
+    let first_link = escape(&untrack(|| st.share_url()));
+    let title = Memo::new(move |_| {
+        let l = st.lang.get();
+        format!(
+            r#"<h1>{}</h1><p class="tagline">{}</p>"#,
+            escape(t(l, "title")),
+            escape(t(l, "tagline"))
         )
+    });
+    let tools = Memo::new(move |_| {
+        let l = st.lang.get();
+        format!(
+            r#"<button type="button" id="lang-toggle" lang="{}">{}</button><div class="share"><input type="text" id="share-url" readonly="" aria-label="share link" data-settled="1" value="{first_link}" /><button type="button" id="copy-link">{}</button><span id="copy-status" role="status">{}</span></div>"#,
+            if l == Lang::En { "zh" } else { "en" },
+            escape(t(l, "language")),
+            escape(t(l, "copy_link")),
+            copied.get().map_or("", |k| t(l, k))
+        )
+    });
+    let (title_box, tools_box) = (
+        NodeRef::<leptos::html::Div>::new(),
+        NodeRef::<leptos::html::Div>::new(),
+    );
+    crate::components::results::patched_in_place(title_box, title);
+    crate::components::results::patched_in_place(tools_box, tools);
+    let clicked = move |e: leptos::ev::MouseEvent| match event_target_id(&e).as_str() {
+        "lang-toggle" => {
+            let to = if st.lang.get_untracked() == Lang::En {
+                Lang::Zh
+            } else {
+                Lang::En
+            };
+            crate::zh::switch_to(st, to);
+        }
+        "copy-link" => copy_text(
+            &st.share_url(),
+            Box::new(move |ok| copied.set(Some(if ok { "copied" } else { "copy_failed" }))),
+        ),
+        _ => {}
     };
     view! {
         <header class="header">
-            <div>
-                <h1>{tr("title")}</h1>
-                <p class="tagline">{tr("tagline")}</p>
-            </div>
+            <div node_ref=title_box></div>
             <div class="header-tools">
                 <SettingsList settings=HEADER_PANEL />
-                <button type="button" id="lang-toggle" lang=move || if lang() == Lang::En { "zh" } else { "en" }
-                    on:click=move |_| crate::zh::switch_to(st, if lang() == Lang::En { Lang::Zh } else { Lang::En })>{tr("language")}</button>
-                <div class="share">
-                    <input type="text" id="share-url" readonly aria-label="share link" data-settled="1"
-                        value=untrack(link) />
-                    <button type="button" id="copy-link" on:click=copy>{tr("copy_link")}</button>
-                    <span id="copy-status" role="status">{move || copied.get().map(|k| t(lang(), k))}</span>
-                </div>
+                <div class="settings" node_ref=tools_box on:click=clicked></div>
             </div>
         </header>
     }

@@ -13,8 +13,7 @@ use crate::state::AppState;
 /// The module's meta name.
 const ZH: &str = "vram-zh";
 
-/// The toggle's id: it says `data-stale` while the table loads (the browser tests' reads wait
-/// for no stale element) and `data-failed` when it did not load.
+/// The language toggle's id: it says `data-failed` when the table did not load.
 const TOGGLE: &str = "lang-toggle";
 
 /// Imports the module and installs its table, once; whether Chinese can be shown.
@@ -32,20 +31,25 @@ async fn load_table() -> bool {
         .is_some_and(vram_text::install_zh)
 }
 
-/// Marks the toggle: loading (`data-stale`), failed (`data-failed`), or neither.
-fn mark_toggle(loading: bool, failed: bool) {
-    let Some(toggle) = web_sys::window()
-        .and_then(|w| w.document())
-        .and_then(|d| d.get_element_by_id(TOGGLE))
-    else {
+/// Marks the page while the table loads (`data-stale` on `<html>`, which exists before the
+/// page's first render; the browser tests' reads wait for no stale element) and the toggle when
+/// it did not load (`data-failed`).
+fn mark(loading: bool, failed: bool) {
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
         return;
     };
-    for (name, on) in [("data-stale", loading), ("data-failed", failed)] {
-        let _ = if on {
-            toggle.set_attribute(name, "")
-        } else {
-            toggle.remove_attribute(name)
-        };
+    let marks = [
+        (doc.document_element(), "data-stale", loading),
+        (doc.get_element_by_id(TOGGLE), "data-failed", failed),
+    ];
+    for (el, name, on) in marks {
+        if let Some(el) = el {
+            let _ = if on {
+                el.set_attribute(name, "")
+            } else {
+                el.remove_attribute(name)
+            };
+        }
     }
 }
 
@@ -57,10 +61,10 @@ pub fn switch_to(st: AppState, lang: Lang) {
         st.lang.set(lang);
         return;
     }
-    mark_toggle(true, false);
+    mark(true, false);
     leptos::task::spawn_local(async move {
         let ready = load_table().await;
-        mark_toggle(false, !ready);
+        mark(false, !ready);
         if ready {
             st.lang.set(Lang::Zh);
         }
