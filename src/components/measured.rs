@@ -129,11 +129,11 @@ fn measured_form(l: Lang, text: &str) -> String {
 fn MeasuredTable() -> impl IntoView {
     let st = expect_context::<AppState>();
     let markup = Memo::new(move |_| {
-        let l = st.lang.get();
-        let unit = st.scenario.with(|s| s.unit);
         let Some(m) = st.measured.get() else {
             return String::new();
         };
+        let l = st.lang.get();
+        let unit = st.scenario.with(|s| s.unit);
         st.computed.with(|c| {
             c.as_ref().ok().map_or(String::new(), |c| {
                 format!(
