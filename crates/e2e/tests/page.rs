@@ -394,6 +394,9 @@ fn the_language_toggle_switches_everything_to_chinese_and_the_link_keeps_it() {
         .text_of("#explanations")
         .contains("每一项是怎么算出来的"));
     assert!(page.text_of(".controls").contains("序列长度"));
+    // and the choices' names (crates/text/src/names.rs): the jobs, the checkpointing options
+    assert!(page.text_of("#job").contains("全参数微调"));
+    assert!(page.text_of("#ckpt").contains("每一层"));
     assert!(page
         .text_of("#explanations")
         .contains("CUDA 上下文、cuBLAS/NCCL 工作区"));

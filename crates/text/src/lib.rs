@@ -29,6 +29,7 @@ mod hub_box;
 mod hub_read;
 mod llamacpp;
 mod measured;
+mod names;
 mod page;
 mod settings;
 mod zh;
@@ -41,6 +42,9 @@ pub use hub_box::hub_box_text;
 pub use hub_read::{gguf_listed, gguf_read, gguf_unread, hub_summary, no_weight_files};
 pub use llamacpp::{llama_device, llama_error, llama_word, LlamaWord};
 pub use measured::{level_name, level_note, measure_error, reading_note, source_name};
+pub use names::{
+    attention, ckpt, component, component_doc, job, loss, machine, offload, optimizer, remedy, zero,
+};
 pub use page::page_text;
 pub use settings::{setting_help, setting_label, setting_name};
 pub use zh::{install_zh, zh_ready, zh_table, ZhTable};

@@ -76,6 +76,12 @@ fn keyed_pairs() -> Vec<(u32, &'static str)> {
         keyed!(crate::formulas::SENTENCES),
     ];
     let mut all: Vec<(u32, &'static str)> = tables.concat();
+    // the choices' names: their English is the engine's label, read at run time
+    all.extend(
+        crate::names::enumerated_pairs()
+            .into_iter()
+            .map(|(en, zh)| (key_of(en), zh)),
+    );
     all.sort_unstable();
     all.dedup();
     all
@@ -176,6 +182,7 @@ mod tests {
                     .iter()
                     .map(|(_, en, zh)| (*en, *zh)),
             )
+            .chain(crate::names::enumerated_pairs())
             .collect();
         all.sort_unstable();
         all.dedup();
