@@ -186,8 +186,8 @@ fn Header() -> impl IntoView {
         NodeRef::<leptos::html::Div>::new(),
         NodeRef::<leptos::html::Div>::new(),
     );
-    crate::components::results::patched_in_place(title_box, title);
-    crate::components::results::patched_in_place(tools_box, tools);
+    crate::components::patched_in_place(title_box, title);
+    crate::components::patched_in_place(tools_box, tools);
     let clicked = move |e: leptos::ev::MouseEvent| match event_target_id(&e).as_str() {
         "lang-toggle" => {
             let to = if st.lang.get_untracked() == Lang::En {
@@ -240,7 +240,7 @@ fn Notices() -> impl IntoView {
         })
     });
     let host = NodeRef::<leptos::html::Div>::new();
-    crate::components::results::patched_in_place(host, markup);
+    crate::components::patched_in_place(host, markup);
     view! { <div node_ref=host on:click=close></div> }
 }
 

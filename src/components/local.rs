@@ -123,7 +123,7 @@ pub fn LocalModelFile() -> impl IntoView {
         )
     });
     let host = NodeRef::<leptos::html::Div>::new();
-    crate::components::results::patched_in_place(host, markup);
+    crate::components::patched_in_place(host, markup);
     let on_change = move |ev: leptos::ev::Event| {
         let files = ev
             .target()

@@ -144,7 +144,7 @@ fn MeasuredTable() -> impl IntoView {
         })
     });
     let host = NodeRef::<leptos::html::Div>::new();
-    crate::components::results::patched_in_place(host, markup);
+    crate::components::patched_in_place(host, markup);
     view! { <div node_ref=host></div> }
 }
 
@@ -243,7 +243,7 @@ fn MismatchReport() -> impl IntoView {
     };
     let markup = Memo::new(move |_| markup());
     let host = NodeRef::<leptos::html::Div>::new();
-    crate::components::results::patched_in_place(host, markup);
+    crate::components::patched_in_place(host, markup);
     view! { <div on:click=copy node_ref=host></div> }
 }
 

@@ -9,7 +9,7 @@ use vram_engine::{short_count, thousands};
 use wasm_bindgen::JsCast;
 
 use super::hub::HubPicker;
-use super::results::patched_in_place;
+use super::patched_in_place;
 use super::settings_list::buttons_field;
 use crate::chart::escape as esc;
 use crate::i18n::{t, tr, Lang};

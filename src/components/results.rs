@@ -7,7 +7,7 @@ use vram_engine::{serve_command, startup_concurrency, Component, Job, Phase, Ser
 
 use crate::chart;
 use crate::chart::escape as esc;
-use crate::components::measured;
+use crate::components::{measured, patched_in_place};
 use crate::i18n::{self, t, tr, Lang};
 use crate::state::AppState;
 
@@ -326,20 +326,6 @@ fn answer_section(
         <section class="panel below" aria-labelledby=heading id=id on:click=on_click
             hidden=move || st.computed.with(Result::is_err)><div node_ref=host></div></section>
     }
-}
-
-/// Keeps `host`'s content equal to `markup` by patching it (`chart::patch::patch_inner`): the
-/// elements stay, and a step changes the text and attributes that differ instead of parsing and
-/// laying out the whole markup again through `innerHTML`.
-pub(crate) fn patched_in_place(host: NodeRef<leptos::html::Div>, markup: Memo<String>) {
-    Effect::new(move |shown: Option<String>| {
-        let Some(el) = host.get() else {
-            return String::new();
-        };
-        let node: &web_sys::Node = &el;
-        markup.with(|m| chart::patch::patch_inner(node, shown.as_deref().unwrap_or(""), m));
-        markup.get_untracked()
-    });
 }
 
 #[component]

@@ -11,7 +11,7 @@ use wasm_bindgen::JsCast;
 
 use crate::chart::escape;
 use crate::components::controls::{log_pos, log_value};
-use crate::components::results::patched_in_place;
+use crate::components::patched_in_place;
 use crate::i18n::{self, t, Lang};
 use crate::state::AppState;
 
@@ -324,10 +324,7 @@ pub fn asked(input: &Input, s: &Scenario, lang: Lang) -> Asked {
 
 /// Reads the event's input element and does what it asks.
 fn on_event(st: AppState, invalid: RwSignal<Invalid>, ev: &web_sys::Event, kinds: &[&str]) {
-    let Some(el) = ev
-        .target()
-        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-    else {
+    let Some(el) = crate::components::event_element(ev) else {
         return;
     };
     let kind = match el.tag_name().as_str() {

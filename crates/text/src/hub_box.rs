@@ -6,14 +6,11 @@ use crate::Lang;
 
 /// The text for `key` in `lang`; "?" when the key is missing (caught by a test).
 pub fn hub_box_text(lang: Lang, key: &str) -> &'static str {
-    match HUB_BOX.iter().find(|(k, _, _)| *k == key) {
-        Some((_, en, zh)) => lang.pick(en, zh),
-        None => "?",
-    }
+    crate::row(HUB_BOX, key).map_or("?", |(_, en, zh)| lang.pick(en, zh))
 }
 
 /// (key, English, Chinese).
-const HUB_BOX: &[(&str, &str, &str)] = &[
+const HUB_BOX: &[crate::Row] = &[
     ("hub_id", "Model id or Hub URL (owner/name, owner/name@revision)", "模型 ID 或 Hub 网址（owner/name、owner/name@revision）"),
     ("hub_read", "Read", "读取"),
     ("hub_access", "Endpoint and token", "端点与令牌"),

@@ -83,6 +83,14 @@ impl Lang {
     }
 }
 
+/// A row of a words table: (key, English, Chinese).
+pub(crate) type Row = (&'static str, &'static str, &'static str);
+
+/// The row of `table` for `key`.
+pub(crate) fn row(table: &'static [Row], key: &str) -> Option<&'static Row> {
+    table.iter().find(|r| r.0 == key)
+}
+
 /// Text that goes into SVG or HTML markup as text, never as markup (the page and the on-demand
 /// modules render with it).
 pub fn escape(s: &str) -> String {

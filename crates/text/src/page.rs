@@ -6,14 +6,11 @@ use crate::Lang;
 
 /// The text for `key` in `lang`; "?" when the key is missing (caught by a test).
 pub fn page_text(lang: Lang, key: &str) -> &'static str {
-    match PAGE.iter().find(|(k, _, _)| *k == key) {
-        Some((_, en, zh)) => lang.text(en, zh),
-        None => "?",
-    }
+    crate::row(PAGE, key).map_or("?", |(_, en, zh)| lang.text(en, zh))
 }
 
 /// (key, English, Chinese).
-pub(crate) const PAGE: &[(&str, &str, &str)] = &[
+pub(crate) const PAGE: &[crate::Row] = &[
     ("title", "vram-budget", zh!("vram-budget 显存预算")),
     ("tagline", "How much GPU memory an LLM job needs, and whether it fits.", zh!("大模型任务需要多少显存，放得下吗？")),
     ("model", "Model", zh!("模型")),

@@ -6,7 +6,7 @@ use crate::zh;
 use crate::Lang;
 
 /// (id, English label, Chinese label): what the page and the CLI call each setting.
-pub(crate) const LABELS: &[(&str, &str, &str)] = &[
+pub(crate) const LABELS: &[crate::Row] = &[
     ("job", "Job", zh!("任务")),
     ("weights", "Weights", zh!("权重格式")),
     (
@@ -274,7 +274,7 @@ pub(crate) const LABELS: &[(&str, &str, &str)] = &[
 
 /// (id, English help, Chinese help): one line on what each setting changes (the CLI's --help).
 /// A table of its own, so that a shell that shows no help does not carry it.
-pub(crate) const HELP: &[(&str, &str, &str)] = &[
+pub(crate) const HELP: &[crate::Row] = &[
     ("weights-embeddings",
         "a mixed checkpoint: the token embeddings' own format (auto: 16-bit, or the GGUF mix's)",
         zh!("混合格式的检查点：词嵌入自己的格式（auto：16 位，或 GGUF 混合方案的格式）"),
@@ -610,22 +610,14 @@ pub(crate) const HELP: &[(&str, &str, &str)] = &[
     ),
 ];
 
-/// The row of `table` for setting `id`.
-fn find(
-    table: &'static [(&'static str, &'static str, &'static str)],
-    id: &str,
-) -> Option<&'static (&'static str, &'static str, &'static str)> {
-    table.iter().find(|w| w.0 == id)
-}
-
 /// The label of the setting with page id `id` ("?" for an id the table lacks: a test catches it).
 pub fn setting_label(lang: Lang, id: &str) -> &'static str {
-    find(LABELS, id).map_or("?", |w| lang.text(w.1, w.2))
+    crate::row(LABELS, id).map_or("?", |w| lang.text(w.1, w.2))
 }
 
 /// One line of help for the setting with page id `id`.
 pub fn setting_help(lang: Lang, id: &str) -> &'static str {
-    find(HELP, id).map_or("?", |w| lang.text(w.1, w.2))
+    crate::row(HELP, id).map_or("?", |w| lang.text(w.1, w.2))
 }
 
 /// A name an error gives a value: a setting's link key becomes its label; a config.json field
