@@ -16,11 +16,8 @@ const ZH: &str = "vram-zh";
 /// The language toggle's id: it says `data-failed` when the table did not load.
 const TOGGLE: &str = "lang-toggle";
 
-/// Imports the module and installs its table, once; whether Chinese can be shown.
+/// Imports the module and installs its table; whether Chinese can be shown.
 async fn load_table() -> bool {
-    if vram_text::zh_ready() {
-        return true;
-    }
     let Ok(table) = export(ZH, "table").await else {
         return false;
     };

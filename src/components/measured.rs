@@ -209,12 +209,12 @@ fn difference(unit: Unit, c: &Comparison) -> String {
 #[component]
 fn MismatchReport() -> impl IntoView {
     let st = expect_context::<AppState>();
-    let markup = move || {
-        let l = st.lang.get();
-        let unit = st.scenario.with(|s| s.unit);
+    let markup = Memo::new(move |_| {
         let Some(m) = st.measured.get() else {
             return String::new();
         };
+        let l = st.lang.get();
+        let unit = st.scenario.with(|s| s.unit);
         st.computed.with(|c| {
             let Some(b) = c.as_ref().ok().map(|c| &c.breakdown) else {
                 return String::new();
@@ -222,14 +222,9 @@ fn MismatchReport() -> impl IntoView {
             if !m.compare(b).iter().any(mismatched) {
                 return String::new();
             }
-            format!(
-                r#"<label class="note" for="mismatch-report">{}</label><textarea id="mismatch-report" rows="10" readonly>{}</textarea><div class="row"><button type="button" id="mismatch-copy">{}</button><span id="mismatch-status" role="status"></span></div>"#,
-                escape(t(l, "mismatch_h")),
-                escape(&report_markdown(l, unit, &st.share_url(), &m, b)),
-                escape(t(l, "copy_report"))
-            )
+            report_box(l, unit, &st.share_url(), &m, b)
         })
-    };
+    });
     let copy = move |e: leptos::ev::MouseEvent| {
         let l = st.lang.get_untracked();
         let said = [t(l, "report_copied"), t(l, "copy_failed")];
@@ -241,10 +236,19 @@ fn MismatchReport() -> impl IntoView {
             said,
         );
     };
-    let markup = Memo::new(move |_| markup());
     let host = NodeRef::<leptos::html::Div>::new();
     crate::components::patched_in_place(host, markup);
     view! { <div on:click=copy node_ref=host></div> }
+}
+
+/// The report in a read-only box with its copy button, as escaped markup.
+fn report_box(l: Lang, unit: Unit, link: &str, m: &Measurement, b: &Breakdown) -> String {
+    format!(
+        r#"<label class="note" for="mismatch-report">{}</label><textarea id="mismatch-report" rows="10" readonly="">{}</textarea><div class="row"><button type="button" id="mismatch-copy">{}</button><span id="mismatch-status" role="status"></span></div>"#,
+        escape(t(l, "mismatch_h")),
+        escape(&report_markdown(l, unit, link, m, b)),
+        escape(t(l, "copy_report"))
+    )
 }
 
 /// The report: the scenario's link, each measured figure with its level beside the estimate, the
@@ -295,15 +299,20 @@ mod tests {
     use vram_engine::{parse_measurement, Overview, Scenario};
 
     #[test]
-    fn the_comparison_table_is_markup_the_patch_reads_so_a_step_patches_it_in_place() {
+    fn the_comparison_table_and_the_report_are_markup_the_patch_reads_so_a_step_patches_them_in_place(
+    ) {
         let s = Scenario::default();
         let c = Overview::compute(&s).unwrap();
         let m = parse_measurement("21.3 GiB allocated, 22.5 GiB reserved").unwrap();
         for l in [Lang::En, Lang::Zh] {
-            let html = table_html(l, s.unit, &m, &c.breakdown);
-            assert!(html.contains("<tr data-level="), "{html}");
-            let wrapped = format!("<x>{html}</x>");
-            assert!(crate::chart::markup::parse(&wrapped).is_some(), "{html}");
+            let table = table_html(l, s.unit, &m, &c.breakdown);
+            assert!(table.contains("<tr data-level="), "{table}");
+            let report = report_box(l, s.unit, "https://x/?v=1&b=4", &m, &c.breakdown);
+            assert!(report.contains("| "), "{report}");
+            for html in [table, report] {
+                let wrapped = format!("<x>{html}</x>");
+                assert!(crate::chart::markup::parse(&wrapped).is_some(), "{html}");
+            }
         }
     }
 }

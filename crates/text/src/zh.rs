@@ -1,6 +1,7 @@
 //! The Chinese of the largest tables, on demand: the page's fixed texts (`page.rs`), the
-//! settings' labels and help (`settings.rs`) and the formulas' sentences
-//! (`formulas/sentences.rs`). Each of their Chinese entries is written `zh!("…")`.
+//! settings' labels and help (`settings.rs`), the formulas' sentences
+//! (`formulas/sentences.rs`) and the choices' names (`names.rs`). Each of their Chinese entries
+//! is written `zh!("…")`.
 //!
 //! - Built as usual (the CLI, the tests, the on-demand modules), `zh!` is the literal.
 //! - Built with the feature `zh-on-demand` (the page's wasm, `Cargo.toml`), `zh!` is empty, so
@@ -37,7 +38,7 @@ macro_rules! zh {
 const END: char = '\0';
 
 /// The key of an English text in [`zh_table`]: its 32-bit FNV-1a hash (a test checks that no two
-/// English texts of the tables share one). The module carries keys, not the English.
+/// English texts of the tables share one). The module's table carries keys, not the English.
 pub const fn key_of(en: &str) -> u32 {
     let bytes = en.as_bytes();
     let mut hash: u32 = 0x811c_9dc5;
@@ -138,7 +139,11 @@ static INSTALLED: OnceLock<ZhTable> = OnceLock::new();
 pub fn install_zh(text: String) -> bool {
     let text: &'static str = Box::leak(text.into_boxed_str());
     match ZhTable::read(text) {
-        Some(table) => INSTALLED.set(table).is_ok() || INSTALLED.get().is_some(),
+        // a second table (two clicks while the first loaded) is the same table: keep the first
+        Some(table) => {
+            let _ = INSTALLED.set(table);
+            true
+        }
         None => false,
     }
 }
