@@ -11,7 +11,8 @@ use vram_engine::{Job, Overview, Scenario, Setting, SettingKind, SettingValue};
 
 use super::model::Model;
 use super::patch::{patch_inner, Tree};
-use crate::components::controls::{log_pos, log_value};
+use crate::components::controls::log_pos;
+use crate::components::settings_list::{asked, shown_choice, Asked, Input};
 use crate::i18n::Lang;
 
 /// One write a patch made.
@@ -112,53 +113,56 @@ pub fn presses(start: &Scenario, id: &str, big: bool, presses: usize) -> Vec<Sce
     let mut up = true;
     let mut out = Vec::new();
     for _ in 0..presses {
-        match setting.kind {
+        // where the slider's thumb is and how far it can go, as the page's markup writes it
+        let (lo, hi, pos) = match setting.kind {
             SettingKind::Number {
                 slider: (min, max),
                 log,
-                pow2,
                 ..
             } => {
                 let SettingValue::Number(v) = setting.get(&s) else {
                     unreachable!()
                 };
-                let (lo, hi, pos) = if log {
+                if log {
                     (0, 1000, log_pos(v, min, max))
                 } else {
                     (min, max, v.clamp(min, max))
-                };
-                if pos >= hi {
-                    up = false;
-                } else if pos <= lo {
-                    up = true;
                 }
-                let step = if big { ((hi - lo) / 10).max(1) } else { 1 };
-                let pos = if up {
-                    (pos + step).min(hi)
-                } else {
-                    pos.saturating_sub(step).max(lo)
-                };
-                let v = if log {
-                    log_value(pos, min, max, pow2)
-                } else {
-                    pos
-                };
-                setting.set(&mut s, SettingValue::Number(v));
             }
             SettingKind::Choice => {
                 let offered = setting.offered(&s);
-                let key = crate::components::settings_list::shown_choice(setting, &s);
+                let key = shown_choice(setting, &s);
                 let at = offered.iter().position(|k| *k == key).unwrap_or(0);
-                let last = offered.len().saturating_sub(1);
-                if at >= last {
-                    up = false;
-                } else if at == 0 {
-                    up = true;
-                }
-                let at = if up { at + 1 } else { at.saturating_sub(1) };
-                setting.set(&mut s, SettingValue::Choice(offered[at.min(last)]));
+                (0, offered.len().saturating_sub(1) as u64, at as u64)
             }
             _ => panic!("{id} is not a slider"),
+        };
+        if pos >= hi {
+            up = false;
+        } else if pos <= lo {
+            up = true;
+        }
+        // an arrow moves one position, a big step a tenth of the range (numbers only)
+        let step = match setting.kind {
+            SettingKind::Number { .. } if big => ((hi - lo) / 10).max(1),
+            _ => 1,
+        };
+        let pos = if up {
+            (pos + step).min(hi)
+        } else {
+            pos.saturating_sub(step).max(lo)
+        };
+        // the slider's input event, read as the page reads it
+        let input = Input {
+            kind: "range",
+            setting: id,
+            key: "",
+            value: &pos.to_string(),
+            checked: false,
+        };
+        match asked(&input, &s, Lang::En) {
+            Asked::Set(setting, value) => setting.set(&mut s, value),
+            _ => panic!("a press on {id} asks for no value"),
         }
         s.normalize();
         out.push(s.clone());
