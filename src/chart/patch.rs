@@ -1,8 +1,9 @@
 //! A chart or a panel updated in place. The new markup is compared with the last in Rust, element
 //! by element, and the page's nodes take only what differs: a bar that grew gets a new `y` and
 //! `height`, a text node its new text, and the axes, grid and labels that stay are not touched.
-//! Children that come and go (an axis tick, a bar segment, a remedy) are paired with the old ones
-//! by tag and class, and only the unpaired ones are inserted or removed. The browser then
+//! Children that come and go (an axis tick, a bar segment, a remedy, a setting's control) are
+//! paired with the old ones by tag and id, or by tag and class where they have no id, and only the
+//! unpaired ones are inserted or removed. The browser then
 //! restyles, lays out and repaints what moved instead of parsing and painting whole new markup.
 //! A first draw, or markup `super::markup` does not read, is written whole.
 
