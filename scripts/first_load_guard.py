@@ -26,6 +26,10 @@ CUT = [
     ("unicode_data5cased", "Unicode's case tables (8.5 KB gzip): `str::to_lowercase` or "
      "`to_uppercase` on a path the page runs; plotters calls it on a font given by its name, so "
      "name fonts `FontFamily::SansSerif`, and compare keys with `to_ascii_lowercase`"),
+    ("flt2dec", "core's float printing, Grisu and Dragon4 (8.4 KB gzip: one `f64::clamp` "
+     "brought it back): `{}`, `{:.1}` or `{:?}` of an `f64`/`f32` on a path the page runs, "
+     "an `f64::clamp` (its panic prints both bounds) or plotters' own SVG backend; write numbers "
+     "with `vram_engine::decimal`, clamp with `max`/`min`, draw with `vram_svg::Svg`"),
     ("io..error..Error$u20$as$u20$core..fmt", "std::io::Error's formatting and messages (1.5 KB "
      "gzip): a plotters error boxed as `dyn Error`; drop it (`chart::NotDrawn`)"),
 ]

@@ -9,9 +9,11 @@ pub mod patch;
 pub mod steps;
 
 use plotters::prelude::*;
+
 use vram_engine::CAPACITY_LINES_GIB;
 use vram_engine::GIB;
 use vram_engine::{Breakdown, Component, Unit};
+use vram_svg::{Axis, Svg};
 pub use vram_text::escape;
 
 use crate::i18n::{self, t, Lang};
@@ -37,15 +39,8 @@ pub fn css_colour(c: Component) -> String {
     format!("#{r:02x}{g:02x}{b:02x}")
 }
 
-/// Plotters writes explicit colours; the page's text and grid follow the theme instead.
-const INK: RGBColor = RGBColor(1, 2, 3);
-
-/// The theme's colour instead of INK, and a grid line's transparency on its stroke: plotters
-/// writes `opacity`, which makes each line a group of its own for the browser to paint.
-fn themed(svg: String) -> String {
-    svg.replace("#010203", "currentColor")
-        .replace("<line opacity=", "<line stroke-opacity=")
-}
+/// The page's text and grid follow the theme: `Svg` writes this colour `currentColor`.
+const INK: RGBColor = RGBColor(vram_svg::INK.0, vram_svg::INK.1, vram_svg::INK.2);
 
 /// A chart plotters could not draw. Only that it failed matters (the page then shows no chart), so
 /// plotters' error is dropped: boxing it as `dyn Error` linked `std::io::Error`'s messages and
@@ -92,14 +87,14 @@ pub fn stacked(
     let mut overlay = String::new();
     // plotters reports a failed draw; the page then shows no chart rather than half of one
     let drawn = (|| -> Result<(), NotDrawn> {
-        let root = SVGBackend::with_string(&mut svg, (W, H)).into_drawing_area();
+        let root = Svg::new(&mut svg, (W, H)).into_drawing_area();
         let Ok(mut chart) = ChartBuilder::on(&root)
             .margin_top(14)
             .margin_right(110)
             .margin_left(8)
             .x_label_area_size(30)
             .y_label_area_size(52)
-            .build_cartesian_2d(0f64..n, 0f64..ymax)
+            .build_cartesian_2d(Axis::from(0f64..n), Axis::from(0f64..ymax))
         else {
             return Err(NotDrawn);
         };
@@ -184,10 +179,10 @@ pub fn stacked(
                 gpus_label
             };
             overlay.push_str(&format!(
-                r#"<text x="{tx}" y="{}" text-anchor="middle" class="bar-total{}">{:.1}</text><text x="{lx}" y="{}" text-anchor="middle" class="bar-label{}">{}</text>"#,
+                r#"<text x="{tx}" y="{}" text-anchor="middle" class="bar-total{}">{}</text><text x="{lx}" y="{}" text-anchor="middle" class="bar-label{}">{}</text>"#,
                 ty - 5,
                 if *gpus == current { " current" } else { "" },
-                b.total as f64 / ubytes,
+                vram_engine::decimal(b.total as f64 / ubytes, 1),
                 ly + 16,
                 if *gpus == current { " current" } else { "" },
                 escape(&gpus_label)
@@ -204,7 +199,6 @@ pub fn stacked(
     if drawn.is_err() {
         return String::new();
     }
-    let svg = themed(svg);
     let title = format!(r#"<title>{}</title>"#, escape(t(lang, "chart_title")));
     insert_overlay(&svg, &(title + &overlay))
 }
@@ -239,14 +233,14 @@ pub fn sweep(
     let mut overlay = String::new();
     // plotters reports a failed draw; the page then shows no chart rather than half of one
     let drawn = (|| -> Result<(), NotDrawn> {
-        let root = SVGBackend::with_string(&mut svg, (W, 260)).into_drawing_area();
+        let root = Svg::new(&mut svg, (W, 260)).into_drawing_area();
         let Ok(mut chart) = ChartBuilder::on(&root)
             .margin_top(10)
             .margin_right(110)
             .margin_left(8)
             .x_label_area_size(36)
             .y_label_area_size(52)
-            .build_cartesian_2d(x0..x1, 0f64..ymax)
+            .build_cartesian_2d(Axis::from(x0..x1), Axis::from(0f64..ymax))
         else {
             return Err(NotDrawn);
         };
@@ -293,7 +287,8 @@ pub fn sweep(
             line,
             colour(Component::Weights).stroke_width(2),
         )))?;
-        let cur = lx(current_seq).clamp(x0, x1);
+        // max and min, not clamp: clamp panics on an empty range, and its message prints floats
+        let cur = lx(current_seq).max(x0).min(x1);
         chart.draw_series(std::iter::once(PathElement::new(
             vec![(cur, 0.0), (cur, ymax)],
             INK.mix(0.5).stroke_width(1),
@@ -319,7 +314,7 @@ pub fn sweep(
     }
     let key = if serving { "request_view" } else { "seq_view" };
     let title = format!(r#"<title>{}</title>"#, escape(t(lang, key)));
-    insert_overlay(&themed(svg), &(title + &overlay))
+    insert_overlay(&svg, &(title + &overlay))
 }
 
 /// The measured level: a dashed line with its label above, one element with a stable id.
@@ -362,11 +357,11 @@ fn capacity_lines(ymax: f64, cap: f64, ubytes: f64) -> impl Iterator<Item = (u64
 
 fn short_tokens(v: f64) -> String {
     if v >= 1_048_576.0 * 0.99 {
-        format!("{:.0}M", v / 1_048_576.0)
+        format!("{}M", vram_engine::decimal(v / 1_048_576.0, 0))
     } else if v >= 1024.0 {
-        format!("{:.0}k", v / 1024.0)
+        format!("{}k", vram_engine::decimal(v / 1024.0, 0))
     } else {
-        format!("{v:.0}")
+        vram_engine::decimal(v, 0)
     }
 }
 

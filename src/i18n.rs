@@ -1,8 +1,8 @@
 //! English and Chinese text. Every string the page shows goes through `t`.
 
 use vram_engine::{
-    Attention, Checkpointing, Formula, Gpu, Job, KvDtype, LocalMachine, Loss, Moment, Offload,
-    Optimizer, SplitMode, Unit, WeightFormat, Zero, PART_FOLLOWS,
+    decimal, Attention, Checkpointing, Formula, Gpu, Job, KvDtype, LocalMachine, Loss, Moment,
+    Offload, Optimizer, SplitMode, Unit, WeightFormat, Zero, PART_FOLLOWS,
 };
 
 pub use vram_text::{
@@ -52,7 +52,7 @@ pub fn choice(lang: Lang, setting: &str, key: &str) -> String {
     let text = match setting {
         "j" => label(Job::from_key(key), |j| job(lang, j).to_string()),
         "w" => label(WeightFormat::from_key(key), |f| {
-            format!("{} · {:.2} bit", f.label(), f.bits().as_f64())
+            format!("{} · {} bit", f.label(), decimal(f.bits().as_f64(), 2))
         }),
         "we" | "wa" | "wx" | "wh" if key == PART_FOLLOWS => Some(
             match lang {
@@ -62,7 +62,7 @@ pub fn choice(lang: Lang, setting: &str, key: &str) -> String {
             .to_string(),
         ),
         "we" | "wa" | "wx" | "wh" => label(WeightFormat::from_key(key), |f| {
-            format!("{} · {:.2} bit", f.label(), f.bits().as_f64())
+            format!("{} · {} bit", f.label(), decimal(f.bits().as_f64(), 2))
         }),
         "kv" => label(KvDtype::from_key(key), |k| k.label().to_string()),
         "o" => label(Optimizer::from_key(key), |o| optimizer(lang, o).to_string()),

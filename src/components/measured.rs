@@ -12,6 +12,7 @@ use crate::chart::escape;
 use crate::i18n::{self, t, Lang};
 use crate::readers::{self, Refused};
 use crate::state::AppState;
+use vram_engine::signed_decimal;
 
 /// A difference above this many hundredths of a percent of the measurement is a mismatch (10 %).
 const MISMATCH_BASIS_POINTS: i128 = 1_000;
@@ -199,8 +200,13 @@ fn table_html(l: Lang, unit: Unit, m: &Measurement, b: &Breakdown) -> String {
 fn difference(unit: Unit, c: &Comparison) -> String {
     let d = c.difference() as f64 / unit.bytes() as f64;
     match c.percent() {
-        Some(p) => format!("{d:+.2} {} ({p:+.1} %)", unit.label()),
-        None => format!("{d:+.2} {}", unit.label()),
+        Some(p) => format!(
+            "{} {} ({} %)",
+            signed_decimal(d, 2),
+            unit.label(),
+            signed_decimal(p, 1)
+        ),
+        None => format!("{} {}", signed_decimal(d, 2), unit.label()),
     }
 }
 

@@ -2,7 +2,7 @@
 //! each component's formula with this scenario's numbers.
 
 use leptos::prelude::*;
-use vram_engine::thousands;
+use vram_engine::{decimal, signed_decimal, thousands};
 use vram_engine::{serve_command, startup_concurrency, Component, Job, Phase, Server};
 
 use crate::chart;
@@ -201,7 +201,7 @@ pub fn Charts() -> impl IntoView {
                 .and_then(|w| w.performance())
                 .map(|p| p.now())
                 .unwrap_or(0.0);
-            let _ = el.set_attribute("data-first-draw", &format!("{now:.1}"));
+            let _ = el.set_attribute("data-first-draw", &decimal(now, 1));
         }
         svg.get_untracked()
     });
@@ -346,7 +346,7 @@ fn fit_markup(st: &AppState) -> Option<String> {
                 .verdicts
                 .iter()
                 .map(|v| {
-                    let head = v.headroom as f64 / unit.bytes() as f64;
+                    let head = signed_decimal(v.headroom as f64 / unit.bytes() as f64, 1);
                     let class = match (v.gpu == selected, v.fits) {
                         (true, true) => "selected fits",
                         (true, false) => "selected",
@@ -354,15 +354,20 @@ fn fit_markup(st: &AppState) -> Option<String> {
                         (false, false) => "",
                     };
                     format!(
-                        r#"<tr id="fit-{}" class="{class}"><th scope="row">{}</th><td>{}</td><td class="verdict-cell">{}</td><td>{head:+.1}</td><td>{}</td></tr>"#,
+                        r#"<tr id="fit-{}" class="{class}"><th scope="row">{}</th><td>{}</td><td class="verdict-cell">{}</td><td>{}</td><td>{}</td></tr>"#,
                         v.gpu.key(),
                         esc(v.gpu.label()),
                         if v.budget < v.capacity {
-                            format!("{:.1} / {:.1}", unit.value(v.budget), unit.value(v.capacity))
+                            format!(
+                                "{} / {}",
+                                decimal(unit.value(v.budget), 1),
+                                decimal(unit.value(v.capacity), 1)
+                            )
                         } else {
-                            format!("{:.1}", unit.value(v.capacity))
+                            decimal(unit.value(v.capacity), 1)
                         },
                         esc(if v.fits { t(l, "yes") } else { t(l, "no") }),
+                        head,
                         v.gpus_needed.map(|n| n.to_string()).unwrap_or_else(|| "–".into())
                     )
                 })

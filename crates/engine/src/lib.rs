@@ -30,6 +30,7 @@
 mod named;
 
 mod config;
+mod decimal;
 mod dtype;
 mod encoder;
 mod error;
@@ -56,6 +57,7 @@ mod weight_parts;
 
 // The public API: everything the page, the CLI and the tests use, at one path each.
 pub use config::{parse_config, parse_quantization, Quantization, MAX_CONFIG_BYTES};
+pub use decimal::{decimal, signed_decimal};
 pub use dtype::{Bits, KvDtype, WeightFormat};
 pub use error::EngineError;
 pub use fit::{

@@ -28,7 +28,7 @@ impl Unit {
 
     /// `bytes` written with two decimals and the unit, e.g. "14.96 GiB".
     pub fn format(self, bytes: u64) -> String {
-        format!("{:.2} {}", self.value(bytes), self.label())
+        format!("{} {}", crate::decimal(self.value(bytes), 2), self.label())
     }
 }
 
@@ -79,13 +79,13 @@ pub fn thousands(n: u64) -> String {
 pub fn short_count(n: u64) -> String {
     let f = n as f64;
     if f >= 1e12 {
-        format!("{:.2}T", f / 1e12)
+        format!("{}T", crate::decimal(f / 1e12, 2))
     } else if f >= 1e9 {
-        format!("{:.2}B", f / 1e9)
+        format!("{}B", crate::decimal(f / 1e9, 2))
     } else if f >= 1e6 {
-        format!("{:.1}M", f / 1e6)
+        format!("{}M", crate::decimal(f / 1e6, 1))
     } else if f >= 1e3 {
-        format!("{:.1}K", f / 1e3)
+        format!("{}K", crate::decimal(f / 1e3, 1))
     } else {
         n.to_string()
     }

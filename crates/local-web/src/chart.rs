@@ -3,10 +3,11 @@
 
 use plotters::prelude::*;
 
+use vram_svg::{Axis, Svg};
 use vram_text::escape;
 
-/// Plotters writes explicit colours; text and grid follow the page's theme instead.
-const INK: RGBColor = RGBColor(1, 2, 3);
+/// Text and grid follow the page's theme: `Svg` writes this colour `currentColor`.
+const INK: RGBColor = RGBColor(vram_svg::INK.0, vram_svg::INK.1, vram_svg::INK.2);
 const LINE: RGBColor = RGBColor(0x4e, 0x79, 0xa7);
 const FITS: RGBColor = RGBColor(0x59, 0xa1, 0x4f);
 
@@ -32,12 +33,12 @@ pub fn speed_chart(
     let ymax = finite.iter().map(|p| p.1).fold(1.0, f64::max) * 1.1;
     let mut svg = String::new();
     let drawn = (|| -> Result<(), Box<dyn std::error::Error>> {
-        let root = SVGBackend::with_string(&mut svg, (640, 260)).into_drawing_area();
+        let root = Svg::new(&mut svg, (640, 260)).into_drawing_area();
         let mut chart = ChartBuilder::on(&root)
             .margin(10)
             .x_label_area_size(36)
             .y_label_area_size(52)
-            .build_cartesian_2d(x0..x1, 0f64..ymax)?;
+            .build_cartesian_2d(Axis::from(x0..x1), Axis::from(0f64..ymax))?;
         chart
             .configure_mesh()
             .x_desc(x_desc)
@@ -49,7 +50,8 @@ pub fn speed_chart(
             .light_line_style(INK.mix(0.05))
             .draw()?;
         if let Some(n) = largest {
-            let n = (n as f64).clamp(x0, x1);
+            // max and min, not clamp: clamp's panic message prints floats
+            let n = (n as f64).max(x0).min(x1);
             chart.draw_series(std::iter::once(Rectangle::new(
                 [(x0, 0.0), (n, ymax)],
                 FITS.mix(0.12).filled(),
@@ -59,7 +61,7 @@ pub fn speed_chart(
             finite.clone(),
             LINE.stroke_width(2),
         )))?;
-        let cur = (current as f64).clamp(x0, x1);
+        let cur = (current as f64).max(x0).min(x1);
         chart.draw_series(std::iter::once(PathElement::new(
             vec![(cur, 0.0), (cur, ymax)],
             INK.mix(0.5).stroke_width(1),
@@ -70,7 +72,6 @@ pub fn speed_chart(
     if drawn.is_err() {
         return String::new();
     }
-    let svg = svg.replace("#010203", "currentColor");
     let title = format!("<title>{}</title>", escape(title));
     match svg.find('>') {
         Some(at) => format!("{}{title}{}", &svg[..=at], &svg[at + 1..]),

@@ -229,7 +229,7 @@ fn binary_unit(decimal: &str) -> String {
 /// How much larger a decimal unit's binary reading is: 2.4 % for KB, 7.4 % for GB.
 fn larger(f: &Figure) -> String {
     let ratio = f.unit.bytes(Reading::Binary) as f64 / f.unit.bytes(Reading::Decimal) as f64;
-    format!("{:.1} %", (ratio - 1.0) * 100.0)
+    format!("{} %", vram_engine::decimal((ratio - 1.0) * 100.0, 1))
 }
 
 #[cfg(test)]

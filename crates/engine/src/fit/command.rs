@@ -95,7 +95,7 @@ pub fn serve_command(s: &Scenario, server: Server) -> ServeCommand {
                 flags.push(("--pipeline-parallel-size", s.pp.to_string()));
             }
             flags.push(("--max-model-len", s.max_model_len.to_string()));
-            let fraction = format!("{:.2}", s.gpu_util_pct as f64 / 100.0);
+            let fraction = crate::decimal(s.gpu_util_pct as f64 / 100.0, 2);
             flags.push(("--gpu-memory-utilization", fraction));
             flags.push(("--max-num-seqs", s.concurrency.to_string()));
             flags.push(("--max-num-batched-tokens", s.batched_tokens.to_string()));
@@ -115,7 +115,7 @@ pub fn serve_command(s: &Scenario, server: Server) -> ServeCommand {
             let permille = crate::sglang::mem_fraction_permille(s, s.gpu);
             flags.push((
                 "--mem-fraction-static",
-                format!("{:.3}", permille as f64 / 1e3),
+                crate::decimal(permille as f64 / 1e3, 3),
             ));
             flags.push(("--max-running-requests", s.concurrency.to_string()));
             flags.extend(kv_dtype(server, s.kv_dtype).map(|d| ("--kv-cache-dtype", d.into())));

@@ -104,7 +104,13 @@ fn check_settings(s: &LlamaSettings) -> Result<(), LlamaError> {
     if !finite || s.tensor_split.iter().all(|&x| x == 0.0) {
         return Err(LlamaError::Unreadable {
             flag: LlamaFlag::TensorSplit,
-            text: format!("{:?}", s.tensor_split),
+            // as the flag writes them; `{:?}` on the shares linked float printing into the page
+            text: s
+                .tensor_split
+                .iter()
+                .map(|x| crate::decimal(f64::from(*x), 2))
+                .collect::<Vec<_>>()
+                .join(","),
         });
     }
     Ok(())

@@ -67,7 +67,7 @@ fn value(arg: Arg, unit: Unit) -> String {
         Arg::Count(n) => thousands(n),
         Arg::Int(n) => n.to_string(),
         Arg::Bytes(n) => unit.format(n),
-        Arg::Bits(b) => format!("{b:.3}"),
+        Arg::Bits(b) => vram_engine::decimal(b, 3),
         Arg::Format(f) => f.key().to_string(),
         Arg::Targets(t) => t.key(),
     }
