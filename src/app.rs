@@ -37,6 +37,8 @@ pub fn show_panic_banner() {
 pub fn App() -> impl IntoView {
     let st = AppState::from_location();
     provide_context(st);
+    // the measurement beside the estimate, which the chart marks and the panel tabulates
+    provide_context(crate::components::measured::shown(st));
     // a link or a browser asking for Chinese: English until the Chinese table is in (tens of ms)
     if st.lang.get_untracked() == Lang::Zh && !vram_text::zh_ready() {
         st.lang.set(Lang::En);

@@ -29,7 +29,7 @@ extern "C" {
 }
 
 /// The readers module's meta name.
-const READERS: &str = "vram-readers";
+pub const READERS: &str = "vram-readers";
 
 /// Why a reader gave nothing.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -164,6 +164,16 @@ pub async fn export(meta: &str, name: &str) -> Result<Function, Refused> {
         .ok()
         .and_then(|f| f.dyn_into::<Function>().ok())
         .ok_or(Refused::NotLoaded)
+}
+
+/// Calls an export already loaded with string arguments; its reply as strings (none when it
+/// throws or answers something else).
+pub fn call_now(f: &Function, args: &[&str]) -> Vec<String> {
+    let args: Array = args.iter().map(|a| JsValue::from_str(a)).collect();
+    f.apply(&JsValue::NULL, &args)
+        .ok()
+        .and_then(|reply| strings(reply).ok())
+        .unwrap_or_default()
 }
 
 fn strings(reply: JsValue) -> Result<Vec<String>, Refused> {

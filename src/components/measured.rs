@@ -2,41 +2,63 @@
 //! the same level, and, when they differ by more than 10 %, copy a ready report.
 
 use leptos::prelude::*;
-use vram_engine::{
-    Breakdown, Comparison, Component, Measurement, Target, Unit, MAX_MEASUREMENT_BYTES,
-};
-use vram_text::{level_name, level_note, reading_note, source_name};
+use vram_engine::{Estimated, MAX_MEASUREMENT_BYTES};
 use wasm_bindgen::JsCast;
 
 use crate::chart::escape;
-use crate::i18n::{self, t, Lang};
+use crate::i18n::{t, Lang};
 use crate::readers::{self, Refused};
 use crate::state::AppState;
-use vram_engine::signed_decimal;
 
-/// A difference above this many hundredths of a percent of the measurement is a mismatch (10 %).
-const MISMATCH_BASIS_POINTS: i128 = 1_000;
-
-fn mismatched(c: &Comparison) -> bool {
-    c.basis_points()
-        .is_some_and(|bp| bp.abs() > MISMATCH_BASIS_POINTS)
+/// What the readers module wrote of the measurement beside the estimate
+/// (`crates/readers/src/measured_view.rs`): the table, the report (empty unless a figure is more
+/// than 10 % off) and the chart's marker. Empty until a measurement is shown and the module is in.
+#[derive(Clone, Default, PartialEq)]
+pub struct Shown {
+    pub table: String,
+    pub report: String,
+    pub marker: Option<(u64, String)>,
 }
 
-/// The figure the chart marks: the first that counts the whole device or all tensors, else the
-/// first compared; its bytes and label ("PyTorch reserved (peak): 22.50 GiB").
-pub fn marker(lang: Lang, unit: Unit, m: &Measurement, b: &Breakdown) -> Option<(u64, String)> {
-    let all = m.compare(b);
-    let whole = |c: &&Comparison| {
-        matches!(
-            c.level.target(),
-            Some(
-                Target::Total | Target::TensorsAndReserve | Target::Tensors | Target::ServingBudget
-            )
-        )
-    };
-    let c = all.iter().find(whole).or(all.first())?;
-    let label = format!("{}: {}", level_name(lang, c.level), unit.format(c.measured));
-    Some((c.measured, label))
+/// The measurement as the readers module writes it: the module loads when a measurement is first
+/// shown (pasted, or carried by the link), and the view follows every change after that.
+pub fn shown(st: AppState) -> Memo<Shown> {
+    let writer = RwSignal::new_local(None::<js_sys::Function>);
+    Effect::new(move |_| {
+        if st.measured.with(Option::is_some) && writer.with_untracked(Option::is_none) {
+            leptos::task::spawn_local(async move {
+                if let Ok(f) = readers::export(readers::READERS, "measured_view").await {
+                    writer.set(Some(f));
+                }
+            });
+        }
+    });
+    Memo::new(move |_| {
+        let Some(m) = st.measured.get() else {
+            return Shown::default();
+        };
+        let (lang, unit) = (st.lang.get(), st.scenario.with(|s| s.unit));
+        let estimated = st.computed.with(|c| {
+            let c = c.as_ref().ok()?;
+            Some(Estimated::of(&c.breakdown).to_link())
+        });
+        let link = st.share_url();
+        writer.with(|w| {
+            let (Some(f), Some(estimated)) = (w, estimated) else {
+                return Shown::default();
+            };
+            let args = [lang.key(), unit.key(), &link, &m.to_full_link(), &estimated];
+            let parts = readers::call_now(f, &args);
+            match <[String; 5]>::try_from(parts) {
+                Ok([kind, table, report, bytes, label]) if kind == "measured" => Shown {
+                    table,
+                    report,
+                    marker: bytes.parse().ok().map(|b| (b, label)),
+                },
+                _ => Shown::default(),
+            }
+        })
+    })
 }
 
 #[component]
@@ -128,86 +150,11 @@ fn measured_form(l: Lang, text: &str) -> String {
 /// Measured beside estimated, one row per compared level, each level explained.
 #[component]
 fn MeasuredTable() -> impl IntoView {
-    let st = expect_context::<AppState>();
-    let markup = Memo::new(move |_| {
-        let Some(m) = st.measured.get() else {
-            return String::new();
-        };
-        let l = st.lang.get();
-        let unit = st.scenario.with(|s| s.unit);
-        st.computed.with(|c| {
-            c.as_ref().ok().map_or(String::new(), |c| {
-                format!(
-                    r#"<div class="table-wrap">{}</div>"#,
-                    table_html(l, unit, &m, &c.breakdown)
-                )
-            })
-        })
-    });
+    let shown = expect_context::<Memo<Shown>>();
+    let markup = Memo::new(move |_| shown.with(|v| v.table.clone()));
     let host = NodeRef::<leptos::html::Div>::new();
     crate::components::patched_in_place(host, markup);
     view! { <div node_ref=host></div> }
-}
-
-/// The comparison as markup: fixed words and the engine's numbers, escaped.
-fn table_html(l: Lang, unit: Unit, m: &Measurement, b: &Breakdown) -> String {
-    let all = m.compare(b);
-    let mut rows = String::new();
-    for c in &all {
-        rows.push_str(&format!(
-            r#"<tr data-level="{}"{}><th scope="row">{}<br /><span class="note">{}</span></th><td>{}</td><td>{}</td><td>{}</td></tr>"#,
-            c.level.key(),
-            if mismatched(c) { r#" class="off""# } else { "" },
-            escape(level_name(l, c.level)),
-            escape(level_note(l, c.level)),
-            unit.format(c.measured),
-            unit.format(c.estimated),
-            difference(unit, c)
-        ));
-    }
-    let mut notes: Vec<String> = m
-        .figures()
-        .iter()
-        .filter(|f| !all.iter().any(|c| c.level == f.level))
-        .map(|f| {
-            format!(
-                "{}: {} ({})",
-                level_name(l, f.level),
-                unit.format(f.bytes),
-                t(l, "not_compared")
-            )
-        })
-        .collect();
-    for note in m.figures().iter().filter_map(|f| reading_note(l, f)) {
-        if !notes.contains(&note) {
-            notes.push(note);
-        }
-    }
-    let notes: String = notes
-        .iter()
-        .map(|n| format!("<li>{}</li>", escape(n)))
-        .collect();
-    format!(
-        r#"<p class="note">{}</p><table id="measured-table"><thead><tr><th scope="col"></th><th scope="col">{}</th><th scope="col">{}</th><th scope="col">{}</th></tr></thead><tbody>{rows}</tbody></table><ul class="note">{notes}</ul>"#,
-        escape(source_name(l, m.source())),
-        t(l, "measured"),
-        t(l, "estimate"),
-        t(l, "difference")
-    )
-}
-
-/// "+0.65 GiB (+185.7 %)": estimate minus measurement.
-fn difference(unit: Unit, c: &Comparison) -> String {
-    let d = c.difference() as f64 / unit.bytes() as f64;
-    match c.percent() {
-        Some(p) => format!(
-            "{} {} ({} %)",
-            signed_decimal(d, 2),
-            unit.label(),
-            signed_decimal(p, 1)
-        ),
-        None => format!("{} {}", signed_decimal(d, 2), unit.label()),
-    }
 }
 
 /// When a figure is more than 10 % off: a Markdown report to paste into an issue, as markup with
@@ -215,22 +162,8 @@ fn difference(unit: Unit, c: &Comparison) -> String {
 #[component]
 fn MismatchReport() -> impl IntoView {
     let st = expect_context::<AppState>();
-    let markup = Memo::new(move |_| {
-        let Some(m) = st.measured.get() else {
-            return String::new();
-        };
-        let l = st.lang.get();
-        let unit = st.scenario.with(|s| s.unit);
-        st.computed.with(|c| {
-            let Some(b) = c.as_ref().ok().map(|c| &c.breakdown) else {
-                return String::new();
-            };
-            if !m.compare(b).iter().any(mismatched) {
-                return String::new();
-            }
-            report_box(l, unit, &st.share_url(), &m, b)
-        })
-    });
+    let shown = expect_context::<Memo<Shown>>();
+    let markup = Memo::new(move |_| shown.with(|v| v.report.clone()));
     let copy = move |e: leptos::ev::MouseEvent| {
         let l = st.lang.get_untracked();
         let said = [t(l, "report_copied"), t(l, "copy_failed")];
@@ -247,75 +180,30 @@ fn MismatchReport() -> impl IntoView {
     view! { <div on:click=copy node_ref=host></div> }
 }
 
-/// The report in a read-only box with its copy button, as escaped markup.
-fn report_box(l: Lang, unit: Unit, link: &str, m: &Measurement, b: &Breakdown) -> String {
-    format!(
-        r#"<label class="note" for="mismatch-report">{}</label><textarea id="mismatch-report" rows="10" readonly="">{}</textarea><div class="row"><button type="button" id="mismatch-copy">{}</button><span id="mismatch-status" role="status"></span></div>"#,
-        escape(t(l, "mismatch_h")),
-        escape(&report_markdown(l, unit, link, m, b)),
-        escape(t(l, "copy_report"))
-    )
-}
-
-/// The report: the scenario's link, each measured figure with its level beside the estimate, the
-/// estimate per component, and blanks for the versions.
-fn report_markdown(l: Lang, unit: Unit, link: &str, m: &Measurement, b: &Breakdown) -> String {
-    let mut o = format!(
-        "### {}\n\n{}: {link}\n{}: {}\n\n| {} | {} | {} | {} |\n|---|---:|---:|---:|\n",
-        t(l, "report_title"),
-        t(l, "report_scenario"),
-        t(l, "report_source"),
-        source_name(l, m.source()),
-        t(l, "report_level"),
-        t(l, "measured"),
-        t(l, "estimate"),
-        t(l, "difference")
-    );
-    for c in m.compare(b) {
-        o.push_str(&format!(
-            "| {} (`{}`) | {} | {} | {} |\n",
-            level_name(l, c.level),
-            c.level.key(),
-            unit.format(c.measured),
-            unit.format(c.estimated),
-            difference(unit, &c)
-        ));
-    }
-    o.push_str(&format!("\n{}\n\n", t(l, "report_components")));
-    for comp in Component::ALL.iter().filter(|c| b.bytes(**c) > 0) {
-        o.push_str(&format!(
-            "- {}: {}\n",
-            i18n::component(l, *comp),
-            unit.format(b.bytes(*comp))
-        ));
-    }
-    o.push_str(&format!(
-        "- {}: {}\n\n{}\n\n- torch: \n- transformers / vLLM / llama.cpp: \n- GPU: \n- {}: \n",
-        t(l, "total"),
-        unit.format(b.total),
-        t(l, "report_versions"),
-        t(l, "report_driver")
-    ));
-    o
-}
+#[cfg(test)]
+// the readers module's source, compiled into the page's tests: the module is a cdylib (an rlib
+// beside it undid its link-time optimisation and grew it by 18 KB gzip)
+#[path = "../../crates/readers/src/measured_view.rs"]
+mod measured_view;
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-    use vram_engine::{parse_measurement, Overview, Scenario};
+    use vram_engine::{parse_measurement, Estimated, Overview, Scenario};
+    use vram_text::Lang;
 
     #[test]
     fn the_comparison_table_and_the_report_are_markup_the_patch_reads_so_a_step_patches_them_in_place(
     ) {
         let s = Scenario::default();
         let c = Overview::compute(&s).unwrap();
-        let m = parse_measurement("21.3 GiB allocated, 22.5 GiB reserved").unwrap();
+        let m = parse_measurement("max_memory_allocated = 21.3 GiB\nmax_memory_reserved = 40 GiB")
+            .unwrap();
         for l in [Lang::En, Lang::Zh] {
-            let table = table_html(l, s.unit, &m, &c.breakdown);
-            assert!(table.contains("<tr data-level="), "{table}");
-            let report = report_box(l, s.unit, "https://x/?v=1&b=4", &m, &c.breakdown);
-            assert!(report.contains("| "), "{report}");
-            for html in [table, report] {
+            let e = Estimated::of(&c.breakdown);
+            let v = super::measured_view::MeasuredView::of(l, s.unit, "https://x/?v=1&b=4", &m, &e);
+            assert!(v.table.contains("<tr data-level="), "{}", v.table);
+            assert!(v.report.contains("| "), "{}", v.report);
+            for html in [v.table, v.report] {
                 let wrapped = format!("<x>{html}</x>");
                 assert!(crate::chart::markup::parse(&wrapped).is_some(), "{html}");
             }

@@ -145,6 +145,7 @@ fn selected_limit(st: &AppState) -> (u64, String) {
 #[component]
 pub fn Charts() -> impl IntoView {
     let st = expect_context::<AppState>();
+    let shown = expect_context::<Memo<measured::Shown>>();
     let svg = Memo::new(move |_| {
         let l = st.lang.get();
         let (gpus, unit) = st.scenario.with(|s| (s.gpus, s.unit));
@@ -152,13 +153,10 @@ pub fn Charts() -> impl IntoView {
         st.computed.with(|c| {
             c.as_ref()
                 .map(|c| {
-                    let marker = st
-                        .measured
-                        .with(|m| measured::marker(l, unit, m.as_ref()?, &c.breakdown));
-                    let marker = marker
-                        .as_ref()
-                        .map(|(bytes, label)| (*bytes, label.as_str()));
-                    chart::stacked(&c.bars, gpus, limit, &name, unit, l, marker)
+                    shown.with(|v| {
+                        let marker = v.marker.as_ref().map(|(b, label)| (*b, label.as_str()));
+                        chart::stacked(&c.bars, gpus, limit, &name, unit, l, marker)
+                    })
                 })
                 .unwrap_or_default()
         })

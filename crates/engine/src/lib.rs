@@ -101,8 +101,8 @@ pub use llamacpp::{
 pub use measured::link::LINK_MAX as MAX_MEASUREMENT_LINK;
 pub use measured::{
     parse as parse_measurement, parse_as as parse_measurement_as, Comparison, Device, DeviceApi,
-    Facts, Figure, Level, MeasureError, Measurement, Reading, SizeUnit, SourceKind, Target,
-    MAX_BYTES as MAX_MEASURED_BYTES, MAX_COUNT as MAX_MEASURED_COUNT,
+    Estimated, Facts, Figure, Level, MeasureError, Measurement, Reading, SizeUnit, SourceKind,
+    Target, MAX_BYTES as MAX_MEASURED_BYTES, MAX_COUNT as MAX_MEASURED_COUNT,
     MAX_FIGURES as MAX_MEASURED_FIGURES, MAX_INPUT_BYTES as MAX_MEASUREMENT_BYTES,
     MAX_LINES as MAX_MEASUREMENT_LINES,
 };

@@ -17,6 +17,8 @@
 //!   which stay inside this module: the Hub id box is run here (`hub/panel.rs`, opened by the
 //!   page with `hub_open` and fed its events with `hub_event`), and tells the page what to show
 //!   and what was read as messages of its own (listed in `hub/panel.rs`);
+//! - `["measured", table, report, marker bytes, marker label]`: a measurement beside the
+//!   estimate as markup (`measured_view.rs`), which the page patches in as it is;
 //! - `["error", english, chinese]`: why the input gives nothing, as one sentence per [`LANGS`]
 //!   entry, so the page can follow its language toggle without asking again.
 //!
@@ -40,11 +42,13 @@ use vram_text::{error, measure_error, Lang};
 use wasm_bindgen::prelude::wasm_bindgen;
 
 mod hub;
+mod measured_view;
 pub use hub::panel::{Asked as HubAsked, Panel as HubPanel};
 pub use hub::{
     gguf_reply, hub_reply, read_gguf_file, read_model, Fetch, GgufRead, GgufRepo, Got, HubAnswer,
     HubProblem, HubRead, PartsAnswer, PartsReader,
 };
+pub use measured_view::{measured_view_parts, MeasuredView};
 
 /// The languages of an error's sentences, in the order a reply carries them.
 pub const LANGS: [Lang; 2] = [Lang::En, Lang::Zh];
@@ -129,6 +133,19 @@ pub fn measurement_reply(text: &str) -> Reply {
         Ok(m) => Reply::Measurement(m.to_full_link()),
         Err(e) => Reply::Error(LANGS.map(|l| measure_error(l, &e))),
     }
+}
+
+/// A measurement beside the estimate, for the page (`measured_view.rs`): `["measured", table,
+/// report, marker bytes, marker label]`, or nothing when an argument is not what the page writes.
+#[wasm_bindgen]
+pub fn measured_view(
+    lang: &str,
+    unit: &str,
+    link: &str,
+    measurement: &str,
+    estimated: &str,
+) -> Vec<String> {
+    measured_view_parts(lang, unit, link, measurement, estimated)
 }
 
 /// `measurement_reply` for the page: `["measurement", full]` or `["error", en, zh]`.

@@ -31,6 +31,7 @@ mod llamacpp;
 mod measured;
 mod names;
 mod page;
+mod report;
 mod settings;
 mod zh;
 
@@ -46,6 +47,7 @@ pub use names::{
     attention, ckpt, component, component_doc, job, loss, machine, offload, optimizer, remedy, zero,
 };
 pub use page::page_text;
+pub use report::report_text;
 pub use settings::{setting_help, setting_label, setting_name};
 pub use zh::{install_zh, zh_ready, zh_table, ZhTable};
 

@@ -120,20 +120,7 @@ pub(crate) const PAGE: &[crate::Row] = &[
     ("local_loading", "Working out the llama.cpp run…", zh!("正在计算 llama.cpp 运行…")),
     ("local_failed", "the llama.cpp module could not be loaded; check the connection and reload", zh!("llama.cpp 模块未能加载；请检查网络后刷新")),
     ("readers_failed", "the reader could not be loaded; check the connection and try again", zh!("读取模块未能加载；请检查网络后重试")),
-    ("measured", "Measured", zh!("实测")),
-    ("estimate", "Estimate", zh!("估算")),
-    ("difference", "Estimate − measured", zh!("估算 − 实测")),
-    ("not_compared", "no estimate at this level", zh!("估算中没有对应口径")),
-    ("mismatch_h", "The estimate is more than 10 % off. Help fix it: copy this report into an issue and fill in the versions.", zh!("估算与实测相差超过 10%。欢迎帮助改进：复制这份报告提交 issue，并填写版本信息。")),
-    ("copy_report", "Copy report", zh!("复制报告")),
     ("report_copied", "Report copied", zh!("报告已复制")),
-    ("report_title", "vram-budget: estimate vs measurement", zh!("vram-budget：估算与实测对比")),
-    ("report_scenario", "Scenario", zh!("场景")),
-    ("report_source", "Measured with", zh!("实测来源")),
-    ("report_level", "Level", zh!("口径")),
-    ("report_components", "Estimate per component (per GPU, at the peak):", zh!("各部分估算（每卡，峰值时刻）：")),
-    ("report_versions", "Versions (please fill in):", zh!("版本（请填写）：")),
-    ("report_driver", "driver / CUDA", zh!("驱动 / CUDA")),
 ];
 
 #[cfg(test)]

@@ -60,19 +60,95 @@ impl Level {
     }
 }
 
+/// The estimate's figures a measurement is compared with: a breakdown's levels, small enough to
+/// hand to the readers module, which writes the comparison (`to_link` / `from_link`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Estimated {
+    pub tensors: u64,
+    pub reserved: u64,
+    pub total: u64,
+    /// A server's budget and KV pool.
+    pub serving: Option<(u64, u64)>,
+    /// Each component's bytes at the peak, in `Component::ALL`'s order.
+    pub components: Vec<u64>,
+}
+
+impl Estimated {
+    pub fn of(b: &Breakdown) -> Estimated {
+        Estimated {
+            tensors: b.tensors,
+            reserved: b.reserved,
+            total: b.total,
+            serving: b.serving.map(|s| (s.budget, s.kv_pool)),
+            components: Component::ALL.iter().map(|c| b.bytes(*c)).collect(),
+        }
+    }
+
+    /// A component's bytes at the peak.
+    pub fn bytes(&self, c: Component) -> u64 {
+        let at = Component::ALL.iter().position(|x| *x == c);
+        at.and_then(|i| self.components.get(i))
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// "tensors.reserved.total.budget.kv_pool.c1.c2…", `-` for a pool a non-server lacks.
+    pub fn to_link(&self) -> String {
+        let (budget, pool) = match self.serving {
+            Some((b, p)) => (b.to_string(), p.to_string()),
+            None => ("-".to_string(), "-".to_string()),
+        };
+        let mut parts = vec![
+            self.tensors.to_string(),
+            self.reserved.to_string(),
+            self.total.to_string(),
+            budget,
+            pool,
+        ];
+        parts.extend(self.components.iter().map(u64::to_string));
+        parts.join(".")
+    }
+
+    /// What `to_link` wrote; None for anything else.
+    pub fn from_link(text: &str) -> Option<Estimated> {
+        let parts: Vec<&str> = text.split('.').collect();
+        let [tensors, reserved, total, budget, pool, components @ ..] = parts.as_slice() else {
+            return None;
+        };
+        if components.len() != Component::ALL.len() {
+            return None;
+        }
+        let number = |t: &str| t.parse::<u64>().ok();
+        let serving = match (*budget, *pool) {
+            ("-", "-") => None,
+            (b, p) => Some((number(b)?, number(p)?)),
+        };
+        Some(Estimated {
+            tensors: number(tensors)?,
+            reserved: number(reserved)?,
+            total: number(total)?,
+            serving,
+            components: components
+                .iter()
+                .map(|c| number(c))
+                .collect::<Option<_>>()?,
+        })
+    }
+}
+
 impl Target {
-    /// The estimate's bytes for this target; None when the breakdown has no serving fit.
-    pub fn bytes(self, b: &Breakdown) -> Option<u64> {
+    /// The estimate's bytes for this target; None when the estimate has no serving fit.
+    pub fn bytes(self, e: &Estimated) -> Option<u64> {
         match self {
-            Target::Tensors => Some(b.tensors),
-            Target::TensorsAndReserve => Some(b.reserved),
-            Target::Total => Some(b.total),
+            Target::Tensors => Some(e.tensors),
+            Target::TensorsAndReserve => Some(e.reserved),
+            Target::Total => Some(e.total),
             Target::Components(cs) => Some(
                 cs.iter()
-                    .fold(0u64, |acc, &c| acc.saturating_add(b.bytes(c))),
+                    .fold(0u64, |acc, &c| acc.saturating_add(e.bytes(c))),
             ),
-            Target::ServingBudget => b.serving.map(|s| s.budget),
-            Target::ServingKvPool => b.serving.map(|s| s.kv_pool),
+            Target::ServingBudget => e.serving.map(|s| s.0),
+            Target::ServingKvPool => e.serving.map(|s| s.1),
         }
     }
 }
@@ -96,7 +172,7 @@ impl Comparison {
 
     /// `figure` beside the breakdown at its level; None when the level has no counterpart.
     pub fn of(figure: &Figure, b: &Breakdown) -> Option<Comparison> {
-        let estimated = figure.level.target()?.bytes(b)?;
+        let estimated = figure.level.target()?.bytes(&Estimated::of(b))?;
         Some(Comparison::new(figure.level, figure.bytes, estimated))
     }
 
@@ -132,6 +208,11 @@ impl Measurement {
     /// level on several devices are summed (the engine's breakdown is per GPU: compare per device
     /// with [`Comparison::of`] when the job is split).
     pub fn compare(&self, b: &Breakdown) -> Vec<Comparison> {
+        self.compare_with(&Estimated::of(b))
+    }
+
+    /// As [`Measurement::compare`], with the estimate's figures alone.
+    pub fn compare_with(&self, e: &Estimated) -> Vec<Comparison> {
         let mut out: Vec<Comparison> = Vec::new();
         for f in &self.figures {
             if out.iter().any(|c| c.level == f.level) {
@@ -139,7 +220,7 @@ impl Measurement {
             }
             let (Some(measured), Some(estimated)) = (
                 self.on_devices(f.level),
-                f.level.target().and_then(|t| t.bytes(b)),
+                f.level.target().and_then(|t| t.bytes(e)),
             ) else {
                 continue;
             };

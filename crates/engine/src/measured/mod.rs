@@ -16,7 +16,7 @@ mod tool;
 mod torch;
 mod vllm;
 
-pub use compare::{Comparison, Target};
+pub use compare::{Comparison, Estimated, Target};
 pub use quantity::{Reading, SizeUnit};
 
 use crate::named::named_enum;

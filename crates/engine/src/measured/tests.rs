@@ -602,3 +602,34 @@ fn the_full_link_form_carries_every_figure_that_the_share_link_leaves_out() {
         Err(MeasureError::BadLink)
     );
 }
+
+#[test]
+fn the_estimate_handed_to_the_readers_module_reads_back_and_compares_as_the_breakdown_does() {
+    for job in [crate::Job::Serving, crate::Job::Lora, crate::Job::Full] {
+        let s = crate::Scenario {
+            job,
+            ..crate::Scenario::default()
+        };
+        let b = crate::estimate(&s).unwrap();
+        let e = super::Estimated::of(&b);
+        let back = super::Estimated::from_link(&e.to_link()).unwrap();
+        assert_eq!(back, e);
+        assert_eq!(back.serving.is_some(), job == crate::Job::Serving);
+        for text in [
+            VLLM_V0_07,
+            "21.3 GiB allocated, 22.5 GiB reserved, 23.9 GiB used",
+        ] {
+            let m = parse(text).unwrap();
+            assert_eq!(m.compare_with(&back), m.compare(&b), "{job:?}");
+        }
+    }
+    for bad in [
+        "",
+        "1.2.3",
+        "1.2.3.-.-",
+        "1.2.3.4.-.0.0.0.0.0.0.0.0.0.0",
+        "x.2.3.-.-.0.0.0.0.0.0.0.0.0.0",
+    ] {
+        assert_eq!(super::Estimated::from_link(bad), None, "{bad}");
+    }
+}

@@ -1,6 +1,6 @@
 //! A GGUF file's header from the Hub: Range requests for growing prefixes of each part (24 bytes
 //! first: magic, version and counts), each answer handed to the llama.cpp module's GGUF reader
-//! (`vram_local::parts_reply`, the reader of a picked file) until it has every part's header.
+//! (`vram_local_run::parts_reply`, the reader of a picked file) until it has every part's header.
 //! Only the header is asked for; the tensor data is never read.
 
 use vram_engine::{FetchFailure, HubEndpoint, HubRef, HubSource};

@@ -1,6 +1,6 @@
 // A GGUF repository on the stand-in Hub of `tests.rs`: its files listed by quantization with a
 // split file's parts together, a file's header read with Range requests and handed to the
-// llama.cpp module's own GGUF reader (`vram_local::parts_reply`), never its tensor data.
+// llama.cpp module's own GGUF reader (`vram_local_run::parts_reply`), never its tensor data.
 
 #[path = "../../../engine/tests/common/gguf_split.rs"]
 mod gguf_split;
@@ -27,7 +27,7 @@ struct LocalModule;
 impl PartsReader for LocalModule {
     fn read(&self, parts: &[Vec<u8>], sizes: &[u64]) -> PartsAnswer {
         let parts: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
-        PartsAnswer::from_parts(vram_local::parts_reply(&parts, sizes).into_parts())
+        PartsAnswer::from_parts(vram_local_run::parts_reply(&parts, sizes).into_parts())
     }
 }
 

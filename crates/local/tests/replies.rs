@@ -5,7 +5,7 @@
 mod gguf_split;
 
 use vram_engine::{encode_link, read_gguf, GgufSummary, Job, PageSettings, Scenario};
-use vram_local::{header_reply, local_reply, parts_reply, Reply};
+use vram_local_run::{header_reply, local_reply, parts_reply, Reply};
 
 fn fixture() -> Vec<u8> {
     std::fs::read(concat!(
