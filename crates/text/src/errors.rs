@@ -215,13 +215,13 @@ pub fn notice(lang: Lang, n: &Notice) -> String {
                     .into(),
             };
             match zh {
-                false => format!("ignored {}={:?}: {why}", shown(key), value),
-                true => format!("已忽略 {}={:?}：{why}", shown(key), value),
+                false => format!("ignored {}={}: {why}", shown(key), crate::quoted(value)),
+                true => format!("已忽略 {}={}：{why}", shown(key), crate::quoted(value)),
             }
         }
         Notice::UnknownKey(k) => match zh {
-            false => format!("ignored unknown setting {k:?}"),
-            true => format!("已忽略未知设置 {k:?}"),
+            false => format!("ignored unknown setting {}", crate::quoted(k)),
+            true => format!("已忽略未知设置 {}", crate::quoted(k)),
         },
         Notice::BadArchitecture(e) => match zh {
             false => format!("ignored the custom architecture: {}", error(lang, e)),

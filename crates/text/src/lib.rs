@@ -110,15 +110,55 @@ pub fn escape(s: &str) -> String {
     out
 }
 
-/// Text a user typed or a file held, made safe to show on one line: control characters escaped.
+/// Text a user typed or a file held, made safe to show on one line: control characters escaped
+/// as Rust writes them (`\n`, `\t`, `\r`, `\u{1b}`). Written here rather than with
+/// `char::escape_debug`, which links Unicode's printable tables into the first load.
 pub fn shown(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
-        if c.is_control() {
-            out.extend(c.escape_debug());
-        } else {
-            out.push(c);
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", u32::from(c))),
+            c => out.push(c),
         }
     }
     out
+}
+
+/// `text` shown (see [`shown`]) between double quotes, as a setting's value is quoted in a notice.
+pub fn quoted(text: &str) -> String {
+    format!("\"{}\"", shown(text))
+}
+
+#[cfg(test)]
+mod shown_tests {
+    use super::*;
+
+    #[test]
+    fn shown_text_escapes_control_characters_as_rust_does_and_keeps_the_rest() {
+        for text in [
+            "a\nb",
+            "tab\there",
+            "\r",
+            "esc\u{1b}[0m",
+            "\u{7f}",
+            "plain",
+            "汉字 ü",
+        ] {
+            let rust: String = text
+                .chars()
+                .map(|c| {
+                    if c.is_control() {
+                        c.escape_debug().to_string()
+                    } else {
+                        c.to_string()
+                    }
+                })
+                .collect();
+            assert_eq!(shown(text), rust, "{text:?}");
+        }
+        assert_eq!(quoted("0"), "\"0\"");
+    }
 }
