@@ -30,5 +30,13 @@ pub fn engine_bench() -> String {
         let _ = std::hint::black_box(Overview::compute(&s));
     }
     let page_us = (now() - t0) * 1000.0 / 20.0;
-    format!("estimate {estimate_us:.1} us, solver {solve_us:.0} us, whole page memo (estimate + verdicts + solver + bars + sweep) {page_us:.0} us")
+    // written by vram_engine::decimal, as the page writes numbers: `{:.1}` would link core's float
+    // printing into the benchmark's build, which the page it measures does not carry
+    let d = vram_engine::decimal;
+    format!(
+        "estimate {} us, solver {} us, whole page memo (estimate + verdicts + solver + bars + sweep) {} us",
+        d(estimate_us, 1),
+        d(solve_us, 0),
+        d(page_us, 0)
+    )
 }
