@@ -1,16 +1,19 @@
 //! The page: header, controls on one side, the answer on the other; the URL follows every change.
 
+use std::rc::Rc;
+
 use leptos::prelude::*;
 use vram_engine::Job;
 
 use crate::chart::escape;
 use crate::components::event_target_id;
-use crate::components::local::{LocalModelFile, LocalResults};
-use crate::components::measured::MeasuredPanel;
-use crate::components::model::ModelPicker;
-use crate::components::results::{Charts, Explanations, FitTable, VerdictLine};
-use crate::components::settings_list::{Look, SettingsList};
-use crate::i18n::{t, tr, Lang};
+use crate::components::local::{local_model_file, local_results};
+use crate::components::measured::measured_panel;
+use crate::components::model::model_picker;
+use crate::components::results::{charts, explanations, fit_table, verdict_line};
+use crate::components::settings_list::{settings_list, Look};
+use crate::dom::{self, Drawn, Piece};
+use crate::i18n::{t, Lang};
 use crate::state::AppState;
 
 /// Shows the error banner after a panic (called from the panic hook, outside Leptos).
@@ -33,10 +36,22 @@ pub fn show_panic_banner() {
     }
 }
 
-#[component]
-pub fn App() -> impl IntoView {
+/// Starts the page: the state from the link, each component's state and effects, the skeleton
+/// written into `#app` (patched in place when a piece of it changes), one listener per event kind.
+pub fn start() {
+    // the wasm-bindgen executor drives the effects
+    let _ = any_spawner::Executor::init_wasm_bindgen();
+    let owner = Owner::new();
+    owner.with(setup);
+    // the page lives as long as the tab
+    std::mem::forget(owner);
+}
+
+fn setup() {
     let st = AppState::from_location();
     provide_context(st);
+    let drawn = Drawn(RwSignal::new(0));
+    provide_context(drawn);
     // the measurement beside the estimate, which the chart marks and the panel tabulates
     provide_context(crate::components::measured::shown(st));
     // a link or a browser asking for Chinese: English until the Chinese table is in (tens of ms)
@@ -44,23 +59,81 @@ pub fn App() -> impl IntoView {
         st.lang.set(Lang::En);
         Effect::new(move |_| crate::zh::switch_to(st, Lang::Zh));
     }
+    follow_the_url(st);
+    // the document's language follows the toggle at once (screen readers, fonts)
+    Effect::new(move |_| {
+        let lang = st.lang.get();
+        if let Some(html) = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.document_element())
+        {
+            let _ = html.set_attribute("lang", if lang == Lang::Zh { "zh-CN" } else { "en" });
+        }
+    });
+    let local = Memo::new(move |_| st.scenario.with(|s| s.job == Job::Local));
+    let answer = dom::while_shown(Memo::new(move |_| !local.get()), || {
+        let pieces = [
+            verdict_line(),
+            charts(),
+            fit_table(),
+            measured_panel(),
+            explanations(),
+        ];
+        Rc::new(move || pieces.iter().map(|p| p()).collect())
+    });
+    let local_answer = dom::while_shown(local, local_results);
+    let pieces: Vec<Piece> = vec![
+        header(),
+        notices(),
+        dom::fixed(r#"<main class="layout"><div class="controls">"#.into()),
+        model_picker(),
+        local_model_file(),
+        panel("job-h", "job", "job-settings", JOB_PANEL),
+        panel("hw-h", "gpu", "hardware-settings", HARDWARE_PANEL),
+        advanced(),
+        dom::fixed(r#"</div><div class="results">"#.into()),
+        answer,
+        local_answer,
+        Rc::new(move || {
+            let l = st.lang.get();
+            format!(
+                r#"</div></main><footer class="footer"><p>{} · GiB = 2^30 B, GB = 10^9 B</p></footer>"#,
+                escape(t(l, "tagline"))
+            )
+        }),
+    ];
+    let app = web_sys::window().and_then(|w| w.document()).and_then(|d| {
+        let app = d.create_element("div").ok()?;
+        app.set_id("app");
+        d.body()?.append_child(&app).ok()?;
+        Some(app)
+    });
+    Effect::new(move |was: Option<String>| {
+        let now: String = pieces.iter().map(|p| p()).collect();
+        if let Some(app) = &app {
+            let node: &web_sys::Node = app;
+            crate::chart::patch::patch_inner(node, was.as_deref().unwrap_or(""), &now);
+        }
+        if was.as_deref() != Some(now.as_str()) {
+            drawn.0.update(|n| *n += 1);
+        }
+        now
+    });
+    dom::listen_to_document();
+}
 
-    // the URL and the share box follow the state without a history entry per slider tick; while a
-    // slider is being dragged they are written once the input pauses (250 ms), not on every tick:
-    // the box's text would otherwise damage the top of the page on every frame (issue 16). The
-    // box says `data-settled="0"` until it holds the current link.
+/// The URL and the share box follow the state without a history entry per slider tick; while a
+/// slider is being dragged they are written once the input pauses (250 ms), not on every tick:
+/// the box's text would otherwise damage the top of the page on every frame (issue 16). The box
+/// says `data-settled="0"` until it holds the current link.
+fn follow_the_url(st: AppState) {
     let pending = StoredValue::new(None::<TimeoutHandle>);
     Effect::new(move |_| {
         let q = st.query();
         if let Some(h) = pending.get_value() {
             h.clear();
         }
-        let share_box = || {
-            web_sys::window()
-                .and_then(|w| w.document())
-                .and_then(|d| d.get_element_by_id("share-url"))
-        };
-        if let Some(b) = share_box() {
+        if let Some(b) = dom::by_id("share-url") {
             let _ = b.set_attribute("data-settled", "0");
         }
         let write = move || {
@@ -73,7 +146,7 @@ pub fn App() -> impl IntoView {
                     Some(&format!("{path}?{q}")),
                 );
             }
-            if let Some(b) = share_box() {
+            if let Some(b) = dom::by_id("share-url") {
                 if let Ok(input) =
                     wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlInputElement>(b.clone())
                 {
@@ -88,42 +161,6 @@ pub fn App() -> impl IntoView {
         pending
             .set_value(set_timeout_with_handle(write, std::time::Duration::from_millis(250)).ok());
     });
-    // the document's language follows the toggle at once (screen readers, fonts)
-    Effect::new(move |_| {
-        let lang = st.lang.get();
-        if let Some(html) = web_sys::window()
-            .and_then(|w| w.document())
-            .and_then(|d| d.document_element())
-        {
-            let _ = html.set_attribute("lang", if lang == Lang::Zh { "zh-CN" } else { "en" });
-        }
-    });
-
-    view! {
-        <Header />
-        <Notices />
-        <main class="layout">
-            <div class="controls">
-                <ModelPicker />
-                <LocalModelFile />
-                <JobControls />
-                <HardwareControls />
-                <Advanced />
-            </div>
-            <div class="results">
-                <Show when=move || st.scenario.with(|s| s.job != Job::Local) fallback=LocalResults>
-                    <VerdictLine />
-                    <Charts />
-                    <FitTable />
-                    <MeasuredPanel />
-                    <Explanations />
-                </Show>
-            </div>
-        </main>
-        <footer class="footer">
-            <p>{tr("tagline")} " · GiB = 2^30 B, GB = 10^9 B"</p>
-        </footer>
-    }
 }
 
 /// Writes `text` to the clipboard, then tells `done` whether it could.
@@ -138,7 +175,7 @@ pub fn copy_text(text: &str, done: Box<dyn FnOnce(bool)>) {
 /// A click inside markup that was on the copy button `button`: the text of `source` to the
 /// clipboard, then `said[0]` (copied) or `said[1]` (failed) in `status`.
 pub fn copy_on_click(
-    e: &leptos::ev::MouseEvent,
+    e: &web_sys::Event,
     button: &str,
     source: &str,
     status: &str,
@@ -160,8 +197,7 @@ pub fn copy_on_click(
     }
 }
 
-#[component]
-fn Header() -> impl IntoView {
+fn header() -> Piece {
     let st = expect_context::<AppState>();
     let copied = RwSignal::new(None::<&'static str>);
     // the share box's first link: the URL effect writes every later one into the box itself
@@ -184,47 +220,42 @@ fn Header() -> impl IntoView {
             copied.get().map_or("", |k| t(l, k))
         )
     });
-    let (title_box, tools_box) = (
-        NodeRef::<leptos::html::Div>::new(),
-        NodeRef::<leptos::html::Div>::new(),
-    );
-    crate::components::patched_in_place(title_box, title);
-    crate::components::patched_in_place(tools_box, tools);
-    let clicked = move |e: leptos::ev::MouseEvent| match event_target_id(&e).as_str() {
-        "lang-toggle" => {
-            let to = if st.lang.get_untracked() == Lang::En {
-                Lang::Zh
-            } else {
-                Lang::En
-            };
-            crate::zh::switch_to(st, to);
+    dom::patched_in_place("title-box", title);
+    dom::patched_in_place("tools-box", tools);
+    dom::on("tools-box", "click", move |e| {
+        match event_target_id(e).as_str() {
+            "lang-toggle" => {
+                let to = if st.lang.get_untracked() == Lang::En {
+                    Lang::Zh
+                } else {
+                    Lang::En
+                };
+                crate::zh::switch_to(st, to);
+            }
+            "copy-link" => copy_text(
+                &st.share_url(),
+                Box::new(move |ok| copied.set(Some(if ok { "copied" } else { "copy_failed" }))),
+            ),
+            _ => {}
         }
-        "copy-link" => copy_text(
-            &st.share_url(),
-            Box::new(move |ok| copied.set(Some(if ok { "copied" } else { "copy_failed" }))),
-        ),
-        _ => {}
-    };
-    view! {
-        <header class="header">
-            <div node_ref=title_box></div>
-            <div class="header-tools">
-                <SettingsList settings=HEADER_PANEL />
-                <div class="settings" node_ref=tools_box on:click=clicked></div>
-            </div>
-        </header>
-    }
+    });
+    let unit = settings_list("unit-settings", HEADER_PANEL);
+    Rc::new(move || {
+        format!(
+            r#"<header class="header"><div id="title-box"></div><div class="header-tools">{}<div class="settings" id="tools-box"></div></div></header>"#,
+            unit()
+        )
+    })
 }
 
-#[component]
-fn Notices() -> impl IntoView {
+fn notices() -> Piece {
     let st = expect_context::<AppState>();
     // the list as escaped markup (a notice may quote the link); one click handler for its button
-    let close = move |e: leptos::ev::MouseEvent| {
-        if event_target_id(&e) == "notice-close" {
+    dom::on("notices", "click", move |e| {
+        if event_target_id(e) == "notice-close" {
             st.notices.set(Vec::new());
         }
-    };
+    });
     let markup = Memo::new(move |_| {
         let l = st.lang.get();
         st.notices.with(|notices| {
@@ -241,9 +272,8 @@ fn Notices() -> impl IntoView {
             )
         })
     });
-    let host = NodeRef::<leptos::html::Div>::new();
-    crate::components::patched_in_place(host, markup);
-    view! { <div node_ref=host on:click=close></div> }
+    dom::patched_in_place("notices", markup);
+    dom::fixed(r#"<div id="notices"></div>"#.into())
 }
 
 /// The page's panels: which settings each shows, in order, and how. Every setting of the
@@ -345,34 +375,34 @@ pub(crate) const ADVANCED_PANEL: &[(&str, Look)] = &[
 ];
 pub(crate) const HEADER_PANEL: &[(&str, Look)] = &[("unit", Look::Buttons)];
 
-#[component]
-fn JobControls() -> impl IntoView {
-    view! {
-        <section class="panel" aria-labelledby="job-h">
-            <h2 id="job-h">{tr("job")}</h2>
-            <SettingsList settings=JOB_PANEL />
-        </section>
-    }
+/// A panel of settings under its heading.
+fn panel(
+    heading: &'static str,
+    key: &'static str,
+    host: &'static str,
+    settings: &'static [(&'static str, Look)],
+) -> Piece {
+    let st = expect_context::<AppState>();
+    let list = settings_list(host, settings);
+    Rc::new(move || {
+        format!(
+            r#"<section class="panel" aria-labelledby="{heading}"><h2 id="{heading}">{}</h2>{}</section>"#,
+            escape(t(st.lang.get(), key)),
+            list()
+        )
+    })
 }
 
-#[component]
-fn HardwareControls() -> impl IntoView {
-    view! {
-        <section class="panel" aria-labelledby="hw-h">
-            <h2 id="hw-h">{tr("gpu")}</h2>
-            <SettingsList settings=HARDWARE_PANEL />
-        </section>
-    }
-}
-
-#[component]
-fn Advanced() -> impl IntoView {
-    view! {
-        <details class="panel advanced" id="advanced">
-            <summary>{tr("advanced")}</summary>
-            <SettingsList settings=ADVANCED_PANEL />
-        </details>
-    }
+fn advanced() -> Piece {
+    let st = expect_context::<AppState>();
+    let list = settings_list("advanced-settings", ADVANCED_PANEL);
+    Rc::new(move || {
+        format!(
+            r#"<details class="panel advanced" id="advanced"><summary>{}</summary>{}</details>"#,
+            escape(t(st.lang.get(), "advanced")),
+            list()
+        )
+    })
 }
 
 #[cfg(test)]

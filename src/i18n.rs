@@ -10,10 +10,6 @@ pub use vram_text::{
     zero, Lang,
 };
 
-use leptos::prelude::{expect_context, Get};
-
-use crate::state::AppState;
-
 /// The browser's language: Chinese for any zh-*, English otherwise.
 pub fn browser_lang() -> Lang {
     let nav = web_sys::window()
@@ -24,14 +20,6 @@ pub fn browser_lang() -> Lang {
     } else {
         Lang::En
     }
-}
-
-/// The text for `key`, following the language toggle. One closure type for every fixed text of
-/// the page, so Leptos renders them all with the same code (a closure per call site would be
-/// compiled once per site).
-pub fn tr(key: &'static str) -> impl Fn() -> &'static str + Copy + Send + Sync + 'static {
-    let lang = expect_context::<AppState>().lang;
-    move || t(lang.get(), key)
 }
 
 /// The text for `key` in `lang` ("?" when it is missing: caught by a test in `vram_text`).

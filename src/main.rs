@@ -5,6 +5,7 @@ mod app;
 mod bench;
 mod chart;
 mod components;
+mod dom;
 mod i18n;
 mod local_module;
 mod readers;
@@ -16,5 +17,5 @@ fn main() {
         console_error_panic_hook::hook(info);
         app::show_panic_banner();
     }));
-    leptos::mount::mount_to_body(app::App);
+    app::start();
 }

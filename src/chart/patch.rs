@@ -99,6 +99,10 @@ fn follow_attribute(el: &Element, name: &str, value: Option<&str>) {
 /// Makes `host`'s content equal to the markup `new`, given that it shows `old` (what the last call
 /// wrote): a chart's `<svg>` or a panel's list of elements, patched as the children of `host`.
 pub fn patch_inner(host: &impl Tree, old: &str, new: &str) {
+    // nothing to write, even for markup the patch does not read (a form written whole)
+    if !old.is_empty() && old == new {
+        return;
+    }
     let (was, now) = (format!("<x>{old}</x>"), format!("<x>{new}</x>"));
     match (parse(&was), parse(&now)) {
         (Some(was), Some(now)) if !old.is_empty() => patch_element(host, &was, &now),

@@ -5,6 +5,7 @@
 //! and each shard's header, never the weights), or a GGUF file picked from a repository's list
 //! (its header read in Range requests into the llama.cpp job by the llama.cpp module's reader).
 
+use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -15,6 +16,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::chart::escape as esc;
 use crate::components::{event_element, event_target_id};
+use crate::dom::{self, Piece};
 use crate::i18n::{t, Lang};
 use crate::readers::{self, HUB_TIMEOUT_MS};
 use crate::state::AppState;
@@ -108,8 +110,7 @@ fn source_line(st: &AppState, l: Lang) -> String {
     })
 }
 
-#[component]
-pub fn HubPicker() -> impl IntoView {
+pub fn hub_picker() -> Piece {
     let st = expect_context::<AppState>();
     let shown = Shown {
         form: RwSignal::new(String::new()),
@@ -173,33 +174,51 @@ pub fn HubPicker() -> impl IntoView {
         }
         l
     });
-    let failed = move || {
+    let extra = Memo::new(move |_| {
         let l = st.lang.get();
-        match opened.get() {
+        let failed = match opened.get() {
             Some(false) => format!(
                 r#"<p class="input-error" id="hub-error" role="alert">{}</p>"#,
                 t(l, "readers_failed")
             ),
             _ => String::new(),
-        }
-    };
+        };
+        format!("{failed}{}", source_line(&st, l))
+    });
+    dom::patched_in_place("hub-form", Memo::new(move |_| shown.form.get()));
+    dom::patched_in_place("hub-said", Memo::new(move |_| shown.said.get()));
+    dom::patched_in_place("hub-extra", extra);
     let target = event_target_id;
-    let clicked = move |ev: &web_sys::Event| match event_element(ev)
-        .and_then(|e| e.get_attribute("data-parts"))
-    {
-        Some(parts) => forward("click", "", "", &parts),
-        None if target(ev) == "hub-read" => forward("click", "hub-read", "", ""),
-        None => {}
-    };
-    view! {
-        <div class="field" id="hub-box" data-stale=move || opened.get().is_none().then_some("")
-            on:click=move |ev| clicked(&ev)
-            on:keydown=move |ev| if ev.key() == "Enter" && target(&ev) == "hub-id" { forward("enter", "hub-id", "", "") }
-            on:input=move |ev| forward("input", &target(&ev), &event_target_value(&ev), "")
-            on:change=move |ev| forward("change", &target(&ev), &event_target_value(&ev), "")>
-            <div inner_html=move || shown.form.get()></div>
-            <div inner_html=move || shown.said.get()></div>
-            <div inner_html=move || format!("{}{}", failed(), source_line(&st, st.lang.get()))></div>
-        </div>
-    }
+    dom::on("hub-box", "click", move |ev| {
+        match event_element(ev).and_then(|e| e.get_attribute("data-parts")) {
+            Some(parts) => forward("click", "", "", &parts),
+            None if target(ev) == "hub-read" => forward("click", "hub-read", "", ""),
+            None => {}
+        }
+    });
+    dom::on("hub-box", "keydown", move |ev| {
+        let enter = ev
+            .dyn_ref::<web_sys::KeyboardEvent>()
+            .is_some_and(|k| k.key() == "Enter");
+        if enter && target(ev) == "hub-id" {
+            forward("enter", "hub-id", "", "")
+        }
+    });
+    dom::on("hub-box", "input", move |ev| {
+        forward("input", &target(ev), &event_target_value(ev), "")
+    });
+    dom::on("hub-box", "change", move |ev| {
+        forward("change", &target(ev), &event_target_value(ev), "")
+    });
+    // until the module has opened the box: `data-stale` (the browser tests' reads wait)
+    Rc::new(move || {
+        let stale = if opened.get().is_none() {
+            r#" data-stale="""#
+        } else {
+            ""
+        };
+        format!(
+            r#"<div class="field" id="hub-box"{stale}><div id="hub-form"></div><div id="hub-said"></div><div id="hub-extra"></div></div>"#
+        )
+    })
 }

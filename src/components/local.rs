@@ -7,7 +7,10 @@ use vram_engine::{encode_link, GgufFile, Job, PageSettings, ProjectorFile, Tenso
 use vram_text::{llama_word, LlamaWord as W};
 use wasm_bindgen::JsCast;
 
+use std::rc::Rc;
+
 use crate::components::event_target_id;
+use crate::dom::{self, patched_in_place, Piece};
 use crate::i18n::{t, Lang};
 use crate::local_module::{local_view, preload, read_picked, LocalMarkup, PickProblem, Picked};
 use crate::state::AppState;
@@ -107,8 +110,7 @@ fn file_panel_markup(st: AppState, lang: Lang, problem: Option<&PickProblem>) ->
 
 /// The GGUF files of a local run: a file input (the model, and a vision projector if any) that
 /// also takes dropped files.
-#[component]
-pub fn LocalModelFile() -> impl IntoView {
+pub fn local_model_file() -> Piece {
     let st = expect_context::<AppState>();
     let problem = RwSignal::new(None::<PickProblem>);
     // a memo: a slider step that leaves the files alone does not write the panel again
@@ -122,9 +124,8 @@ pub fn LocalModelFile() -> impl IntoView {
             r#"<section class="panel" id="gguf-drop" aria-labelledby="gguf-h">{panel}</section>"#
         )
     });
-    let host = NodeRef::<leptos::html::Div>::new();
-    crate::components::patched_in_place(host, markup);
-    let on_change = move |ev: leptos::ev::Event| {
+    patched_in_place("gguf-box", markup);
+    let on_change = move |ev: &web_sys::Event| {
         let files = ev
             .target()
             .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
@@ -132,19 +133,24 @@ pub fn LocalModelFile() -> impl IntoView {
             .and_then(|i| i.files());
         pick_all(st, problem, files);
     };
-    let on_click = move |ev: leptos::ev::MouseEvent| match event_target_id(&ev).as_str() {
+    let on_click = move |ev: &web_sys::Event| match event_target_id(ev).as_str() {
         "gguf-clear" => st.edit(|s| s.gguf = None),
         "mmproj-clear" => st.edit(|s| s.mmproj = None),
         _ => {}
     };
-    let on_drop = move |ev: leptos::ev::DragEvent| {
+    let on_drop = move |ev: &web_sys::Event| {
         ev.prevent_default();
-        pick_all(st, problem, ev.data_transfer().and_then(|d| d.files()));
+        let files = ev
+            .dyn_ref::<web_sys::DragEvent>()
+            .and_then(|d| d.data_transfer())
+            .and_then(|d| d.files());
+        pick_all(st, problem, files);
     };
-    view! {
-        <div node_ref=host on:dragover=|ev: leptos::ev::DragEvent| ev.prevent_default() on:drop=on_drop
-            on:change=on_change on:click=on_click></div>
-    }
+    dom::on("gguf-box", "dragover", |ev| ev.prevent_default());
+    dom::on("gguf-box", "drop", on_drop);
+    dom::on("gguf-box", "change", on_change);
+    dom::on("gguf-box", "click", on_click);
+    dom::fixed(r#"<div id="gguf-box"></div>"#.into())
 }
 
 /// What the panel shows: the module's markup for a scenario's query, or that it did not load.
@@ -157,8 +163,7 @@ enum Shown {
 
 /// The local run's answer, asked of the module whenever the scenario changes while the job is
 /// local; the last answer stays until the next arrives, and an answer to an older query is dropped.
-#[component]
-pub fn LocalResults() -> impl IntoView {
+pub fn local_results() -> Piece {
     let st = expect_context::<AppState>();
     let shown = RwSignal::new(Shown::Loading);
     let latest = StoredValue::new(String::new());
@@ -178,7 +183,7 @@ pub fn LocalResults() -> impl IntoView {
             }
         });
     });
-    let part = move |chart: bool| {
+    let part = move |chart: bool| -> String {
         let l = st.lang.get();
         shown.with(|s| match s {
             Shown::Markup(m) => {
@@ -201,7 +206,7 @@ pub fn LocalResults() -> impl IntoView {
         })
     };
     // the module's answer holds the --tensor-split box: its change reaches the scenario here
-    let on_change = move |ev: leptos::ev::Event| {
+    let on_change = move |ev: &web_sys::Event| {
         let Some(input) = ev
             .target()
             .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
@@ -223,11 +228,15 @@ pub fn LocalResults() -> impl IntoView {
             p.set_text_content(Some(said.unwrap_or("")));
         }
     };
-    view! {
-        <section class="panel local" id="local" on:change=on_change aria-busy=move || if shown.with(|s| *s == Shown::Loading) { "true" } else { "false" } inner_html=move || part(false)></section>
-        <section class="panel">
-            <h2>{move || llama_word(st.lang.get(), W::SpeedChart)}</h2>
-            <div id="local-speed" class="chart" inner_html=move || part(true)></div>
-        </section>
-    }
+    patched_in_place("local", Memo::new(move |_| part(false)));
+    patched_in_place("local-speed", Memo::new(move |_| part(true)));
+    dom::on("local", "change", on_change);
+    let loading = Memo::new(move |_| shown.with(|s| *s == Shown::Loading));
+    Rc::new(move || {
+        format!(
+            r#"<section class="panel local" id="local" aria-busy="{}"></section><section class="panel"><h2>{}</h2><div id="local-speed" class="chart"></div></section>"#,
+            loading.get(),
+            escape(llama_word(st.lang.get(), W::SpeedChart))
+        )
+    })
 }

@@ -6,6 +6,7 @@ use vram_engine::{Estimated, MAX_MEASUREMENT_BYTES};
 use wasm_bindgen::JsCast;
 
 use crate::chart::escape;
+use crate::dom::{self, patched_in_place, Piece};
 use crate::i18n::{t, Lang};
 use crate::readers::{self, Refused};
 use crate::state::AppState;
@@ -61,8 +62,7 @@ pub fn shown(st: AppState) -> Memo<Shown> {
     })
 }
 
-#[component]
-pub fn MeasuredPanel() -> impl IntoView {
+pub fn measured_panel() -> Piece {
     let st = expect_context::<AppState>();
     let text = RwSignal::new(String::new());
     let error = RwSignal::new(None::<Refused>);
@@ -83,7 +83,7 @@ pub fn MeasuredPanel() -> impl IntoView {
             }
         });
     };
-    let on_file = move |ev: leptos::ev::Event| {
+    let on_file = move |ev: &web_sys::Event| {
         let Some(file) = ev
             .target()
             .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
@@ -111,8 +111,8 @@ pub fn MeasuredPanel() -> impl IntoView {
     // the box and its buttons as one escaped string with one handler per event kind on the
     // section (a tree of Leptos elements here cost the first load KBs); written again only when
     // the language changes, with what the user typed
-    let form = move || measured_form(st.lang.get(), &text.get_untracked());
-    let said = move || {
+    let form = Memo::new(move |_| measured_form(st.lang.get(), &text.get_untracked()));
+    let said = Memo::new(move |_| {
         let l = st.lang.get();
         error.with(|e| {
             let error = e
@@ -120,19 +120,32 @@ pub fn MeasuredPanel() -> impl IntoView {
                 .map(|e| e.sentence(l).unwrap_or(t(l, "readers_failed")));
             crate::components::error_and_status("measured", l, error, reading.get())
         })
-    };
+    });
+    patched_in_place("measured-form", form);
+    patched_in_place("measured-said", said);
     let target = crate::components::event_target_id;
-    view! {
-        <section class="panel" aria-labelledby="measured-h" id="measured" on:focusin=|_| readers::preload()
-            on:input=move |ev| if target(&ev) == "measured-text" { text.set(event_target_value(&ev)) }
-            on:click=move |ev| if target(&ev) == "measured-apply" { apply(text.get_untracked()) }
-            on:change=move |ev| if target(&ev) == "measured-file" { on_file(ev) }>
-            <div inner_html=form></div>
-            <div inner_html=said></div>
-            <MeasuredTable />
-            <MismatchReport />
-        </section>
-    }
+    dom::on("measured", "focusin", |_| readers::preload());
+    dom::on("measured", "input", move |ev| {
+        if target(ev) == "measured-text" {
+            text.set(event_target_value(ev))
+        }
+    });
+    dom::on("measured", "click", move |ev| {
+        if target(ev) == "measured-apply" {
+            apply(text.get_untracked())
+        }
+    });
+    dom::on("measured", "change", move |ev| {
+        if target(ev) == "measured-file" {
+            on_file(ev)
+        }
+    });
+    measured_table();
+    mismatch_report();
+    dom::fixed(
+        r#"<section class="panel" aria-labelledby="measured-h" id="measured"><div id="measured-form"></div><div id="measured-said"></div><div id="measured-table-box"></div><div id="mismatch-box"></div></section>"#
+            .into(),
+    )
 }
 
 /// The panel's heading, help, text box, button and file input, as escaped markup.
@@ -148,36 +161,31 @@ fn measured_form(l: Lang, text: &str) -> String {
 }
 
 /// Measured beside estimated, one row per compared level, each level explained.
-#[component]
-fn MeasuredTable() -> impl IntoView {
+fn measured_table() {
     let shown = expect_context::<Memo<Shown>>();
     let markup = Memo::new(move |_| shown.with(|v| v.table.clone()));
-    let host = NodeRef::<leptos::html::Div>::new();
-    crate::components::patched_in_place(host, markup);
-    view! { <div node_ref=host></div> }
+    patched_in_place("measured-table-box", markup);
 }
 
 /// When a figure is more than 10 % off: a Markdown report to paste into an issue, as markup with
 /// a copy button (one click handler).
-#[component]
-fn MismatchReport() -> impl IntoView {
+fn mismatch_report() {
     let st = expect_context::<AppState>();
     let shown = expect_context::<Memo<Shown>>();
     let markup = Memo::new(move |_| shown.with(|v| v.report.clone()));
-    let copy = move |e: leptos::ev::MouseEvent| {
+    let copy = move |e: &web_sys::Event| {
         let l = st.lang.get_untracked();
         let said = [t(l, "report_copied"), t(l, "copy_failed")];
         crate::app::copy_on_click(
-            &e,
+            e,
             "mismatch-copy",
             "mismatch-report",
             "mismatch-status",
             said,
         );
     };
-    let host = NodeRef::<leptos::html::Div>::new();
-    crate::components::patched_in_place(host, markup);
-    view! { <div on:click=copy node_ref=host></div> }
+    patched_in_place("mismatch-box", markup);
+    dom::on("mismatch-box", "click", copy);
 }
 
 #[cfg(test)]

@@ -9,7 +9,6 @@ pub mod on_screen;
 pub mod results;
 pub mod settings_list;
 
-use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
 /// The element an event happened on: the panels written as markup listen on their container.
@@ -51,18 +50,4 @@ pub fn error_and_status(
     format!(
         r#"<p class="input-error" id="{box_id}-error" role="alert">{error}</p><p id="{box_id}-status" role="status">{status}</p>"#
     )
-}
-
-/// Keeps `host`'s content equal to `markup` by patching it (`crate::chart::patch::patch_inner`): the
-/// elements stay, and a step changes the text and attributes that differ instead of parsing and
-/// laying out the whole markup again through `innerHTML`.
-pub fn patched_in_place(host: NodeRef<leptos::html::Div>, markup: Memo<String>) {
-    Effect::new(move |shown: Option<String>| {
-        let Some(el) = host.get() else {
-            return String::new();
-        };
-        let node: &web_sys::Node = &el;
-        markup.with(|m| crate::chart::patch::patch_inner(node, shown.as_deref().unwrap_or(""), m));
-        markup.get_untracked()
-    });
 }

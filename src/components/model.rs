@@ -8,11 +8,13 @@ use vram_engine::{presets, Architecture, ModelChoice, PartFormats};
 use vram_engine::{short_count, thousands};
 use wasm_bindgen::JsCast;
 
-use super::hub::HubPicker;
-use super::patched_in_place;
+use std::rc::Rc;
+
+use super::hub::hub_picker;
 use super::settings_list::buttons_field;
 use crate::chart::escape as esc;
-use crate::i18n::{t, tr, Lang};
+use crate::dom::{self, patched_in_place, Piece};
+use crate::i18n::{t, Lang};
 use crate::readers::{self, Refused};
 use crate::state::AppState;
 
@@ -48,8 +50,7 @@ const SOURCES: [(&str, &str); 4] = [
     ("hub", "source_hub"),
 ];
 
-#[component]
-pub fn ModelPicker() -> impl IntoView {
+pub fn model_picker() -> Piece {
     let st = expect_context::<AppState>();
     let lang = move || st.lang.get();
     let initial = st.scenario.with_untracked(|s| match s.model {
@@ -70,8 +71,7 @@ pub fn ModelPicker() -> impl IntoView {
             .collect();
         buttons_field("model-source", &esc(t(l, "model")), &sources, source.get())
     });
-    let buttons_box = NodeRef::<leptos::html::Div>::new();
-    patched_in_place(buttons_box, buttons);
+    patched_in_place("model-buttons", buttons);
     let pick_source = move |k: &'static str| {
         source.set(k);
         if k == "params" {
@@ -90,8 +90,8 @@ pub fn ModelPicker() -> impl IntoView {
             st.edit(|s| s.model = ModelChoice::Preset("llama-3.1-8b"));
         }
     };
-    let clicked = move |ev: leptos::ev::MouseEvent| {
-        let key = crate::components::event_element(&ev).and_then(|e| e.get_attribute("data-k"));
+    let clicked = move |ev: &web_sys::Event| {
+        let key = crate::components::event_element(ev).and_then(|e| e.get_attribute("data-k"));
         if let Some(k) = SOURCES
             .iter()
             .map(|(k, _)| *k)
@@ -100,19 +100,24 @@ pub fn ModelPicker() -> impl IntoView {
             pick_source(k);
         }
     };
-    view! {
-        <section class="panel" aria-labelledby="model-h">
-            <h2 id="model-h">{tr("model")}</h2>
-            <div class="settings" node_ref=buttons_box on:click=clicked></div>
-            {move || match source.get() {
-                "preset" => view! { <PresetPicker /> }.into_any(),
-                "params" => view! { <ParamsPicker /> }.into_any(),
-                "hub" => view! { <HubPicker /> }.into_any(),
-                _ => view! { <ConfigPicker /> }.into_any(),
-            }}
-            <ModelSummary />
-        </section>
-    }
+    dom::on("model-buttons", "click", clicked);
+    // the source's own panel, set up while it is the chosen one (a Hub box opens the module)
+    let chosen = |key: &'static str| Memo::new(move |_| source.get() == key);
+    let panels: [Piece; 4] = [
+        dom::while_shown(chosen("preset"), preset_picker),
+        dom::while_shown(chosen("params"), params_picker),
+        dom::while_shown(chosen("hub"), hub_picker),
+        dom::while_shown(chosen("config"), config_picker),
+    ];
+    let summary = model_summary();
+    Rc::new(move || {
+        let panels: String = panels.iter().map(|p| p()).collect();
+        format!(
+            r#"<section class="panel" aria-labelledby="model-h"><h2 id="model-h">{}</h2><div class="settings" id="model-buttons"></div>{panels}{}</section>"#,
+            esc(t(lang(), "model")),
+            summary()
+        )
+    })
 }
 
 /// The presets whose id or name holds `filter` (lower case), in the presets' order.
@@ -158,8 +163,7 @@ fn preset_options(filter: &str, current: &str) -> String {
 
 /// A search box and the presets it matches, as markup patched in place: the box holds what the
 /// user types (no value in the markup), the list follows the search and the model.
-#[component]
-fn PresetPicker() -> impl IntoView {
+fn preset_picker() -> Piece {
     let st = expect_context::<AppState>();
     let filter = RwSignal::new(String::new());
     let markup = Memo::new(move |_| {
@@ -175,24 +179,29 @@ fn PresetPicker() -> impl IntoView {
             esc(t(l, "preset"))
         )
     });
-    let host = NodeRef::<leptos::html::Div>::new();
-    patched_in_place(host, markup);
+    patched_in_place("preset-box", markup);
     let target = super::event_target_id;
     let pick = move |id: &str| {
         if let Some(p) = find_preset(id) {
             st.edit(|s| s.model = ModelChoice::Preset(p.id));
         }
     };
-    view! {
-        <div class="settings" node_ref=host
-            on:input=move |ev| if target(&ev) == "preset-search" {
-                let f = event_target_value(&ev).to_ascii_lowercase();
-                // a search that narrows to one model picks it
-                if let [only] = matching(&f).as_slice() { pick(only.id); }
-                filter.set(f);
+    dom::on("preset-box", "input", move |ev| {
+        if target(ev) == "preset-search" {
+            let f = event_target_value(ev).to_ascii_lowercase();
+            // a search that narrows to one model picks it
+            if let [only] = matching(&f).as_slice() {
+                pick(only.id);
             }
-            on:change=move |ev| if target(&ev) == "preset" { pick(&event_target_value(&ev)) }></div>
-    }
+            filter.set(f);
+        }
+    });
+    dom::on("preset-box", "change", move |ev| {
+        if target(ev) == "preset" {
+            pick(&event_target_value(ev))
+        }
+    });
+    dom::fixed(r#"<div class="settings" id="preset-box"></div>"#.into())
 }
 
 /// The parameter-count slider's range.
@@ -214,8 +223,7 @@ fn params_at(p: u64) -> u64 {
 }
 
 /// A bare parameter count: a slider and a box, as markup patched in place.
-#[component]
-fn ParamsPicker() -> impl IntoView {
+fn params_picker() -> Piece {
     let st = expect_context::<AppState>();
     let error = RwSignal::new(None::<String>);
     let markup = Memo::new(move |_| {
@@ -233,8 +241,7 @@ fn ParamsPicker() -> impl IntoView {
             esc(t(l, "approx_note"))
         )
     });
-    let host = NodeRef::<leptos::html::Div>::new();
-    patched_in_place(host, markup);
+    patched_in_place("params-box", markup);
     let target = super::event_target_id;
     let typed = move |text: String| match parse_param_count(&text) {
         Ok(n) if Architecture::from_param_count(n).is_ok() => {
@@ -244,19 +251,22 @@ fn ParamsPicker() -> impl IntoView {
         Ok(_) => error.set(Some(t(st.lang.get_untracked(), "params_range").to_string())),
         Err(e) => error.set(Some(vram_text::error(st.lang.get_untracked(), &e))),
     };
-    view! {
-        <div class="settings" node_ref=host
-            on:input=move |ev| if target(&ev) == "params" {
-                if let Ok(p) = event_target_value(&ev).parse::<u64>() {
-                    st.edit(|s| s.model = ModelChoice::Params(params_at(p)));
-                }
+    dom::on("params-box", "input", move |ev| {
+        if target(ev) == "params" {
+            if let Ok(p) = event_target_value(ev).parse::<u64>() {
+                st.edit(|s| s.model = ModelChoice::Params(params_at(p)));
             }
-            on:change=move |ev| if target(&ev) == "params-text" { typed(event_target_value(&ev)) }></div>
-    }
+        }
+    });
+    dom::on("params-box", "change", move |ev| {
+        if target(ev) == "params-text" {
+            typed(event_target_value(ev))
+        }
+    });
+    dom::fixed(r#"<div class="settings" id="params-box"></div>"#.into())
 }
 
-#[component]
-fn ConfigPicker() -> impl IntoView {
+fn config_picker() -> Piece {
     let st = expect_context::<AppState>();
     let lang = move || st.lang.get();
     let text = RwSignal::new(String::new());
@@ -295,7 +305,7 @@ fn ConfigPicker() -> impl IntoView {
             }
         });
     };
-    let on_file = move |ev: leptos::ev::Event| {
+    let on_file = move |ev: &web_sys::Event| {
         let Some(input) = ev
             .target()
             .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
@@ -327,27 +337,39 @@ fn ConfigPicker() -> impl IntoView {
     // the name, the box and the buttons as one escaped string with one handler per event kind on
     // their container (a tree of Leptos elements here cost the first load several KB); written
     // again only when the language changes, with what the user typed
-    let form = move || config_form(lang(), &name.get_untracked(), &text.get_untracked());
-    let said = move || {
+    let form =
+        Memo::new(move |_| config_form(lang(), &name.get_untracked(), &text.get_untracked()));
+    let said = Memo::new(move |_| {
         let l = lang();
         let error = error.with(|e| e.as_ref().map(|e| e.text(l)));
         super::error_and_status("config", l, error.as_deref(), reading.get())
-    };
+    });
+    patched_in_place("config-form", form);
+    patched_in_place("config-said", said);
     let target = super::event_target_id;
-    view! {
-        <div id="config-box" on:focusin=|_| readers::preload()
-            on:input=move |ev| match target(&ev).as_str() {
-                "config-name" => name.set(event_target_value(&ev)),
-                "config-text" => text.set(event_target_value(&ev)),
-                _ => {}
-            }
-            on:click=move |ev| if target(&ev) == "config-apply" { apply(text.get_untracked()) }
-            on:change=move |ev| if target(&ev) == "config-file" { on_file(ev) }>
-            <div inner_html=form></div>
-            <div inner_html=said></div>
-        </div>
-        <ArchEditor />
-    }
+    dom::on("config-box", "focusin", |_| readers::preload());
+    dom::on("config-box", "input", move |ev| match target(ev).as_str() {
+        "config-name" => name.set(event_target_value(ev)),
+        "config-text" => text.set(event_target_value(ev)),
+        _ => {}
+    });
+    dom::on("config-box", "click", move |ev| {
+        if target(ev) == "config-apply" {
+            apply(text.get_untracked())
+        }
+    });
+    dom::on("config-box", "change", move |ev| {
+        if target(ev) == "config-file" {
+            on_file(ev)
+        }
+    });
+    let editor = arch_editor();
+    Rc::new(move || {
+        format!(
+            r#"<div id="config-box"><div id="config-form"></div><div id="config-said"></div></div>{}"#,
+            editor()
+        )
+    })
 }
 
 /// The model's name, the config.json box, its button and the file input, as escaped markup.
@@ -429,8 +451,7 @@ fn arch_markup(arch: Option<&Architecture>, refused: &str) -> String {
 }
 
 /// The fields of a custom architecture, editable: markup patched in place, one listener.
-#[component]
-fn ArchEditor() -> impl IntoView {
+fn arch_editor() -> Piece {
     let st = expect_context::<AppState>();
     let error = RwSignal::new(None::<vram_engine::EngineError>);
     let markup = Memo::new(move |_| {
@@ -444,17 +465,16 @@ fn ArchEditor() -> impl IntoView {
             _ => arch_markup(None, ""),
         })
     });
-    let host = NodeRef::<leptos::html::Div>::new();
-    patched_in_place(host, markup);
-    let changed = move |ev: leptos::ev::Event| {
-        let id = super::event_target_id(&ev);
+    patched_in_place("arch-box", markup);
+    let changed = move |ev: &web_sys::Event| {
+        let id = super::event_target_id(ev);
         let Some((_, _, _, set)) = ARCH_FIELDS
             .iter()
             .find(|(f, ..)| id.strip_prefix("arch-") == Some(*f))
         else {
             return;
         };
-        let Ok(v) = event_target_value(&ev).parse::<u64>() else {
+        let Ok(v) = event_target_value(ev).parse::<u64>() else {
             return;
         };
         let mut next = st.scenario.get_untracked();
@@ -469,14 +489,15 @@ fn ArchEditor() -> impl IntoView {
             }
         }
     };
-    view! { <div class="settings" node_ref=host on:change=changed></div> }
+    dom::on("arch-box", "change", changed);
+    dom::fixed(r#"<div class="settings" id="arch-box"></div>"#.into())
 }
 
 /// The model's parameter count and shape, as markup (the name may be the user's: escaped).
-#[component]
-fn ModelSummary() -> impl IntoView {
+fn model_summary() -> Piece {
     let st = expect_context::<AppState>();
-    view! { <div inner_html=move || summary_markup(&st)></div> }
+    patched_in_place("model-summary-box", Memo::new(move |_| summary_markup(&st)));
+    dom::fixed(r#"<div id="model-summary-box"></div>"#.into())
 }
 
 fn summary_markup(st: &AppState) -> String {

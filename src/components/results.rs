@@ -5,10 +5,13 @@ use leptos::prelude::*;
 use vram_engine::{decimal, signed_decimal, thousands};
 use vram_engine::{serve_command, startup_concurrency, Component, Job, Phase, Server};
 
+use std::rc::Rc;
+
 use crate::chart;
 use crate::chart::escape as esc;
-use crate::components::{measured, patched_in_place};
-use crate::i18n::{self, t, tr, Lang};
+use crate::components::measured;
+use crate::dom::{self, patched_in_place, Piece};
+use crate::i18n::{self, t, Lang};
 use crate::state::AppState;
 
 /// When a line is alive, in the job's words (the engine's), translated.
@@ -18,20 +21,22 @@ fn phase_text(lang: Lang, job: Job, p: Phase) -> &'static str {
 
 /// "Needs 22.46 GiB per GPU: fits RTX 4090 24GB, 1.53 GiB to spare." One element that stays (the
 /// phone layout keeps it in sight, screen readers follow it); its lines are markup.
-#[component]
-pub fn VerdictLine() -> impl IntoView {
+pub fn verdict_line() -> Piece {
     let st = expect_context::<AppState>();
     // (class, is an error, lines)
     let verdict = Memo::new(move |_| verdict_markup(&st));
     let lines = Memo::new(move |_| verdict.with(|v| v.2.clone()));
-    let host = NodeRef::<leptos::html::Div>::new();
-    patched_in_place(host, lines);
-    view! {
-        <div id="verdict" class=move || verdict.with(|v| v.0)
-            role=move || verdict.with(|v| v.1.then_some("alert"))
-            aria-live=move || verdict.with(|v| (!v.1).then_some("polite"))
-            node_ref=host></div>
-    }
+    let look = Memo::new(move |_| verdict.with(|v| (v.0, v.1)));
+    patched_in_place("verdict", lines);
+    Rc::new(move || {
+        let (class, error) = look.get();
+        let role = if error {
+            r#"role="alert""#
+        } else {
+            r#"aria-live="polite""#
+        };
+        format!(r#"<div id="verdict" class="{class}" {role}></div>"#)
+    })
 }
 
 /// The verdict's class, whether it is an error, and its lines as markup from fixed words and the
@@ -142,8 +147,7 @@ fn selected_limit(st: &AppState) -> (u64, String) {
     }
 }
 
-#[component]
-pub fn Charts() -> impl IntoView {
+pub fn charts() -> Piece {
     let st = expect_context::<AppState>();
     let shown = expect_context::<Memo<measured::Shown>>();
     let svg = Memo::new(move |_| {
@@ -181,38 +185,41 @@ pub fn Charts() -> impl IntoView {
             "seq_view"
         }
     };
-    let bars_box = NodeRef::<leptos::html::Div>::new();
-    let sweep_box = NodeRef::<leptos::html::Div>::new();
     // both charts patched in place (chart::patch) from the markup they show, not replaced whole
-    patched_in_place(sweep_box, sweep);
+    patched_in_place("seq-chart", sweep);
+    patched_in_place("legend", Memo::new(move |_| legend_markup(lang())));
     // and the first draw stamped for the load benchmark (navigation start -> first chart)
-    Effect::new(move |shown: Option<String>| {
-        let Some(el) = bars_box.get() else {
-            return String::new();
+    let drawn = expect_context::<dom::Drawn>().0;
+    Effect::new(move |was: Option<(Option<web_sys::Element>, String)>| {
+        drawn.track();
+        let Some(el) = dom::by_id("chart") else {
+            return (None, String::new());
         };
-        let el: &web_sys::Element = &el;
-        let node: &web_sys::Node = el;
-        svg.with(|markup| chart::patch::patch_inner(node, shown.as_deref().unwrap_or(""), markup));
-        let first = shown.as_deref().is_none_or(str::is_empty);
-        if first && el.first_element_child().is_some() {
+        let shown = match was {
+            Some((Some(before), shown)) if before == el => shown,
+            _ => String::new(),
+        };
+        let node: &web_sys::Node = &el;
+        svg.with(|markup| chart::patch::patch_inner(node, &shown, markup));
+        if shown.is_empty() && el.first_element_child().is_some() {
             let now = web_sys::window()
                 .and_then(|w| w.performance())
                 .map(|p| p.now())
                 .unwrap_or(0.0);
             let _ = el.set_attribute("data-first-draw", &decimal(now, 1));
         }
-        svg.get_untracked()
+        (Some(el), svg.get_untracked())
     });
-    view! {
-        <section class="panel charts" aria-labelledby="chart-h">
-            <h2 id="chart-h">{tr("chart_title")}</h2>
-            <div class="chart" id="chart" role="img" aria-label=tr("chart_title") node_ref=bars_box></div>
-            <ul class="legend" id="legend" inner_html=move || legend_markup(lang())></ul>
-            <p class="note">{tr("chart_note")}</p>
-            <h3>{move || t(lang(), sweep_title())}</h3>
-            <div class="chart" id="seq-chart" role="img" aria-label=move || t(lang(), sweep_title()) node_ref=sweep_box></div>
-        </section>
-    }
+    let sweep_heading = Memo::new(move |_| t(lang(), sweep_title()));
+    Rc::new(move || {
+        let l = lang();
+        let title = esc(t(l, "chart_title"));
+        let sweep = esc(sweep_heading.get());
+        format!(
+            r#"<section class="panel charts" aria-labelledby="chart-h"><h2 id="chart-h">{title}</h2><div class="chart" id="chart" role="img" aria-label="{title}"></div><ul class="legend" id="legend"></ul><p class="note">{}</p><h3>{sweep}</h3><div class="chart" id="seq-chart" role="img" aria-label="{sweep}"></div></section>"#,
+            esc(t(l, "chart_note"))
+        )
+    })
 }
 
 /// The chart's legend: a swatch (an SVG fill, which the page's CSP allows where an inline style
@@ -251,9 +258,9 @@ fn serve_markup(l: Lang, st: &AppState, c: &vram_engine::Overview) -> String {
 }
 
 /// The copy button of the serve commands: the box's text to the clipboard.
-fn copy_serve(e: leptos::ev::MouseEvent) {
+fn copy_serve(e: &web_sys::Event) {
     crate::app::copy_on_click(
-        &e,
+        e,
         "copy-serve",
         "serve-command",
         "copy-serve-status",
@@ -270,11 +277,12 @@ fn copy_serve(e: leptos::ev::MouseEvent) {
 fn answer_section(
     id: &'static str,
     heading: &'static str,
+    host: &'static str,
     build: fn(&AppState) -> Option<String>,
-    on_click: fn(leptos::ev::MouseEvent),
-) -> impl IntoView {
+    on_click: fn(&web_sys::Event),
+) -> Piece {
     let st = expect_context::<AppState>();
-    let host = NodeRef::<leptos::html::Div>::new();
+    let drawn = expect_context::<dom::Drawn>().0;
     let on_screen = RwSignal::new(false);
     // set when input has paused with the panel off screen: build it anyway
     let due = RwSignal::new(false);
@@ -285,12 +293,15 @@ fn answer_section(
             o.disconnect();
         }
     });
-    Effect::new(move |shown: Option<String>| {
-        let shown = shown.unwrap_or_default();
-        let Some(el) = host.get() else {
-            return shown;
+    Effect::new(move |was: Option<(Option<web_sys::Element>, String)>| {
+        drawn.track();
+        let Some(el) = dom::by_id(host) else {
+            return (None, String::new());
         };
-        let el: &web_sys::Element = &el;
+        let shown = match was {
+            Some((Some(before), shown)) if before == el => shown,
+            _ => String::new(),
+        };
         let section = el.parent_element();
         if let (true, Some(section)) = (observer.with_value(Option::is_none), &section) {
             observer.set_value(super::on_screen::watch(section, on_screen));
@@ -309,26 +320,29 @@ fn answer_section(
             let catch_up = move || due.set(true);
             let timer = set_timeout_with_handle(catch_up, std::time::Duration::from_millis(100));
             pending.set_value(timer.ok());
-            return shown;
+            return (Some(el), shown);
         }
         due.update_untracked(|d| *d = false);
         let now = build(&st).unwrap_or_default();
-        let node: &web_sys::Node = el;
+        let node: &web_sys::Node = &el;
         chart::patch::patch_inner(node, &shown, &now);
         if let Some(section) = &section {
             let _ = section.remove_attribute("data-stale");
         }
-        now
+        (Some(el), now)
     });
-    view! {
-        <section class="panel below" aria-labelledby=heading id=id on:click=on_click
-            hidden=move || st.computed.with(Result::is_err)><div node_ref=host></div></section>
-    }
+    dom::on(id, "click", on_click);
+    let failed = Memo::new(move |_| st.computed.with(Result::is_err));
+    Rc::new(move || {
+        let hidden = if failed.get() { r#" hidden="""# } else { "" };
+        format!(
+            r#"<section class="panel below" aria-labelledby="{heading}" id="{id}"{hidden}><div id="{host}"></div></section>"#
+        )
+    })
 }
 
-#[component]
-pub fn FitTable() -> impl IntoView {
-    answer_section("fit", "fit-h", fit_markup, copy_serve)
+pub fn fit_table() -> Piece {
+    answer_section("fit", "fit-h", "fit-box", fit_markup, copy_serve)
 }
 
 /// The solver's answers, the changes that would make it fit, the serve commands and the fit
@@ -427,9 +441,14 @@ fn fit_markup(st: &AppState) -> Option<String> {
     })
 }
 
-#[component]
-pub fn Explanations() -> impl IntoView {
-    answer_section("explanations", "explain-h", explanations_markup, |_| {})
+pub fn explanations() -> Piece {
+    answer_section(
+        "explanations",
+        "explain-h",
+        "explanations-box",
+        explanations_markup,
+        |_| {},
+    )
 }
 
 /// Each component's formulas with this scenario's numbers, as markup (the formulas escaped).

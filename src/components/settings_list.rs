@@ -11,7 +11,7 @@ use wasm_bindgen::JsCast;
 
 use crate::chart::escape;
 use crate::components::controls::{log_pos, log_value};
-use crate::components::patched_in_place;
+use crate::dom::{self, Piece};
 use crate::i18n::{self, t, Lang};
 use crate::state::AppState;
 
@@ -380,23 +380,23 @@ fn on_event(st: AppState, invalid: RwSignal<Invalid>, ev: &web_sys::Event, kinds
     }
 }
 
-/// The controls of `settings`, following the scenario and the language.
-#[component]
-pub fn SettingsList(settings: &'static [(&'static str, Look)]) -> impl IntoView {
+/// The controls of `settings` in the host `id`, following the scenario and the language.
+pub fn settings_list(id: &'static str, settings: &'static [(&'static str, Look)]) -> Piece {
     let st = expect_context::<AppState>();
     let invalid = RwSignal::new(None::<(&'static str, String)>);
     let markup = Memo::new(move |_| {
         let lang = st.lang.get();
         invalid.with(|bad| st.scenario.with(|s| list_markup(settings, s, lang, bad)))
     });
-    let host = NodeRef::<leptos::html::Div>::new();
-    patched_in_place(host, markup);
-    view! {
-        <div class="settings" node_ref=host
-            on:input=move |ev| on_event(st, invalid, &ev, &["range"])
-            on:change=move |ev| on_event(st, invalid, &ev, &["number", "select", "checkbox"])
-            on:click=move |ev| on_event(st, invalid, &ev, &["button"])></div>
-    }
+    dom::patched_in_place(id, markup);
+    dom::on(id, "input", move |ev| on_event(st, invalid, ev, &["range"]));
+    dom::on(id, "change", move |ev| {
+        on_event(st, invalid, ev, &["number", "select", "checkbox"])
+    });
+    dom::on(id, "click", move |ev| {
+        on_event(st, invalid, ev, &["button"])
+    });
+    dom::fixed(format!(r#"<div class="settings" id="{id}"></div>"#))
 }
 
 #[cfg(test)]

@@ -1,0 +1,122 @@
+//! The page without Leptos views: its skeleton is markup (each component gives a [`Piece`] of it,
+//! `app::start` patches the whole into `#app` when any piece changes), every panel is a host
+//! element in it patched in place from a memo ([`patched_in_place`]), and one listener per kind of
+//! event on the document hands each event to the handlers of the hosts it happened in
+//! ([`on`]), innermost first, as the browser's bubbling would. Leptos keeps the state: signals,
+//! memos, effects and their owners. Its views and renderer cost the first load about as much as
+//! everything the page shows (issue 16).
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use leptos::prelude::*;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
+use web_sys::Element;
+
+/// A component's part of the skeleton, written again whenever what it reads changes.
+pub type Piece = Rc<dyn Fn() -> String>;
+
+/// The kinds of event the page listens to; each bubbles up to the document.
+const KINDS: [&str; 7] = [
+    "click", "input", "change", "focusin", "keydown", "dragover", "drop",
+];
+
+type Handler = Rc<dyn Fn(&web_sys::Event)>;
+
+thread_local! {
+    /// (host id, event kind, handler, registration number)
+    static HANDLERS: RefCell<Vec<(&'static str, &'static str, Handler, u32)>> = const { RefCell::new(Vec::new()) };
+    static REGISTERED: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// The element with `id` on the page.
+pub fn by_id(id: &str) -> Option<Element> {
+    web_sys::window()?.document()?.get_element_by_id(id)
+}
+
+/// `handler` for events of `kind` that happen inside the element `host`; it stops when the
+/// owner it was registered under (a panel that is no longer shown) is cleaned up.
+pub fn on(host: &'static str, kind: &'static str, handler: impl Fn(&web_sys::Event) + 'static) {
+    let number = REGISTERED.with(|n| {
+        n.set(n.get() + 1);
+        n.get()
+    });
+    HANDLERS.with(|h| h.borrow_mut().push((host, kind, Rc::new(handler), number)));
+    if Owner::current().is_some() {
+        on_cleanup(move || {
+            let _ = HANDLERS.try_with(|h| h.borrow_mut().retain(|e| e.3 != number));
+        });
+    }
+}
+
+/// One listener per kind on the document: each event goes to the handlers of every element with
+/// an id between its target and the document, innermost first.
+pub fn listen_to_document() {
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    for kind in KINDS {
+        let listener = Closure::<dyn Fn(web_sys::Event)>::new(move |ev: web_sys::Event| {
+            let mut at = ev.target().and_then(|t| t.dyn_into::<Element>().ok());
+            while let Some(el) = at {
+                let id = el.id();
+                if !id.is_empty() {
+                    let handlers: Vec<Handler> = HANDLERS.with(|h| {
+                        h.borrow()
+                            .iter()
+                            .filter(|(host, k, ..)| *k == kind && *host == id)
+                            .map(|e| e.2.clone())
+                            .collect()
+                    });
+                    for handler in handlers {
+                        handler(&ev);
+                    }
+                }
+                at = el.parent_element();
+            }
+        });
+        let _ = doc.add_event_listener_with_callback(kind, listener.as_ref().unchecked_ref());
+        listener.forget();
+    }
+}
+
+/// Counts the skeleton's writes: each host's effect reads it, so a host the skeleton wrote anew
+/// (a panel shown again) is filled again.
+#[derive(Clone, Copy)]
+pub struct Drawn(pub RwSignal<u32>);
+
+/// Keeps the host `id`'s content equal to `markup` by patching it (`crate::chart::patch`): the
+/// elements stay, and a step changes the text and attributes that differ instead of parsing
+/// and laying out the whole markup again. A host the skeleton wrote anew is written whole.
+pub fn patched_in_place(id: &'static str, markup: Memo<String>) {
+    let drawn = expect_context::<Drawn>().0;
+    Effect::new(move |was: Option<(Option<Element>, String)>| {
+        drawn.track();
+        let Some(el) = by_id(id) else {
+            return (None, String::new());
+        };
+        let shown = match was {
+            Some((Some(before), shown)) if before == el => shown,
+            _ => String::new(),
+        };
+        let node: &web_sys::Node = &el;
+        markup.with(|m| crate::chart::patch::patch_inner(node, &shown, m));
+        (Some(el), markup.get_untracked())
+    });
+}
+
+/// `setup` run while `shown` holds, under an owner of its own, and its piece of the skeleton
+/// shown then; nothing otherwise. When `shown` turns false the owner is cleaned up: the
+/// component's signals, effects and handlers go with it, as a Leptos `<Show>` would drop them.
+pub fn while_shown(shown: Memo<bool>, setup: impl Fn() -> Piece + 'static) -> Piece {
+    let piece = RwSignal::new_local(None::<Piece>);
+    // an effect cleans up what its last run created before it runs again
+    Effect::new(move |_| piece.set(shown.get().then(&setup)));
+    Rc::new(move || piece.with(|p| p.as_ref().map(|p| p()).unwrap_or_default()))
+}
+
+/// A piece that never changes.
+pub fn fixed(markup: String) -> Piece {
+    Rc::new(move || markup.clone())
+}
