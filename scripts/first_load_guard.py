@@ -30,6 +30,11 @@ CUT = [
      "brought it back): `{}`, `{:.1}` or `{:?}` of an `f64`/`f32` on a path the page runs, "
      "an `f64::clamp` (its panic prints both bounds) or plotters' own SVG backend; write numbers "
      "with `vram_engine::decimal`, clamp with `max`/`min`, draw with `vram_svg::Svg`"),
+    ("wasm_streams", "server_fn's wasm-streams exports and their JavaScript glue (with the leptos "
+     "crate's other code, 8.0 KB gzip): a dependency on `leptos`; the page takes Leptos' reactive "
+     "system from `reactive_graph` (src/reactive.rs)"),
+    ("tachys", "Leptos' renderer (with its views, 15.5 KB gzip): a `view!`; write the markup as a "
+     "piece of the skeleton and patch it in place (src/dom.rs)"),
     ("io..error..Error$u20$as$u20$core..fmt", "std::io::Error's formatting and messages (1.5 KB "
      "gzip): a plotters error boxed as `dyn Error`; drop it (`chart::NotDrawn`)"),
 ]

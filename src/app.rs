@@ -2,7 +2,7 @@
 
 use std::rc::Rc;
 
-use leptos::prelude::*;
+use crate::reactive::*;
 use vram_engine::Job;
 
 use crate::chart::escape;
@@ -158,8 +158,10 @@ fn follow_the_url(st: AppState) {
                 let _ = b.set_attribute("data-settled", "1");
             }
         };
-        pending
-            .set_value(set_timeout_with_handle(write, std::time::Duration::from_millis(250)).ok());
+        pending.set_value(set_timeout_with_handle(
+            write,
+            std::time::Duration::from_millis(250),
+        ));
     });
 }
 
@@ -167,7 +169,7 @@ fn follow_the_url(st: AppState) {
 pub fn copy_text(text: &str, done: Box<dyn FnOnce(bool)>) {
     let Some(w) = web_sys::window() else { return };
     let promise = w.navigator().clipboard().write_text(text);
-    leptos::task::spawn_local(async move {
+    crate::reactive::spawn_local(async move {
         done(wasm_bindgen_futures::JsFuture::from(promise).await.is_ok());
     });
 }

@@ -8,6 +8,7 @@ mod components;
 mod dom;
 mod i18n;
 mod local_module;
+mod reactive;
 mod readers;
 mod state;
 mod zh;

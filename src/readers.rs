@@ -22,10 +22,15 @@ export function load_module(meta) {
   }
   return loading[meta];
 }
+export function export_of(meta, name) {
+  return load_module(meta).then((m) => m[name]);
+}
 "#)]
 extern "C" {
     /// Imports the module named in `<meta name="{meta}">` once; the same promise after that.
     pub fn load_module(meta: &str) -> Promise;
+    /// A promise of the export `name` of that module, the module loaded first.
+    fn export_of(meta: &str, name: &str) -> Promise;
 }
 
 /// The readers module's meta name.
@@ -111,14 +116,11 @@ pub async fn hub_open(
     Ok(events)
 }
 
-/// The llama.cpp module's reader of a GGUF header's bytes, for the Hub id box: a Promise of it.
+/// The llama.cpp module's reader of a GGUF header's bytes, for the Hub id box: a Promise of it,
+/// made in JavaScript (`wasm_bindgen_futures::future_to_promise` linked std's I/O error texts
+/// into the first load).
 pub fn gguf_reader_promise() -> Promise {
-    wasm_bindgen_futures::future_to_promise(async {
-        export(crate::local_module::LOCAL, "read_gguf_parts")
-            .await
-            .map(JsValue::from)
-            .map_err(|_| JsValue::NULL)
-    })
+    export_of(crate::local_module::LOCAL, "read_gguf_parts")
 }
 
 /// The module's sentence for a file of `bytes` bytes, too large to read.

@@ -1,6 +1,6 @@
 //! The page's state: a handful of signals and one memo that every view reads.
 
-use leptos::prelude::*;
+use crate::reactive::*;
 use vram_engine::{
     decode_link_gguf_unread, encode_link, EngineError, HubEndpoint, Measurement, Notice, Overview,
     PageSettings, Scenario,

@@ -3,7 +3,7 @@
 //! `vram-text`'s `zh-on-demand` feature, so the first load carries English only for those
 //! tables. The page asks for Chinese through [`switch_to`]; it switches once the table is in.
 
-use leptos::prelude::*;
+use crate::reactive::*;
 use wasm_bindgen::JsValue;
 
 use crate::i18n::Lang;
@@ -59,7 +59,7 @@ pub fn switch_to(st: AppState, lang: Lang) {
         return;
     }
     mark(true, false);
-    leptos::task::spawn_local(async move {
+    crate::reactive::spawn_local(async move {
         let ready = load_table().await;
         mark(false, !ready);
         if ready {

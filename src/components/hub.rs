@@ -9,8 +9,8 @@ use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+use crate::reactive::*;
 use js_sys::{Array, Function};
-use leptos::prelude::*;
 use vram_engine::{decode_arch, GgufFile, GgufSummary, HubEndpoint, HubSource, Job, ModelChoice};
 use wasm_bindgen::prelude::*;
 
@@ -148,7 +148,7 @@ pub fn hub_picker() -> Piece {
             .unwrap_or_default(),
     );
     let lang = st.lang.get_untracked();
-    leptos::task::spawn_local(async move {
+    crate::reactive::spawn_local(async move {
         let open = readers::hub_open(&sink, &reader, lang, &id, &endpoint).await;
         opened.set(Some(open.is_ok()));
         events.set_value(open.ok());

@@ -2,7 +2,7 @@
 //! panel that shows what the local job's module answers (the run's buffers per device, verdict,
 //! solver answers, commands and decode-speed chart), computed there.
 
-use leptos::prelude::*;
+use crate::reactive::*;
 use vram_engine::{encode_link, GgufFile, Job, PageSettings, ProjectorFile, TensorShares};
 use vram_text::{llama_word, LlamaWord as W};
 use wasm_bindgen::JsCast;
@@ -34,7 +34,7 @@ fn problem_text(lang: Lang, p: &PickProblem) -> String {
 /// why neither).
 fn pick(st: AppState, problem: RwSignal<Option<PickProblem>>, file: web_sys::File) {
     let name: String = file.name().chars().take(80).collect();
-    leptos::task::spawn_local(async move {
+    crate::reactive::spawn_local(async move {
         match read_picked(&file).await {
             Ok(picked) => {
                 problem.set(None);
@@ -176,7 +176,7 @@ pub fn local_results() -> Piece {
         };
         preload();
         latest.set_value(query.clone());
-        leptos::task::spawn_local(async move {
+        crate::reactive::spawn_local(async move {
             let answer = local_view(&query).await;
             if latest.with_value(|l| *l == query) {
                 shown.set(answer.map_or(Shown::NotLoaded, Shown::Markup));

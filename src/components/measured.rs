@@ -1,7 +1,7 @@
 //! "Your measurement": paste or upload what the job really used, see it beside the estimate at
 //! the same level, and, when they differ by more than 10 %, copy a ready report.
 
-use leptos::prelude::*;
+use crate::reactive::*;
 use vram_engine::{Estimated, MAX_MEASUREMENT_BYTES};
 use wasm_bindgen::JsCast;
 
@@ -27,7 +27,7 @@ pub fn shown(st: AppState) -> Memo<Shown> {
     let writer = RwSignal::new_local(None::<js_sys::Function>);
     Effect::new(move |_| {
         if st.measured.with(Option::is_some) && writer.with_untracked(Option::is_none) {
-            leptos::task::spawn_local(async move {
+            crate::reactive::spawn_local(async move {
                 if let Ok(f) = readers::export(readers::READERS, "measured_view").await {
                     writer.set(Some(f));
                 }
@@ -71,7 +71,7 @@ pub fn measured_panel() -> Piece {
     // a refused text leaves the previous comparison (and budget) as they were
     let apply = move |body: String| {
         reading.set(true);
-        leptos::task::spawn_local(async move {
+        crate::reactive::spawn_local(async move {
             let read = readers::read_measurement(&body).await;
             reading.set(false);
             match read {
@@ -94,13 +94,13 @@ pub fn measured_panel() -> Piece {
         };
         if file.size() > MAX_MEASUREMENT_BYTES as f64 {
             let bytes = file.size();
-            leptos::task::spawn_local(async move {
+            crate::reactive::spawn_local(async move {
                 error.set(Some(readers::measurement_too_large(bytes).await));
             });
             return;
         }
         let promise = file.text();
-        leptos::task::spawn_local(async move {
+        crate::reactive::spawn_local(async move {
             let body = wasm_bindgen_futures::JsFuture::from(promise).await;
             let body = body.ok().and_then(|v| v.as_string()).unwrap_or_default();
             text.set(body.clone());

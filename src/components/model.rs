@@ -1,6 +1,6 @@
 //! The model: a searchable preset, a bare parameter count, or a pasted / uploaded config.json.
 
-use leptos::prelude::*;
+use crate::reactive::*;
 use vram_engine::find_preset;
 use vram_engine::parse_param_count;
 use vram_engine::MAX_CONFIG_BYTES;
@@ -283,7 +283,7 @@ fn config_picker() -> Piece {
             return;
         }
         reading.set(true);
-        leptos::task::spawn_local(async move {
+        crate::reactive::spawn_local(async move {
             let read = readers::read_config(&body).await;
             reading.set(false);
             match read {
@@ -322,7 +322,7 @@ fn config_picker() -> Piece {
         name.set(file.name().trim_end_matches(".json").to_string());
         super::show_value("config-name", &name.get_untracked());
         let promise = file.text();
-        leptos::task::spawn_local(async move {
+        crate::reactive::spawn_local(async move {
             match wasm_bindgen_futures::JsFuture::from(promise).await {
                 Ok(v) => {
                     let body = v.as_string().unwrap_or_default();

@@ -1,6 +1,6 @@
 //! Whether an element is on screen, or near it, as a signal the page's effects can read.
 
-use leptos::prelude::*;
+use crate::reactive::*;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 use web_sys::{Element, IntersectionObserver, IntersectionObserverEntry, IntersectionObserverInit};

@@ -1,7 +1,7 @@
 //! The answer: the verdict, the stacked chart, the sequence view, the fit table, the solver, and
 //! each component's formula with this scenario's numbers.
 
-use leptos::prelude::*;
+use crate::reactive::*;
 use vram_engine::{decimal, signed_decimal, thousands};
 use vram_engine::{serve_command, startup_concurrency, Component, Job, Phase, Server};
 
@@ -319,7 +319,7 @@ fn answer_section(
             }
             let catch_up = move || due.set(true);
             let timer = set_timeout_with_handle(catch_up, std::time::Duration::from_millis(100));
-            pending.set_value(timer.ok());
+            pending.set_value(timer);
             return (Some(el), shown);
         }
         due.update_untracked(|d| *d = false);

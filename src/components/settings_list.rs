@@ -5,7 +5,7 @@
 //! element by element (`chart::patch`), with one listener per event kind on the panel: the
 //! page carries one element's code for all of them instead of a Leptos view per control.
 
-use leptos::prelude::*;
+use crate::reactive::*;
 use vram_engine::{Job, LoraTargets, Scenario, Setting, SettingKind, SettingValue};
 use wasm_bindgen::JsCast;
 
