@@ -383,10 +383,21 @@ fn the_language_toggle_switches_everything_to_chinese_and_the_link_keeps_it() {
     let zh_fetched =
         "return performance.getEntriesByType('resource').some((r) => r.name.includes('/vram-zh-'))";
     assert_eq!(page.js(zh_fetched, vec![]), json!(false));
+    // the skeleton's headings, a chart and a control are marked: a switch patches their words in
+    // place, it does not write the page (src/dom.rs) or a panel anew
+    const KEPT: &str = "['#job-h', '#chart svg', '#batch', '#verdict']";
+    page.js(
+        &format!("{KEPT}.forEach((s) => {{ document.querySelector(s).dataset.kept = '1'; }})"),
+        vec![],
+    );
     page.click("#lang-toggle");
     page.wait_until("Chinese text", 5, |s| {
         s.text_of("#verdict").contains("需要")
     });
+    let kept =
+        format!("return {KEPT}.every((s) => document.querySelector(s).dataset.kept === '1')");
+    assert_eq!(page.js(&kept, vec![]), json!(true));
+    assert_eq!(page.text_of("#job-h"), "任务");
     assert_eq!(page.js(zh_fetched, vec![]), json!(true));
     assert!(page.text_of("#legend").contains("权重"));
     // the three tables that load on demand: the page's texts, the settings' labels, the formulas

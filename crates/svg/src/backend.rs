@@ -77,9 +77,10 @@ fn stroke<S: BackendStyle>(style: &S) -> String {
     )
 }
 
-fn points(path: impl IntoIterator<Item = BackendCoord>) -> String {
+/// A polyline or polygon through `path`, with its `look` (stroke or fill attributes).
+fn shape(tag: &str, path: impl IntoIterator<Item = BackendCoord>, look: &str) -> String {
     let all: Vec<String> = path.into_iter().map(|(x, y)| format!("{x},{y}")).collect();
-    all.join(" ")
+    format!(r#"<{tag} points="{}"{look}/>"#, all.join(" "))
 }
 
 impl DrawingBackend for Svg<'_> {
@@ -149,11 +150,7 @@ impl DrawingBackend for Svg<'_> {
         s: &S,
     ) -> Drawn {
         if s.color().alpha > 0.0 {
-            self.out.push_str(&format!(
-                r#"<polyline points="{}"{}/>"#,
-                points(path),
-                stroke(s)
-            ));
+            self.out.push_str(&shape("polyline", path, &stroke(s)));
         }
         Ok(())
     }
@@ -164,11 +161,8 @@ impl DrawingBackend for Svg<'_> {
         s: &S,
     ) -> Drawn {
         if s.color().alpha > 0.0 {
-            self.out.push_str(&format!(
-                r#"<polygon points="{}"{}/>"#,
-                points(path),
-                paint("fill", s.color())
-            ));
+            self.out
+                .push_str(&shape("polygon", path, &paint("fill", s.color())));
         }
         Ok(())
     }
@@ -234,5 +228,48 @@ impl DrawingBackend for Svg<'_> {
         let em = s.size() / 1.24 / 1.24;
         let width = em * 0.7 * text.chars().count() as f64;
         Ok((width.round() as u32, (em * 1.24).round() as u32))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use plotters::prelude::*;
+
+    #[test]
+    fn a_chart_is_written_in_the_themes_ink_with_transparency_only_where_asked_and_text_escaped() {
+        let mut out = String::new();
+        {
+            let root = Svg::new(&mut out, (200, 100)).into_drawing_area();
+            let mut chart = ChartBuilder::on(&root)
+                .x_label_area_size(20)
+                .y_label_area_size(30)
+                .build_cartesian_2d(crate::Axis::from(0.0..1.0), crate::Axis::from(0.0..10.0))
+                .unwrap();
+            let ink = RGBColor(INK.0, INK.1, INK.2);
+            chart
+                .configure_mesh()
+                .y_desc("a<b")
+                .label_style((FontFamily::SansSerif, 12).into_font().color(&ink))
+                .axis_style(ink)
+                .bold_line_style(ink.mix(0.12))
+                .max_light_lines(0)
+                .draw()
+                .unwrap();
+            root.present().unwrap();
+        }
+        assert!(out.starts_with("<svg ") && out.ends_with("</svg>"), "{out}");
+        assert!(
+            out.contains(r#"stroke="currentColor" stroke-opacity="0.12""#),
+            "{out}"
+        );
+        assert!(
+            !out.contains(r#"opacity="1""#) && !out.contains("#010203"),
+            "{out}"
+        );
+        assert!(out.contains("a&lt;b") && !out.contains("a<b"), "{out}");
+        // plotters' 12 is 9.68 CSS pixels, as its own backend wrote it (9.67741935483871)
+        assert!(out.contains(r#"font-size="9.68""#), "{out}");
+        assert!(out.contains(">10.0</text>"), "{out}");
     }
 }
