@@ -22,15 +22,17 @@ pub struct Shown {
 }
 
 /// The measurement as the readers module writes it: the module loads when a measurement is first
-/// shown (pasted, or carried by the link), and the view follows every change after that.
+/// shown (pasted, or carried by the link), and the view follows every change after that. When the
+/// module cannot be loaded, the table's place says so (the next measurement tries again).
 pub fn shown(st: AppState) -> Memo<Shown> {
     let writer = RwSignal::new_local(None::<js_sys::Function>);
+    let unavailable = RwSignal::new(false);
     Effect::new(move |_| {
         if st.measured.with(Option::is_some) && writer.with_untracked(Option::is_none) {
             crate::reactive::spawn_local(async move {
-                if let Ok(f) = readers::export(readers::READERS, "measured_view").await {
-                    writer.set(Some(f));
-                }
+                let f = readers::export(readers::READERS, "measured_view").await;
+                unavailable.set(f.is_err());
+                writer.set(f.ok());
             });
         }
     });
@@ -39,6 +41,16 @@ pub fn shown(st: AppState) -> Memo<Shown> {
             return Shown::default();
         };
         let (lang, unit) = (st.lang.get(), st.scenario.with(|s| s.unit));
+        if unavailable.get() {
+            let said = escape(t(lang, "readers_failed"));
+            let table = format!(
+                r#"<p class="input-error" id="measured-unavailable" role="alert">{said}</p>"#
+            );
+            return Shown {
+                table,
+                ..Shown::default()
+            };
+        }
         let estimated = st.computed.with(|c| {
             let c = c.as_ref().ok()?;
             Some(Estimated::of(&c.breakdown).to_link())

@@ -2,6 +2,7 @@
 //! the chart, carried in the link, and bad pastes are refused in place.
 
 use e2e::Page;
+use serde_json::json;
 
 // https://github.com/vllm-project/vllm/issues/10517 (vLLM 0.6.4, V0, RTX 3090, Llama-3.1-8B)
 const VLLM_LOG: &str = "\
@@ -202,6 +203,30 @@ fn a_readers_module_that_cannot_be_fetched_is_said_and_the_next_try_fetches_it()
     page.js(&format!("{meta}.content = arguments[0]"), vec![name]);
     compare(&page, VLLM_LOG, "vllm_weights");
     assert_eq!(page.text_of("#measured-error"), "");
+}
+
+#[test]
+fn a_measurement_in_the_link_says_so_when_the_readers_module_cannot_be_fetched() {
+    let page = Page::open("/?v=1");
+    page.cdp("Network.enable", json!({}));
+    page.cdp("Network.setCacheDisabled", json!({"cacheDisabled": true}));
+    page.cdp(
+        "Network.setBlockedURLs",
+        json!({"urls": ["*vram-readers-*"]}),
+    );
+    let ms = vram_engine::parse_measurement("21.3 GiB allocated, 22.5 GiB reserved")
+        .unwrap()
+        .to_link();
+    page.goto(&page.server.url(&format!("/?v=1&ms={ms}")));
+    page.wait_for("#measured-unavailable", 10);
+    assert!(page
+        .text_of("#measured-unavailable")
+        .contains("could not be loaded"));
+    assert!(!page.exists("#measured-table"));
+    assert!(!page.exists("#measured-marker"));
+    // the estimate itself does not wait for the module
+    assert!(page.text_of("#verdict").contains("Needs"));
+    page.cdp("Network.setBlockedURLs", json!({"urls": []}));
 }
 
 #[test]
