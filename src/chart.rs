@@ -13,7 +13,8 @@ use plotters::prelude::*;
 use vram_engine::CAPACITY_LINES_GIB;
 use vram_engine::GIB;
 use vram_engine::{Breakdown, Component, Unit};
-use vram_svg::{Axis, Svg};
+// text, axes and grid in INK follow the page's theme: `Svg` writes it `currentColor`
+use vram_svg::{Axis, Svg, INK};
 pub use vram_text::escape;
 
 use crate::i18n::{self, t, Lang};
@@ -38,9 +39,6 @@ pub fn css_colour(c: Component) -> String {
     let RGBColor(r, g, b) = colour(c);
     format!("#{r:02x}{g:02x}{b:02x}")
 }
-
-/// The page's text and grid follow the theme: `Svg` writes this colour `currentColor`.
-const INK: RGBColor = RGBColor(vram_svg::INK.0, vram_svg::INK.1, vram_svg::INK.2);
 
 /// A chart plotters could not draw. Only that it failed matters (the page then shows no chart), so
 /// plotters' error is dropped: boxing it as `dyn Error` linked `std::io::Error`'s messages and

@@ -3,11 +3,10 @@
 
 use plotters::prelude::*;
 
-use vram_svg::{Axis, Svg};
+// text and grid in INK follow the page's theme: `Svg` writes it `currentColor`
+use vram_svg::{Axis, Svg, INK};
 use vram_text::escape;
 
-/// Text and grid follow the page's theme: `Svg` writes this colour `currentColor`.
-const INK: RGBColor = RGBColor(vram_svg::INK.0, vram_svg::INK.1, vram_svg::INK.2);
 const LINE: RGBColor = RGBColor(0x4e, 0x79, 0xa7);
 const FITS: RGBColor = RGBColor(0x59, 0xa1, 0x4f);
 

@@ -4,6 +4,7 @@
 //! the first load; it also wrote `opacity="1"` on every element and a line break around each
 //! text. What plotters lays out (ticks, labels, axes, where a value lands) is unchanged.
 
+use plotters::style::RGBColor;
 use plotters_backend::text_anchor::{HPos, VPos};
 use plotters_backend::{
     BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingBackend, DrawingErrorKind,
@@ -15,7 +16,7 @@ use vram_text::escape;
 
 /// The colour plotters is given for text, axes and grid; written `currentColor`, so they follow
 /// the page's theme.
-pub const INK: (u8, u8, u8) = (1, 2, 3);
+pub const INK: RGBColor = RGBColor(1, 2, 3);
 
 /// An SVG document of `size` pixels, written into `out` as plotters draws.
 pub struct Svg<'a> {
@@ -55,7 +56,7 @@ type Drawn = Result<(), DrawingErrorKind<Never>>;
 /// `#rrggbb`, or `currentColor` for [`INK`].
 fn colour(c: BackendColor) -> String {
     match c.rgb {
-        INK => "currentColor".to_string(),
+        (r, g, b) if (r, g, b) == (INK.0, INK.1, INK.2) => "currentColor".to_string(),
         (r, g, b) => format!("#{r:02x}{g:02x}{b:02x}"),
     }
 }
@@ -67,6 +68,15 @@ fn paint(name: &str, c: BackendColor) -> String {
         out.push_str(&format!(r#" {name}-opacity="{}""#, decimal(c.alpha, 2)));
     }
     out
+}
+
+/// A filled shape's fill, or an outline's stroke.
+fn fill_or_stroke<S: BackendStyle>(s: &S, fill: bool) -> String {
+    if fill {
+        paint("fill", s.color())
+    } else {
+        stroke(s)
+    }
 }
 
 fn stroke<S: BackendStyle>(style: &S) -> String {
@@ -131,11 +141,7 @@ impl DrawingBackend for Svg<'_> {
         fill: bool,
     ) -> Drawn {
         if s.color().alpha > 0.0 {
-            let look = if fill {
-                paint("fill", s.color())
-            } else {
-                stroke(s)
-            };
+            let look = fill_or_stroke(s, fill);
             let (w, h) = (right - x, bottom - y);
             self.out.push_str(&format!(
                 r#"<rect x="{x}" y="{y}" width="{w}" height="{h}"{look}/>"#
@@ -175,11 +181,7 @@ impl DrawingBackend for Svg<'_> {
         fill: bool,
     ) -> Drawn {
         if s.color().alpha > 0.0 {
-            let look = if fill {
-                paint("fill", s.color())
-            } else {
-                stroke(s)
-            };
+            let look = fill_or_stroke(s, fill);
             self.out
                 .push_str(&format!(r#"<circle cx="{cx}" cy="{cy}" r="{r}"{look}/>"#));
         }
@@ -246,7 +248,7 @@ mod tests {
                 .y_label_area_size(30)
                 .build_cartesian_2d(crate::Axis::from(0.0..1.0), crate::Axis::from(0.0..10.0))
                 .unwrap();
-            let ink = RGBColor(INK.0, INK.1, INK.2);
+            let ink = INK;
             chart
                 .configure_mesh()
                 .y_desc("a<b")
