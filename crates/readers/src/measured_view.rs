@@ -31,7 +31,7 @@ impl MeasuredView {
     pub fn of(l: Lang, unit: Unit, link: &str, m: &Measurement, e: &Estimated) -> MeasuredView {
         let all = m.compare_with(e);
         let report = if all.iter().any(mismatched) {
-            report_box(l, unit, link, m, e, &all)
+            report_box(l, &report_markdown(l, unit, link, m, e, &all))
         } else {
             String::new()
         };
@@ -156,18 +156,11 @@ fn difference(unit: Unit, c: &Comparison) -> String {
 
 /// The report in a read-only box with its copy button, as escaped markup (`readonly=""`: the
 /// page's patch reads boolean attributes written with a value).
-fn report_box(
-    l: Lang,
-    unit: Unit,
-    link: &str,
-    m: &Measurement,
-    e: &Estimated,
-    all: &[Comparison],
-) -> String {
+fn report_box(l: Lang, report: &str) -> String {
     format!(
         r#"<label class="note" for="mismatch-report">{}</label><textarea id="mismatch-report" rows="10" readonly="">{}</textarea><div class="row"><button type="button" id="mismatch-copy">{}</button><span id="mismatch-status" role="status"></span></div>"#,
         escape(t(l, "mismatch_h")),
-        escape(&report_markdown(l, unit, link, m, e, all)),
+        escape(report),
         escape(t(l, "copy_report"))
     )
 }
