@@ -2,7 +2,6 @@
 
 use std::rc::Rc;
 
-use crate::reactive::*;
 use vram_engine::Job;
 
 use crate::chart::escape;
@@ -14,6 +13,7 @@ use crate::components::results::{charts, explanations, fit_table, verdict_line};
 use crate::components::settings_list::{settings_list, Look};
 use crate::dom::{self, Drawn, Piece};
 use crate::i18n::{t, Lang};
+use crate::reactive::*;
 use crate::state::AppState;
 
 /// Shows the error banner after a panic (called from the panic hook, outside Leptos).
@@ -50,8 +50,7 @@ pub fn start() {
 fn setup() {
     let st = AppState::from_location();
     provide_context(st);
-    let drawn = Drawn(RwSignal::new(0));
-    provide_context(drawn);
+    provide_context(Drawn(RwSignal::new(0)));
     // the measurement beside the estimate, which the chart marks and the panel tabulates
     provide_context(crate::components::measured::shown(st));
     // a link or a browser asking for Chinese: English until the Chinese table is in (tens of ms)
@@ -72,17 +71,16 @@ fn setup() {
     });
     let local = Memo::new(move |_| st.scenario.with(|s| s.job == Job::Local));
     let answer = dom::while_shown(Memo::new(move |_| !local.get()), || {
-        let pieces = [
+        dom::joined(vec![
             verdict_line(),
             charts(),
             fit_table(),
             measured_panel(),
             explanations(),
-        ];
-        Rc::new(move || pieces.iter().map(|p| p()).collect())
+        ])
     });
     let local_answer = dom::while_shown(local, local_results);
-    let pieces: Vec<Piece> = vec![
+    dom::draw_skeleton(dom::joined(vec![
         header(),
         notices(),
         dom::fixed(r#"<main class="layout"><div class="controls">"#.into()),
@@ -101,24 +99,7 @@ fn setup() {
                 escape(t(l, "tagline"))
             )
         }),
-    ];
-    let app = web_sys::window().and_then(|w| w.document()).and_then(|d| {
-        let app = d.create_element("div").ok()?;
-        app.set_id("app");
-        d.body()?.append_child(&app).ok()?;
-        Some(app)
-    });
-    Effect::new(move |was: Option<String>| {
-        let now: String = pieces.iter().map(|p| p()).collect();
-        if let Some(app) = &app {
-            let node: &web_sys::Node = app;
-            crate::chart::patch::patch_inner(node, was.as_deref().unwrap_or(""), &now);
-        }
-        if was.as_deref() != Some(now.as_str()) {
-            drawn.0.update(|n| *n += 1);
-        }
-        now
-    });
+    ]));
     dom::listen_to_document();
 }
 

@@ -9,10 +9,11 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use crate::reactive::*;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 use web_sys::Element;
+
+use crate::reactive::*;
 
 /// A component's part of the skeleton, written again whenever what it reads changes.
 pub type Piece = Rc<dyn Fn() -> String>;
@@ -86,23 +87,63 @@ pub fn listen_to_document() {
 #[derive(Clone, Copy)]
 pub struct Drawn(pub RwSignal<u32>);
 
+/// What a host's effect last wrote: the element it wrote into, and the markup.
+pub type Written = (Option<Element>, String);
+
+/// The host `id` as the skeleton has it now, and the markup it shows: what the effect's last run
+/// wrote, or nothing when the skeleton wrote the element anew (so it is filled whole). None while
+/// the skeleton has no such host. Tracks the skeleton's writes.
+pub fn host_now(drawn: Drawn, id: &str, was: Option<Written>) -> Option<(Element, String)> {
+    drawn.0.track();
+    let el = by_id(id)?;
+    let shown = match was {
+        Some((Some(before), shown)) if before == el => shown,
+        _ => String::new(),
+    };
+    Some((el, shown))
+}
+
 /// Keeps the host `id`'s content equal to `markup` by patching it (`crate::chart::patch`): the
 /// elements stay, and a step changes the text and attributes that differ instead of parsing
 /// and laying out the whole markup again. A host the skeleton wrote anew is written whole.
 pub fn patched_in_place(id: &'static str, markup: Memo<String>) {
-    let drawn = expect_context::<Drawn>().0;
-    Effect::new(move |was: Option<(Option<Element>, String)>| {
-        drawn.track();
-        let Some(el) = by_id(id) else {
+    let drawn = expect_context::<Drawn>();
+    Effect::new(move |was: Option<Written>| {
+        let Some((el, shown)) = host_now(drawn, id, was) else {
             return (None, String::new());
-        };
-        let shown = match was {
-            Some((Some(before), shown)) if before == el => shown,
-            _ => String::new(),
         };
         let node: &web_sys::Node = &el;
         markup.with(|m| crate::chart::patch::patch_inner(node, &shown, m));
         (Some(el), markup.get_untracked())
+    });
+}
+
+/// The pieces one after the other, as one piece.
+pub fn joined(pieces: Vec<Piece>) -> Piece {
+    Rc::new(move || pieces.iter().map(|p| p()).collect())
+}
+
+/// Writes the page's skeleton into a new `#app` at the end of the body, and
+/// patches it in place whenever a piece changes; each write is counted in [`Drawn`], so the hosts
+/// it wrote anew are filled again.
+pub fn draw_skeleton(skeleton: Piece) {
+    let drawn = expect_context::<Drawn>().0;
+    let app = web_sys::window().and_then(|w| w.document()).and_then(|d| {
+        let app = d.create_element("div").ok()?;
+        app.set_id("app");
+        d.body()?.append_child(&app).ok()?;
+        Some(app)
+    });
+    Effect::new(move |was: Option<String>| {
+        let now = skeleton();
+        if let Some(app) = &app {
+            let node: &web_sys::Node = app;
+            crate::chart::patch::patch_inner(node, was.as_deref().unwrap_or(""), &now);
+        }
+        if was.as_deref() != Some(now.as_str()) {
+            drawn.update(|n| *n += 1);
+        }
+        now
     });
 }
 

@@ -1,12 +1,12 @@
 //! The page's state: a handful of signals and one memo that every view reads.
 
-use crate::reactive::*;
 use vram_engine::{
     decode_link_gguf_unread, encode_link, EngineError, HubEndpoint, Measurement, Notice, Overview,
     PageSettings, Scenario,
 };
 
 use crate::i18n::{browser_lang, Lang};
+use crate::reactive::*;
 
 /// The page state, shared through context.
 #[derive(Clone, Copy)]

@@ -3,10 +3,10 @@
 //! `vram-text`'s `zh-on-demand` feature, so the first load carries English only for those
 //! tables. The page asks for Chinese through [`switch_to`]; it switches once the table is in.
 
-use crate::reactive::*;
 use wasm_bindgen::JsValue;
 
 use crate::i18n::Lang;
+use crate::reactive::*;
 use crate::readers::export;
 use crate::state::AppState;
 

@@ -9,7 +9,6 @@ use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use crate::reactive::*;
 use js_sys::{Array, Function};
 use vram_engine::{decode_arch, GgufFile, GgufSummary, HubEndpoint, HubSource, Job, ModelChoice};
 use wasm_bindgen::prelude::*;
@@ -18,6 +17,7 @@ use crate::chart::escape as esc;
 use crate::components::{event_element, event_target_id};
 use crate::dom::{self, Piece};
 use crate::i18n::{t, Lang};
+use crate::reactive::*;
 use crate::readers::{self, HUB_TIMEOUT_MS};
 use crate::state::AppState;
 

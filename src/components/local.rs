@@ -2,7 +2,6 @@
 //! panel that shows what the local job's module answers (the run's buffers per device, verdict,
 //! solver answers, commands and decode-speed chart), computed there.
 
-use crate::reactive::*;
 use vram_engine::{encode_link, GgufFile, Job, PageSettings, ProjectorFile, TensorShares};
 use vram_text::{llama_word, LlamaWord as W};
 use wasm_bindgen::JsCast;
@@ -13,6 +12,7 @@ use crate::components::event_target_id;
 use crate::dom::{self, patched_in_place, Piece};
 use crate::i18n::{t, Lang};
 use crate::local_module::{local_view, preload, read_picked, LocalMarkup, PickProblem, Picked};
+use crate::reactive::*;
 use crate::state::AppState;
 use vram_text::escape;
 

@@ -1,13 +1,13 @@
 //! "Your measurement": paste or upload what the job really used, see it beside the estimate at
 //! the same level, and, when they differ by more than 10 %, copy a ready report.
 
-use crate::reactive::*;
 use vram_engine::{Estimated, MAX_MEASUREMENT_BYTES};
 use wasm_bindgen::JsCast;
 
 use crate::chart::escape;
 use crate::dom::{self, patched_in_place, Piece};
 use crate::i18n::{t, Lang};
+use crate::reactive::*;
 use crate::readers::{self, Refused};
 use crate::state::AppState;
 

@@ -1,6 +1,5 @@
 //! The model: a searchable preset, a bare parameter count, or a pasted / uploaded config.json.
 
-use crate::reactive::*;
 use vram_engine::find_preset;
 use vram_engine::parse_param_count;
 use vram_engine::MAX_CONFIG_BYTES;
@@ -15,6 +14,7 @@ use super::settings_list::buttons_field;
 use crate::chart::escape as esc;
 use crate::dom::{self, patched_in_place, Piece};
 use crate::i18n::{t, Lang};
+use crate::reactive::*;
 use crate::readers::{self, Refused};
 use crate::state::AppState;
 

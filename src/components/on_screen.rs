@@ -1,9 +1,10 @@
 //! Whether an element is on screen, or near it, as a signal the page's effects can read.
 
-use crate::reactive::*;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 use web_sys::{Element, IntersectionObserver, IntersectionObserverEntry, IntersectionObserverInit};
+
+use crate::reactive::*;
 
 /// How near the screen counts as on it: a panel is brought up to date a little before it shows.
 const MARGIN: &str = "200px";

@@ -1,7 +1,6 @@
 //! The answer: the verdict, the stacked chart, the sequence view, the fit table, the solver, and
 //! each component's formula with this scenario's numbers.
 
-use crate::reactive::*;
 use vram_engine::{decimal, signed_decimal, thousands};
 use vram_engine::{serve_command, startup_concurrency, Component, Job, Phase, Server};
 
@@ -12,6 +11,7 @@ use crate::chart::escape as esc;
 use crate::components::measured;
 use crate::dom::{self, patched_in_place, Piece};
 use crate::i18n::{self, t, Lang};
+use crate::reactive::*;
 use crate::state::AppState;
 
 /// When a line is alive, in the job's words (the engine's), translated.
@@ -189,15 +189,10 @@ pub fn charts() -> Piece {
     patched_in_place("seq-chart", sweep);
     patched_in_place("legend", Memo::new(move |_| legend_markup(lang())));
     // and the first draw stamped for the load benchmark (navigation start -> first chart)
-    let drawn = expect_context::<dom::Drawn>().0;
-    Effect::new(move |was: Option<(Option<web_sys::Element>, String)>| {
-        drawn.track();
-        let Some(el) = dom::by_id("chart") else {
+    let drawn = expect_context::<dom::Drawn>();
+    Effect::new(move |was: Option<dom::Written>| {
+        let Some((el, shown)) = dom::host_now(drawn, "chart", was) else {
             return (None, String::new());
-        };
-        let shown = match was {
-            Some((Some(before), shown)) if before == el => shown,
-            _ => String::new(),
         };
         let node: &web_sys::Node = &el;
         svg.with(|markup| chart::patch::patch_inner(node, &shown, markup));
@@ -282,7 +277,7 @@ fn answer_section(
     on_click: fn(&web_sys::Event),
 ) -> Piece {
     let st = expect_context::<AppState>();
-    let drawn = expect_context::<dom::Drawn>().0;
+    let drawn = expect_context::<dom::Drawn>();
     let on_screen = RwSignal::new(false);
     // set when input has paused with the panel off screen: build it anyway
     let due = RwSignal::new(false);
@@ -293,14 +288,9 @@ fn answer_section(
             o.disconnect();
         }
     });
-    Effect::new(move |was: Option<(Option<web_sys::Element>, String)>| {
-        drawn.track();
-        let Some(el) = dom::by_id(host) else {
+    Effect::new(move |was: Option<dom::Written>| {
+        let Some((el, shown)) = dom::host_now(drawn, host, was) else {
             return (None, String::new());
-        };
-        let shown = match was {
-            Some((Some(before), shown)) if before == el => shown,
-            _ => String::new(),
         };
         let section = el.parent_element();
         if let (true, Some(section)) = (observer.with_value(Option::is_none), &section) {

@@ -5,7 +5,6 @@
 //! element by element (`chart::patch`), with one listener per event kind on the panel: the
 //! page carries one element's code for all of them instead of a Leptos view per control.
 
-use crate::reactive::*;
 use vram_engine::{Job, LoraTargets, Scenario, Setting, SettingKind, SettingValue};
 use wasm_bindgen::JsCast;
 
@@ -13,6 +12,7 @@ use crate::chart::escape;
 use crate::components::controls::{log_pos, log_value};
 use crate::dom::{self, Piece};
 use crate::i18n::{self, t, Lang};
+use crate::reactive::*;
 use crate::state::AppState;
 
 /// How a setting is shown.
