@@ -8,6 +8,7 @@ mod components;
 mod dom;
 mod i18n;
 mod local_module;
+mod page_js;
 mod reactive;
 mod readers;
 mod state;

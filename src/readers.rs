@@ -10,28 +10,8 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
 use crate::i18n::Lang;
-
-#[wasm_bindgen(inline_js = r#"
-const loading = {};
-export function load_module(meta) {
-  if (!loading[meta]) {
-    const name = document.querySelector(`meta[name="${meta}"]`).content;
-    loading[meta] = import(new URL(name, document.baseURI).href)
-      .then((m) => m.default().then(() => m))
-      .catch((e) => { delete loading[meta]; throw e; });
-  }
-  return loading[meta];
-}
-export function export_of(meta, name) {
-  return load_module(meta).then((m) => m[name]);
-}
-"#)]
-extern "C" {
-    /// Imports the module named in `<meta name="{meta}">` once; the same promise after that.
-    pub fn load_module(meta: &str) -> Promise;
-    /// A promise of the export `name` of that module, the module loaded first.
-    fn export_of(meta: &str, name: &str) -> Promise;
-}
+use crate::page_js::export_of;
+pub use crate::page_js::load_module;
 
 /// The readers module's meta name.
 pub const READERS: &str = "vram-readers";

@@ -165,14 +165,11 @@ impl Tree for Model {
         );
         self.el.borrow_mut().content = inside;
     }
-    fn first_element_child(&self) -> Option<Self> {
-        self.child(|kids| kids.iter().find(|k| k.borrow().name != "#text").cloned())
-    }
-    fn next_element_sibling(&self) -> Option<Self> {
-        self.sibling(|kids, at| {
-            kids[at + 1..]
-                .iter()
-                .find(|k| k.borrow().name != "#text")
+    fn element_child(&self, at: usize) -> Option<Self> {
+        self.child(|kids| {
+            kids.iter()
+                .filter(|k| k.borrow().name != "#text")
+                .nth(at)
                 .cloned()
         })
     }

@@ -18,8 +18,8 @@ pub trait Tree: Sized {
     fn set_text(&self, text: &str);
     /// The slow write: the markup parsed and its elements built, styled and laid out anew.
     fn set_inner_html(&self, markup: &str);
-    fn first_element_child(&self) -> Option<Self>;
-    fn next_element_sibling(&self) -> Option<Self>;
+    /// The element child at `at`, counted among element children only, as the page has them now.
+    fn element_child(&self, at: usize) -> Option<Self>;
     /// The first child node, text nodes included (mixed content is walked node by node).
     fn first_child(&self) -> Option<Self>;
     fn next_sibling(&self) -> Option<Self>;
@@ -43,18 +43,13 @@ impl Tree for PageNode {
         follow_attribute(el, name, None);
     }
     fn set_text(&self, text: &str) {
-        self.set_text_content(Some(text));
+        crate::page_js::set_text(self, text);
     }
     fn set_inner_html(&self, markup: &str) {
         self.unchecked_ref::<Element>().set_inner_html(markup);
     }
-    fn first_element_child(&self) -> Option<Self> {
-        let el = self.unchecked_ref::<Element>().first_element_child()?;
-        Some(el.into())
-    }
-    fn next_element_sibling(&self) -> Option<Self> {
-        let el = self.unchecked_ref::<Element>().next_element_sibling()?;
-        Some(el.into())
+    fn element_child(&self, at: usize) -> Option<Self> {
+        crate::page_js::element_child(self, at as u32)
     }
     fn first_child(&self) -> Option<Self> {
         PageNode::first_child(self)
@@ -203,46 +198,85 @@ fn key<'a>(node: &Node<'a>) -> (&'a str, bool, &'a str) {
 /// `parent`'s children made equal to `now`, given that they show `was`. The children are paired
 /// in order by [`key`] (the longest common run of keys): a paired child is patched, an old child
 /// left unpaired is removed, and each run of new ones is inserted as markup where it belongs. A
-/// chart whose axis gains a tick, or whose bar loses a segment, keeps every other element.
+/// chart whose axis gains a tick, or whose bar loses a segment, keeps every other element. Only
+/// the children a write reaches are looked up on the page (a paired child whose markup is the
+/// same is not), by their place among the element children as the writes before left them.
 fn patch_children<T: Tree>(parent: &T, was: &[Node], now: &[Node]) {
-    let mut on_page = Vec::with_capacity(was.len());
-    let mut next = parent.first_element_child();
-    for _ in was {
-        let Some(el) = next else { break };
-        next = el.next_element_sibling();
-        on_page.push(el);
-    }
-    if on_page.len() != was.len() {
+    let (was_keys, now_keys): (Vec<_>, Vec<_>) =
+        (was.iter().map(key).collect(), now.iter().map(key).collect());
+    let mut list = Children {
+        parent,
+        moved: 0,
+        after: None,
+        inserted: String::new(),
+        inserting: 0,
+    };
+    let done = pairing(&was_keys, &now_keys)
+        .into_iter()
+        .try_for_each(|step| match step {
+            Pair::Both(i, j) => list.patch(i, &was[i], &now[j]),
+            Pair::Old(i) => list.remove(i),
+            Pair::New(j) => {
+                list.inserted.push_str(now[j].markup);
+                list.inserting += 1;
+                Some(())
+            }
+        });
+    if done.and_then(|_| list.insert()).is_none() {
         // the page is not what this module wrote last: write the list whole
         let markup: String = now.iter().map(|n| n.markup).collect();
-        return parent.set_inner_html(&markup);
+        parent.set_inner_html(&markup);
     }
-    // `last`: the element the next insertion follows (none: the parent's start)
-    let (mut last, mut inserted) = (None::<&T>, String::new());
-    for step in pairing(was, now) {
-        match step {
-            Pair::Both(i, j) => {
-                insert_after(parent, last, &mut inserted);
-                patch_element(&on_page[i], &was[i], &now[j]);
-                last = Some(&on_page[i]);
-            }
-            Pair::Old(i) => on_page[i].remove(),
-            Pair::New(j) => inserted.push_str(now[j].markup),
-        }
-    }
-    insert_after(parent, last, &mut inserted);
 }
 
-/// Inserts `markup` (and empties it) after `last`, or at the start of `parent`.
-fn insert_after<T: Tree>(parent: &T, last: Option<&T>, markup: &mut String) {
-    if markup.is_empty() {
-        return;
+/// A list of children being patched in order: where the old ones are now, and the new ones
+/// waiting to be inserted. `None` from a step: a child is not on the page where it should be.
+struct Children<'p, T> {
+    parent: &'p T,
+    /// elements inserted minus elements removed so far: old child `i` is at `i + moved`
+    moved: isize,
+    /// the place of the element the next insertion follows (none: the parent's start)
+    after: Option<usize>,
+    inserted: String,
+    inserting: isize,
+}
+
+impl<T: Tree> Children<'_, T> {
+    fn place(&self, old: usize) -> usize {
+        (old as isize + self.moved) as usize
     }
-    match last {
-        Some(el) => el.insert_html("afterend", markup),
-        None => parent.insert_html("afterbegin", markup),
+    fn patch(&mut self, old: usize, was: &Node, now: &Node) -> Option<()> {
+        self.insert()?;
+        let at = self.place(old);
+        if was.markup != now.markup {
+            patch_element(&self.parent.element_child(at)?, was, now);
+        }
+        self.after = Some(at);
+        Some(())
     }
-    markup.clear();
+    fn remove(&mut self, old: usize) -> Option<()> {
+        self.parent.element_child(self.place(old))?.remove();
+        self.moved -= 1;
+        Some(())
+    }
+    /// Inserts the waiting markup after `after`, or at the start of the parent.
+    fn insert(&mut self) -> Option<()> {
+        if self.inserting == 0 {
+            return Some(());
+        }
+        match self.after {
+            Some(at) => self
+                .parent
+                .element_child(at)?
+                .insert_html("afterend", &self.inserted),
+            None => self.parent.insert_html("afterbegin", &self.inserted),
+        }
+        self.after = Some(self.after.map_or(0, |at| at + 1) + self.inserting as usize - 1);
+        self.moved += self.inserting;
+        self.inserted.clear();
+        self.inserting = 0;
+        Some(())
+    }
 }
 
 #[derive(Debug, PartialEq)]
@@ -255,8 +289,8 @@ enum Pair {
 /// The old and new children in order: paired along the longest common subsequence of their
 /// keys, the rest old (removed) or new (inserted). The common start and end are paired first, so
 /// the table is only as large as the part that changed.
-fn pairing(was: &[Node], now: &[Node]) -> Vec<Pair> {
-    let same = |i: usize, j: usize| key(&was[i]) == key(&now[j]);
+fn pairing<K: PartialEq>(was: &[K], now: &[K]) -> Vec<Pair> {
+    let same = |i: usize, j: usize| was[i] == now[j];
     let head = (0..was.len().min(now.len()))
         .take_while(|&k| same(k, k))
         .count();

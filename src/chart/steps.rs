@@ -64,27 +64,24 @@ impl Tree for Recorder {
     fn set_inner_html(&self, markup: &str) {
         self.push(Write::Whole(self.path.clone(), markup.len()));
     }
-    fn first_element_child(&self) -> Option<Self> {
+    fn element_child(&self, at: usize) -> Option<Self> {
         let mut path = self.path.clone();
-        path.push(0);
-        Some(Recorder {
-            path,
-            log: self.log.clone(),
-        })
-    }
-    fn next_element_sibling(&self) -> Option<Self> {
-        let mut path = self.path.clone();
-        *path.last_mut()? += 1;
+        path.push(at);
         Some(Recorder {
             path,
             log: self.log.clone(),
         })
     }
     fn first_child(&self) -> Option<Self> {
-        self.first_element_child()
+        self.element_child(0)
     }
     fn next_sibling(&self) -> Option<Self> {
-        self.next_element_sibling()
+        let mut path = self.path.clone();
+        *path.last_mut()? += 1;
+        Some(Recorder {
+            path,
+            log: self.log.clone(),
+        })
     }
     fn insert_html(&self, _: &str, markup: &str) {
         self.push(Write::Inserted(markup.len()));
@@ -243,12 +240,25 @@ mod tests {
             ("<p>a <b>1</b></p>", "<p>a &nbsp; <b>1</b></p>"),
             ("<div></div>", "<div><b>1</b><i>2</i></div>"),
             ("<div><b>1</b><i>2</i></div>", "<div></div>"),
+            (
+                r#"<a x="1"/><b/><c x="1"/><d/>"#,
+                r#"<e/><a x="2"/><c x="2"/><f/><g/><d x="2"/>"#,
+            ),
+            (r#"<a/><b/><c/><d x="1"/>"#, r#"<d x="2"/><e/>"#),
         ];
         for (old, new) in cases {
             let page = Model::host(old);
             patch_inner(&page, old, new);
             assert_eq!(page.printed(), Model::host(new).printed(), "{old} -> {new}");
         }
+    }
+
+    #[test]
+    fn a_page_holding_fewer_children_than_the_patch_wrote_last_is_written_whole() {
+        let (old, new) = (r#"<a/><b/><c x="1"/>"#, r#"<a/><c x="2"/>"#);
+        let page = Model::host("<a/>");
+        patch_inner(&page, old, new);
+        assert_eq!(page.printed(), Model::host(new).printed());
     }
 
     #[test]
