@@ -13,6 +13,12 @@ use crate::Session;
 pub const FLOOR_PAGE: &str = include_str!("../pages/frame-floor.html");
 pub const FLOOR_PATH: &str = "frame-floor.html";
 
+/// The wide floor: the same work per step laid out as the page lays out its answer (the slider
+/// at the left, the total and the chart across the answer column), so that a step damages about
+/// as much of the window as a step of the page, served at [`WIDE_FLOOR_PATH`].
+pub const WIDE_FLOOR_PAGE: &str = include_str!("../pages/frame-floor-wide.html");
+pub const WIDE_FLOOR_PATH: &str = "frame-floor-wide.html";
+
 /// A slider to step, and whether a step is Chromium's big step (PageUp/PageDown, a tenth of the
 /// range) instead of an arrow: on a power-of-two slider one arrow step is 1/1000 of the range and
 /// rarely changes the value.
@@ -261,6 +267,21 @@ pub fn press_breakdown(
         .collect()
 }
 
+/// The unrounded duration (ms) of every key press in a Chromium trace, in order: the trace's
+/// `EventTiming` events carry what the Event Timing API reports before it rounds to 8 ms (from
+/// the key event to the frame presented), so two builds can be compared below that step.
+pub fn press_durations(events: &[serde_json::Value]) -> Vec<f64> {
+    let mut keydowns: Vec<(f64, f64)> = events
+        .iter()
+        .filter(|e| e["name"] == "EventTiming" && e["ph"] == "b")
+        .map(|e| &e["args"]["data"])
+        .filter(|d| d["type"] == "keydown")
+        .filter_map(|d| Some((d["timeStamp"].as_f64()?, d["duration"].as_f64()?)))
+        .collect();
+    keydowns.sort_by(|a, b| a.0.total_cmp(&b.0));
+    keydowns.into_iter().map(|(_, ms)| ms).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -272,6 +293,21 @@ mod tests {
             slow: slow.to_vec(),
             ..FrameRun::default()
         }
+    }
+
+    #[test]
+    fn a_trace_gives_each_key_press_its_unrounded_duration_in_order() {
+        let timing = |ts: f64, kind: &str, ms: f64| {
+            json!({"name": "EventTiming", "ph": "b",
+                   "args": {"data": {"type": kind, "timeStamp": ts, "duration": ms}}})
+        };
+        let events = [
+            timing(20.0, "keydown", 13.4),
+            timing(20.5, "keyup", 9.0),
+            json!({"name": "EventTiming", "ph": "e", "args": {}}),
+            timing(10.0, "keydown", 5.8),
+        ];
+        assert_eq!(press_durations(&events), vec![5.8, 13.4]);
     }
 
     #[test]

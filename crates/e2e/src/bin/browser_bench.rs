@@ -1,8 +1,9 @@
 //! Browser benchmark (not a test): interaction and load times of the built page in headless
 //! Chromium, measured inside the page with performance.now() and driven through WebDriver, and
 //! the engine timed inside the wasm (`engine_bench`, exported by the page); and interaction to
-//! next paint as Chromium reports it (Event Timing API, see `e2e::frames`) on the page and on a
-//! blank-page floor, in a second browser whose frames do not wait for a 60 Hz tick.
+//! next paint as Chromium reports it (Event Timing API, see `e2e::frames`) on the page and on two
+//! blank-page floors (the floor's work in a corner, and the same work spread over the page's
+//! layout), in a second browser whose frames do not wait for a 60 Hz tick.
 //!
 //! Usage: cargo run -p e2e --release --bin browser-bench [-- CHANGES LOADS STEPS]   (defaults 240 20 25)
 //! STEPS: key presses per slider for interaction to next paint (six sliders on the page, and six
@@ -15,7 +16,9 @@
 //! Prints median / p95 / max of each measure, the budgets of BENCHMARKS.md met or not, and the
 //! machine it ran on. Exits 1 when a measurement could not be taken, never for a missed budget.
 
-use e2e::frames::{self, FrameRun, Slider, FLOOR_PAGE, FLOOR_PATH};
+use e2e::frames::{
+    self, FrameRun, Slider, FLOOR_PAGE, FLOOR_PATH, WIDE_FLOOR_PAGE, WIDE_FLOOR_PATH,
+};
 use e2e::{dist_dir, Driver, Session, StaticServer};
 use serde_json::json;
 
@@ -125,26 +128,33 @@ const PAGE_SLIDERS: [Slider; 6] = [
     },
 ];
 
+/// The two floors, served beside the page.
+const FLOORS: e2e::ExtraPages = &[(FLOOR_PATH, FLOOR_PAGE), (WIDE_FLOOR_PATH, WIDE_FLOOR_PAGE)];
+
 /// Chromium switches of the next-paint session: frames start as soon as there is something to
 /// draw instead of on the next 60 Hz tick. With the tick, a step waits 0-16.7 ms for it whatever
 /// the page does, and the blank-page floor itself has about half its steps at 16 ms or more.
 const NO_FRAME_TICK: [&str; 2] = ["--disable-gpu-vsync", "--disable-frame-rate-limit"];
 
-/// Interaction to next paint on the page and on the blank-page floor, in the same run, in a
-/// browser of their own. VRAM_BENCH_TRACE=file also records Chromium's trace of both into file.
+/// Interaction to next paint on the page and on both floors, in the same run, in a browser of
+/// their own. VRAM_BENCH_TRACE=file also records Chromium's trace of all three into file.
 fn next_paint(
     driver: &Driver,
     server: &StaticServer,
     steps_each: usize,
-) -> (Result<FrameRun, String>, Result<FrameRun, String>) {
+) -> [Result<FrameRun, String>; 3] {
     let traced = std::env::var_os("VRAM_BENCH_TRACE");
     let session = &Session::with_args(driver, 1280, 1000, &NO_FRAME_TICK, traced.is_some());
-    session.goto(&server.url(&format!("/{FLOOR_PATH}")));
-    let floor = [Slider {
-        css: "#s",
-        big_step: false,
-    }];
-    let floor = frames::run_steps(session, &floor, steps_each * PAGE_SLIDERS.len(), "#total");
+    let floor_at = |path: &str| {
+        session.goto(&server.url(&format!("/{path}")));
+        let slider = [Slider {
+            css: "#s",
+            big_step: false,
+        }];
+        frames::run_steps(session, &slider, steps_each * PAGE_SLIDERS.len(), "#total")
+    };
+    let floor = floor_at(FLOOR_PATH);
+    let wide = floor_at(WIDE_FLOOR_PATH);
     session.goto(&server.url("/"));
     session.wait_for("#chart[data-first-draw]", 30);
     if let Some(hidden) = std::env::var_os("VRAM_BENCH_HIDE") {
@@ -155,8 +165,9 @@ fn next_paint(
         let events = session.timeline();
         let _ = std::fs::write(&path, serde_json::Value::from(events.clone()).to_string());
         let presses = steps_each * PAGE_SLIDERS.len();
-        // the floor's presses, then the page's
-        match frames::press_breakdown(&events, presses, 2 * presses) {
+        report_unrounded(&frames::press_durations(&events), presses);
+        // the floors' presses, then the page's
+        match frames::press_breakdown(&events, presses, 3 * presses) {
             Some(ms) => {
                 let parts: Vec<String> = frames::PARTS
                     .iter()
@@ -173,7 +184,29 @@ fn next_paint(
             None => println!("the trace in {} does not hold every press (chromedriver keeps only the last seconds: use STEPS of about 4)", path.to_string_lossy()),
         }
     }
-    (page, floor)
+    [page, floor, wide]
+}
+
+/// The median and the largest unrounded duration of the floor's, the wide floor's and the
+/// page's presses, from the trace (the last `3 × presses` key presses of the session).
+fn report_unrounded(durations: &[f64], presses: usize) {
+    if durations.len() < 3 * presses {
+        println!("the trace holds {} of the {} presses (chromedriver keeps only the last seconds: use STEPS of about 3)", durations.len(), 3 * presses);
+        return;
+    }
+    let runs = durations[durations.len() - 3 * presses..].chunks(presses);
+    let parts: Vec<String> = ["floor", "wide floor", "page"]
+        .iter()
+        .zip(runs)
+        .map(|(name, run)| {
+            let (median, _, max) = stats(run.to_vec());
+            let under = run.iter().filter(|ms| **ms < 12.0).count();
+            format!(
+                "{name} median {median:.1} ms, max {max:.1} ms, {under} of {presses} under 12 ms"
+            )
+        })
+        .collect();
+    println!("unrounded durations from the trace (key event to frame presented; the tracing slows every part): {}", parts.join("; "));
 }
 
 /// Hides the page's elements matching each of the comma-separated `selectors` with `visibility:
@@ -197,11 +230,13 @@ fn hide(session: &Session, selectors: &str) {
     }
 }
 
-/// Prints both runs; true when one could not be measured.
-fn report_next_paint(page: &Result<FrameRun, String>, floor: &Result<FrameRun, String>) -> bool {
+/// Prints the three runs (the page, the floor, the wide floor); true when one could not be
+/// measured.
+fn report_next_paint(runs: &[Result<FrameRun, String>; 3]) -> bool {
     println!("interaction to next paint (Event Timing API, trusted key presses through WebDriver; budget: 95 % of steps under 16 ms, none over 50 ms):");
     let mut broken = false;
-    for (name, run) in [("page", page), ("blank-page floor", floor)] {
+    let names = ["page", "blank-page floor", "wide floor"];
+    for (name, run) in names.into_iter().zip(runs) {
         match run {
             Ok(r) => {
                 let met =
@@ -253,7 +288,7 @@ fn main() {
     let load_before = loadavg();
     let dist = dist_dir();
     let steps_each = args.get(2).copied().unwrap_or(25);
-    let server = StaticServer::start_with(dist.clone(), &[(FLOOR_PATH, FLOOR_PAGE)]);
+    let server = StaticServer::start_with(dist.clone(), FLOORS);
     let driver = Driver::start();
     let session = Session::new(&driver, 1280, 1000);
     let mut broken = false;
@@ -308,7 +343,7 @@ fn main() {
         }
     }
 
-    let (page_frames, floor_frames) = next_paint(&driver, &server, steps_each);
+    let frames = next_paint(&driver, &server, steps_each);
 
     let ua = session.js("return navigator.userAgent", vec![]);
     // the engine inside the wasm: one call to warm up (V8 compiles wasm lazily and optimises hot
@@ -383,7 +418,7 @@ fn main() {
             failed[0]
         );
     }
-    broken |= report_next_paint(&page_frames, &floor_frames);
+    broken |= report_next_paint(&frames);
     let (m, p, x) = stats(load.clone());
     println!(
         "load: {loads} loads from 127.0.0.1, no cache, navigation start -> first chart drawn: first {first_load:.1} ms, median {m:.1} ms, p95 {p:.1} ms, max {x:.1} ms   budget median < 300 ms: {}",
