@@ -26,6 +26,27 @@ fn config() -> ProptestConfig {
     }
 }
 
+/// `s` as a full fine-tune and as LoRA, both with a batch and a sequence the engine estimates
+/// (under 1 EiB a GPU): a LoRA draw near that bound can be a full fine-tune past it, which the
+/// engine refuses (`BeyondHardware`) instead of comparing.
+fn full_and_lora(s: &Scenario) -> (Scenario, Scenario) {
+    let full = within_bounds(Scenario {
+        job: Job::Full,
+        ..s.clone()
+    });
+    let lora = within_bounds(Scenario {
+        job: Job::Lora,
+        ..full.clone()
+    });
+    let full = Scenario {
+        batch: lora.batch,
+        seq: lora.seq,
+        gen: lora.gen,
+        ..full
+    };
+    (full, lora)
+}
+
 /// A LoRA scenario (the same one makes a full fine-tune by changing the job): 16- or 32-bit
 /// base weights, at least one target, ranks up to 512.
 fn arb_lora_scenario() -> impl Strategy<Value = Scenario> {
@@ -208,8 +229,7 @@ proptest! {
             dora: false,
             ..s
         };
-        let full = Scenario { job: Job::Full, ..s.clone() };
-        let lora = Scenario { job: Job::Lora, ..s.clone() };
+        let (full, lora) = full_and_lora(&s);
         let (f, l) = (estimate_of(&full), estimate_of(&lora));
         // An adapter holds r x (d_in + d_out) values against the matrix's d_in x d_out: a rank near
         // the matrix's width makes LoRA train as many values as full fine-tuning does.
@@ -238,8 +258,13 @@ proptest! {
         // - an optimizer with per-parameter state: with plain SGD or Adafactor's factored rows and
         //   columns, full fine-tuning adds almost nothing outside the step, while LoRA's adapter
         //   weights are alive at the forward/backward peak;
-        // - no pipeline stages, as above.
+        // - no pipeline stages, as above;
+        // - no paged optimizer: full fine-tuning's states then leave the caching allocator for
+        //   unified memory, and with them the allocator's reserve on them, while LoRA's adapter
+        //   weights stay in it and pay the reserve (qwen3-4b, fp32, rank 459, 8-bit AdamW, a
+        //   64 % reserve: LoRA 11 MB over full fine-tuning's 67.1 GB).
         let s = Scenario {
+            paged_optimizer: false,
             offload: Offload::None,
             tp: 1,
             pp: 1,
@@ -263,8 +288,7 @@ proptest! {
             .map(|m| if ["gate", "up", "down"].contains(m) { routed } else { 1 })
             .sum();
         prop_assume!(s.lora_rank * per_token_modules <= 2 * arch.hidden);
-        let full = Scenario { job: Job::Full, ..s.clone() };
-        let lora = Scenario { job: Job::Lora, ..s.clone() };
+        let (full, lora) = full_and_lora(&s);
         let (f, l) = (estimate_of(&full), estimate_of(&lora));
         prop_assume!(4 * l.trainable <= f.trainable);
         prop_assert!(l.total <= f.total + 16, "LoRA {} > full {} for {lora:?}", l.total, f.total);
@@ -280,7 +304,10 @@ proptest! {
         let s = Scenario { quantize_head: false, ..s };
         let lora = s.clone();
         let qlora = Scenario { job: Job::Qlora, weights: q, ..s.clone() };
-        let (l, q) = (estimate_of(&lora), estimate_of(&qlora));
+        // Stage by stage: with the layers split over pipeline stages the busiest stage of the
+        // two can differ (QLoRA's activations are not LoRA's), and its weights with it.
+        let arch = s.model.architecture().unwrap();
+        let stages = |s: &Scenario| estimate_stages(s, &arch).unwrap_or_else(|e| panic!("no estimate ({e}) for {s:?}"));
         let kept = |b: &Breakdown| -> u64 {
             b.lines
                 .iter()
@@ -288,7 +315,9 @@ proptest! {
                 .map(|x| x.bytes)
                 .sum()
         };
-        prop_assert!(kept(&q) <= kept(&l), "{} > {} for {qlora:?}", kept(&q), kept(&l));
+        for (l, q) in stages(&lora).iter().zip(&stages(&qlora)) {
+            prop_assert!(kept(q) <= kept(l), "stage {}: {} > {} for {qlora:?}", l.stage.index, kept(q), kept(l));
+        }
     }
 
     #[test]
