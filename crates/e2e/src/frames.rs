@@ -19,6 +19,10 @@ pub const FLOOR_PATH: &str = "frame-floor.html";
 pub const WIDE_FLOOR_PAGE: &str = include_str!("../pages/frame-floor-wide.html");
 pub const WIDE_FLOOR_PATH: &str = "frame-floor-wide.html";
 
+/// The floors' script: what each step redraws (both pages load it from [`FLOOR_SCRIPT_PATH`]).
+pub const FLOOR_SCRIPT: &str = include_str!("../pages/frame-floor.js");
+pub const FLOOR_SCRIPT_PATH: &str = "frame-floor.js";
+
 /// A slider to step, and whether a step is Chromium's big step (PageUp/PageDown, a tenth of the
 /// range) instead of an arrow: on a power-of-two slider one arrow step is 1/1000 of the range and
 /// rarely changes the value.

@@ -43,7 +43,8 @@ fn mime(path: &Path) -> &'static str {
     }
 }
 
-/// Files the server answers from memory instead of the folder: (path without the leading `/`, HTML).
+/// Files the server answers from memory instead of the folder: (path without the leading `/`, its
+/// text), typed by the path's extension.
 pub type ExtraPages = &'static [(&'static str, &'static str)];
 
 impl StaticServer {
@@ -141,11 +142,7 @@ fn serve_one(mut stream: TcpStream, root: &Path, extra: ExtraPages, hub: Option<
     };
     let page = extra.iter().find(|(p, _)| *p == rel);
     let (status, body, kind) = match (page, std::fs::read(&file)) {
-        (Some((_, html)), _) => (
-            "200 OK",
-            html.as_bytes().to_vec(),
-            mime(Path::new("x.html")),
-        ),
+        (Some((_, text)), _) => ("200 OK", text.as_bytes().to_vec(), mime(Path::new(rel))),
         (None, Ok(b)) => ("200 OK", b, mime(&file)),
         (None, Err(_)) => ("404 Not Found", b"not found".to_vec(), "text/plain"),
     };

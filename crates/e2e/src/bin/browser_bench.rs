@@ -17,7 +17,8 @@
 //! machine it ran on. Exits 1 when a measurement could not be taken, never for a missed budget.
 
 use e2e::frames::{
-    self, FrameRun, Slider, FLOOR_PAGE, FLOOR_PATH, WIDE_FLOOR_PAGE, WIDE_FLOOR_PATH,
+    self, FrameRun, Slider, FLOOR_PAGE, FLOOR_PATH, FLOOR_SCRIPT, FLOOR_SCRIPT_PATH,
+    WIDE_FLOOR_PAGE, WIDE_FLOOR_PATH,
 };
 use e2e::{dist_dir, Driver, Session, StaticServer};
 use serde_json::json;
@@ -128,8 +129,12 @@ const PAGE_SLIDERS: [Slider; 6] = [
     },
 ];
 
-/// The two floors, served beside the page.
-const FLOORS: e2e::ExtraPages = &[(FLOOR_PATH, FLOOR_PAGE), (WIDE_FLOOR_PATH, WIDE_FLOOR_PAGE)];
+/// The two floors and their script, served beside the page.
+const FLOORS: e2e::ExtraPages = &[
+    (FLOOR_PATH, FLOOR_PAGE),
+    (WIDE_FLOOR_PATH, WIDE_FLOOR_PAGE),
+    (FLOOR_SCRIPT_PATH, FLOOR_SCRIPT),
+];
 
 /// Chromium switches of the next-paint session: frames start as soon as there is something to
 /// draw instead of on the next 60 Hz tick. With the tick, a step waits 0-16.7 ms for it whatever
