@@ -7,7 +7,8 @@ use vram_engine::{GgufSummary, Projector};
 use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::JsFuture;
 
-use crate::readers::{call_in, load_module, refusal, Refused};
+use crate::page_js::load_module;
+use crate::readers::{call_in, refusal, Refused};
 
 /// The module's meta name.
 pub const LOCAL: &str = "vram-local";

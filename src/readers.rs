@@ -1,8 +1,9 @@
 //! The on-demand readers module (`crates/readers`, built by Trunk beside the page): imported the
 //! first time the page needs a reader, never at start. Its file name (content-hashed by
 //! `scripts/post_build.py`) is in `<meta name="vram-readers">`; the CSP's `script-src 'self'`
-//! allows it. A failed import is forgotten, so the next call tries again. The loader and `call_in`
-//! serve any on-demand module by its meta name (the local job's module: `src/local_module.rs`).
+//! allows it. The loader (`crate::page_js::load_module`) forgets a failed import, so the next call
+//! tries again; it and `call_in` serve any on-demand module by its meta name (the local job's
+//! module: `src/local_module.rs`).
 
 use js_sys::{Array, Function, Promise, Reflect};
 use vram_engine::{decode_arch, Architecture, Measurement, Quantization};
@@ -10,8 +11,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
 use crate::i18n::Lang;
-use crate::page_js::export_of;
-pub use crate::page_js::load_module;
+use crate::page_js::{export_of, load_module};
 
 /// The readers module's meta name.
 pub const READERS: &str = "vram-readers";

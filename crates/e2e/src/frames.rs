@@ -273,7 +273,8 @@ pub fn press_breakdown(
 
 /// The unrounded duration (ms) of every key press in a Chromium trace, in order: the trace's
 /// `EventTiming` events carry what the Event Timing API reports before it rounds to 8 ms (from
-/// the key event to the frame presented), so two builds can be compared below that step.
+/// the key event to the frame presented), so a press can be looked at below that step (the
+/// tracing itself slows every press).
 pub fn press_durations(events: &[serde_json::Value]) -> Vec<f64> {
     let mut keydowns: Vec<(f64, f64)> = events
         .iter()

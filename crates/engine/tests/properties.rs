@@ -13,6 +13,12 @@ fn estimate_of(s: &Scenario) -> Breakdown {
     estimate(s).unwrap_or_else(|e| panic!("no estimate ({e}) for {s:?}"))
 }
 
+/// The budget of every pipeline stage (one when the layers are not split).
+fn stages_of(s: &Scenario) -> Vec<Breakdown> {
+    let arch = s.model.architecture().unwrap();
+    estimate_stages(s, &arch).unwrap_or_else(|e| panic!("no estimate ({e}) for {s:?}"))
+}
+
 fn config() -> ProptestConfig {
     ProptestConfig {
         cases: std::env::var("PROPTEST_CASES")
@@ -306,8 +312,6 @@ proptest! {
         let qlora = Scenario { job: Job::Qlora, weights: q, ..s.clone() };
         // Stage by stage: with the layers split over pipeline stages the busiest stage of the
         // two can differ (QLoRA's activations are not LoRA's), and its weights with it.
-        let arch = s.model.architecture().unwrap();
-        let stages = |s: &Scenario| estimate_stages(s, &arch).unwrap_or_else(|e| panic!("no estimate ({e}) for {s:?}"));
         let kept = |b: &Breakdown| -> u64 {
             b.lines
                 .iter()
@@ -315,7 +319,7 @@ proptest! {
                 .map(|x| x.bytes)
                 .sum()
         };
-        for (l, q) in stages(&lora).iter().zip(&stages(&qlora)) {
+        for (l, q) in stages_of(&lora).iter().zip(&stages_of(&qlora)) {
             prop_assert!(kept(q) <= kept(l), "stage {}: {} > {} for {qlora:?}", l.stage.index, kept(q), kept(l));
         }
     }

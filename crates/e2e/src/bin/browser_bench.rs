@@ -186,7 +186,7 @@ fn next_paint(
                     ms[frames::PARTS.len()]
                 );
             }
-            None => println!("the trace in {} does not hold every press (chromedriver keeps only the last seconds: use STEPS of about 4)", path.to_string_lossy()),
+            None => println!("the trace in {} does not hold every press (chromedriver keeps only the last seconds: use STEPS of about 3)", path.to_string_lossy()),
         }
     }
     [page, floor, wide]
