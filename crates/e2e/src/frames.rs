@@ -41,6 +41,8 @@ pub struct FrameRun {
     pub changed: usize,
     pub same_frame: usize,
     pub inputs: usize,
+    /// How many slow steps each slider had (by the id of the event's target), in id order.
+    pub slow_per_slider: Vec<(String, usize)>,
 }
 
 /// Installed once per page load: collects Event Timing entries and, for every `input`, whether
@@ -49,7 +51,7 @@ const OBSERVE: &str = r#"
 if (!window.__frames) {
   const f = window.__frames = {events: [], inputs: 0, sameFrame: 0};
   new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) f.events.push({name: e.name, duration: e.duration, id: e.interactionId});
+    for (const e of list.getEntries()) f.events.push({name: e.name, duration: e.duration, id: e.interactionId, target: (e.target && e.target.id) || ''});
   }).observe({type: 'event', durationThreshold: 16, buffered: true});
   const total = () => { const e = document.querySelector(arguments[0]); return e ? e.textContent : null; };
   addEventListener('input', () => {
@@ -132,6 +134,11 @@ pub fn run_steps(
             .iter()
             .filter_map(|e| Some((e["id"].as_u64()?, e["duration"].as_f64()?))),
     );
+    run.slow_per_slider = slow_per_target(
+        events
+            .iter()
+            .filter_map(|e| Some((e["id"].as_u64()?, e["target"].as_str()?.to_string()))),
+    );
     run.inputs = seen["inputs"].as_u64().unwrap_or(0) as usize;
     run.same_frame = seen["sameFrame"].as_u64().unwrap_or(0) as usize;
     Ok(run)
@@ -146,6 +153,20 @@ fn slowest_per_interaction(entries: impl Iterator<Item = (u64, f64)>) -> Vec<f64
         *slot = slot.max(ms);
     }
     by_id.into_values().collect()
+}
+
+/// How many slow interactions each target had: an interaction counts once, for the target of its
+/// first entry (a key press's keydown, input and keyup share their slider).
+fn slow_per_target(entries: impl Iterator<Item = (u64, String)>) -> Vec<(String, usize)> {
+    let mut target_of = std::collections::BTreeMap::<u64, String>::new();
+    for (id, target) in entries.filter(|(id, _)| *id > 0) {
+        target_of.entry(id).or_insert(target);
+    }
+    let mut counts = std::collections::BTreeMap::<String, usize>::new();
+    for target in target_of.into_values() {
+        *counts.entry(target).or_insert(0) += 1;
+    }
+    counts.into_iter().collect()
 }
 
 impl FrameRun {
@@ -355,6 +376,22 @@ mod tests {
         assert_eq!(parts[0], 4.0); // the keydown, not the input inside it
         assert_eq!(parts[3], 2.0); // the layout after the commit is the next frame's
         assert_eq!(parts[PARTS.len()], 9.0);
+    }
+
+    #[test]
+    fn slow_presses_are_counted_once_per_slider_they_were_made_on() {
+        let entries = [
+            (7, "batch"),
+            (7, "batch"),
+            (8, "seq"),
+            (0, "seq"),
+            (9, "batch"),
+        ];
+        let entries = entries.map(|(id, t)| (id, t.to_string()));
+        assert_eq!(
+            slow_per_target(entries.into_iter()),
+            vec![("batch".to_string(), 2), ("seq".to_string(), 1)]
+        );
     }
 
     #[test]

@@ -12,7 +12,8 @@
 //! VRAM_BENCH_RAW=1 prints every change's raw timings to stderr.
 //! VRAM_BENCH_HIDE=#chart,#seq-chart hides those elements (visibility: hidden) before the page's
 //! key presses: what painting them costs a step. VRAM_BENCH_TRACE=file records Chromium's trace;
-//! VRAM_BENCH_TRACE_CATEGORIES replaces its categories (e.g. add `viz` for the damaged area).
+//! VRAM_BENCH_CSS adds style rules to the page before its key presses (e.g. `#chart svg { display:
+//! none }`: a part neither styled, laid out nor painted). VRAM_BENCH_TRACE_CATEGORIES replaces its categories (e.g. add `viz` for the damaged area).
 //! Prints median / p95 / max of each measure, the budgets of BENCHMARKS.md met or not, and the
 //! machine it ran on. Exits 1 when a measurement could not be taken, never for a missed budget.
 
@@ -165,6 +166,9 @@ fn next_paint(
     if let Some(hidden) = std::env::var_os("VRAM_BENCH_HIDE") {
         hide(session, &hidden.to_string_lossy());
     }
+    if let Some(css) = std::env::var_os("VRAM_BENCH_CSS") {
+        add_rules(session, &css.to_string_lossy());
+    }
     let page = frames::run_steps(session, &PAGE_SLIDERS, steps_each, "#total");
     if let Some(path) = traced {
         let events = session.timeline();
@@ -214,25 +218,28 @@ fn report_unrounded(durations: &[f64], presses: usize) {
     println!("unrounded durations from the trace (key event to frame presented; the tracing slows every part): {}", parts.join("; "));
 }
 
-/// Hides the page's elements matching each of the comma-separated `selectors` with `visibility:
-/// hidden`: they are still updated, styled and laid out, but not painted or rastered, so a run
-/// with a chart hidden tells what painting that chart costs a step.
+/// Hides every element of the page matching each of the comma-separated `selectors` with
+/// `visibility: hidden` (an adopted style sheet, which the page's CSP allows, so elements the page adds later are hidden too): they are
+/// still updated, styled and laid out, but not painted or rastered, so a run with a chart hidden
+/// tells what painting that chart costs a step.
 fn hide(session: &Session, selectors: &str) {
     for css in selectors.split(',').filter(|c| !c.trim().is_empty()) {
         let found = session.js(
-            "const e = document.querySelector(arguments[0]); if (e) e.style.visibility = 'hidden'; return !!e;",
+            "const n = document.querySelectorAll(arguments[0]).length; const s = new CSSStyleSheet(); s.replaceSync(arguments[0] + ' { visibility: hidden !important; }'); document.adoptedStyleSheets = [...document.adoptedStyleSheets, s]; return n;",
             vec![json!(css.trim())],
         );
-        println!(
-            "VRAM_BENCH_HIDE: {} {}",
-            css.trim(),
-            if found == json!(true) {
-                "hidden"
-            } else {
-                "not found"
-            }
-        );
+        println!("VRAM_BENCH_HIDE: {} hidden ({} now)", css.trim(), found);
     }
+}
+
+/// Adds `css` (rules, e.g. `#chart svg { display: none }`) to the page's styles before its key
+/// presses: what a part costs when it is not styled, laid out or painted at all.
+fn add_rules(session: &Session, css: &str) {
+    session.js(
+        "const s = new CSSStyleSheet(); s.replaceSync(arguments[0]); document.adoptedStyleSheets = [...document.adoptedStyleSheets, s];",
+        vec![json!(css)],
+    );
+    println!("VRAM_BENCH_CSS: {css}");
 }
 
 /// Prints the three runs (the page, the floor, the wide floor); true when one could not be
@@ -254,6 +261,14 @@ fn report_next_paint(runs: &[Result<FrameRun, String>; 3]) -> bool {
                     r.same_frame,
                     r.inputs
                 );
+                if r.slow_per_slider.len() > 1 {
+                    let per: Vec<String> = r
+                        .slow_per_slider
+                        .iter()
+                        .map(|(id, n)| format!("{id} {n}"))
+                        .collect();
+                    println!("    slow steps per slider: {}", per.join(", "));
+                }
                 if std::env::var_os("VRAM_BENCH_RAW").is_some() {
                     eprintln!("{name}: slow steps (ms) {:?}", r.slow);
                 }
