@@ -19,7 +19,9 @@ pub struct AppState {
     pub measured: RwSignal<Option<Measurement>>,
     /// The Hub endpoint model ids are read from, when not huggingface.co (`hfe=`).
     pub hub_endpoint: RwSignal<Option<HubEndpoint>>,
-    /// The one memo: the breakdown and everything derived from it, or the reason it failed.
+    /// The memo the page's answer reads: the breakdown and what derives from it, or the reason
+    /// it failed. What only the fit panel shows (`vram_engine::Advice`) that panel computes when
+    /// it is built, so a step computes it only while the panel is in sight.
     pub computed: Memo<Result<Overview, EngineError>>,
 }
 

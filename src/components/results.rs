@@ -55,26 +55,23 @@ fn verdict_markup(st: &AppState) -> (&'static str, bool, String) {
         Ok(c) => c,
     };
     let b = &c.breakdown;
-    let v = c.verdicts.iter().find(|v| v.gpu == gpu).copied();
-    let fits = v.map(|v| v.fits).unwrap_or(false);
-    let headroom = v.map(|v| v.headroom).unwrap_or(0);
+    let need = c.need;
+    let (fits, headroom) = (need.fits(), need.headroom());
     // every job is measured against what the CUDA driver reports, a server against
     // gpu_memory_utilization × that
-    let budget = v
-        .map(|v| {
-            let (budget, visible) = (unit.format(v.budget), unit.format(v.gpu.visible_bytes()));
-            let equation = if job == Job::Serving && server == Server::Sglang {
-                let split = st.scenario.with(|s| b.sglang_split(s, gpu));
-                let free = unit.format(split.free_before);
-                vram_text::sglang_budget_equation(l, split.permille, &budget, &free)
-            } else {
-                let util = (job == Job::Serving).then_some(util);
-                let capacity = unit.format(v.capacity);
-                vram_text::budget_equation(l, util, &budget, &visible, &capacity)
-            };
-            format!(" ({equation})")
-        })
-        .unwrap_or_default();
+    let budget = {
+        let (budget, visible) = (unit.format(need.budget), unit.format(gpu.visible_bytes()));
+        let equation = if job == Job::Serving && server == Server::Sglang {
+            let split = st.scenario.with(|s| b.sglang_split(s, gpu));
+            let free = unit.format(split.free_before);
+            vram_text::sglang_budget_equation(l, split.permille, &budget, &free)
+        } else {
+            let util = (job == Job::Serving).then_some(util);
+            let capacity = unit.format(gpu.bytes());
+            vram_text::budget_equation(l, util, &budget, &visible, &capacity)
+        };
+        format!(" ({equation})")
+    };
     let mut html = format!(
         r#"<p class="total-line">{} <strong id="total">{}</strong> {}<span class="muted"> ({} <span id="tensors">{}</span>, {} {})</span></p><p class="fit-line" id="fit-line"><strong>{}</strong>: {} · {} {}{}</p>"#,
         esc(t(l, "needs")),
@@ -342,92 +339,93 @@ fn fit_markup(st: &AppState) -> Option<String> {
     let l = st.lang.get();
     let (unit, selected) = st.scenario.with(|s| (s.unit, s.gpu));
     st.computed.with(|c| {
-        c.as_ref().ok().map(|c| {
-            // rows as markup from the catalog's fixed names and the engine's numbers
-            let rows: String = c
-                .verdicts
-                .iter()
-                .map(|v| {
-                    let head = signed_decimal(v.headroom as f64 / unit.bytes() as f64, 1);
-                    let class = match (v.gpu == selected, v.fits) {
-                        (true, true) => "selected fits",
-                        (true, false) => "selected",
-                        (false, true) => "fits",
-                        (false, false) => "",
-                    };
-                    format!(
-                        r#"<tr id="fit-{}" class="{class}"><th scope="row">{}</th><td>{}</td><td class="verdict-cell">{}</td><td>{}</td><td>{}</td></tr>"#,
-                        v.gpu.key(),
-                        esc(v.gpu.label()),
-                        if v.budget < v.capacity {
-                            format!(
-                                "{} / {}",
-                                decimal(unit.value(v.budget), 1),
-                                decimal(unit.value(v.capacity), 1)
-                            )
-                        } else {
-                            decimal(unit.value(v.capacity), 1)
-                        },
-                        esc(if v.fits { t(l, "yes") } else { t(l, "no") }),
-                        head,
-                        v.gpus_needed.map(|n| n.to_string()).unwrap_or_else(|| "–".into())
-                    )
-                })
-                .collect();
-            let answers: String = c
-                .answers
-                .iter()
-                .map(|a| {
-                    format!(
-                        r#"<dt>{}</dt><dd id="answer-{}" data-setting="{}">{}</dd>"#,
-                        esc(vram_text::question(l, a.question)),
-                        a.question.id(),
-                        a.question.setting(),
-                        esc(&vram_text::answer(l, a))
-                    )
-                })
-                .collect();
-            // built as markup from the engine's fixed labels and numbers (nothing user-typed)
-            let fits_here = c.verdicts.iter().any(|v| v.gpu == selected && v.fits);
-            let remedies = if c.remedies.is_empty() {
-                if fits_here {
-                    String::new()
-                } else {
-                    format!(r#"<p class="remedies-h" id="no-remedy">{}</p>"#, esc(t(l, "no_remedy")))
-                }
-            } else {
-                let items: String = c
-                    .remedies
-                    .iter()
-                    .map(|(r, total)| {
-                        format!(
-                            r#"<li data-remedy="{}">{} → <strong>{}</strong></li>"#,
-                            r.key(),
-                            esc(i18n::remedy(l, *r)),
-                            esc(&unit.format(*total))
-                        )
-                    })
-                    .collect();
+        let c = c.as_ref().ok()?;
+        // computed here, not in the page's memo: only this panel shows it, and only in sight
+        let a = st.scenario.with(|s| vram_engine::Advice::compute(s, c).ok())?;
+        // rows as markup from the catalog's fixed names and the engine's numbers
+        let rows: String = a
+            .verdicts
+            .iter()
+            .map(|v| {
+                let head = signed_decimal(v.headroom as f64 / unit.bytes() as f64, 1);
+                let class = match (v.gpu == selected, v.fits) {
+                    (true, true) => "selected fits",
+                    (true, false) => "selected",
+                    (false, true) => "fits",
+                    (false, false) => "",
+                };
                 format!(
-                    r#"<p class="remedies-h">{}</p><ul class="remedies" id="remedies">{items}</ul>"#,
-                    esc(t(l, "remedies"))
+                    r#"<tr id="fit-{}" class="{class}"><th scope="row">{}</th><td>{}</td><td class="verdict-cell">{}</td><td>{}</td><td>{}</td></tr>"#,
+                    v.gpu.key(),
+                    esc(v.gpu.label()),
+                    if v.budget < v.capacity {
+                        format!(
+                            "{} / {}",
+                            decimal(unit.value(v.budget), 1),
+                            decimal(unit.value(v.capacity), 1)
+                        )
+                    } else {
+                        decimal(unit.value(v.capacity), 1)
+                    },
+                    esc(if v.fits { t(l, "yes") } else { t(l, "no") }),
+                    head,
+                    v.gpus_needed.map(|n| n.to_string()).unwrap_or_else(|| "–".into())
                 )
-            };
-            let serve = serve_markup(l, &st, c);
-            let capacity = t(l, "budget_capacity");
-            let html = format!(
-                r#"<h2 id="fit-h">{}: {}</h2><dl class="solver" id="solver">{answers}</dl><div>{remedies}</div><div>{serve}</div><h2>{}</h2><div class="table-wrap"><table id="fit-table"><thead><tr><th scope="col">GPU</th><th scope="col">{} ({})</th><th scope="col">{}</th><th scope="col">{}</th><th scope="col">{}</th></tr></thead><tbody>{rows}</tbody></table></div>"#,
-                esc(t(l, "solver")),
-                esc(selected.label()),
-                esc(t(l, "fit_table")),
-                esc(capacity),
-                unit.label(),
-                esc(t(l, "verdict")),
-                esc(t(l, "headroom")),
-                esc(t(l, "gpus_needed"))
-            );
-            html
-        })
+            })
+            .collect();
+        let answers: String = a
+            .answers
+            .iter()
+            .map(|a| {
+                format!(
+                    r#"<dt>{}</dt><dd id="answer-{}" data-setting="{}">{}</dd>"#,
+                    esc(vram_text::question(l, a.question)),
+                    a.question.id(),
+                    a.question.setting(),
+                    esc(&vram_text::answer(l, a))
+                )
+            })
+            .collect();
+        // built as markup from the engine's fixed labels and numbers (nothing user-typed)
+        let fits_here = a.verdicts.iter().any(|v| v.gpu == selected && v.fits);
+        let remedies = if a.remedies.is_empty() {
+            if fits_here {
+                String::new()
+            } else {
+                format!(r#"<p class="remedies-h" id="no-remedy">{}</p>"#, esc(t(l, "no_remedy")))
+            }
+        } else {
+            let items: String = a
+                .remedies
+                .iter()
+                .map(|(r, total)| {
+                    format!(
+                        r#"<li data-remedy="{}">{} → <strong>{}</strong></li>"#,
+                        r.key(),
+                        esc(i18n::remedy(l, *r)),
+                        esc(&unit.format(*total))
+                    )
+                })
+                .collect();
+            format!(
+                r#"<p class="remedies-h">{}</p><ul class="remedies" id="remedies">{items}</ul>"#,
+                esc(t(l, "remedies"))
+            )
+        };
+        let serve = serve_markup(l, &st, c);
+        let capacity = t(l, "budget_capacity");
+        let html = format!(
+            r#"<h2 id="fit-h">{}: {}</h2><dl class="solver" id="solver">{answers}</dl><div>{remedies}</div><div>{serve}</div><h2>{}</h2><div class="table-wrap"><table id="fit-table"><thead><tr><th scope="col">GPU</th><th scope="col">{} ({})</th><th scope="col">{}</th><th scope="col">{}</th><th scope="col">{}</th></tr></thead><tbody>{rows}</tbody></table></div>"#,
+            esc(t(l, "solver")),
+            esc(selected.label()),
+            esc(t(l, "fit_table")),
+            esc(capacity),
+            unit.label(),
+            esc(t(l, "verdict")),
+            esc(t(l, "headroom")),
+            esc(t(l, "gpus_needed"))
+        );
+        Some(html)
     })
 }
 
@@ -497,13 +495,14 @@ mod tests {
     fn the_benchmark_steps_patch_the_verdict_and_the_panels_exactly_and_without_writing_any_part_whole(
     ) {
         let scenario = RwSignal::new(vram_engine::Scenario::default());
+        let computed = Memo::new(move |_| scenario.with(vram_engine::Overview::compute));
         let st = AppState {
             scenario,
             lang: RwSignal::new(Lang::En),
             notices: RwSignal::new(Vec::new()),
             measured: RwSignal::new(None),
             hub_endpoint: RwSignal::new(None),
-            computed: Memo::new(move |_| scenario.with(vram_engine::Overview::compute)),
+            computed,
         };
         let start = st.scenario.get_untracked();
         let host = Recorder::new();

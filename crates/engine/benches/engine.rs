@@ -1,6 +1,6 @@
 //! Engine benchmarks (criterion): one estimate with and without the formula text, the verdicts for
 //! the GPU catalog, the solver, the 27-point sweep of sequence lengths, and the page's whole memo
-//! (`Overview::compute`: estimate + verdicts + solver + bars + sweep), for representative scenarios.
+//! (`Overview::compute` then `Advice::compute`: estimate + bars + sweep, then verdicts + solver), for representative scenarios.
 //!
 //! Run: cargo bench -p vram-engine --bench engine   (about two minutes; budgets in BENCHMARKS.md)
 
@@ -9,7 +9,9 @@ use std::time::Duration;
 use vram_engine::{estimate_with, solve, sweep_points, verdicts};
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use vram_engine::{Architecture, Gpu, Job, ModelChoice, Overview, Scenario, WeightFormat, Zero};
+use vram_engine::{
+    Advice, Architecture, Gpu, Job, ModelChoice, Overview, Scenario, WeightFormat, Zero,
+};
 
 /// The scenarios: (name, scenario). Each one is validated before it is timed.
 fn scenarios() -> Vec<(&'static str, Scenario)> {
@@ -114,7 +116,8 @@ fn bench_page(c: &mut Criterion) {
     let mut g = c.benchmark_group("page");
     for (name, s, arch) in prepared() {
         g.bench_with_input(BenchmarkId::new("memo", name), &s, |b, s| {
-            b.iter(|| Overview::compute(black_box(s)))
+            // the top of the page's memo and the fit panel's, as a step with the panel in sight
+            b.iter(|| Overview::compute(black_box(s)).map(|o| Advice::compute(s, &o)))
         });
         g.bench_with_input(BenchmarkId::new("sweep27", name), &s, |b, s| {
             b.iter(|| {

@@ -1,8 +1,10 @@
-//! Everything the page shows for one scenario, computed in one call: the breakdown, the verdict
-//! for every GPU, the solver, the same job over more GPUs, and memory as the sequence grows.
+//! Everything the page shows for one scenario: what the top of the page shows, computed in one
+//! call (the breakdown, the selected GPU's fit, the same job over more GPUs, and memory as the
+//! sequence grows), and what the fit panel below it adds ([`Advice`]: the verdict for every GPU,
+//! the solver and the remedies), computed only when that panel is built.
 
 use crate::error::EngineError;
-use crate::fit::{self, Answer, Remedy, Verdict};
+use crate::fit::{self, Answer, Need, Remedy, Verdict};
 use crate::memory::{estimate_with, Breakdown};
 use crate::model::Architecture;
 use crate::scenario::Scenario;
@@ -12,12 +14,9 @@ use crate::scenario::Scenario;
 pub struct Overview {
     pub arch: Architecture,
     pub breakdown: Breakdown,
-    pub verdicts: Vec<Verdict>,
-    /// The solver's answers for the selected GPU, in the job's order.
-    pub answers: Vec<Answer>,
-    /// When the job does not fit the selected GPU: single changes that make it fit, with the
-    /// total per GPU each then needs.
-    pub remedies: Vec<(Remedy, u64)>,
+    /// What the job may use of the selected GPU and needs of it: its verdict's budget and
+    /// headroom, without the search over GPU counts that the fit table's verdicts make.
+    pub need: Need,
     /// The same job over 1, 2, 4, 8 GPUs (and the chosen count): (GPUs, breakdown).
     pub bars: Vec<(u64, Breakdown)>,
     /// Total per GPU as the sequence (or prompt, or a served request) grows: (tokens, bytes).
@@ -35,9 +34,7 @@ impl Overview {
     pub fn compute(s: &Scenario) -> Result<Overview, EngineError> {
         let arch = s.model.architecture()?;
         let breakdown = estimate_with(s, &arch, true)?;
-        let verdicts = fit::verdicts(s, &arch)?;
-        let answers = fit::solve(s, &arch);
-        let remedies = fit::remedies(s, &arch, &breakdown);
+        let need = Need::on(s, &breakdown, s.gpu);
         let mut counts: Vec<u64> = vec![1, 2, 4, 8];
         if !counts.contains(&s.gpus) {
             // in order, without a sort (its code would be in the page for this list alone)
@@ -64,11 +61,33 @@ impl Overview {
         Ok(Overview {
             arch,
             breakdown,
-            verdicts,
-            answers,
-            remedies,
+            need,
             bars,
             sweep,
+        })
+    }
+}
+
+/// What the fit panel shows beyond the overview: it costs more than the rest of the page's
+/// answer together (a search over GPU counts for each of the catalog's GPUs, the solver's
+/// searches), so the page computes it only while that panel is in sight.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Advice {
+    pub verdicts: Vec<Verdict>,
+    /// The solver's answers for the selected GPU, in the job's order.
+    pub answers: Vec<Answer>,
+    /// When the job does not fit the selected GPU: single changes that make it fit, with the
+    /// total per GPU each then needs.
+    pub remedies: Vec<(Remedy, u64)>,
+}
+
+impl Advice {
+    /// The advice for `s`, whose overview is `o`.
+    pub fn compute(s: &Scenario, o: &Overview) -> Result<Advice, EngineError> {
+        Ok(Advice {
+            verdicts: fit::verdicts(s, &o.arch)?,
+            answers: fit::solve(s, &o.arch),
+            remedies: fit::remedies(s, &o.arch, &o.breakdown),
         })
     }
 }
@@ -91,6 +110,29 @@ mod tests {
             .any(|(n, b)| *n == 16 && *b == estimate_with(&s, &o.arch, false).unwrap()));
         assert_eq!(o.sweep.len(), 27);
         assert!(o.sweep.windows(2).all(|w| w[0].1 <= w[1].1));
+    }
+
+    #[test]
+    fn the_overviews_need_is_the_selected_gpus_verdict_in_the_advice() {
+        let serving = Scenario {
+            job: crate::Job::Serving,
+            ..Scenario::default()
+        };
+        let full = Scenario {
+            job: crate::Job::Full,
+            gpu: crate::Gpu::H100,
+            ..Scenario::default()
+        };
+        for s in [Scenario::default(), serving, full] {
+            let o = Overview::compute(&s).unwrap();
+            let a = Advice::compute(&s, &o).unwrap();
+            let v = a.verdicts.iter().find(|v| v.gpu == s.gpu).unwrap();
+            assert_eq!(
+                (o.need.budget, o.need.fits(), o.need.headroom()),
+                (v.budget, v.fits, v.headroom)
+            );
+            assert_eq!(a.answers, fit::solve(&s, &o.arch));
+        }
     }
 
     #[test]
