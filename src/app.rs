@@ -9,7 +9,7 @@ use crate::components::event_target_id;
 use crate::components::local::{local_model_file, local_results};
 use crate::components::measured::measured_panel;
 use crate::components::model::model_picker;
-use crate::components::results::{charts, explanations, fit_table, verdict_line};
+use crate::components::results::{charts, explanations, fit_panel, gpu_table, verdict_line};
 use crate::components::settings_list::{settings_list, Look};
 use crate::dom::{self, Drawn, Piece};
 use crate::i18n::{t, Lang};
@@ -74,7 +74,8 @@ fn setup() {
         dom::joined(vec![
             verdict_line(),
             charts(),
-            fit_table(),
+            fit_panel(),
+            gpu_table(),
             measured_panel(),
             explanations(),
         ])

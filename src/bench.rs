@@ -27,9 +27,10 @@ pub fn engine_bench() -> String {
     let solve_us = (now() - t0) * 1000.0 / 20.0;
     let t0 = now();
     for _ in 0..20 {
-        // the top of the page's memo and the fit panel's, as a step with the panel in sight
+        // the top of the page's memo and the fit panels', as a step with them in sight
         if let Ok(o) = Overview::compute(&s) {
             let _ = std::hint::black_box(vram_engine::Advice::compute(&s, &o));
+            let _ = std::hint::black_box(vram_engine::verdicts(&s, &o.arch));
         }
     }
     let page_us = (now() - t0) * 1000.0 / 20.0;

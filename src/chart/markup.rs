@@ -234,10 +234,9 @@ mod tests {
     fn the_answer_panels_read_as_elements_so_a_step_patches_them_in_place() {
         let s = Scenario::default();
         let c = Overview::compute(&s).unwrap();
-        let c = vram_engine::Advice::compute(&s, &c).unwrap();
-        // what the fit panel writes, as `patch_inner` wraps it: no part of it is written whole
-        let rows: String = c
-            .verdicts
+        let verdicts = vram_engine::verdicts(&s, &c.arch).unwrap();
+        // what the fit table writes, as `patch_inner` wraps it: no part of it is written whole
+        let rows: String = verdicts
             .iter()
             .map(|v| {
                 format!(

@@ -328,23 +328,32 @@ fn answer_section(
     })
 }
 
-pub fn fit_table() -> Piece {
+pub fn fit_panel() -> Piece {
     answer_section("fit", "fit-h", "fit-box", fit_markup, copy_serve)
 }
 
-/// The solver's answers, the changes that would make it fit, the serve commands and the fit
-/// table, as markup from the catalog's fixed names and the engine's numbers.
-fn fit_markup(st: &AppState) -> Option<String> {
-    let st = *st;
+pub fn gpu_table() -> Piece {
+    answer_section(
+        "gpu-table",
+        "gpu-table-h",
+        "gpu-table-box",
+        gpus_markup,
+        |_| {},
+    )
+}
+
+/// The fit table: every GPU of the catalog, whether the job fits it and how many it needs, as
+/// markup from the catalog's fixed names and the engine's numbers. A panel of its own, so that a
+/// step with only the solver in sight does not build it (issue 16, ninth round).
+fn gpus_markup(st: &AppState) -> Option<String> {
     let l = st.lang.get();
     let (unit, selected) = st.scenario.with(|s| (s.unit, s.gpu));
     st.computed.with(|c| {
         let c = c.as_ref().ok()?;
         // computed here, not in the page's memo: only this panel shows it, and only in sight
-        let a = st.scenario.with(|s| vram_engine::Advice::compute(s, c).ok())?;
+        let verdicts = st.scenario.with(|s| vram_engine::verdicts(s, &c.arch).ok())?;
         // rows as markup from the catalog's fixed names and the engine's numbers
-        let rows: String = a
-            .verdicts
+        let rows: String = verdicts
             .iter()
             .map(|v| {
                 let head = signed_decimal(v.headroom as f64 / unit.bytes() as f64, 1);
@@ -373,6 +382,28 @@ fn fit_markup(st: &AppState) -> Option<String> {
                 )
             })
             .collect();
+        Some(format!(
+            r#"<h2 id="gpu-table-h">{}</h2><div class="table-wrap"><table id="fit-table"><thead><tr><th scope="col">GPU</th><th scope="col">{} ({})</th><th scope="col">{}</th><th scope="col">{}</th><th scope="col">{}</th></tr></thead><tbody>{rows}</tbody></table></div>"#,
+            esc(t(l, "fit_table")),
+            esc(t(l, "budget_capacity")),
+            unit.label(),
+            esc(t(l, "verdict")),
+            esc(t(l, "headroom")),
+            esc(t(l, "gpus_needed"))
+        ))
+    })
+}
+
+/// The solver's answers, the changes that would make it fit and the serve commands, as markup
+/// from the engine's fixed labels and numbers.
+fn fit_markup(st: &AppState) -> Option<String> {
+    let st = *st;
+    let l = st.lang.get();
+    let (unit, selected) = st.scenario.with(|s| (s.unit, s.gpu));
+    st.computed.with(|c| {
+        let c = c.as_ref().ok()?;
+        // computed here, not in the page's memo: only this panel shows it, and only in sight
+        let a = st.scenario.with(|s| vram_engine::Advice::compute(s, c));
         let answers: String = a
             .answers
             .iter()
@@ -387,7 +418,7 @@ fn fit_markup(st: &AppState) -> Option<String> {
             })
             .collect();
         // built as markup from the engine's fixed labels and numbers (nothing user-typed)
-        let fits_here = a.verdicts.iter().any(|v| v.gpu == selected && v.fits);
+        let fits_here = c.need.fits();
         let remedies = if a.remedies.is_empty() {
             if fits_here {
                 String::new()
@@ -413,19 +444,11 @@ fn fit_markup(st: &AppState) -> Option<String> {
             )
         };
         let serve = serve_markup(l, &st, c);
-        let capacity = t(l, "budget_capacity");
-        let html = format!(
-            r#"<h2 id="fit-h">{}: {}</h2><dl class="solver" id="solver">{answers}</dl><div>{remedies}</div><div>{serve}</div><h2>{}</h2><div class="table-wrap"><table id="fit-table"><thead><tr><th scope="col">GPU</th><th scope="col">{} ({})</th><th scope="col">{}</th><th scope="col">{}</th><th scope="col">{}</th></tr></thead><tbody>{rows}</tbody></table></div>"#,
+        Some(format!(
+            r#"<h2 id="fit-h">{}: {}</h2><dl class="solver" id="solver">{answers}</dl><div>{remedies}</div><div>{serve}</div>"#,
             esc(t(l, "solver")),
             esc(selected.label()),
-            esc(t(l, "fit_table")),
-            esc(capacity),
-            unit.label(),
-            esc(t(l, "verdict")),
-            esc(t(l, "headroom")),
-            esc(t(l, "gpus_needed"))
-        );
-        Some(html)
+        ))
     })
 }
 
@@ -510,6 +533,7 @@ mod tests {
             [
                 verdict_markup(st).2,
                 fit_markup(st).unwrap_or_default(),
+                gpus_markup(st).unwrap_or_default(),
                 explanations_markup(st).unwrap_or_default(),
             ]
         };

@@ -82,7 +82,8 @@ fn dragging_the_batch_slider_changes_the_total_the_chart_and_the_url() {
 }
 
 /// Moves `#batch` to `to` and reads, in the same script once the page's effects have run: the
-/// total, whether the fit panel says `data-stale`, and the fit table's first row.
+/// total, whether the fit panel and the fit table's panel say `data-stale`, and the table's first
+/// row.
 const STEP_AND_LOOK: &str = r#"
 const done = arguments[arguments.length - 1];
 const slider = document.querySelector('#batch');
@@ -90,7 +91,7 @@ slider.value = arguments[0];
 slider.dispatchEvent(new Event('input', {bubbles: true}));
 setTimeout(() => done([
   document.querySelector('#total').textContent,
-  document.querySelector('#fit').hasAttribute('data-stale'),
+  ['#fit', '#gpu-table'].map(id => document.querySelector(id).hasAttribute('data-stale')),
   document.querySelector('#fit-table tbody tr').textContent,
 ]), 0);
 "#;
@@ -106,12 +107,16 @@ fn a_step_builds_the_panels_below_the_fold_only_once_input_pauses_or_they_come_i
         Some(total.as_str()),
         "the total follows the step at once"
     );
-    assert_eq!(seen[1], json!(true), "the panel off screen waits: {seen}");
+    assert_eq!(
+        seen[1],
+        json!([true, true]),
+        "panels off screen wait: {seen}"
+    );
     assert_eq!(seen[2].as_str(), Some(row.as_str()));
     // input pauses: it catches up (the reads wait for that)
     assert_ne!(page.text_of("#fit-table tbody tr"), row);
-    assert!(!page.exists("#fit[data-stale]"));
-    // in sight, the panel follows each step in the same frame as the total
+    assert!(!page.exists("#fit[data-stale], #gpu-table[data-stale]"));
+    // in sight, the panels follow each step in the same frame as the total
     page.js("document.querySelector('#fit').scrollIntoView()", vec![]);
     page.wait_until("the fit panel to be on screen", 5, |s| {
         s.js_async(
@@ -123,8 +128,8 @@ fn a_step_builds_the_panels_below_the_fold_only_once_input_pauses_or_they_come_i
     let seen = page.js_async(STEP_AND_LOOK, vec![json!("300")]);
     assert_eq!(
         seen[1],
-        json!(false),
-        "a panel in sight is not left stale: {seen}"
+        json!([false, false]),
+        "panels in sight are not left stale: {seen}"
     );
     assert_ne!(seen[2].as_str(), Some(row.as_str()));
     page.assert_no_console_errors();
@@ -195,6 +200,30 @@ fn every_kind_of_control_moves_the_budget() {
         .text_of("#explanations")
         .contains("attention heads cached"));
     page.assert_no_console_errors();
+}
+
+/// The ids the page holds more than once (a panel named like a control would break `#id`
+/// lookups, the patches' pairing and screen readers' labels).
+const SHARED_IDS: &str = r#"
+const seen = new Map();
+for (const e of document.querySelectorAll('[id]')) seen.set(e.id, (seen.get(e.id) || 0) + 1);
+return [...seen].filter(([, n]) => n > 1).map(([id]) => id);
+"#;
+
+#[test]
+fn no_two_elements_of_the_page_share_an_id_whatever_the_job() {
+    for link in [
+        "/",
+        "/?v=1&j=serve",
+        "/?v=1&j=full&n=8&z=3",
+        "/?v=1&gc=none&ls=full&b=1",
+    ] {
+        let page = Page::open(link);
+        // the panels below the fold are built by then (the reads wait for them)
+        assert!(page.exists("#fit-table tbody tr"), "{link}");
+        assert_eq!(page.js(SHARED_IDS, vec![]), json!([]), "{link}");
+        page.assert_no_console_errors();
+    }
 }
 
 #[test]

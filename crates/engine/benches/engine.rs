@@ -116,8 +116,11 @@ fn bench_page(c: &mut Criterion) {
     let mut g = c.benchmark_group("page");
     for (name, s, arch) in prepared() {
         g.bench_with_input(BenchmarkId::new("memo", name), &s, |b, s| {
-            // the top of the page's memo and the fit panel's, as a step with the panel in sight
-            b.iter(|| Overview::compute(black_box(s)).map(|o| Advice::compute(s, &o)))
+            // the top of the page's memo and the fit panels', as a step with them in sight
+            b.iter(|| {
+                Overview::compute(black_box(s))
+                    .map(|o| (Advice::compute(s, &o), verdicts(s, &o.arch)))
+            })
         });
         g.bench_with_input(BenchmarkId::new("sweep27", name), &s, |b, s| {
             b.iter(|| {

@@ -1,10 +1,11 @@
 //! Everything the page shows for one scenario: what the top of the page shows, computed in one
 //! call (the breakdown, the selected GPU's fit, the same job over more GPUs, and memory as the
-//! sequence grows), and what the fit panel below it adds ([`Advice`]: the verdict for every GPU,
-//! the solver and the remedies), computed only when that panel is built.
+//! sequence grows), and what the fit panel below it adds ([`Advice`]: the solver and the
+//! remedies), computed only when that panel is built (as is the fit table's
+//! [`fit::verdicts`]).
 
 use crate::error::EngineError;
-use crate::fit::{self, Answer, Need, Remedy, Verdict};
+use crate::fit::{self, Answer, Need, Remedy};
 use crate::memory::{estimate_with, Breakdown};
 use crate::model::Architecture;
 use crate::scenario::Scenario;
@@ -68,12 +69,11 @@ impl Overview {
     }
 }
 
-/// What the fit panel shows beyond the overview: it costs more than the rest of the page's
-/// answer together (a search over GPU counts for each of the catalog's GPUs, the solver's
-/// searches), so the page computes it only while that panel is in sight.
+/// What the fit panel shows beyond the overview: the solver's searches cost about as much as
+/// the rest of the page's answer together, so the page computes them only while that panel is
+/// in sight.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Advice {
-    pub verdicts: Vec<Verdict>,
     /// The solver's answers for the selected GPU, in the job's order.
     pub answers: Vec<Answer>,
     /// When the job does not fit the selected GPU: single changes that make it fit, with the
@@ -83,12 +83,11 @@ pub struct Advice {
 
 impl Advice {
     /// The advice for `s`, whose overview is `o`.
-    pub fn compute(s: &Scenario, o: &Overview) -> Result<Advice, EngineError> {
-        Ok(Advice {
-            verdicts: fit::verdicts(s, &o.arch)?,
+    pub fn compute(s: &Scenario, o: &Overview) -> Advice {
+        Advice {
             answers: fit::solve(s, &o.arch),
             remedies: fit::remedies(s, &o.arch, &o.breakdown),
-        })
+        }
     }
 }
 
@@ -113,7 +112,7 @@ mod tests {
     }
 
     #[test]
-    fn the_overviews_need_is_the_selected_gpus_verdict_in_the_advice() {
+    fn the_overviews_need_is_the_selected_gpus_verdict_in_the_fit_table() {
         let serving = Scenario {
             job: crate::Job::Serving,
             ..Scenario::default()
@@ -125,8 +124,9 @@ mod tests {
         };
         for s in [Scenario::default(), serving, full] {
             let o = Overview::compute(&s).unwrap();
-            let a = Advice::compute(&s, &o).unwrap();
-            let v = a.verdicts.iter().find(|v| v.gpu == s.gpu).unwrap();
+            let a = Advice::compute(&s, &o);
+            let verdicts = fit::verdicts(&s, &o.arch).unwrap();
+            let v = verdicts.iter().find(|v| v.gpu == s.gpu).unwrap();
             assert_eq!(
                 (o.need.budget, o.need.fits(), o.need.headroom()),
                 (v.budget, v.fits, v.headroom)
