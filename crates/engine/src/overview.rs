@@ -112,7 +112,7 @@ mod tests {
     }
 
     #[test]
-    fn the_overviews_need_is_the_selected_gpus_verdict_in_the_fit_table() {
+    fn the_overviews_need_is_the_selected_gpus_verdict_and_a_job_that_fits_it_lists_no_remedy() {
         let serving = Scenario {
             job: crate::Job::Serving,
             ..Scenario::default()
@@ -131,7 +131,10 @@ mod tests {
                 (o.need.budget, o.need.fits(), o.need.headroom()),
                 (v.budget, v.fits, v.headroom)
             );
-            assert_eq!(a.answers, fit::solve(&s, &o.arch));
+            // the solver's panel says "no single change" from the need: a job that fits lists none
+            if o.need.fits() {
+                assert!(a.remedies.is_empty(), "{:?}", a.remedies);
+            }
         }
     }
 

@@ -13,7 +13,8 @@
 //! VRAM_BENCH_HIDE=#chart,#seq-chart hides those elements (visibility: hidden) before the page's
 //! key presses: what painting them costs a step. VRAM_BENCH_TRACE=file records Chromium's trace;
 //! VRAM_BENCH_CSS adds style rules to the page before its key presses (e.g. `#chart svg { display:
-//! none }`: a part neither styled, laid out nor painted). VRAM_BENCH_TRACE_CATEGORIES replaces its categories (e.g. add `viz` for the damaged area).
+//! none }`: a part neither styled, laid out nor painted). VRAM_BENCH_TRACE_CATEGORIES replaces
+//! the trace's categories (e.g. add `viz` for the damaged area).
 //! Prints median / p95 / max of each measure, the budgets of BENCHMARKS.md met or not, and the
 //! machine it ran on. Exits 1 when a measurement could not be taken, never for a missed budget.
 
@@ -219,27 +220,41 @@ fn report_unrounded(durations: &[f64], presses: usize) {
 }
 
 /// Hides every element of the page matching each of the comma-separated `selectors` with
-/// `visibility: hidden` (an adopted style sheet, which the page's CSP allows, so elements the page adds later are hidden too): they are
+/// `visibility: hidden` (a style rule, so elements the page adds later are hidden too): they are
 /// still updated, styled and laid out, but not painted or rastered, so a run with a chart hidden
 /// tells what painting that chart costs a step.
 fn hide(session: &Session, selectors: &str) {
-    for css in selectors.split(',').filter(|c| !c.trim().is_empty()) {
+    for css in selectors
+        .split(',')
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+    {
         let found = session.js(
-            "const n = document.querySelectorAll(arguments[0]).length; const s = new CSSStyleSheet(); s.replaceSync(arguments[0] + ' { visibility: hidden !important; }'); document.adoptedStyleSheets = [...document.adoptedStyleSheets, s]; return n;",
-            vec![json!(css.trim())],
+            "return document.querySelectorAll(arguments[0]).length;",
+            vec![json!(css)],
         );
-        println!("VRAM_BENCH_HIDE: {} hidden ({} now)", css.trim(), found);
+        adopt_rules(
+            session,
+            &format!("{css} {{ visibility: hidden !important; }}"),
+        );
+        println!("VRAM_BENCH_HIDE: {css} hidden ({found} now)");
     }
 }
 
 /// Adds `css` (rules, e.g. `#chart svg { display: none }`) to the page's styles before its key
 /// presses: what a part costs when it is not styled, laid out or painted at all.
 fn add_rules(session: &Session, css: &str) {
+    adopt_rules(session, css);
+    println!("VRAM_BENCH_CSS: {css}");
+}
+
+/// Adds `css` to the page as an adopted style sheet, which the page's CSP allows where a
+/// `<style>` element would not.
+fn adopt_rules(session: &Session, css: &str) {
     session.js(
         "const s = new CSSStyleSheet(); s.replaceSync(arguments[0]); document.adoptedStyleSheets = [...document.adoptedStyleSheets, s];",
         vec![json!(css)],
     );
-    println!("VRAM_BENCH_CSS: {css}");
 }
 
 /// Prints the three runs (the page, the floor, the wide floor); true when one could not be
