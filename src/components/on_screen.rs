@@ -6,8 +6,12 @@ use web_sys::{Element, IntersectionObserver, IntersectionObserverEntry, Intersec
 
 use crate::reactive::*;
 
-/// How near the screen counts as on it: a panel is brought up to date a little before it shows.
-const MARGIN: &str = "200px";
+/// How near the screen counts as on it: only the viewport itself. With 200 px, a press on `#batch`
+/// (scrolled to its middle) also built the fit table just below the fold, and 11–15 of its 25
+/// presses missed the frame; with none, 1–4 did (issue 16, tenth round). A panel scrolled into
+/// sight during a drag shows the step before for one frame; every panel catches up when input
+/// pauses (`results::answer_section`).
+const MARGIN: &str = "0px";
 
 /// Keeps `on_screen` equal to whether `el` is within [`MARGIN`] of the viewport, from the first
 /// layout on: an `IntersectionObserver`, returned so that the panel can let go of `el` when it
