@@ -122,6 +122,7 @@ mod tests {
             gpu: crate::Gpu::H100,
             ..Scenario::default()
         };
+        let mut fitting = 0;
         for s in [Scenario::default(), serving, full] {
             let o = Overview::compute(&s).unwrap();
             let a = Advice::compute(&s, &o);
@@ -134,8 +135,10 @@ mod tests {
             // the solver's panel says "no single change" from the need: a job that fits lists none
             if o.need.fits() {
                 assert!(a.remedies.is_empty(), "{:?}", a.remedies);
+                fitting += 1;
             }
         }
+        assert!(fitting > 0, "no job here fits: the remedy check never ran");
     }
 
     #[test]
