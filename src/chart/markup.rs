@@ -4,11 +4,12 @@
 //! and the caller writes it whole.
 
 /// One element of the chart's markup: its name, attributes, what is inside and the whole text.
+/// What is inside is read only when asked ([`Node::content`]): a patch asks only of the elements
+/// whose markup changed, so the parts of a chart or a panel that stay are scanned, not read.
 #[derive(Debug, PartialEq)]
 pub struct Node<'a> {
     pub name: &'a str,
     pub attributes: Vec<(&'a str, &'a str)>,
-    pub content: Content<'a>,
     pub inner: &'a str,
     pub markup: &'a str,
 }
@@ -29,6 +30,32 @@ pub enum Content<'a> {
 pub enum Part<'a> {
     Text(&'a str),
     Element(Node<'a>),
+}
+
+impl<'a> Node<'a> {
+    /// What is inside, one level deep: the text, or the child elements (their own content read
+    /// when asked in turn). `None` for markup this module does not read (a child's attributes
+    /// not in double quotes, say): the caller writes this element's content whole.
+    pub fn content(&self) -> Option<Content<'a>> {
+        let src = self.inner;
+        let (mut children, mut runs, mut text, mut at) = (Vec::new(), Vec::new(), false, 0);
+        while let Some(found) = src[at..].find('<') {
+            let next = at + found;
+            text |= !src[at..next].trim().is_empty();
+            // the text before each child, where the page holds a text node (none when empty)
+            runs.push(&src[at..next]);
+            let (child, end) = parse_element(src, next)?;
+            children.push(child);
+            at = end;
+        }
+        text |= !src[at..].trim().is_empty();
+        runs.push(&src[at..]);
+        Some(match (children.is_empty(), text) {
+            (true, _) => Content::Text(src),
+            (false, false) => Content::Elements(children),
+            (false, true) => Content::Mixed(mixed(runs, children)),
+        })
+    }
 }
 
 /// Attribute values as the markup writes them; `set_attribute` takes them unescaped.
@@ -68,15 +95,58 @@ pub fn unescape_text(text: &str) -> Option<String> {
 
 /// The markup that plotters and the overlay write: one root element, attribute values in double
 /// quotes that hold no `<`, `>` or `"` (text is escaped), no comments. Anything else is `None`,
-/// and the caller writes the chart whole.
+/// and the caller writes the chart whole. The root's content is read when asked.
 pub fn parse(markup: &str) -> Option<Node<'_>> {
     let markup = markup.trim();
     let (node, end) = parse_element(markup, 0)?;
     (end == markup.len()).then_some(node)
 }
 
-/// The element whose `<` is at `lt`, and where the markup after it starts.
+/// Whether `markup` reads as [`parse`] does down to its last element: what the tests check of
+/// the markup each panel writes.
+#[cfg(test)]
+pub fn reads_whole(markup: &str) -> bool {
+    fn deep(node: &Node) -> bool {
+        match node.content() {
+            None => false,
+            Some(Content::Text(_)) => true,
+            Some(Content::Elements(kids)) => kids.iter().all(deep),
+            Some(Content::Mixed(parts)) => parts.iter().all(|p| match p {
+                Part::Text(_) => true,
+                Part::Element(e) => deep(e),
+            }),
+        }
+    }
+    parse(markup).is_some_and(|root| deep(&root))
+}
+
+/// The element whose `<` is at `lt`, and where the markup after it starts. Its start tag is
+/// read; the elements inside are only matched to their end tags.
 fn parse_element(src: &str, lt: usize) -> Option<(Node<'_>, usize)> {
+    let (name, attributes, gt, self_closing) = start_tag(src, lt)?;
+    let attributes = parse_attributes(attributes)?;
+    if self_closing {
+        let node = Node {
+            name,
+            attributes,
+            inner: "",
+            markup: &src[lt..=gt],
+        };
+        return Some((node, gt + 1));
+    }
+    let (next, close) = end_tag(src, name, gt + 1)?;
+    let node = Node {
+        name,
+        attributes,
+        inner: &src[gt + 1..next],
+        markup: &src[lt..=close],
+    };
+    Some((node, close + 1))
+}
+
+/// The start tag at `lt`: its name, the text of its attributes, where its `>` is, and whether
+/// it closes itself. `None` where `lt` holds no start tag.
+fn start_tag(src: &str, lt: usize) -> Option<(&str, &str, usize, bool)> {
     if !src[lt..].starts_with('<') || src[lt..].starts_with("</") {
         return None;
     }
@@ -86,50 +156,32 @@ fn parse_element(src: &str, lt: usize) -> Option<(Node<'_>, usize)> {
     let tag = tag.trim_end_matches('/');
     let name_end = tag.find(char::is_whitespace).unwrap_or(tag.len());
     let name = &tag[..name_end];
-    let attributes = parse_attributes(&tag[name_end..])?;
-    if name.is_empty() {
-        return None;
-    }
-    if self_closing {
-        let node = Node {
-            name,
-            attributes,
-            content: Content::Text(""),
-            inner: "",
-            markup: &src[lt..=gt],
-        };
-        return Some((node, gt + 1));
-    }
-    let (mut children, mut runs, mut text, mut at) = (Vec::new(), Vec::new(), false, gt + 1);
+    (!name.is_empty()).then_some((name, &tag[name_end..], gt, self_closing))
+}
+
+/// The end tag of the element `name` whose content starts at `from`: where its `</` and its `>`
+/// are. The elements inside are matched by name, each start tag with its end tag.
+fn end_tag(src: &str, name: &str, from: usize) -> Option<(usize, usize)> {
+    let mut open: Vec<&str> = Vec::new();
+    let mut at = from;
     loop {
         let next = at + src[at..].find('<')?;
-        text |= !src[at..next].trim().is_empty();
-        // the text before each child, where the page holds a text node (none when empty)
-        runs.push(&src[at..next]);
         if src[next..].starts_with("</") {
             let close = next + src[next..].find('>')?;
-            if &src[next + 2..close] != name {
-                return None;
+            let closing = &src[next + 2..close];
+            match open.pop() {
+                Some(inner) if inner == closing => {}
+                None if closing == name => return Some((next, close)),
+                _ => return None,
             }
-            let inner = &src[gt + 1..next];
-            let content = match (children.is_empty(), text) {
-                (true, _) => Content::Text(inner),
-                (false, false) => Content::Elements(children),
-                (false, true) => Content::Mixed(mixed(runs, children)),
-            };
-            let markup = &src[lt..=close];
-            let node = Node {
-                name,
-                attributes,
-                content,
-                inner,
-                markup,
-            };
-            return Some((node, close + 1));
+            at = close + 1;
+        } else {
+            let (inner, _, gt, self_closing) = start_tag(src, next)?;
+            if !self_closing {
+                open.push(inner);
+            }
+            at = gt + 1;
         }
-        let (child, end) = parse_element(src, next)?;
-        children.push(child);
-        at = end;
     }
 }
 
@@ -187,8 +239,8 @@ mod tests {
         );
         let root = parse(&svg).unwrap();
         assert_eq!(root.name, "svg");
-        let Content::Elements(children) = &root.content else {
-            panic!("{:?}", root.content);
+        let Some(Content::Elements(children)) = root.content() else {
+            panic!("{:?}", root.content());
         };
         let segments = children
             .iter()
@@ -207,15 +259,15 @@ mod tests {
         )
         .unwrap();
         assert_eq!(root.attributes, [("width", "2")]);
-        let Content::Elements(children) = &root.content else {
-            panic!("{:?}", root.content);
+        let Some(Content::Elements(children)) = root.content() else {
+            panic!("{:?}", root.content());
         };
         assert_eq!(children[0].attributes, [("x", "1"), ("y", "2")]);
         assert_eq!(children[0].markup, r#"<rect x="1" y="2"/>"#);
-        let Content::Elements(group) = &children[1].content else {
-            panic!("{:?}", children[1].content);
+        let Some(Content::Elements(group)) = children[1].content() else {
+            panic!("{:?}", children[1].content());
         };
-        assert_eq!(group[0].content, Content::Text("x &lt; y"));
+        assert_eq!(group[0].content(), Some(Content::Text("x &lt; y")));
         assert_eq!(group[1].inner, "1");
     }
 
@@ -227,7 +279,15 @@ mod tests {
         assert_eq!(parse("<svg x='1'></svg>"), None);
         assert_eq!(parse("<svg></svg><svg></svg>"), None);
         let mixed = parse("<svg>loose text<rect/></svg>").unwrap();
-        assert!(matches!(mixed.content, Content::Mixed(_)));
+        assert!(matches!(mixed.content(), Some(Content::Mixed(_))));
+        // an element inside is read when its content is asked for: then it is written whole
+        let inside = parse(r#"<svg><g><rect x='1'/></g></svg>"#).unwrap();
+        let Some(Content::Elements(groups)) = inside.content() else {
+            panic!("{:?}", inside.content());
+        };
+        assert_eq!(groups[0].content(), None);
+        assert!(!reads_whole(r#"<svg><g><rect x='1'/></g></svg>"#));
+        assert!(reads_whole(r#"<svg><g><rect x="1"/></g>text</svg>"#));
     }
 
     #[test]
@@ -250,23 +310,22 @@ mod tests {
             r#"<x><h2 id="fit-h">a &amp; b</h2><textarea id="serve-command" readonly="" rows="6">x</textarea><table><tbody>{rows}</tbody></table></x>"#
         );
         let root = parse(&markup).unwrap();
-        let Content::Elements(children) = &root.content else {
-            panic!("{:?}", root.content);
+        let Some(Content::Elements(children)) = root.content() else {
+            panic!("{:?}", root.content());
         };
         assert_eq!(children.len(), 3);
         // a bare attribute (`readonly`) is not read: that markup would be written whole
-        assert_eq!(
-            parse(r#"<x><textarea readonly rows="6"></textarea></x>"#),
-            None
-        );
+        let bare = r#"<x><textarea readonly rows="6"></textarea></x>"#;
+        assert_eq!(parse(bare).unwrap().content(), None);
+        assert!(!reads_whole(bare));
     }
 
     #[test]
     fn mixed_content_reads_as_the_text_nodes_and_elements_the_page_holds() {
         let p = parse(r#"<p>Needs <strong id="t">22 GiB</strong> per GPU<span> (x)</span></p>"#)
             .unwrap();
-        let Content::Mixed(parts) = &p.content else {
-            panic!("{:?}", p.content);
+        let Some(Content::Mixed(parts)) = p.content() else {
+            panic!("{:?}", p.content());
         };
         let kinds: Vec<&str> = parts
             .iter()

@@ -26,7 +26,7 @@ enum Inside {
 }
 
 fn element(node: &Node) -> Rc<RefCell<El>> {
-    let content = match &node.content {
+    let content = match node.content().expect("markup the patch reads") {
         Content::Text(t) => Inside::Text(unescape_text(t).unwrap_or_else(|| t.to_string())),
         Content::Elements(kids) => Inside::Elements(kids.iter().map(element).collect()),
         Content::Mixed(parts) => Inside::Mixed(parts.iter().map(part).collect()),

@@ -122,7 +122,12 @@ fn patch_element(el: &impl Tree, was: &Node, now: &Node) {
     if was.inner == now.inner {
         return;
     }
-    match (&was.content, &now.content) {
+    // what is inside, read only now that it differs; markup this module does not read is
+    // written whole
+    let (Some(was_inside), Some(now_inside)) = (was.content(), now.content()) else {
+        return el.set_inner_html(now.inner);
+    };
+    match (&was_inside, &now_inside) {
         (Content::Elements(was), Content::Elements(now)) => patch_children(el, was, now),
         // a list that empties or fills (the remedies of a job that stops or starts fitting)
         (Content::Text(t), Content::Elements(now)) if t.trim().is_empty() => {

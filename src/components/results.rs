@@ -23,20 +23,23 @@ fn phase_text(lang: Lang, job: Job, p: Phase) -> &'static str {
 /// phone layout keeps it in sight, screen readers follow it); its lines are markup.
 pub fn verdict_line() -> Piece {
     let st = expect_context::<AppState>();
-    // (class, is an error, lines)
-    let verdict = Memo::new(move |_| verdict_markup(&st));
-    let lines = Memo::new(move |_| verdict.with(|v| v.2.clone()));
-    let look = Memo::new(move |_| verdict.with(|v| (v.0, v.1)));
-    patched_in_place("verdict", lines);
-    Rc::new(move || {
-        let (class, error) = look.get();
-        let role = if error {
-            r#"role="alert""#
-        } else {
-            r#"aria-live="polite""#
-        };
-        format!(r#"<div id="verdict" class="{class}" {role}></div>"#)
-    })
+    // the element itself is in the patched markup, not in the skeleton: a job that starts or
+    // stops fitting changes its class, which in the skeleton would write the whole page's
+    // skeleton again on that step (issue 16); its host is `display: contents`
+    patched_in_place("verdict-box", Memo::new(move |_| verdict_box(&st)));
+    dom::fixed(r#"<div id="verdict-box"></div>"#.into())
+}
+
+/// The verdict's element: its look (class, and `role="alert"` for an error, else a polite live
+/// region) and its lines.
+fn verdict_box(st: &AppState) -> String {
+    let (class, error, lines) = verdict_markup(st);
+    let role = if error {
+        r#"role="alert""#
+    } else {
+        r#"aria-live="polite""#
+    };
+    format!(r#"<div id="verdict" class="{class}" {role}>{lines}</div>"#)
 }
 
 /// The verdict's class, whether it is an error, and its lines as markup from fixed words and the
@@ -531,7 +534,7 @@ mod tests {
         let host = Recorder::new();
         let panels = |st: &AppState| {
             [
-                verdict_markup(st).2,
+                verdict_box(st),
                 fit_markup(st).unwrap_or_default(),
                 gpus_markup(st).unwrap_or_default(),
                 explanations_markup(st).unwrap_or_default(),

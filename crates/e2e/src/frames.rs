@@ -26,6 +26,7 @@ pub const FLOOR_SCRIPT_PATH: &str = "frame-floor.js";
 /// A slider to step, and whether a step is Chromium's big step (PageUp/PageDown, a tenth of the
 /// range) instead of an arrow: on a power-of-two slider one arrow step is 1/1000 of the range and
 /// rarely changes the value.
+#[derive(Clone, Copy)]
 pub struct Slider {
     pub css: &'static str,
     pub big_step: bool,

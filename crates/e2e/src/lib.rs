@@ -15,6 +15,7 @@ use serde_json::{json, Value};
 
 pub mod frames;
 mod hub;
+pub mod profile;
 pub use hub::{HubFile, SeenRequest, StandInHub, SHA as HUB_SHA};
 
 /// The built site to test: $VRAM_E2E_DIST, or dist/ at the repository root.

@@ -14,7 +14,10 @@
 //! key presses: what painting them costs a step. VRAM_BENCH_TRACE=file records Chromium's trace;
 //! VRAM_BENCH_CSS adds style rules to the page before its key presses (e.g. `#chart svg { display:
 //! none }`: a part neither styled, laid out nor painted). VRAM_BENCH_TRACE_CATEGORIES replaces
-//! the trace's categories (e.g. add `viz` for the damaged area).
+//! the trace's categories (e.g. add `viz` for the damaged area). VRAM_BENCH_ONLY=#weights,#batch
+//! presses only those of the page's sliders. VRAM_BENCH_PROFILE=file records V8's CPU profile of
+//! the page's presses into file and prints the functions with the most script time (build with
+//! `wasm-opt -g` to keep the wasm's function names).
 //! Prints median / p95 / max of each measure, the budgets of BENCHMARKS.md met or not, and the
 //! machine it ran on. Exits 1 when a measurement could not be taken, never for a missed budget.
 
@@ -170,7 +173,19 @@ fn next_paint(
     if let Some(css) = std::env::var_os("VRAM_BENCH_CSS") {
         add_rules(session, &css.to_string_lossy());
     }
-    let page = frames::run_steps(session, &PAGE_SLIDERS, steps_each, "#total");
+    let sliders = chosen_sliders();
+    let profiled = std::env::var_os("VRAM_BENCH_PROFILE");
+    if profiled.is_some() {
+        session.cdp("Profiler.enable", json!({}));
+        session.cdp("Profiler.setSamplingInterval", json!({"interval": 100}));
+        session.cdp("Profiler.start", json!({}));
+    }
+    let page = frames::run_steps(session, &sliders, steps_each, "#total");
+    if let Some(path) = profiled {
+        let profile = session.cdp("Profiler.stop", json!({}))["profile"].clone();
+        let _ = std::fs::write(&path, profile.to_string());
+        report_profile(&profile, sliders.len() * steps_each);
+    }
     if let Some(path) = traced {
         let events = session.timeline();
         let _ = std::fs::write(&path, serde_json::Value::from(events.clone()).to_string());
@@ -195,6 +210,41 @@ fn next_paint(
         }
     }
     [page, floor, wide]
+}
+
+/// The page's sliders, or those VRAM_BENCH_ONLY names (comma-separated selectors).
+fn chosen_sliders() -> Vec<Slider> {
+    let Some(only) = std::env::var_os("VRAM_BENCH_ONLY") else {
+        return PAGE_SLIDERS.to_vec();
+    };
+    let only = only.to_string_lossy().to_string();
+    let names: Vec<&str> = only.split(',').map(str::trim).collect();
+    PAGE_SLIDERS
+        .iter()
+        .filter(|s| names.contains(&s.css))
+        .cloned()
+        .collect()
+}
+
+/// The functions with the most script time in the page's presses (inclusive, then own), in ms
+/// per press.
+fn report_profile(profile: &serde_json::Value, presses: usize) {
+    let (times, script) = e2e::profile::function_times(profile);
+    let ms_per_sample = e2e::profile::sample_interval_us(profile) / 1000.0;
+    let per_press = |samples: usize| samples as f64 * ms_per_sample / presses.max(1) as f64;
+    println!(
+        "CPU profile of {presses} page presses: script {:.2} ms a press ({script} samples of {:.3} ms); by function, ms a press within / own:",
+        per_press(script),
+        ms_per_sample
+    );
+    for t in times.iter().take(60) {
+        println!(
+            "  {:>6.3} / {:>6.3}  {}",
+            per_press(t.within),
+            per_press(t.own),
+            t.name
+        );
+    }
 }
 
 /// The median and the largest unrounded duration of the floor's, the wide floor's and the
