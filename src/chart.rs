@@ -145,22 +145,25 @@ pub fn stacked(
                 let y1 = (base + bytes) as f64 / ubytes;
                 base += bytes;
                 // one rectangle per segment, drawn here rather than by plotters: it carries the
-                // colour and takes the hover and focus, so a step moves one element, not two
+                // colour and takes the hover and focus, so a step moves one element, not two.
+                // The group is placed where the segment's top left is, and its rectangle and
+                // label inside it: a segment that only moves changes one attribute, and its
+                // label (shown on hover and focus) moves with it (issue 16)
                 let (ax, ay) = chart.backend_coord(&(x0, y1));
                 let (bx, by) = chart.backend_coord(&(x1, y0));
                 let label = format!("{}: {}", i18n::component(lang, *c), unit.format(bytes));
                 overlay.push_str(&format!(
-                    r#"<g class="seg" tabindex="0" data-component="{}" data-gpus="{}"><title>{}</title><rect x="{}" y="{}" width="{}" height="{}" fill="{}"/><text x="{}" y="{}" class="seg-label">{}</text></g>"#,
+                    r#"<g class="seg" tabindex="0" data-component="{}" data-gpus="{}" transform="translate({},{})"><title>{}</title><rect width="{}" height="{}" fill="{}"/><text y="{}" class="seg-label">{}</text></g>"#,
                     c.key(),
                     gpus,
-                    escape(&label),
                     ax,
                     ay,
+                    escape(&label),
                     (bx - ax).max(1),
                     (by - ay).max(1),
                     css_colour(*c),
-                    ax,
-                    (ay - 4).max(12),
+                    // 4 px above the segment, but never above the chart's top
+                    (ay - 4).max(12) - ay,
                     escape(&label)
                 ));
             }
@@ -382,6 +385,76 @@ mod tests {
             escape(r#"<img src=x onerror="alert(1)">"#),
             "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;"
         );
+    }
+
+    /// The segments' groups of a bar chart: (x, y) of each group's translate, and its inside.
+    fn segment_groups(svg: &str) -> Vec<((i32, i32), String)> {
+        use super::markup::{parse, Content};
+        let root = parse(svg).unwrap();
+        let Some(Content::Elements(kids)) = root.content() else {
+            panic!("{svg}");
+        };
+        kids.iter()
+            .filter(|n| n.attributes.contains(&("class", "seg")))
+            .map(|g| {
+                let (_, t) = g
+                    .attributes
+                    .iter()
+                    .find(|(n, _)| *n == "transform")
+                    .unwrap();
+                let xy = t.trim_start_matches("translate(").trim_end_matches(')');
+                let (x, y) = xy.split_once(',').unwrap();
+                (
+                    (x.parse().unwrap(), y.parse().unwrap()),
+                    g.inner.to_string(),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_segment_is_placed_by_its_group_so_one_that_moves_changes_one_attribute() {
+        let s = Scenario::default();
+        // a larger LoRA rank: the adapters grow a little, under the same axis
+        let mut bigger = s.clone();
+        bigger.lora_rank *= 4;
+        let draw = |s: &Scenario| {
+            let c = vram_engine::Overview::compute(s).unwrap();
+            stacked(
+                &c.bars,
+                s.gpus,
+                s.gpu.bytes(),
+                s.gpu.label(),
+                s.unit,
+                Lang::En,
+                None,
+            )
+        };
+        let (before, after) = (segment_groups(&draw(&s)), segment_groups(&draw(&bigger)));
+        assert!(!before.is_empty());
+        for ((_, y), inside) in before.iter().chain(&after) {
+            // the rectangle sits at the group's origin; the label 4 px above it, or at the
+            // chart's top edge (12 px) for a segment that reaches it
+            assert!(inside.starts_with("<title>"), "{inside}");
+            assert!(inside.contains(r#"<rect width=""#), "{inside}");
+            let label_y: i32 = inside
+                .split(r#"<text y=""#)
+                .nth(1)
+                .and_then(|t| t.split('"').next())
+                .unwrap()
+                .parse()
+                .unwrap();
+            assert_eq!(label_y, (y - 4).max(12) - y, "{inside}");
+        }
+        // the segments above the adapters move up and keep their inside: one attribute each;
+        // the weights, at the bottom of each bar, stay as they were
+        let moved = before
+            .iter()
+            .zip(&after)
+            .filter(|(a, b)| a.0 != b.0 && a.1 == b.1)
+            .count();
+        assert!(moved > 0, "no segment moved without changing inside");
+        assert_eq!(before[0], after[0], "the first bar's weights stay put");
     }
 
     #[test]

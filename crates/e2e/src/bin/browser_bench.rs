@@ -189,10 +189,11 @@ fn next_paint(
     if let Some(path) = traced {
         let events = session.timeline();
         let _ = std::fs::write(&path, serde_json::Value::from(events.clone()).to_string());
-        let presses = steps_each * PAGE_SLIDERS.len();
-        report_unrounded(&frames::press_durations(&events), presses);
-        // the floors' presses, then the page's
-        match frames::press_breakdown(&events, presses, 3 * presses) {
+        // each floor's presses, then the page's (fewer with VRAM_BENCH_ONLY)
+        let (floor_presses, presses) =
+            (steps_each * PAGE_SLIDERS.len(), steps_each * sliders.len());
+        report_unrounded(&frames::press_durations(&events), floor_presses, presses);
+        match frames::press_breakdown(&events, presses, 2 * floor_presses + presses) {
             Some(ms) => {
                 let parts: Vec<String> = frames::PARTS
                     .iter()
@@ -248,13 +249,16 @@ fn report_profile(profile: &serde_json::Value, presses: usize) {
 }
 
 /// The median and the largest unrounded duration of the floor's, the wide floor's and the
-/// page's presses, from the trace (the last `3 × presses` key presses of the session).
-fn report_unrounded(durations: &[f64], presses: usize) {
-    if durations.len() < 3 * presses {
-        println!("the trace holds {} of the {} presses (chromedriver keeps only the last seconds: use STEPS of about 3)", durations.len(), 3 * presses);
+/// page's presses, from the trace (the session's last key presses: `floor` on each floor, then
+/// `page` on the page).
+fn report_unrounded(durations: &[f64], floor: usize, page: usize) {
+    let all = 2 * floor + page;
+    if durations.len() < all {
+        println!("the trace holds {} of the {all} presses (chromedriver keeps only the last seconds: use STEPS of about 3)", durations.len());
         return;
     }
-    let runs = durations[durations.len() - 3 * presses..].chunks(presses);
+    let last = &durations[durations.len() - all..];
+    let runs = [&last[..floor], &last[floor..2 * floor], &last[2 * floor..]];
     let parts: Vec<String> = ["floor", "wide floor", "page"]
         .iter()
         .zip(runs)
@@ -262,7 +266,8 @@ fn report_unrounded(durations: &[f64], presses: usize) {
             let (median, _, max) = stats(run.to_vec());
             let under = run.iter().filter(|ms| **ms < 12.0).count();
             format!(
-                "{name} median {median:.1} ms, max {max:.1} ms, {under} of {presses} under 12 ms"
+                "{name} median {median:.1} ms, max {max:.1} ms, {under} of {} under 12 ms",
+                run.len()
             )
         })
         .collect();
