@@ -418,18 +418,8 @@ mod tests {
         // a larger LoRA rank: the adapters grow a little, under the same axis
         let mut bigger = s.clone();
         bigger.lora_rank *= 4;
-        let draw = |s: &Scenario| {
-            let c = vram_engine::Overview::compute(s).unwrap();
-            stacked(
-                &c.bars,
-                s.gpus,
-                s.gpu.bytes(),
-                s.gpu.label(),
-                s.unit,
-                Lang::En,
-                None,
-            )
-        };
+        // the bar chart as the page draws it
+        let draw = |s: &Scenario| super::steps::charts(s)[0].clone();
         let (before, after) = (segment_groups(&draw(&s)), segment_groups(&draw(&bigger)));
         assert!(!before.is_empty());
         for ((_, y), inside) in before.iter().chain(&after) {
