@@ -22,10 +22,9 @@ const NOT_SCRIPT: [&str; 3] = ["(idle)", "(program)", "(garbage collector)"];
 /// Each function name's own and inclusive samples, largest inclusive first, and the number of
 /// samples that were script at all (not idle, not V8's own bookkeeping).
 pub fn function_times(profile: &Value) -> (Vec<FunctionTime>, usize) {
-    let nodes = profile["nodes"].as_array().cloned().unwrap_or_default();
     let mut name_of = HashMap::new();
     let mut parent_of = HashMap::new();
-    for node in &nodes {
+    for node in profile["nodes"].as_array().into_iter().flatten() {
         let Some(id) = node["id"].as_u64() else {
             continue;
         };

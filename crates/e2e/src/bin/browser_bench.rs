@@ -223,7 +223,7 @@ fn chosen_sliders() -> Vec<Slider> {
     PAGE_SLIDERS
         .iter()
         .filter(|s| names.contains(&s.css))
-        .cloned()
+        .copied()
         .collect()
 }
 
