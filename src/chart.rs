@@ -57,29 +57,52 @@ impl<E: std::error::Error + Send + Sync> From<DrawingAreaErrorKind<E>> for NotDr
 const W: u32 = 640;
 const H: u32 = 340;
 
-/// Stacked bars: one per GPU count, one segment per component, capacity lines behind, the
-/// selected GPU's limit (`name`: its capacity, or a server's budget) in red, and `marker`
-/// (bytes, label): a dashed line across the current bar at what the user measured.
-pub fn stacked(
+/// The top of the bars' axis that fits them (in `unit`): the tallest bar, the selected GPU's
+/// `limit` and what the user `measured` (bytes), with an eighth to spare, rounded up.
+pub fn fitted_top(bars: &[(u64, Breakdown)], limit: u64, unit: Unit, measured: u64) -> f64 {
+    let tallest = bars.iter().map(|(_, b)| b.total).max().unwrap_or(0);
+    let highest = tallest.max(measured).max(limit);
+    round_top(highest as f64 / unit.bytes() as f64 * 1.12)
+}
+
+/// The top the bars' axis shows: the one that fits them, or, while a slider is moving, the
+/// highest top shown since it began (`held`), so the axis, its grid and its labels stay put and
+/// a step moves only the bars; the axis grows at once when the bars outgrow it, and fits them
+/// again once input pauses (issue 16).
+pub fn shown_top(fitted: f64, held: Option<f64>) -> f64 {
+    held.map_or(fitted, |held| held.max(fitted))
+}
+
+/// The bars under the axis that fits them, as the page draws them at rest (the tests' chart).
+#[cfg(test)]
+pub fn stacked_at_rest(
     bars: &[(u64, Breakdown)],
     current: u64,
-    limit: u64,
-    name: &str,
+    line: (u64, &str),
     unit: Unit,
     lang: Lang,
     marker: Option<(u64, &str)>,
 ) -> String {
+    let top = fitted_top(bars, line.0, unit, marker.map_or(0, |m| m.0));
+    stacked(bars, current, line, unit, lang, marker, top)
+}
+
+/// Stacked bars: one per GPU count, one segment per component, capacity lines behind, the
+/// selected GPU's `line` (bytes, and its name: its capacity, or a server's budget) in red, and
+/// `marker` (bytes, label): a dashed line across the current bar at what the user measured,
+/// under an axis that tops out at `ymax` (in `unit`; [`fitted_top`] and [`shown_top`]).
+pub fn stacked(
+    bars: &[(u64, Breakdown)],
+    current: u64,
+    line: (u64, &str),
+    unit: Unit,
+    lang: Lang,
+    marker: Option<(u64, &str)>,
+    ymax: f64,
+) -> String {
+    let (limit, name) = line;
     let ubytes = unit.bytes() as f64;
-    let measured = marker.map_or(0, |m| m.0);
-    let tallest = bars
-        .iter()
-        .map(|(_, b)| b.total)
-        .max()
-        .unwrap_or(0)
-        .max(measured) as f64
-        / ubytes;
     let cap = limit as f64 / ubytes;
-    let ymax = round_top(tallest.max(cap) * 1.12);
     let n = bars.len().max(1) as f64;
     let mut svg = String::new();
     let mut overlay = String::new();
@@ -451,11 +474,10 @@ mod tests {
     fn the_stacked_chart_has_one_segment_per_nonzero_component() {
         let s = Scenario::default();
         let b = estimate(&s).unwrap();
-        let svg = stacked(
+        let svg = stacked_at_rest(
             &[(1, b.clone())],
             1,
-            s.gpu.bytes(),
-            s.gpu.label(),
+            (s.gpu.bytes(), s.gpu.label()),
             s.unit,
             Lang::En,
             None,
@@ -479,7 +501,7 @@ mod tests {
         let s = Scenario::default();
         let c = vram_engine::Overview::compute(&s).unwrap();
         let (limit, name) = (s.gpu.bytes(), s.gpu.label());
-        let bars = stacked(&c.bars, s.gpus, limit, name, s.unit, Lang::En, None);
+        let bars = stacked_at_rest(&c.bars, s.gpus, (limit, name), s.unit, Lang::En, None);
         let curve = sweep(&c.sweep, s.seq, false, limit, name, s.unit, Lang::En);
         for svg in [&bars, &curve] {
             assert!(svg.matches("<line").count() <= 20, "{svg}");
@@ -506,15 +528,32 @@ mod tests {
     }
 
     #[test]
+    fn while_a_slider_moves_the_axis_only_grows_and_at_rest_it_fits_the_bars() {
+        // at rest: the top that fits
+        assert_eq!(shown_top(30.0, None), 30.0);
+        // the bars shrank during the movement: the axis stays where it was
+        assert_eq!(shown_top(30.0, Some(50.0)), 50.0);
+        // they outgrew it: it grows at once, never hiding a bar's top
+        assert_eq!(shown_top(60.0, Some(50.0)), 60.0);
+        // the fitted top is the one the chart had before the axis could be held
+        let s = Scenario::default();
+        let c = vram_engine::Overview::compute(&s).unwrap();
+        let fitted = fitted_top(&c.bars, s.gpu.bytes(), s.unit, 0);
+        let tallest = c.bars.iter().map(|(_, b)| b.total).max().unwrap();
+        let highest = tallest.max(s.gpu.bytes()) as f64 / s.unit.bytes() as f64;
+        assert_eq!(fitted, round_top(highest * 1.12));
+        assert!(fitted_top(&c.bars, s.gpu.bytes(), s.unit, 200 << 30) > 200.0);
+    }
+
+    #[test]
     fn a_measured_marker_sits_on_the_current_bar_with_its_label_escaped() {
         let s = Scenario::default();
         let b = estimate(&s).unwrap();
         let bars = [(1, b.clone()), (2, b.clone())];
-        let svg = stacked(
+        let svg = stacked_at_rest(
             &bars,
             2,
-            s.gpu.bytes(),
-            s.gpu.label(),
+            (s.gpu.bytes(), s.gpu.label()),
             s.unit,
             Lang::En,
             Some((200 << 30, "<b>x</b>")),

@@ -228,11 +228,10 @@ mod tests {
     fn a_drawn_chart_reads_as_one_svg_with_a_group_per_bar_segment() {
         let s = Scenario::default();
         let c = Overview::compute(&s).unwrap();
-        let svg = crate::chart::stacked(
+        let svg = crate::chart::stacked_at_rest(
             &c.bars,
             s.gpus,
-            s.gpu.bytes(),
-            s.gpu.label(),
+            (s.gpu.bytes(), s.gpu.label()),
             s.unit,
             Lang::En,
             None,

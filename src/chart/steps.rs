@@ -172,7 +172,7 @@ pub fn charts(s: &Scenario) -> [String; 2] {
     let c = Overview::compute(s).expect("the scenario computes");
     let (limit, name) = (s.gpu.visible_bytes(), s.gpu.label());
     [
-        super::stacked(&c.bars, s.gpus, limit, name, s.unit, Lang::En, None),
+        super::stacked_at_rest(&c.bars, s.gpus, (limit, name), s.unit, Lang::En, None),
         super::sweep(
             &c.sweep,
             s.swept_tokens(),
@@ -259,6 +259,58 @@ mod tests {
         let page = Model::host("<a/>");
         patch_inner(&page, old, new);
         assert_eq!(page.printed(), Model::host(new).printed());
+    }
+
+    /// The bar chart patched through the benchmark's presses on `id`, with its axis fitted on
+    /// every step or held while the slider moves: how many elements the patch inserted or
+    /// removed, and how many writes it made in all.
+    fn bar_writes(id: &str, big: bool, held: bool) -> (usize, usize) {
+        let start = Scenario::default();
+        let draw = |s: &Scenario, top: &mut Option<f64>| {
+            let c = Overview::compute(s).unwrap();
+            let line = (s.gpu.visible_bytes(), s.gpu.label());
+            let fitted = crate::chart::fitted_top(&c.bars, line.0, s.unit, 0);
+            let shown = crate::chart::shown_top(fitted, top.filter(|_| held));
+            *top = Some(shown);
+            crate::chart::stacked(&c.bars, s.gpus, line, s.unit, Lang::En, None, shown)
+        };
+        let mut top = None;
+        let mut shown = draw(&start, &mut top);
+        let host = Recorder::new();
+        for s in presses(&start, id, big, 25) {
+            let next = draw(&s, &mut top);
+            patch_inner(&host, &shown, &next);
+            shown = next;
+        }
+        let writes = host.take();
+        let elements = writes
+            .iter()
+            .filter(|w| matches!(w, Write::Inserted(_) | Write::Gone))
+            .count();
+        (elements, writes.len())
+    }
+
+    #[test]
+    fn an_axis_held_while_a_slider_moves_moves_the_bars_and_leaves_the_ticks_in_place() {
+        let (mut fitted, mut held) = ((0, 0), (0, 0));
+        for (id, big) in BENCH_SLIDERS {
+            let (f, h) = (bar_writes(id, big, false), bar_writes(id, big, true));
+            // held, the axis never makes a step write more than refitted on each step
+            assert!(h.0 <= f.0 && h.1 <= f.1, "{id}: held {h:?}, fitted {f:?}");
+            fitted = (fitted.0 + f.0, fitted.1 + f.1);
+            held = (held.0 + h.0, held.1 + h.1);
+        }
+        // over the benchmark's 150 presses ticks and grid lines come and go a third as often
+        // (they still do while the bars outgrow the axis, and as the GPU count changes the
+        // bars), and the chart takes a quarter fewer writes
+        assert!(
+            held.0 * 3 <= fitted.0,
+            "elements: held {held:?}, fitted {fitted:?}"
+        );
+        assert!(
+            held.1 * 4 <= fitted.1 * 3,
+            "writes: held {held:?}, fitted {fitted:?}"
+        );
     }
 
     #[test]

@@ -5,6 +5,7 @@ pub mod hub;
 pub mod local;
 pub mod measured;
 pub mod model;
+pub mod moving;
 pub mod on_screen;
 pub mod results;
 pub mod settings_list;

@@ -150,16 +150,29 @@ fn selected_limit(st: &AppState) -> (u64, String) {
 pub fn charts() -> Piece {
     let st = expect_context::<AppState>();
     let shown = expect_context::<Memo<measured::Shown>>();
+    // while a slider moves the bars' axis holds (it only grows) and fits them once input
+    // pauses: a step then moves the bars, not the ticks, grid lines and labels (issue 16)
+    let moving = super::moving::sliders_moving();
+    let top_shown = StoredValue::new(None::<f64>);
     let svg = Memo::new(move |_| {
         let l = st.lang.get();
         let (gpus, unit) = st.scenario.with(|s| (s.gpus, s.unit));
         let (limit, name) = selected_limit(&st);
+        let held = if moving.get() {
+            top_shown.get_value()
+        } else {
+            None
+        };
         st.computed.with(|c| {
             c.as_ref()
                 .map(|c| {
                     shown.with(|v| {
                         let marker = v.marker.as_ref().map(|(b, label)| (*b, label.as_str()));
-                        chart::stacked(&c.bars, gpus, limit, &name, unit, l, marker)
+                        let measured = marker.map_or(0, |m| m.0);
+                        let fitted = chart::fitted_top(&c.bars, limit, unit, measured);
+                        let top = chart::shown_top(fitted, held);
+                        top_shown.set_value(Some(top));
+                        chart::stacked(&c.bars, gpus, (limit, &name), unit, l, marker, top)
                     })
                 })
                 .unwrap_or_default()

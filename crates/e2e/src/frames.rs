@@ -95,8 +95,12 @@ fn key(up: bool, big: bool) -> &'static str {
     }
 }
 
+/// The pause between one slider's presses and the next slider's: longer than the page's
+/// `components::moving::PAUSE` (600 ms).
+pub const BETWEEN_SLIDERS: std::time::Duration = std::time::Duration::from_millis(1000);
+
 /// Presses `steps_each` keys on each slider in turn (up until the end of its range, then down),
-/// waiting for the frame after each, and reads the Event Timing entries of the whole run.
+/// waiting for the frame after each and pausing between sliders, and reads the Event Timing entries of the whole run.
 /// `total` is the selector of the text every change should update.
 pub fn run_steps(
     session: &Session,
@@ -125,6 +129,9 @@ pub fn run_steps(
             run.steps += 1;
             run.changed += usize::from(after != before[3]);
         }
+        // a user pauses between sliders: what the page holds while a slider moves (the bars'
+        // axis) or leaves until input pauses (panels off screen) settles before the next one
+        std::thread::sleep(BETWEEN_SLIDERS);
     }
     let seen = session.js_async(COLLECT, vec![]);
     let events = seen["events"]

@@ -135,6 +135,48 @@ fn a_step_builds_the_panels_below_the_fold_only_once_input_pauses_or_they_come_i
     page.assert_no_console_errors();
 }
 
+/// The top of the bars' axis: its highest tick label, in the chart's unit.
+const AXIS_TOP: &str = "return Math.max(...[...document.querySelectorAll('#chart svg > text[text-anchor=\"end\"]')].map(t => parseFloat(t.textContent)))";
+
+/// Moves `#batch` to each of the values given, one input event each, and reads after each one's
+/// effects have run, in the same script (well inside the page's pause): the axis top and the
+/// total.
+const STEPS_AND_AXIS: &str = r#"
+const done = arguments[arguments.length - 1];
+const slider = document.querySelector('#batch');
+const top = () => Math.max(...[...document.querySelectorAll('#chart svg > text[text-anchor="end"]')].map(t => parseFloat(t.textContent)));
+const seen = [];
+const step = (values) => {
+  if (!values.length) return done(seen);
+  slider.value = values[0];
+  slider.dispatchEvent(new Event('input', {bubbles: true}));
+  setTimeout(() => { seen.push([top(), document.querySelector('#total').textContent]); step(values.slice(1)); }, 0);
+};
+step(arguments[0]);
+"#;
+
+#[test]
+fn while_a_slider_moves_the_bars_axis_only_grows_and_once_input_pauses_it_fits_the_bars() {
+    let page = Page::open("/");
+    let at_rest = page.js(AXIS_TOP, vec![]).as_f64().unwrap();
+    let (batch, total) = (page.value_of("#batch"), page.text_of("#total"));
+    let seen = page.js_async(STEPS_AND_AXIS, vec![json!(["700", batch])]);
+    let (grown, back) = (&seen[0], &seen[1]);
+    // the bars outgrow the axis: it grows with them at once
+    assert!(
+        grown[0].as_f64().unwrap() > at_rest,
+        "{seen} from {at_rest}"
+    );
+    // back where it began, still moving: the bars are as they were, the axis holds
+    assert_eq!(back[1].as_str(), Some(total.as_str()), "{seen}");
+    assert_eq!(back[0], grown[0], "{seen}");
+    // input pauses: the axis fits the bars again
+    page.wait_until("the axis to fit the bars again", 5, |s| {
+        s.js(AXIS_TOP, vec![]).as_f64() == Some(at_rest)
+    });
+    page.assert_no_console_errors();
+}
+
 #[test]
 fn every_kind_of_control_moves_the_budget() {
     let page = Page::open("/");
