@@ -59,7 +59,7 @@ const H: u32 = 340;
 
 /// The top of the bars' axis that fits them (in `unit`): the tallest bar, the selected GPU's
 /// `limit` and what the user `measured` (bytes), with an eighth to spare, rounded up.
-pub fn fitted_top(bars: &[(u64, Breakdown)], limit: u64, unit: Unit, measured: u64) -> f64 {
+fn fitted_top(bars: &[(u64, Breakdown)], limit: u64, unit: Unit, measured: u64) -> f64 {
     let tallest = bars.iter().map(|(_, b)| b.total).max().unwrap_or(0);
     let highest = tallest.max(measured).max(limit);
     round_top(highest as f64 / unit.bytes() as f64 * 1.12)
@@ -69,28 +69,15 @@ pub fn fitted_top(bars: &[(u64, Breakdown)], limit: u64, unit: Unit, measured: u
 /// highest top shown since it began (`held`), so the axis, its grid and its labels stay put and
 /// a step moves only the bars; the axis grows at once when the bars outgrow it, and fits them
 /// again once input pauses (issue 16).
-pub fn shown_top(fitted: f64, held: Option<f64>) -> f64 {
+fn shown_top(fitted: f64, held: Option<f64>) -> f64 {
     held.map_or(fitted, |held| held.max(fitted))
-}
-
-/// The bars under the axis that fits them, as the page draws them at rest (the tests' chart).
-#[cfg(test)]
-pub fn stacked_at_rest(
-    bars: &[(u64, Breakdown)],
-    current: u64,
-    line: (u64, &str),
-    unit: Unit,
-    lang: Lang,
-    marker: Option<(u64, &str)>,
-) -> String {
-    let top = fitted_top(bars, line.0, unit, marker.map_or(0, |m| m.0));
-    stacked(bars, current, line, unit, lang, marker, top)
 }
 
 /// Stacked bars: one per GPU count, one segment per component, capacity lines behind, the
 /// selected GPU's `line` (bytes, and its name: its capacity, or a server's budget) in red, and
-/// `marker` (bytes, label): a dashed line across the current bar at what the user measured,
-/// under an axis that tops out at `ymax` (in `unit`; [`fitted_top`] and [`shown_top`]).
+/// `marker` (bytes, label): a dashed line across the current bar at what the user measured.
+/// The axis fits the bars, or holds at `held` while a slider moves ([`shown_top`]); the markup
+/// comes back with the top it shows (in `unit`).
 pub fn stacked(
     bars: &[(u64, Breakdown)],
     current: u64,
@@ -98,9 +85,13 @@ pub fn stacked(
     unit: Unit,
     lang: Lang,
     marker: Option<(u64, &str)>,
-    ymax: f64,
-) -> String {
+    held: Option<f64>,
+) -> (String, f64) {
     let (limit, name) = line;
+    let ymax = shown_top(
+        fitted_top(bars, limit, unit, marker.map_or(0, |m| m.0)),
+        held,
+    );
     let ubytes = unit.bytes() as f64;
     let cap = limit as f64 / ubytes;
     let n = bars.len().max(1) as f64;
@@ -221,10 +212,10 @@ pub fn stacked(
         Ok(())
     })();
     if drawn.is_err() {
-        return String::new();
+        return (String::new(), ymax);
     }
     let title = format!(r#"<title>{}</title>"#, escape(t(lang, "chart_title")));
-    insert_overlay(&svg, &(title + &overlay))
+    (insert_overlay(&svg, &(title + &overlay)), ymax)
 }
 
 /// Total per GPU against sequence length, or request length for a server (log scale), with
@@ -474,12 +465,13 @@ mod tests {
     fn the_stacked_chart_has_one_segment_per_nonzero_component() {
         let s = Scenario::default();
         let b = estimate(&s).unwrap();
-        let svg = stacked_at_rest(
+        let (svg, _) = stacked(
             &[(1, b.clone())],
             1,
             (s.gpu.bytes(), s.gpu.label()),
             s.unit,
             Lang::En,
+            None,
             None,
         );
         let segments = svg.matches(r#"class="seg""#).count();
@@ -501,7 +493,7 @@ mod tests {
         let s = Scenario::default();
         let c = vram_engine::Overview::compute(&s).unwrap();
         let (limit, name) = (s.gpu.bytes(), s.gpu.label());
-        let bars = stacked_at_rest(&c.bars, s.gpus, (limit, name), s.unit, Lang::En, None);
+        let (bars, _) = stacked(&c.bars, s.gpus, (limit, name), s.unit, Lang::En, None, None);
         let curve = sweep(&c.sweep, s.seq, false, limit, name, s.unit, Lang::En);
         for svg in [&bars, &curve] {
             assert!(svg.matches("<line").count() <= 20, "{svg}");
@@ -550,13 +542,14 @@ mod tests {
         let s = Scenario::default();
         let b = estimate(&s).unwrap();
         let bars = [(1, b.clone()), (2, b.clone())];
-        let svg = stacked_at_rest(
+        let (svg, _) = stacked(
             &bars,
             2,
             (s.gpu.bytes(), s.gpu.label()),
             s.unit,
             Lang::En,
             Some((200 << 30, "<b>x</b>")),
+            None,
         );
         assert_eq!(svg.matches(r#"id="measured-marker""#).count(), 1);
         assert!(svg.contains("&lt;b&gt;x&lt;/b&gt;") && !svg.contains("<b>"));

@@ -228,12 +228,13 @@ mod tests {
     fn a_drawn_chart_reads_as_one_svg_with_a_group_per_bar_segment() {
         let s = Scenario::default();
         let c = Overview::compute(&s).unwrap();
-        let svg = crate::chart::stacked_at_rest(
+        let (svg, _) = crate::chart::stacked(
             &c.bars,
             s.gpus,
             (s.gpu.bytes(), s.gpu.label()),
             s.unit,
             Lang::En,
+            None,
             None,
         );
         let root = parse(&svg).unwrap();

@@ -172,7 +172,7 @@ pub fn charts(s: &Scenario) -> [String; 2] {
     let c = Overview::compute(s).expect("the scenario computes");
     let (limit, name) = (s.gpu.visible_bytes(), s.gpu.label());
     [
-        super::stacked_at_rest(&c.bars, s.gpus, (limit, name), s.unit, Lang::En, None),
+        super::stacked(&c.bars, s.gpus, (limit, name), s.unit, Lang::En, None, None).0,
         super::sweep(
             &c.sweep,
             s.swept_tokens(),
@@ -269,10 +269,11 @@ mod tests {
         let draw = |s: &Scenario, top: &mut Option<f64>| {
             let c = Overview::compute(s).unwrap();
             let line = (s.gpu.visible_bytes(), s.gpu.label());
-            let fitted = crate::chart::fitted_top(&c.bars, line.0, s.unit, 0);
-            let shown = crate::chart::shown_top(fitted, top.filter(|_| held));
+            let held = top.filter(|_| held);
+            let (svg, shown) =
+                crate::chart::stacked(&c.bars, s.gpus, line, s.unit, Lang::En, None, held);
             *top = Some(shown);
-            crate::chart::stacked(&c.bars, s.gpus, line, s.unit, Lang::En, None, shown)
+            svg
         };
         let mut top = None;
         let mut shown = draw(&start, &mut top);

@@ -168,11 +168,10 @@ pub fn charts() -> Piece {
                 .map(|c| {
                     shown.with(|v| {
                         let marker = v.marker.as_ref().map(|(b, label)| (*b, label.as_str()));
-                        let measured = marker.map_or(0, |m| m.0);
-                        let fitted = chart::fitted_top(&c.bars, limit, unit, measured);
-                        let top = chart::shown_top(fitted, held);
+                        let line = (limit, name.as_str());
+                        let (svg, top) = chart::stacked(&c.bars, gpus, line, unit, l, marker, held);
                         top_shown.set_value(Some(top));
-                        chart::stacked(&c.bars, gpus, (limit, &name), unit, l, marker, top)
+                        svg
                     })
                 })
                 .unwrap_or_default()

@@ -100,7 +100,8 @@ fn key(up: bool, big: bool) -> &'static str {
 pub const BETWEEN_SLIDERS: std::time::Duration = std::time::Duration::from_millis(1000);
 
 /// Presses `steps_each` keys on each slider in turn (up until the end of its range, then down),
-/// waiting for the frame after each and pausing between sliders, and reads the Event Timing entries of the whole run.
+/// waiting for the frame after each and pausing between sliders, and reads the Event Timing
+/// entries of the whole run.
 /// `total` is the selector of the text every change should update.
 pub fn run_steps(
     session: &Session,
