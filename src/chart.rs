@@ -57,6 +57,13 @@ impl<E: std::error::Error + Send + Sync> From<DrawingAreaErrorKind<E>> for NotDr
 const W: u32 = 640;
 const H: u32 = 340;
 
+/// The bar chart's one label for the segment under the pointer or the keyboard's focus, hidden
+/// until one is (`components::segment_label` shows it). One per chart rather than one per
+/// segment: a step wrote each segment's value twice, in its title and in its label, and a
+/// segment's label was painted under the segment above it (issue 16).
+pub const SEGMENT_LABEL: &str =
+    r#"<text id="seg-hover" class="seg-label" y="-4" display="none"></text>"#;
+
 /// The top of the bars' axis that fits them (in `unit`): the tallest bar, the selected GPU's
 /// `limit` and what the user `measured` (bytes), with an eighth to spare, rounded up.
 fn fitted_top(bars: &[(u64, Breakdown)], limit: u64, unit: Unit, measured: u64) -> f64 {
@@ -160,14 +167,14 @@ pub fn stacked(
                 base += bytes;
                 // one rectangle per segment, drawn here rather than by plotters: it carries the
                 // colour and takes the hover and focus, so a step moves one element, not two.
-                // The group is placed where the segment's top left is, and its rectangle and
-                // label inside it: a segment that only moves changes one attribute, and its
-                // label (shown on hover and focus) moves with it (issue 16)
+                // The group is placed where the segment's top left is: a segment that only
+                // moves changes one attribute. Its title is its label; the chart's one label
+                // (SEGMENT_LABEL) shows it on hover and focus (issue 16)
                 let (ax, ay) = chart.backend_coord(&(x0, y1));
                 let (bx, by) = chart.backend_coord(&(x1, y0));
                 let label = format!("{}: {}", i18n::component(lang, *c), unit.format(bytes));
                 overlay.push_str(&format!(
-                    r#"<g class="seg" tabindex="0" data-component="{}" data-gpus="{}" transform="translate({},{})"><title>{}</title><rect width="{}" height="{}" fill="{}"/><text y="{}" class="seg-label">{}</text></g>"#,
+                    r#"<g class="seg" tabindex="0" data-component="{}" data-gpus="{}" transform="translate({},{})"><title>{}</title><rect width="{}" height="{}" fill="{}"/></g>"#,
                     c.key(),
                     gpus,
                     ax,
@@ -176,9 +183,6 @@ pub fn stacked(
                     (bx - ax).max(1),
                     (by - ay).max(1),
                     css_colour(*c),
-                    // 4 px above the segment, but never above the chart's top
-                    (ay - 4).max(12) - ay,
-                    escape(&label)
                 ));
             }
             let (tx, ty) = chart.backend_coord(&((x0 + x1) / 2.0, b.total as f64 / ubytes));
@@ -208,6 +212,8 @@ pub fn stacked(
                 overlay.push_str(&marker_svg(ax - 6, bx + 6, y, &escape(label)));
             }
         }
+        // last, so it is painted above every bar
+        overlay.push_str(SEGMENT_LABEL);
         root.present()?;
         Ok(())
     })();
@@ -218,29 +224,38 @@ pub fn stacked(
     (insert_overlay(&svg, &(title + &overlay)), ymax)
 }
 
+/// The top of the growth chart's axis that fits its curve (`points`' totals, bytes) against the
+/// selected GPU's `cap` (in `ubytes`): up to three capacities, but always high enough to show
+/// where the curve starts.
+fn sweep_fitted_top(points: &[(u64, u64)], cap: f64, ubytes: f64) -> f64 {
+    let tallest = points.iter().map(|p| p.1).max().unwrap_or(0) as f64 / ubytes;
+    let lowest = points.iter().map(|p| p.1).min().unwrap_or(0) as f64 / ubytes;
+    (cap * 3.0)
+        .max(lowest * 1.5)
+        .min(tallest * 1.05)
+        .max(cap * 1.15)
+}
+
 /// Total per GPU against sequence length, or request length for a server (log scale), with
-/// capacity lines.
+/// capacity lines and the selected GPU's `line` (bytes, and its name). Like the bars' axis
+/// ([`shown_top`]) its axis holds at `held` while a slider moves; the markup comes back with the
+/// top it shows (in `unit`).
 pub fn sweep(
     points: &[(u64, u64)],
     current_seq: u64,
     serving: bool,
-    limit: u64,
-    name: &str,
+    line: (u64, &str),
     unit: Unit,
     lang: Lang,
-) -> String {
-    if points.len() < 2 {
-        return String::new();
-    }
+    held: Option<f64>,
+) -> (String, f64) {
+    let (limit, name) = line;
     let ubytes = unit.bytes() as f64;
     let cap = limit as f64 / ubytes;
-    let tallest = points.iter().map(|p| p.1).max().unwrap_or(0) as f64 / ubytes;
-    let lowest = points.iter().map(|p| p.1).min().unwrap_or(0) as f64 / ubytes;
-    // up to three capacities, but always high enough to show where the curve starts
-    let ymax = (cap * 3.0)
-        .max(lowest * 1.5)
-        .min(tallest * 1.05)
-        .max(cap * 1.15);
+    let ymax = shown_top(sweep_fitted_top(points, cap, ubytes), held);
+    if points.len() < 2 {
+        return (String::new(), ymax);
+    }
     // x is log2(tokens) on a plain axis: the same coordinate type as the bars (one copy of plotters' code)
     let lx = |t: u64| (t.max(1) as f64).log2();
     let (x0, x1) = (lx(points[0].0), lx(points[points.len() - 1].0));
@@ -308,28 +323,35 @@ pub fn sweep(
             vec![(cur, 0.0), (cur, ymax)],
             INK.mix(0.5).stroke_width(1),
         )))?;
-        // where it stops fitting
-        if let Some(w) = points
+        // where it stops fitting: a group that is always there and hidden where the curve
+        // never crosses the line, so a step that crosses it changes attributes rather than
+        // inserting and removing elements (38 of the weights slider's 63 writes, issue 16)
+        let crossing = points
             .windows(2)
-            .find(|w| w[0].1 <= limit && w[1].1 > limit)
-        {
-            let (fx, fy) = chart.backend_coord(&(lx(w[0].0), cap));
-            overlay.push_str(&format!(
-                r#"<circle cx="{fx}" cy="{fy}" r="4" class="limit"/><text x="{}" y="{}" class="limit-label">≤ {}</text>"#,
-                fx + 6,
-                fy + 16,
-                escape(&short_tokens(w[0].0 as f64))
-            ));
-        }
+            .find(|w| w[0].1 <= limit && w[1].1 > limit);
+        let (at, label) = match crossing {
+            Some(w) => (
+                chart.backend_coord(&(lx(w[0].0), cap)),
+                format!("≤ {}", short_tokens(w[0].0 as f64)),
+            ),
+            None => ((0, 0), String::new()),
+        };
+        overlay.push_str(&format!(
+            r#"<g class="limit-mark" transform="translate({},{})"{}><circle r="4" class="limit"/><text x="6" y="16" class="limit-label">{}</text></g>"#,
+            at.0,
+            at.1,
+            if crossing.is_some() { "" } else { r#" display="none""# },
+            escape(&label)
+        ));
         root.present()?;
         Ok(())
     })();
     if drawn.is_err() {
-        return String::new();
+        return (String::new(), ymax);
     }
     let key = if serving { "request_view" } else { "seq_view" };
     let title = format!(r#"<title>{}</title>"#, escape(t(lang, key)));
-    insert_overlay(&svg, &(title + &overlay))
+    (insert_overlay(&svg, &(title + &overlay)), ymax)
 }
 
 /// The measured level: a dashed line with its label above, one element with a stable id.
@@ -436,19 +458,11 @@ mod tests {
         let draw = |s: &Scenario| super::steps::charts(s)[0].clone();
         let (before, after) = (segment_groups(&draw(&s)), segment_groups(&draw(&bigger)));
         assert!(!before.is_empty());
-        for ((_, y), inside) in before.iter().chain(&after) {
-            // the rectangle sits at the group's origin; the label 4 px above it, or at the
-            // chart's top edge (12 px) for a segment that reaches it
+        for (_, inside) in before.iter().chain(&after) {
+            // the rectangle sits at the group's origin, after the title that labels it
             assert!(inside.starts_with("<title>"), "{inside}");
             assert!(inside.contains(r#"<rect width=""#), "{inside}");
-            let label_y: i32 = inside
-                .split(r#"<text y=""#)
-                .nth(1)
-                .and_then(|t| t.split('"').next())
-                .unwrap()
-                .parse()
-                .unwrap();
-            assert_eq!(label_y, (y - 4).max(12) - y, "{inside}");
+            assert!(!inside.contains("<text"), "{inside}");
         }
         // the segments above the adapters move up and keep their inside: one attribute each;
         // the weights, at the bottom of each bar, stay as they were
@@ -480,10 +494,10 @@ mod tests {
         // each segment is one rectangle, which carries its colour and takes hover and focus
         assert_eq!(svg.matches("<rect").count(), segments, "{svg}");
         let weights = css_colour(Component::Weights);
-        assert!(
-            svg.contains(&format!(r#"fill="{weights}"/><text"#)),
-            "{svg}"
-        );
+        assert!(svg.contains(&format!(r#"fill="{weights}"/></g>"#)), "{svg}");
+        // and one label for them all, hidden, painted last, above every bar
+        assert_eq!(svg.matches(r#"id="seg-hover""#).count(), 1, "{svg}");
+        assert!(svg.contains(&format!("{SEGMENT_LABEL}</svg>")), "{svg}");
         assert!(svg.starts_with("<svg") && svg.ends_with("</svg>\n") || svg.ends_with("</svg>"));
     }
 
@@ -494,7 +508,15 @@ mod tests {
         let c = vram_engine::Overview::compute(&s).unwrap();
         let (limit, name) = (s.gpu.bytes(), s.gpu.label());
         let (bars, _) = stacked(&c.bars, s.gpus, (limit, name), s.unit, Lang::En, None, None);
-        let curve = sweep(&c.sweep, s.seq, false, limit, name, s.unit, Lang::En);
+        let (curve, _) = sweep(
+            &c.sweep,
+            s.seq,
+            false,
+            (limit, name),
+            s.unit,
+            Lang::En,
+            None,
+        );
         for svg in [&bars, &curve] {
             assert!(svg.matches("<line").count() <= 20, "{svg}");
             assert!(!svg.contains("<line opacity="), "{svg}");
@@ -574,14 +596,15 @@ mod tests {
         // 100-200 GiB against a 24 GiB card: the axis reaches past the first point
         let gib = 1u64 << 30;
         let points: Vec<(u64, u64)> = (0..10).map(|i| (128 << i, (100 + 10 * i) * gib)).collect();
-        let svg = sweep(
+        let line = (Gpu::Rtx4090.bytes(), Gpu::Rtx4090.label());
+        let (svg, _) = sweep(
             &points,
             1024,
             false,
-            Gpu::Rtx4090.bytes(),
-            Gpu::Rtx4090.label(),
+            line,
             vram_engine::Unit::Gib,
             Lang::En,
+            None,
         );
         let labels: Vec<f64> = svg
             .split("</text>")
@@ -592,5 +615,10 @@ mod tests {
             .collect();
         let top = labels.iter().cloned().fold(0.0, f64::max);
         assert!(top >= 100.0, "y axis tops out at {top}");
+        // it never fits, so there is no point where it stops fitting: the mark is hidden
+        assert!(
+            svg.contains(r#"<g class="limit-mark" transform="translate(0,0)" display="none">"#),
+            "{svg}"
+        );
     }
 }

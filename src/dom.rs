@@ -19,8 +19,17 @@ use crate::reactive::*;
 pub type Piece = Rc<dyn Fn() -> String>;
 
 /// The kinds of event the page listens to; each bubbles up to the document.
-const KINDS: [&str; 7] = [
-    "click", "input", "change", "focusin", "keydown", "dragover", "drop",
+const KINDS: [&str; 10] = [
+    "click",
+    "input",
+    "change",
+    "focusin",
+    "focusout",
+    "mouseover",
+    "mouseout",
+    "keydown",
+    "dragover",
+    "drop",
 ];
 
 type Handler = Rc<dyn Fn(&web_sys::Event)>;

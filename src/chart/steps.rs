@@ -177,11 +177,12 @@ pub fn charts(s: &Scenario) -> [String; 2] {
             &c.sweep,
             s.swept_tokens(),
             s.job == Job::Serving,
-            limit,
-            name,
+            (limit, name),
             s.unit,
             Lang::En,
-        ),
+            None,
+        )
+        .0,
     ]
 }
 
@@ -261,17 +262,30 @@ mod tests {
         assert_eq!(page.printed(), Model::host(new).printed());
     }
 
-    /// The bar chart patched through the benchmark's presses on `id`, with its axis fitted on
-    /// every step or held while the slider moves: how many elements the patch inserted or
-    /// removed, and how many writes it made in all.
-    fn bar_writes(id: &str, big: bool, held: bool) -> (usize, usize) {
+    /// One of the page's charts drawn for a scenario, its axis fitted or held at a top (`None`
+    /// fits it): its markup and the top it shows.
+    type Drawn = fn(&Scenario, Option<f64>) -> (String, f64);
+
+    fn bars(s: &Scenario, held: Option<f64>) -> (String, f64) {
+        let c = Overview::compute(s).unwrap();
+        let line = (s.gpu.visible_bytes(), s.gpu.label());
+        crate::chart::stacked(&c.bars, s.gpus, line, s.unit, Lang::En, None, held)
+    }
+
+    fn growth(s: &Scenario, held: Option<f64>) -> (String, f64) {
+        let c = Overview::compute(s).unwrap();
+        let line = (s.gpu.visible_bytes(), s.gpu.label());
+        let (at, serving) = (s.swept_tokens(), s.job == Job::Serving);
+        crate::chart::sweep(&c.sweep, at, serving, line, s.unit, Lang::En, held)
+    }
+
+    /// A chart patched through the benchmark's presses on `id`, with its axis fitted on every
+    /// step or held while the slider moves: how many elements the patch inserted or removed,
+    /// and how many writes it made in all.
+    fn chart_writes(chart: Drawn, id: &str, big: bool, held: bool) -> (usize, usize) {
         let start = Scenario::default();
         let draw = |s: &Scenario, top: &mut Option<f64>| {
-            let c = Overview::compute(s).unwrap();
-            let line = (s.gpu.visible_bytes(), s.gpu.label());
-            let held = top.filter(|_| held);
-            let (svg, shown) =
-                crate::chart::stacked(&c.bars, s.gpus, line, s.unit, Lang::En, None, held);
+            let (svg, shown) = chart(s, top.filter(|_| held));
             *top = Some(shown);
             svg
         };
@@ -291,16 +305,26 @@ mod tests {
         (elements, writes.len())
     }
 
-    #[test]
-    fn an_axis_held_while_a_slider_moves_moves_the_bars_and_leaves_the_ticks_in_place() {
+    /// Both figures of [`chart_writes`] for each slider, fitted and held, and their sums.
+    fn fitted_and_held(chart: Drawn) -> ((usize, usize), (usize, usize)) {
         let (mut fitted, mut held) = ((0, 0), (0, 0));
         for (id, big) in BENCH_SLIDERS {
-            let (f, h) = (bar_writes(id, big, false), bar_writes(id, big, true));
+            let (f, h) = (
+                chart_writes(chart, id, big, false),
+                chart_writes(chart, id, big, true),
+            );
+            eprintln!("{id}: fitted {f:?}, held {h:?}");
             // held, the axis never makes a step write more than refitted on each step
             assert!(h.0 <= f.0 && h.1 <= f.1, "{id}: held {h:?}, fitted {f:?}");
             fitted = (fitted.0 + f.0, fitted.1 + f.1);
             held = (held.0 + h.0, held.1 + h.1);
         }
+        (fitted, held)
+    }
+
+    #[test]
+    fn an_axis_held_while_a_slider_moves_moves_the_bars_and_leaves_the_ticks_in_place() {
+        let (fitted, held) = fitted_and_held(bars);
         // over the benchmark's 150 presses ticks and grid lines come and go a third as often
         // (they still do while the bars outgrow the axis, and as the GPU count changes the
         // bars), and the chart takes a quarter fewer writes
@@ -312,6 +336,34 @@ mod tests {
             held.1 * 4 <= fitted.1 * 3,
             "writes: held {held:?}, fitted {fitted:?}"
         );
+    }
+
+    #[test]
+    fn a_growth_chart_axis_held_while_a_slider_moves_moves_the_curve_and_leaves_the_ticks() {
+        let (fitted, held) = fitted_and_held(growth);
+        eprintln!("growth: fitted {fitted:?}, held {held:?}");
+        // batch and rank steps raise the curve; held, its ticks come and go half as often,
+        // and the chart takes a quarter fewer writes
+        assert!(
+            held.0 * 2 <= fitted.0,
+            "elements: held {held:?}, fitted {fitted:?}"
+        );
+        assert!(
+            held.1 * 4 <= fitted.1 * 3,
+            "writes: held {held:?}, fitted {fitted:?}"
+        );
+    }
+
+    #[test]
+    fn where_the_curve_stops_fitting_moves_as_attributes_and_is_never_inserted_or_removed() {
+        // the weights slider moves the curve across the GPU's line and back: the mark shows
+        // and hides rather than coming and going
+        let (elements, writes) = chart_writes(growth, "weights", false, true);
+        assert_eq!(elements, 0);
+        assert!(writes > 0);
+        let s = Scenario::default();
+        let (svg, _) = growth(&s, None);
+        assert_eq!(svg.matches(r#"class="limit-mark""#).count(), 1, "{svg}");
     }
 
     #[test]

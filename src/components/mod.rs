@@ -8,6 +8,7 @@ pub mod model;
 pub mod moving;
 pub mod on_screen;
 pub mod results;
+pub mod segment_label;
 pub mod settings_list;
 
 use wasm_bindgen::JsCast;

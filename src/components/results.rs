@@ -177,15 +177,28 @@ pub fn charts() -> Piece {
                 .unwrap_or_default()
         })
     });
+    // the growth chart's axis holds the same way: batch and rank steps raise the curve a little
+    // and, refitted on each, its ticks and grid lines moved on nearly every step (issue 16)
+    let sweep_top_shown = StoredValue::new(None::<f64>);
     let sweep = Memo::new(move |_| {
         let l = st.lang.get();
         let (at, serving, unit) = st
             .scenario
             .with(|s| (s.swept_tokens(), s.job == Job::Serving, s.unit));
         let (limit, name) = selected_limit(&st);
+        let held = if moving.get() {
+            sweep_top_shown.get_value()
+        } else {
+            None
+        };
         st.computed.with(|c| {
             c.as_ref()
-                .map(|c| chart::sweep(&c.sweep, at, serving, limit, &name, unit, l))
+                .map(|c| {
+                    let line = (limit, name.as_str());
+                    let (svg, top) = chart::sweep(&c.sweep, at, serving, line, unit, l, held);
+                    sweep_top_shown.set_value(Some(top));
+                    svg
+                })
                 .unwrap_or_default()
         })
     });
@@ -200,6 +213,7 @@ pub fn charts() -> Piece {
     // both charts patched in place (chart::patch) from the markup they show, not replaced whole
     patched_in_place("seq-chart", sweep);
     patched_in_place("legend", Memo::new(move |_| legend_markup(lang())));
+    super::segment_label::follow_pointer_and_focus();
     // and the first draw stamped for the load benchmark (navigation start -> first chart)
     let drawn = expect_context::<dom::Drawn>();
     Effect::new(move |was: Option<dom::Written>| {
@@ -208,6 +222,7 @@ pub fn charts() -> Piece {
         };
         let node: &web_sys::Node = &el;
         svg.with(|markup| chart::patch::patch_inner(node, &shown, markup));
+        super::segment_label::show_again();
         if shown.is_empty() && el.first_element_child().is_some() {
             let now = web_sys::window()
                 .and_then(|w| w.performance())

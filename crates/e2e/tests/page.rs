@@ -555,18 +555,69 @@ fn the_keyboard_reaches_every_control_and_chart_segments_explain_themselves_on_f
     assert_eq!(unlabelled, json!([]));
     let focusable = page.count("#chart g.seg[tabindex='0']");
     assert!(focusable >= 6);
-    let hidden = page.js(
-        "return getComputedStyle(document.querySelector('#chart g.seg .seg-label')).display",
+    // the chart's one label is hidden until a segment has the focus
+    let label = "const l = document.getElementById('seg-hover'); return [getComputedStyle(l).display, l.textContent, Number(l.getAttribute('y'))]";
+    assert_eq!(page.js(label, vec![])[0], json!("none"));
+    // the third segment of the first bar: one that starts above the chart's bottom
+    let focused = page.js(
+        "const g = document.querySelectorAll('#chart g.seg')[2]; g.focus(); return [document.activeElement === g, g.querySelector('title').textContent, g.getBoundingClientRect().top]",
         vec![],
     );
-    assert_eq!(hidden, json!("none"));
-    let shown = page.js(
-        "const g = document.querySelector('#chart g.seg'); g.focus(); return [document.activeElement === g, getComputedStyle(g.querySelector('.seg-label')).display, g.querySelector('title').textContent]",
+    assert_eq!(focused[0], json!(true));
+    let title = focused[1].as_str().unwrap();
+    assert!(title.contains("GiB"), "{focused}");
+    let shown = page.js(label, vec![]);
+    assert_ne!(shown[0], json!("none"), "{shown}");
+    assert_eq!(
+        shown[1],
+        json!(title),
+        "the label reads the focused segment's title"
+    );
+    // it sits above the segment it names
+    let above = page.js(
+        "const l = document.getElementById('seg-hover').getBoundingClientRect(); return l.bottom",
         vec![],
     );
-    assert_eq!(shown[0], json!(true));
-    assert_ne!(shown[1], json!("none"));
-    assert!(shown[2].as_str().unwrap().contains("GiB"), "{shown}");
+    assert!(
+        above.as_f64().unwrap() <= focused[2].as_f64().unwrap() + 1.0,
+        "label bottom {above}, segment top {}",
+        focused[2]
+    );
+    // a second segment moves it, and leaving the chart hides it
+    let next = page.js(
+        "const g = document.querySelectorAll('#chart g.seg')[0]; g.focus(); return g.querySelector('title').textContent",
+        vec![],
+    );
+    assert_eq!(page.js(label, vec![])[1], next);
+    // a change that redraws the chart under the focus writes the new value into the label
+    page.js("document.getElementById('unit-gb').click()", vec![]);
+    page.wait_until("the label in GB", 5, |p| {
+        let shown = p.js(label, vec![]);
+        let text = shown[1].as_str().unwrap_or_default().to_string();
+        text.ends_with(" GB") && text == p.text_of("#chart g.seg:focus title")
+    });
+    page.js("document.getElementById('gpu').focus()", vec![]);
+    assert_eq!(page.js(label, vec![])[0], json!("none"));
+    // the pointer, moved by the browser's own input: over a segment the label names it, off
+    // the chart it hides
+    let centre = page.js(
+        "const g = document.querySelectorAll('#chart g.seg')[1]; g.scrollIntoView({block: 'center'}); const r = g.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2, g.querySelector('title').textContent]",
+        vec![],
+    );
+    let pointer = |x: &serde_json::Value, y: &serde_json::Value| {
+        page.cdp(
+            "Input.dispatchMouseEvent",
+            json!({"type": "mouseMoved", "x": x, "y": y}),
+        );
+    };
+    pointer(&centre[0], &centre[1]);
+    page.wait_until("the label of the pointed segment", 5, |p| {
+        p.js(label, vec![])[1] == centre[2]
+    });
+    pointer(&json!(1), &json!(1));
+    page.wait_until("the label hidden", 5, |p| {
+        p.js(label, vec![])[0] == json!("none")
+    });
 }
 
 #[test]

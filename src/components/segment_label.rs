@@ -1,0 +1,104 @@
+//! The bar chart's one label (`chart::SEGMENT_LABEL`): it shows the title of the segment that
+//! has the keyboard's focus or, without one, the segment under the pointer, 4 px above the
+//! segment, and hides when neither is on a segment. The chart's
+//! patch leaves the label as this module set it, so it is set again after each patch and follows
+//! a segment that a step moved or changed.
+//!
+//! The segments are found by walking up from an event's element, not with `closest` or
+//! `querySelector(":hover")`: each DOM call the page makes adds its glue to the first load.
+
+use std::cell::RefCell;
+
+use wasm_bindgen::JsCast;
+use web_sys::Element;
+
+use crate::dom;
+
+/// The chart's host, whose events move the label.
+const HOST: &str = "chart";
+
+thread_local! {
+    /// The segment that has the focus, and the one under the pointer, as the last events left
+    /// them.
+    static FOCUSED: RefCell<Option<Element>> = const { RefCell::new(None) };
+    static POINTED: RefCell<Option<Element>> = const { RefCell::new(None) };
+}
+
+/// Moves the label as the pointer and the focus move over the chart's segments. Leaving an
+/// element, they go to its `relatedTarget`, which may be another segment.
+pub fn follow_pointer_and_focus() {
+    dom::on(HOST, "focusin", |ev| held(&FOCUSED, target(ev)));
+    dom::on(HOST, "focusout", |ev| held(&FOCUSED, related(ev)));
+    dom::on(HOST, "mouseover", |ev| held(&POINTED, target(ev)));
+    dom::on(HOST, "mouseout", |ev| held(&POINTED, related(ev)));
+}
+
+/// Shows the label again after the chart was patched: the same segment elements stay, with
+/// their new place and title. A chart written whole has new ones, and the label hides until
+/// the pointer or the focus moves.
+pub fn show_again() {
+    for slot in [&FOCUSED, &POINTED] {
+        slot.with_borrow_mut(|s| {
+            if s.as_ref().and_then(|s| segment(s.clone())).is_none() {
+                *s = None;
+            }
+        });
+    }
+    show();
+}
+
+/// `slot` now holds the segment `element` is in (or none), and the label follows.
+fn held(slot: &'static std::thread::LocalKey<RefCell<Option<Element>>>, element: Option<Element>) {
+    slot.set(element.and_then(segment));
+    show();
+}
+
+/// The element an event happened on.
+fn target(ev: &web_sys::Event) -> Option<Element> {
+    super::event_element(ev)
+}
+
+/// The element the pointer or the focus goes to as it leaves the event's element.
+fn related(ev: &web_sys::Event) -> Option<Element> {
+    let related = js_sys::Reflect::get(ev, &"relatedTarget".into()).ok()?;
+    related.dyn_into::<Element>().ok()
+}
+
+/// The chart's segment `element` is in (or is), while it is on the page's chart.
+fn segment(element: Element) -> Option<Element> {
+    let mut at = Some(element);
+    let mut found = None;
+    while let Some(el) = at {
+        if el.id() == HOST {
+            return found;
+        }
+        if found.is_none() && el.get_attribute("class").as_deref() == Some("seg") {
+            found = Some(el.clone());
+        }
+        at = el.parent_element();
+    }
+    None
+}
+
+/// The label showing the focused or pointed segment's title above it, or hidden for none. The
+/// label takes the segment's own `transform`, so it is placed where the segment is without
+/// reading its numbers (its `y` in the markup puts it 4 px above).
+fn show() {
+    let Some(label) = dom::by_id("seg-hover") else {
+        return;
+    };
+    let shown = FOCUSED
+        .with_borrow(Clone::clone)
+        .or_else(|| POINTED.with_borrow(Clone::clone));
+    let placed = shown.and_then(|s| {
+        let title = s.first_element_child()?.text_content()?;
+        Some((s.get_attribute("transform")?, title))
+    });
+    let Some((at, title)) = placed else {
+        let _ = label.set_attribute("display", "none");
+        return;
+    };
+    let _ = label.set_attribute("transform", &at);
+    label.set_text_content(Some(&title));
+    let _ = label.remove_attribute("display");
+}
