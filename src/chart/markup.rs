@@ -160,28 +160,24 @@ fn start_tag(src: &str, lt: usize) -> Option<(&str, &str, usize, bool)> {
 }
 
 /// The end tag of the element `name` whose content starts at `from`: where its `</` and its `>`
-/// are. The elements inside are matched by name, each start tag with its end tag.
+/// are. The tags inside are only counted, opened and closed, not read: this scan runs over every
+/// element's descendants, and reading each tag inside took most of a step's reading (issue 16).
+/// An end tag that closes the element but names another is `None`.
 fn end_tag(src: &str, name: &str, from: usize) -> Option<(usize, usize)> {
-    let mut open: Vec<&str> = Vec::new();
+    let mut open = 0usize;
     let mut at = from;
     loop {
         let next = at + src[at..].find('<')?;
-        if src[next..].starts_with("</") {
-            let close = next + src[next..].find('>')?;
-            let closing = &src[next + 2..close];
-            match open.pop() {
-                Some(inner) if inner == closing => {}
-                None if closing == name => return Some((next, close)),
-                _ => return None,
+        let close = next + src[next..].find('>')?;
+        if src[next + 1..].starts_with('/') {
+            if open == 0 {
+                return (&src[next + 2..close] == name).then_some((next, close));
             }
-            at = close + 1;
-        } else {
-            let (inner, _, gt, self_closing) = start_tag(src, next)?;
-            if !self_closing {
-                open.push(inner);
-            }
-            at = gt + 1;
+            open -= 1;
+        } else if !src[..close].ends_with('/') {
+            open += 1;
         }
+        at = close + 1;
     }
 }
 
@@ -276,6 +272,9 @@ mod tests {
         assert_eq!(parse(""), None);
         assert_eq!(parse("<svg><g></svg>"), None);
         assert_eq!(parse("<svg><rect/></g></svg>"), None);
+        // tags inside are only counted until their element is read: then a mismatch shows
+        let crossed = parse("<svg><a></b></svg>").unwrap();
+        assert_eq!(crossed.content(), None);
         assert_eq!(parse("<svg x='1'></svg>"), None);
         assert_eq!(parse("<svg></svg><svg></svg>"), None);
         let mixed = parse("<svg>loose text<rect/></svg>").unwrap();
