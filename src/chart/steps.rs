@@ -167,23 +167,24 @@ pub fn presses(start: &Scenario, id: &str, big: bool, presses: usize) -> Vec<Sce
     out
 }
 
-/// Both charts' markup for a scenario, as the page draws them.
+/// The bar chart for a scenario and its `computed` overview, as the page draws it, its axis
+/// fitted or held at a top (`None` fits it): its markup and the top it shows.
+pub fn bars_of(s: &Scenario, computed: &Overview, held: Option<f64>) -> (String, f64) {
+    let line = (s.gpu.visible_bytes(), s.gpu.label());
+    super::stacked(&computed.bars, s.gpus, line, s.unit, Lang::En, None, held)
+}
+
+/// The growth chart, the same way as [`bars_of`].
+pub fn growth_of(s: &Scenario, computed: &Overview, held: Option<f64>) -> (String, f64) {
+    let line = (s.gpu.visible_bytes(), s.gpu.label());
+    let (at, serving) = (s.swept_tokens(), s.job == Job::Serving);
+    super::sweep(&computed.sweep, at, serving, line, s.unit, Lang::En, held)
+}
+
+/// Both charts' markup for a scenario, as the page draws them with their axes fitted.
 pub fn charts(s: &Scenario) -> [String; 2] {
     let c = Overview::compute(s).expect("the scenario computes");
-    let (limit, name) = (s.gpu.visible_bytes(), s.gpu.label());
-    [
-        super::stacked(&c.bars, s.gpus, (limit, name), s.unit, Lang::En, None, None).0,
-        super::sweep(
-            &c.sweep,
-            s.swept_tokens(),
-            s.job == Job::Serving,
-            (limit, name),
-            s.unit,
-            Lang::En,
-            None,
-        )
-        .0,
-    ]
+    [bars_of(s, &c, None).0, growth_of(s, &c, None).0]
 }
 
 #[cfg(test)]
@@ -267,16 +268,11 @@ mod tests {
     type Drawn = fn(&Scenario, Option<f64>) -> (String, f64);
 
     fn bars(s: &Scenario, held: Option<f64>) -> (String, f64) {
-        let c = Overview::compute(s).unwrap();
-        let line = (s.gpu.visible_bytes(), s.gpu.label());
-        crate::chart::stacked(&c.bars, s.gpus, line, s.unit, Lang::En, None, held)
+        bars_of(s, &Overview::compute(s).unwrap(), held)
     }
 
     fn growth(s: &Scenario, held: Option<f64>) -> (String, f64) {
-        let c = Overview::compute(s).unwrap();
-        let line = (s.gpu.visible_bytes(), s.gpu.label());
-        let (at, serving) = (s.swept_tokens(), s.job == Job::Serving);
-        crate::chart::sweep(&c.sweep, at, serving, line, s.unit, Lang::En, held)
+        growth_of(s, &Overview::compute(s).unwrap(), held)
     }
 
     /// A chart patched through the benchmark's presses on `id`, with its axis fitted on every

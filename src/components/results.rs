@@ -158,11 +158,7 @@ pub fn charts() -> Piece {
         let l = st.lang.get();
         let (gpus, unit) = st.scenario.with(|s| (s.gpus, s.unit));
         let (limit, name) = selected_limit(&st);
-        let held = if moving.get() {
-            top_shown.get_value()
-        } else {
-            None
-        };
+        let held = moving.get().then(|| top_shown.get_value()).flatten();
         st.computed.with(|c| {
             c.as_ref()
                 .map(|c| {
@@ -186,11 +182,7 @@ pub fn charts() -> Piece {
             .scenario
             .with(|s| (s.swept_tokens(), s.job == Job::Serving, s.unit));
         let (limit, name) = selected_limit(&st);
-        let held = if moving.get() {
-            sweep_top_shown.get_value()
-        } else {
-            None
-        };
+        let held = moving.get().then(|| sweep_top_shown.get_value()).flatten();
         st.computed.with(|c| {
             c.as_ref()
                 .map(|c| {

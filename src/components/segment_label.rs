@@ -27,35 +27,39 @@ thread_local! {
 /// Moves the label as the pointer and the focus move over the chart's segments. Leaving an
 /// element, they go to its `relatedTarget`, which may be another segment.
 pub fn follow_pointer_and_focus() {
-    dom::on(HOST, "focusin", |ev| held(&FOCUSED, target(ev)));
+    dom::on(HOST, "focusin", |ev| {
+        held(&FOCUSED, super::event_element(ev))
+    });
     dom::on(HOST, "focusout", |ev| held(&FOCUSED, related(ev)));
-    dom::on(HOST, "mouseover", |ev| held(&POINTED, target(ev)));
+    dom::on(HOST, "mouseover", |ev| {
+        held(&POINTED, super::event_element(ev))
+    });
     dom::on(HOST, "mouseout", |ev| held(&POINTED, related(ev)));
 }
 
 /// Shows the label again after the chart was patched: the same segment elements stay, with
 /// their new place and title. A chart written whole has new ones, and the label hides until
-/// the pointer or the focus moves.
+/// the pointer or the focus moves. With no segment held (every step of a slider), nothing is
+/// looked up or written: the label is hidden as the last event or the markup left it.
 pub fn show_again() {
+    let mut held_one = false;
     for slot in [&FOCUSED, &POINTED] {
         slot.with_borrow_mut(|s| {
+            held_one |= s.is_some();
             if s.as_ref().and_then(|s| segment(s.clone())).is_none() {
                 *s = None;
             }
         });
     }
-    show();
+    if held_one {
+        show();
+    }
 }
 
 /// `slot` now holds the segment `element` is in (or none), and the label follows.
 fn held(slot: &'static std::thread::LocalKey<RefCell<Option<Element>>>, element: Option<Element>) {
     slot.set(element.and_then(segment));
     show();
-}
-
-/// The element an event happened on.
-fn target(ev: &web_sys::Event) -> Option<Element> {
-    super::event_element(ev)
 }
 
 /// The element the pointer or the focus goes to as it leaves the event's element.
