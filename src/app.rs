@@ -204,8 +204,8 @@ fn header() -> Piece {
             copied.get().map_or("", |k| t(l, k))
         )
     });
-    dom::patched_in_place("title-box", title);
-    dom::patched_in_place("tools-box", tools);
+    dom::patched_after_paint("title-box", title);
+    dom::patched_after_paint("tools-box", tools);
     dom::on("tools-box", "click", move |e| {
         match event_target_id(e).as_str() {
             "lang-toggle" => {
@@ -256,7 +256,7 @@ fn notices() -> Piece {
             )
         })
     });
-    dom::patched_in_place("notices", markup);
+    dom::patched_after_paint("notices", markup);
     dom::fixed(r#"<div id="notices"></div>"#.into())
 }
 

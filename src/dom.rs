@@ -114,8 +114,11 @@ pub fn host_now(drawn: Drawn, id: &str, was: Option<Written>) -> Option<(Element
 
 /// Keeps the host `id`'s content equal to `markup` by patching it (`crate::chart::patch`): the
 /// elements stay, and a step changes the text and attributes that differ instead of parsing
-/// and laying out the whole markup again. A host the skeleton wrote anew is written whole.
-pub fn patched_in_place(id: &'static str, markup: Memo<String>) {
+/// and laying out the whole markup again. A host the skeleton wrote anew is written whole. It is
+/// written in the step's own frame: only what a step must show at once (the verdict and the
+/// bars) is; the rest is [`patched_after_paint`]. `then` runs after each write, told whether the
+/// host was written whole.
+pub fn patched_in_place(id: &'static str, markup: Memo<String>, then: fn(&Element, bool)) {
     let drawn = expect_context::<Drawn>();
     Effect::new(move |was: Option<Written>| {
         let Some((el, shown)) = host_now(drawn, id, was) else {
@@ -123,8 +126,48 @@ pub fn patched_in_place(id: &'static str, markup: Memo<String>) {
         };
         let node: &web_sys::Node = &el;
         markup.with(|m| crate::chart::patch::patch_inner(node, &shown, m));
+        then(&el, shown.is_empty());
         (Some(el), markup.get_untracked())
     });
+}
+
+/// What writes a host: given the host and the markup it shows, it returns the markup it shows
+/// after.
+pub type HostWrite = Box<dyn Fn(&Element, &str) -> String>;
+
+/// Keeps the host `id` up to date by `write`, which gets the host and the markup it shows and
+/// returns the markup it shows after: at once when the skeleton writes the host anew, and after
+/// the next paint when anything else `write` read changes (`crate::later`): a slider step's own
+/// frame shows the verdict and the bars, the host follows in the frame after (issue 16).
+pub fn host_after_paint(id: &'static str, write: HostWrite) {
+    let drawn = expect_context::<Drawn>();
+    let shown = RefCell::new(None::<Written>);
+    let later = crate::later::Later::new(move || {
+        let was = shown.borrow_mut().take();
+        // the skeleton's writes are tracked by the effect below, not by the later work
+        let Some((el, old)) = untrack(|| host_now(drawn, id, was)) else {
+            return;
+        };
+        let now = write(&el, &old);
+        *shown.borrow_mut() = Some((Some(el), now));
+    });
+    Effect::new(move |_| {
+        drawn.0.track();
+        later.run_now();
+    });
+}
+
+/// [`patched_in_place`] for a host that may follow one frame behind the step's own frame (the
+/// growth chart, the settings' controls, the panels below): see [`host_after_paint`].
+pub fn patched_after_paint(id: &'static str, markup: Memo<String>) {
+    host_after_paint(
+        id,
+        Box::new(move |el, shown| {
+            let node: &web_sys::Node = el;
+            markup.with(|m| crate::chart::patch::patch_inner(node, shown, m));
+            markup.get_untracked()
+        }),
+    );
 }
 
 /// The pieces one after the other, as one piece.

@@ -7,6 +7,7 @@ mod chart;
 mod components;
 mod dom;
 mod i18n;
+mod later;
 mod local_module;
 mod page_js;
 mod reactive;

@@ -1,5 +1,6 @@
 //! The page's few lines of JavaScript, in one snippet (one file the page imports at start): the
-//! loader of the on-demand modules (`crate::readers`) and two writes the patch makes in one call
+//! loader of the on-demand modules (`crate::readers`), the wait for the paint after a step
+//! (`crate::later`) and two writes the patch makes in one call
 //! where `web-sys` would take several across the boundary (`crate::chart::patch`).
 
 use js_sys::Promise;
@@ -27,6 +28,9 @@ export function set_text(el, text) {
 export function element_child(el, at) {
   return el.children[at];
 }
+export function after_next_paint(f) {
+  requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(f, 0)));
+}
 "#)]
 extern "C" {
     /// Imports the module named in `<meta name="{meta}">` once; the same promise after that.
@@ -38,4 +42,6 @@ extern "C" {
     pub fn set_text(el: &web_sys::Node, text: &str);
     /// `el`'s element child at `at` (`el.children[at]`), or undefined.
     pub fn element_child(el: &web_sys::Node, at: u32) -> Option<web_sys::Node>;
+    /// Calls `f` in a task posted from the animation frame after next (`crate::later`).
+    pub fn after_next_paint(f: &JsValue);
 }

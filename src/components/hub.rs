@@ -185,9 +185,9 @@ pub fn hub_picker() -> Piece {
         };
         format!("{failed}{}", source_line(&st, l))
     });
-    dom::patched_in_place("hub-form", Memo::new(move |_| shown.form.get()));
-    dom::patched_in_place("hub-said", Memo::new(move |_| shown.said.get()));
-    dom::patched_in_place("hub-extra", extra);
+    dom::patched_after_paint("hub-form", Memo::new(move |_| shown.form.get()));
+    dom::patched_after_paint("hub-said", Memo::new(move |_| shown.said.get()));
+    dom::patched_after_paint("hub-extra", extra);
     let target = event_target_id;
     dom::on("hub-box", "click", move |ev| {
         match event_element(ev).and_then(|e| e.get_attribute("data-parts")) {

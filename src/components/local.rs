@@ -9,7 +9,7 @@ use wasm_bindgen::JsCast;
 use std::rc::Rc;
 
 use crate::components::event_target_id;
-use crate::dom::{self, patched_in_place, Piece};
+use crate::dom::{self, patched_after_paint, Piece};
 use crate::i18n::{t, Lang};
 use crate::local_module::{local_view, preload, read_picked, LocalMarkup, PickProblem, Picked};
 use crate::reactive::*;
@@ -124,7 +124,7 @@ pub fn local_model_file() -> Piece {
             r#"<section class="panel" id="gguf-drop" aria-labelledby="gguf-h">{panel}</section>"#
         )
     });
-    patched_in_place("gguf-box", markup);
+    patched_after_paint("gguf-box", markup);
     let on_change = move |ev: &web_sys::Event| {
         let files = ev
             .target()
@@ -228,8 +228,8 @@ pub fn local_results() -> Piece {
             p.set_text_content(Some(said.unwrap_or("")));
         }
     };
-    patched_in_place("local", Memo::new(move |_| part(false)));
-    patched_in_place("local-speed", Memo::new(move |_| part(true)));
+    patched_after_paint("local", Memo::new(move |_| part(false)));
+    patched_after_paint("local-speed", Memo::new(move |_| part(true)));
     dom::on("local", "change", on_change);
     let loading = Memo::new(move |_| shown.with(|s| *s == Shown::Loading));
     Rc::new(move || {

@@ -5,7 +5,7 @@ use vram_engine::{Estimated, MAX_MEASUREMENT_BYTES};
 use wasm_bindgen::JsCast;
 
 use crate::chart::escape;
-use crate::dom::{self, patched_in_place, Piece};
+use crate::dom::{self, patched_after_paint, Piece};
 use crate::i18n::{t, Lang};
 use crate::reactive::*;
 use crate::readers::{self, Refused};
@@ -133,8 +133,8 @@ pub fn measured_panel() -> Piece {
             crate::components::error_and_status("measured", l, error, reading.get())
         })
     });
-    patched_in_place("measured-form", form);
-    patched_in_place("measured-said", said);
+    patched_after_paint("measured-form", form);
+    patched_after_paint("measured-said", said);
     let target = crate::components::event_target_id;
     dom::on("measured", "focusin", |_| readers::preload());
     dom::on("measured", "input", move |ev| {
@@ -176,7 +176,7 @@ fn measured_form(l: Lang, text: &str) -> String {
 fn measured_table() {
     let shown = expect_context::<Memo<Shown>>();
     let markup = Memo::new(move |_| shown.with(|v| v.table.clone()));
-    patched_in_place("measured-table-box", markup);
+    patched_after_paint("measured-table-box", markup);
 }
 
 /// When a figure is more than 10 % off: a Markdown report to paste into an issue, as markup with
@@ -196,7 +196,7 @@ fn mismatch_report() {
             said,
         );
     };
-    patched_in_place("mismatch-box", markup);
+    patched_after_paint("mismatch-box", markup);
     dom::on("mismatch-box", "click", copy);
 }
 

@@ -12,7 +12,7 @@ use std::rc::Rc;
 use super::hub::hub_picker;
 use super::settings_list::buttons_field;
 use crate::chart::escape as esc;
-use crate::dom::{self, patched_in_place, Piece};
+use crate::dom::{self, patched_after_paint, Piece};
 use crate::i18n::{t, Lang};
 use crate::reactive::*;
 use crate::readers::{self, Refused};
@@ -71,7 +71,7 @@ pub fn model_picker() -> Piece {
             .collect();
         buttons_field("model-source", &esc(t(l, "model")), &sources, source.get())
     });
-    patched_in_place("model-buttons", buttons);
+    patched_after_paint("model-buttons", buttons);
     let pick_source = move |k: &'static str| {
         source.set(k);
         if k == "params" {
@@ -179,7 +179,7 @@ fn preset_picker() -> Piece {
             esc(t(l, "preset"))
         )
     });
-    patched_in_place("preset-box", markup);
+    patched_after_paint("preset-box", markup);
     let target = super::event_target_id;
     let pick = move |id: &str| {
         if let Some(p) = find_preset(id) {
@@ -241,7 +241,7 @@ fn params_picker() -> Piece {
             esc(t(l, "approx_note"))
         )
     });
-    patched_in_place("params-box", markup);
+    patched_after_paint("params-box", markup);
     let target = super::event_target_id;
     let typed = move |text: String| match parse_param_count(&text) {
         Ok(n) if Architecture::from_param_count(n).is_ok() => {
@@ -344,8 +344,8 @@ fn config_picker() -> Piece {
         let error = error.with(|e| e.as_ref().map(|e| e.text(l)));
         super::error_and_status("config", l, error.as_deref(), reading.get())
     });
-    patched_in_place("config-form", form);
-    patched_in_place("config-said", said);
+    patched_after_paint("config-form", form);
+    patched_after_paint("config-said", said);
     let target = super::event_target_id;
     dom::on("config-box", "focusin", |_| readers::preload());
     dom::on("config-box", "input", move |ev| match target(ev).as_str() {
@@ -465,7 +465,7 @@ fn arch_editor() -> Piece {
             _ => arch_markup(None, ""),
         })
     });
-    patched_in_place("arch-box", markup);
+    patched_after_paint("arch-box", markup);
     let changed = move |ev: &web_sys::Event| {
         let id = super::event_target_id(ev);
         let Some((_, _, _, set)) = ARCH_FIELDS
@@ -496,7 +496,7 @@ fn arch_editor() -> Piece {
 /// The model's parameter count and shape, as markup (the name may be the user's: escaped).
 fn model_summary() -> Piece {
     let st = expect_context::<AppState>();
-    patched_in_place("model-summary-box", Memo::new(move |_| summary_markup(&st)));
+    patched_after_paint("model-summary-box", Memo::new(move |_| summary_markup(&st)));
     dom::fixed(r#"<div id="model-summary-box"></div>"#.into())
 }
 

@@ -9,7 +9,7 @@ use std::rc::Rc;
 use crate::chart;
 use crate::chart::escape as esc;
 use crate::components::measured;
-use crate::dom::{self, patched_in_place, Piece};
+use crate::dom::{self, patched_after_paint, Piece};
 use crate::i18n::{self, t, Lang};
 use crate::reactive::*;
 use crate::state::AppState;
@@ -26,7 +26,11 @@ pub fn verdict_line() -> Piece {
     // the element itself is in the patched markup, not in the skeleton: a job that starts or
     // stops fitting changes its class, which in the skeleton would write the whole page's
     // skeleton again on that step (issue 16); its host is `display: contents`
-    patched_in_place("verdict-box", Memo::new(move |_| verdict_box(&st)));
+    dom::patched_in_place(
+        "verdict-box",
+        Memo::new(move |_| verdict_box(&st)),
+        |_, _| {},
+    );
     dom::fixed(r#"<div id="verdict-box"></div>"#.into())
 }
 
@@ -203,26 +207,20 @@ pub fn charts() -> Piece {
         }
     };
     // both charts patched in place (chart::patch) from the markup they show, not replaced whole
-    patched_in_place("seq-chart", sweep);
-    patched_in_place("legend", Memo::new(move |_| legend_markup(lang())));
+    patched_after_paint("seq-chart", sweep);
+    patched_after_paint("legend", Memo::new(move |_| legend_markup(lang())));
     super::segment_label::follow_pointer_and_focus();
-    // and the first draw stamped for the load benchmark (navigation start -> first chart)
-    let drawn = expect_context::<dom::Drawn>();
-    Effect::new(move |was: Option<dom::Written>| {
-        let Some((el, shown)) = dom::host_now(drawn, "chart", was) else {
-            return (None, String::new());
-        };
-        let node: &web_sys::Node = &el;
-        svg.with(|markup| chart::patch::patch_inner(node, &shown, markup));
+    // the bars in the step's own frame, and the first draw stamped for the load benchmark
+    // (navigation start -> first chart)
+    dom::patched_in_place("chart", svg, |el, whole| {
         super::segment_label::show_again();
-        if shown.is_empty() && el.first_element_child().is_some() {
+        if whole && el.first_element_child().is_some() {
             let now = web_sys::window()
                 .and_then(|w| w.performance())
                 .map(|p| p.now())
                 .unwrap_or(0.0);
             let _ = el.set_attribute("data-first-draw", &decimal(now, 1));
         }
-        (Some(el), svg.get_untracked())
     });
     let sweep_heading = Memo::new(move |_| t(lang(), sweep_title()));
     Rc::new(move || {
@@ -296,7 +294,6 @@ fn answer_section(
     on_click: fn(&web_sys::Event),
 ) -> Piece {
     let st = expect_context::<AppState>();
-    let drawn = expect_context::<dom::Drawn>();
     let on_screen = RwSignal::new(false);
     // set when input has paused with the panel off screen: build it anyway
     let due = RwSignal::new(false);
@@ -307,10 +304,7 @@ fn answer_section(
             o.disconnect();
         }
     });
-    Effect::new(move |was: Option<dom::Written>| {
-        let Some((el, shown)) = dom::host_now(drawn, host, was) else {
-            return (None, String::new());
-        };
+    let write = move |el: &web_sys::Element, shown: &str| {
         let section = el.parent_element();
         if let (true, Some(section)) = (observer.with_value(Option::is_none), &section) {
             observer.set_value(super::on_screen::watch(section, on_screen));
@@ -329,17 +323,18 @@ fn answer_section(
             let catch_up = move || due.set(true);
             let timer = set_timeout_with_handle(catch_up, std::time::Duration::from_millis(100));
             pending.set_value(timer);
-            return (Some(el), shown);
+            return shown.to_string();
         }
         due.update_untracked(|d| *d = false);
         let now = build(&st).unwrap_or_default();
-        let node: &web_sys::Node = &el;
-        chart::patch::patch_inner(node, &shown, &now);
+        let node: &web_sys::Node = el;
+        chart::patch::patch_inner(node, shown, &now);
         if let Some(section) = &section {
             let _ = section.remove_attribute("data-stale");
         }
-        (Some(el), now)
-    });
+        now
+    };
+    dom::host_after_paint(host, Box::new(write));
     dom::on(id, "click", on_click);
     let failed = Memo::new(move |_| st.computed.with(Result::is_err));
     Rc::new(move || {

@@ -388,7 +388,7 @@ pub fn settings_list(id: &'static str, settings: &'static [(&'static str, Look)]
         let lang = st.lang.get();
         invalid.with(|bad| st.scenario.with(|s| list_markup(settings, s, lang, bad)))
     });
-    dom::patched_in_place(id, markup);
+    dom::patched_after_paint(id, markup);
     dom::on(id, "input", move |ev| on_event(st, invalid, ev, &["range"]));
     dom::on(id, "change", move |ev| {
         on_event(st, invalid, ev, &["number", "select", "checkbox"])

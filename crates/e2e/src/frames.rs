@@ -44,17 +44,29 @@ pub struct FrameRun {
     pub inputs: usize,
     /// How many slow steps each slider had (by the id of the event's target), in id order.
     pub slow_per_slider: Vec<(String, usize)>,
+    /// Each press's main-thread time, unrounded (ms): from the keydown's timestamp until a task
+    /// posted from the next animation frame runs, that is until the frame's style, layout,
+    /// paint and commit are done. What comes after (raster, the display compositor) is not in it.
+    pub main_thread: Vec<f64>,
 }
 
 /// Installed once per page load: collects Event Timing entries and, for every `input`, whether
 /// `total` (a CSS selector) already shows a new text in the next animation frame.
 const OBSERVE: &str = r#"
 if (!window.__frames) {
-  const f = window.__frames = {events: [], inputs: 0, sameFrame: 0};
+  const f = window.__frames = {events: [], inputs: 0, sameFrame: 0, mainThread: []};
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) f.events.push({name: e.name, duration: e.duration, id: e.interactionId, target: (e.target && e.target.id) || ''});
   }).observe({type: 'event', durationThreshold: 16, buffered: true});
   const total = () => { const e = document.querySelector(arguments[0]); return e ? e.textContent : null; };
+  addEventListener('keydown', (k) => {
+    const t0 = k.timeStamp;
+    requestAnimationFrame(() => {
+      const mc = new MessageChannel();
+      mc.port1.onmessage = () => f.mainThread.push(performance.now() - t0);
+      mc.port2.postMessage(0);
+    });
+  }, true);
   addEventListener('input', () => {
     f.inputs++;
     const before = total();
@@ -150,6 +162,10 @@ pub fn run_steps(
     );
     run.inputs = seen["inputs"].as_u64().unwrap_or(0) as usize;
     run.same_frame = seen["sameFrame"].as_u64().unwrap_or(0) as usize;
+    run.main_thread = seen["mainThread"]
+        .as_array()
+        .map(|v| v.iter().filter_map(serde_json::Value::as_f64).collect())
+        .unwrap_or_default();
     Ok(run)
 }
 
@@ -203,6 +219,16 @@ impl FrameRun {
     pub fn spread(&self) -> [usize; 3] {
         let at = |lo: f64, hi: f64| self.slow.iter().filter(|d| (lo..hi).contains(*d)).count();
         [at(0.0, 20.0), at(20.0, 28.0), at(28.0, f64::INFINITY)]
+    }
+
+    /// The median and the 90th percentile (nearest rank) of [`FrameRun::main_thread`], and how
+    /// many presses were done on the main thread within 8 ms.
+    pub fn main_thread_summary(&self) -> Option<(f64, f64, usize)> {
+        let mut ms = self.main_thread.clone();
+        ms.sort_by(f64::total_cmp);
+        let rank = |q: usize| ms[(ms.len() * q).div_ceil(100).max(1) - 1];
+        let within = ms.iter().filter(|m| **m < 8.0).count();
+        (!ms.is_empty()).then(|| (rank(50), rank(90), within))
     }
 
     /// "142 of 150 steps (94.7 %) under 16 ms, p95 16 ms, max 24 ms (slow: 6 at 16, 2 at 24,
@@ -343,6 +369,15 @@ mod tests {
             timing(10.0, "keydown", 5.8),
         ];
         assert_eq!(press_durations(&events), vec![5.8, 13.4]);
+    }
+
+    #[test]
+    fn the_main_thread_summary_gives_the_median_the_p90_and_the_presses_within_8_ms() {
+        let mut r = run(10, &[]);
+        assert_eq!(r.main_thread_summary(), None);
+        r.main_thread = vec![9.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 12.0, 2.0, 1.0];
+        // sorted 1..9, 12: the 5th is the median, the 9th the p90 (nearest rank)
+        assert_eq!(r.main_thread_summary(), Some((5.0, 9.0, 7)));
     }
 
     #[test]

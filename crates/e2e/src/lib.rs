@@ -263,6 +263,12 @@ fn http(
     Ok((status, serde_json::from_str(&body).unwrap_or(Value::Null)))
 }
 
+/// A script function that calls its argument once the page's work waiting for the next paint has
+/// run: the page posts that work from the animation frame after next (`src/later.rs`), and a
+/// task posted from the same frame's callback after it runs after it.
+const AFTER_THE_PAINT: &str =
+    "((f) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(f, 0))))";
+
 /// A WebDriver session in headless Chromium with a fresh profile.
 pub struct Session {
     port: u16,
@@ -311,6 +317,11 @@ impl Session {
         });
         if let Some(args) = chrome["args"].as_array_mut() {
             args.extend(extra.iter().map(|a| json!(a)));
+            // more switches for an experiment, e.g. VRAM_E2E_CHROME_ARGS=--js-flags=--no-liftoff
+            if let Some(more) = std::env::var_os("VRAM_E2E_CHROME_ARGS") {
+                let more = more.to_string_lossy().into_owned();
+                args.extend(more.split_whitespace().map(|a| json!(a)));
+            }
         }
         if width < 600 {
             // a phone: its viewport, pixel ratio and touch, as Chrome's device emulation gives them
@@ -414,9 +425,11 @@ impl Session {
         panic!("timed out waiting for {what}");
     }
 
-    /// `expr` of `css` (`arguments[0]`) once the page has no panel waiting to be brought up to
-    /// date: a panel off screen says `data-stale` until input pauses (100 ms after a change), so
-    /// a read right after a change sees what a user who scrolls there sees.
+    /// `expr` of `css` (`arguments[0]`) once the page has no work waiting: what follows a
+    /// change after the next paint (the page's `crate::later`: the settings' controls, the growth
+    /// chart, the panels below) has run, and no panel off screen says `data-stale` (it waits until
+    /// input pauses, 100 ms after a change), so a read right after a change sees what a user who
+    /// looks there a moment later sees.
     pub fn read_settled(&self, expr: &str, css: &str) -> Value {
         let script = format!(
             "const done = arguments[arguments.length - 1]; const t0 = performance.now();
@@ -424,7 +437,7 @@ impl Session {
                if (document.querySelector('[data-stale]') && performance.now() - t0 < 5000) return setTimeout(go, 10);
                done((() => {{ {expr} }})());
              }};
-             go();"
+             {AFTER_THE_PAINT}(go);"
         );
         self.js_async(&script, vec![json!(css)])
     }
@@ -481,8 +494,11 @@ impl Session {
         assert_eq!(ok, json!(true), "no element {css}");
     }
 
-    /// The WebDriver id of the element matching `css`.
+    /// The WebDriver id of the element matching `css`, once the work that follows the last
+    /// change's paint has run (a control that a change brings appears in the frame after it).
     fn element(&self, css: &str) -> String {
+        let settle = format!("{AFTER_THE_PAINT}(arguments[arguments.length - 1]);");
+        self.js_async(&settle, vec![]);
         let el = self.cmd(
             "POST",
             "/element",

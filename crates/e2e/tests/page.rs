@@ -81,20 +81,63 @@ fn dragging_the_batch_slider_changes_the_total_the_chart_and_the_url() {
     page.assert_no_console_errors();
 }
 
-/// Moves `#batch` to `to` and reads, in the same script once the page's effects have run: the
-/// total, whether the fit panel and the fit table's panel say `data-stale`, and the table's first
-/// row.
+/// Moves `#batch` to `to` and reads, in the same script once the work that follows a step's
+/// paint has run (a task posted from the animation frame after next, as the page posts its own):
+/// the total, whether the fit panel and the fit table's panel say `data-stale`, and the table's
+/// first row.
 const STEP_AND_LOOK: &str = r#"
 const done = arguments[arguments.length - 1];
 const slider = document.querySelector('#batch');
 slider.value = arguments[0];
 slider.dispatchEvent(new Event('input', {bubbles: true}));
-setTimeout(() => done([
+requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(() => done([
   document.querySelector('#total').textContent,
   ['#fit', '#gpu-table'].map(id => document.querySelector(id).hasAttribute('data-stale')),
   document.querySelector('#fit-table tbody tr').textContent,
-]), 0);
+]), 0)));
 "#;
+
+/// Moves `#batch` to `to` and reads the total, the bars, the batch's number box and the growth
+/// chart three times: before the step, in the step's own animation frame (before it is painted),
+/// and once the work that follows the paint has run.
+const STEP_AND_FRAMES: &str = r#"
+const done = arguments[arguments.length - 1];
+const q = (s) => document.querySelector(s);
+const look = () => [q('#total').textContent, q('#chart').innerHTML, q('#batch-num').value, q('#seq-chart').innerHTML];
+const before = look();
+const slider = q('#batch');
+slider.value = arguments[0];
+slider.dispatchEvent(new Event('input', {bubbles: true}));
+requestAnimationFrame(() => {
+  const inFrame = look();
+  requestAnimationFrame(() => setTimeout(() => done([before, inFrame, look()]), 0));
+});
+"#;
+
+#[test]
+fn a_step_shows_its_total_and_bars_in_its_own_frame_and_the_rest_in_the_frame_after() {
+    let page = Page::open("/");
+    let seen = page.js_async(STEP_AND_FRAMES, vec![json!("700")]);
+    let (before, in_frame, after) = (&seen[0], &seen[1], &seen[2]);
+    // what the step must show at once: the total and the bars
+    assert_ne!(
+        in_frame[0], before[0],
+        "the total in the step's frame: {seen}"
+    );
+    assert_ne!(in_frame[1], before[1], "the bars in the step's frame");
+    // what may follow one frame later is not written before the step's frame is painted
+    assert_eq!(in_frame[2], before[2], "the number box waits for the paint");
+    assert_eq!(
+        in_frame[3], before[3],
+        "the growth chart waits for the paint"
+    );
+    // and is written right after it
+    assert_eq!(after[0], in_frame[0]);
+    assert_ne!(after[2], before[2], "the number box follows: {seen}");
+    assert_ne!(after[3], before[3], "the growth chart follows");
+    assert_eq!(page.value_of("#batch-num"), after[2].as_str().unwrap());
+    page.assert_no_console_errors();
+}
 
 #[test]
 fn a_step_builds_the_panels_below_the_fold_only_once_input_pauses_or_they_come_into_view() {
@@ -116,7 +159,7 @@ fn a_step_builds_the_panels_below_the_fold_only_once_input_pauses_or_they_come_i
     // input pauses: it catches up (the reads wait for that)
     assert_ne!(page.text_of("#fit-table tbody tr"), row);
     assert!(!page.exists("#fit[data-stale], #gpu-table[data-stale]"));
-    // in sight, the panels follow each step in the same frame as the total
+    // in sight, the panels follow each step in the frame after the total's
     page.js("document.querySelector('#fit').scrollIntoView()", vec![]);
     page.wait_until("the fit panel to be on screen", 5, |s| {
         s.js_async(

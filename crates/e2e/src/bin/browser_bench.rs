@@ -331,6 +331,12 @@ fn report_next_paint(runs: &[Result<FrameRun, String>; 3]) -> bool {
                     r.same_frame,
                     r.inputs
                 );
+                if let Some((median, p90, within)) = r.main_thread_summary() {
+                    println!(
+                        "    main thread, keydown to the frame's commit (unrounded): median {median:.1} ms, p90 {p90:.1} ms, {within} of {} within 8 ms",
+                        r.main_thread.len()
+                    );
+                }
                 if r.slow_per_slider.len() > 1 {
                     let per: Vec<String> = r
                         .slow_per_slider
