@@ -166,7 +166,8 @@ fn wait_for_paint(node: &Shared) {
 /// the compositor, so `f` runs while the compositor draws the step's frame instead of competing
 /// with the step's own style, layout and paint. Posting the task from the next frame's callback
 /// instead measured worse: on two cores the work then ran beside the raster and the draw of the
-/// step's frame (issue 16, fourteenth round, in BENCHMARKS.md).
+/// step's frame (issue 16, fourteenth round, in BENCHMARKS.md). Where no frame comes within
+/// 100 ms (a tab in the background, a headless screenshot) the work runs anyway.
 fn after_next_paint(f: impl FnOnce() + 'static) {
     crate::page_js::after_next_paint(&Closure::once_into_js(f));
 }

@@ -29,7 +29,10 @@ export function element_child(el, at) {
   return el.children[at];
 }
 export function after_next_paint(f) {
-  requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(f, 0)));
+  let done = false;
+  const run = () => { if (!done) { done = true; f(); } };
+  requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(run, 0)));
+  setTimeout(run, 100);
 }
 "#)]
 extern "C" {
@@ -42,6 +45,7 @@ extern "C" {
     pub fn set_text(el: &web_sys::Node, text: &str);
     /// `el`'s element child at `at` (`el.children[at]`), or undefined.
     pub fn element_child(el: &web_sys::Node, at: u32) -> Option<web_sys::Node>;
-    /// Calls `f` in a task posted from the animation frame after next (`crate::later`).
+    /// Calls `f` once: in a task posted from the animation frame after next (`crate::later`),
+    /// or after 100 ms where no frame comes (a tab in the background, a headless screenshot).
     pub fn after_next_paint(f: &JsValue);
 }

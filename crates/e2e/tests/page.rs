@@ -140,6 +140,21 @@ fn a_step_shows_its_total_and_bars_in_its_own_frame_and_the_rest_in_the_frame_af
 }
 
 #[test]
+fn where_no_animation_frame_comes_the_views_after_the_paint_still_follow_a_step() {
+    let page = Page::open("/");
+    let before = page.value_of("#batch-num");
+    // a tab in the background gets no animation frames: from here on, neither does this one
+    page.js(
+        "window.requestAnimationFrame = () => 0; const s = document.querySelector('#batch'); s.value = '700'; s.dispatchEvent(new Event('input', {bubbles: true}));",
+        vec![],
+    );
+    let number_box = "return document.querySelector('#batch-num').value";
+    page.wait_until("the number box to follow the step", 5, |s| {
+        s.js(number_box, vec![]) != json!(before)
+    });
+}
+
+#[test]
 fn a_step_builds_the_panels_below_the_fold_only_once_input_pauses_or_they_come_into_view() {
     let page = Page::open("/");
     let (total, row) = (page.text_of("#total"), page.text_of("#fit-table tbody tr"));
