@@ -9,7 +9,8 @@
 //! STEPS: key presses per slider for interaction to next paint (six sliders on the page, and six
 //! times as many on the blank-page floor, one slider).
 //! Serves dist/ (or $VRAM_E2E_DIST); needs chromium and chromedriver on PATH.
-//! VRAM_BENCH_RAW=1 prints every change's raw timings to stderr.
+//! VRAM_BENCH_RAW=1 prints every change's raw timings, and each press's main-thread time, to stderr.
+//! VRAM_E2E_CHROME_ARGS adds Chromium switches (e.g. `--js-flags=--no-liftoff`) for an experiment.
 //! VRAM_BENCH_HIDE=#chart,#seq-chart hides those elements (visibility: hidden) before the page's
 //! key presses: what painting them costs a step. VRAM_BENCH_TRACE=file records Chromium's trace;
 //! VRAM_BENCH_CSS adds style rules to the page before its key presses (e.g. `#chart svg { display:
@@ -347,6 +348,9 @@ fn report_next_paint(runs: &[Result<FrameRun, String>; 3]) -> bool {
                 }
                 if std::env::var_os("VRAM_BENCH_RAW").is_some() {
                     eprintln!("{name}: slow steps (ms) {:?}", r.slow);
+                    let main: Vec<String> =
+                        r.main_thread.iter().map(|m| format!("{m:.1}")).collect();
+                    eprintln!("{name}: main thread per press (ms) {}", main.join(" "));
                 }
             }
             Err(e) => {
