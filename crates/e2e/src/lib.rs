@@ -266,7 +266,7 @@ fn http(
 /// A script function that calls its argument once the page's work waiting for the next paint has
 /// run: the page posts that work from the animation frame after next (`src/later.rs`), and a
 /// task posted from the same frame's callback after it runs after it.
-const AFTER_THE_PAINT: &str =
+pub const AFTER_THE_PAINT: &str =
     "((f) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(f, 0))))";
 
 /// A WebDriver session in headless Chromium with a fresh profile.

@@ -1,6 +1,6 @@
 //! The built page in headless Chromium, as a user would use it.
 
-use e2e::Page;
+use e2e::{Page, AFTER_THE_PAINT};
 use serde_json::json;
 
 fn gib(text: &str) -> f64 {
@@ -82,20 +82,24 @@ fn dragging_the_batch_slider_changes_the_total_the_chart_and_the_url() {
 }
 
 /// Moves `#batch` to `to` and reads, in the same script once the work that follows a step's
-/// paint has run (a task posted from the animation frame after next, as the page posts its own):
+/// paint has run (`e2e::AFTER_THE_PAINT`, the wait the page's reads use):
 /// the total, whether the fit panel and the fit table's panel say `data-stale`, and the table's
 /// first row.
-const STEP_AND_LOOK: &str = r#"
+fn step_and_look() -> String {
+    format!(
+        r#"
 const done = arguments[arguments.length - 1];
 const slider = document.querySelector('#batch');
 slider.value = arguments[0];
-slider.dispatchEvent(new Event('input', {bubbles: true}));
-requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(() => done([
+slider.dispatchEvent(new Event('input', {{bubbles: true}}));
+{AFTER_THE_PAINT}(() => done([
   document.querySelector('#total').textContent,
   ['#fit', '#gpu-table'].map(id => document.querySelector(id).hasAttribute('data-stale')),
   document.querySelector('#fit-table tbody tr').textContent,
-]), 0)));
-"#;
+]));
+"#
+    )
+}
 
 /// Moves `#batch` to `to` and reads the total, the bars, the batch's number box and the growth
 /// chart three times: before the step, in the step's own animation frame (before it is painted),
@@ -159,7 +163,7 @@ fn a_step_builds_the_panels_below_the_fold_only_once_input_pauses_or_they_come_i
     let page = Page::open("/");
     let (total, row) = (page.text_of("#total"), page.text_of("#fit-table tbody tr"));
     // at the top of the page the fit panel is off screen: the step leaves it for later
-    let seen = page.js_async(STEP_AND_LOOK, vec![json!("700")]);
+    let seen = page.js_async(&step_and_look(), vec![json!("700")]);
     assert_ne!(
         seen[0].as_str(),
         Some(total.as_str()),
@@ -183,7 +187,7 @@ fn a_step_builds_the_panels_below_the_fold_only_once_input_pauses_or_they_come_i
         ) == json!(true)
     });
     let row = page.text_of("#fit-table tbody tr");
-    let seen = page.js_async(STEP_AND_LOOK, vec![json!("300")]);
+    let seen = page.js_async(&step_and_look(), vec![json!("300")]);
     assert_eq!(
         seen[1],
         json!([false, false]),
