@@ -138,7 +138,7 @@ pub type HostWrite = Box<dyn Fn(&Element, &str) -> String>;
 /// Keeps the host `id` up to date by `write`, which gets the host and the markup it shows and
 /// returns the markup it shows after: at once when the skeleton writes the host anew, and after
 /// the next paint when anything else `write` read changes (`crate::later`): a slider step's own
-/// frame shows the verdict and the bars, the host follows in the frame after (issue 16).
+/// frame shows the verdict and the bars, the host follows once that frame is drawn (issue 16).
 pub fn host_after_paint(id: &'static str, write: HostWrite) {
     let drawn = expect_context::<Drawn>();
     let shown = RefCell::new(None::<Written>);

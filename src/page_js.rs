@@ -31,7 +31,7 @@ export function element_child(el, at) {
 export function after_next_paint(f) {
   let done = false;
   const run = () => { if (!done) { done = true; f(); } };
-  requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(run, 0)));
+  requestAnimationFrame(() => setTimeout(run, 17));
   setTimeout(run, 100);
 }
 "#)]
@@ -45,7 +45,7 @@ extern "C" {
     pub fn set_text(el: &web_sys::Node, text: &str);
     /// `el`'s element child at `at` (`el.children[at]`), or undefined.
     pub fn element_child(el: &web_sys::Node, at: u32) -> Option<web_sys::Node>;
-    /// Calls `f` once: in a task posted from the animation frame after next (`crate::later`),
+    /// Calls `f` once: 17 ms (a frame at 60 Hz) after the next animation frame (`crate::later`),
     /// or after 100 ms where no frame comes (a tab in the background, a headless screenshot).
     pub fn after_next_paint(f: &JsValue);
 }

@@ -264,10 +264,9 @@ fn http(
 }
 
 /// A script function that calls its argument once the page's work waiting for the next paint has
-/// run: the page posts that work from the animation frame after next (`src/later.rs`), and a
-/// task posted from the same frame's callback after it runs after it.
-pub const AFTER_THE_PAINT: &str =
-    "((f) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(f, 0))))";
+/// run: the page runs that work 17 ms after the next animation frame (`src/later.rs`), and a
+/// timer set later from that frame or a later one, for longer, fires after it.
+pub const AFTER_THE_PAINT: &str = "((f) => requestAnimationFrame(() => setTimeout(f, 20)))";
 
 /// A WebDriver session in headless Chromium with a fresh profile.
 pub struct Session {

@@ -16,9 +16,11 @@
 //! VRAM_BENCH_CSS adds style rules to the page before its key presses (e.g. `#chart svg { display:
 //! none }`: a part neither styled, laid out nor painted). VRAM_BENCH_TRACE_CATEGORIES replaces
 //! the trace's categories (e.g. add `viz` for the damaged area). VRAM_BENCH_ONLY=#weights,#batch
-//! presses only those of the page's sliders. VRAM_BENCH_PROFILE=file records V8's CPU profile of
-//! the page's presses into file and prints the functions with the most script time (build with
-//! `wasm-opt -g` to keep the wasm's function names).
+//! presses only those of the page's sliders. VRAM_BENCH_FLOORS=0 leaves both floors out, for
+//! quicker alternated runs of two builds of the page (the figures BENCHMARKS.md reports keep
+//! them). VRAM_BENCH_PROFILE=file records V8's CPU profile of the page's presses into file and
+//! prints the functions with the most script time (build with `wasm-opt -g` to keep the wasm's
+//! function names).
 //! Prints median / p95 / max of each measure, the budgets of BENCHMARKS.md met or not, and the
 //! machine it ran on. Exits 1 when a measurement could not be taken, never for a missed budget.
 
@@ -162,7 +164,13 @@ fn next_paint(
             css: "#s",
             big_step: false,
         }];
-        frames::run_steps(session, &slider, steps_each * PAGE_SLIDERS.len(), "#total")
+        let floors = std::env::var("VRAM_BENCH_FLOORS").map_or(true, |v| v != "0");
+        let steps = if floors {
+            steps_each * PAGE_SLIDERS.len()
+        } else {
+            0
+        };
+        frames::run_steps(session, &slider, steps, "#total")
     };
     let floor = floor_at(FLOOR_PATH);
     let wide = floor_at(WIDE_FLOOR_PATH);
