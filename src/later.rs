@@ -166,8 +166,8 @@ fn wait_for_paint(node: &Shared) {
 /// cores. Posting `f` from the animation frame after next instead, as the fourteenth round did,
 /// ran it a millisecond after the step's commit where frames come back to back (the frame
 /// benchmark's Chromium, a display faster than 60 Hz), beside the raster and the draw of the
-/// step's frame on this two-core machine: 107 of 150 presses under 16 ms against 124 this way,
-/// in alternated runs (issue 16, fifteenth round, in BENCHMARKS.md). At 60 Hz both run `f` about
+/// step's frame on this two-core machine: a median of 114.5 of 150 presses under 16 ms against
+/// 123 this way, in alternated runs (issue 16, fifteenth round, in BENCHMARKS.md). At 60 Hz both run `f` about
 /// one frame after the step. Where no frame comes within 100 ms (a tab in the background, a
 /// headless screenshot) the work runs anyway.
 fn after_next_paint(f: impl FnOnce() + 'static) {
