@@ -16,7 +16,7 @@
 //! VRAM_BENCH_CSS adds style rules to the page before its key presses (e.g. `#chart svg { display:
 //! none }`: a part neither styled, laid out nor painted). VRAM_BENCH_TRACE_CATEGORIES replaces
 //! the trace's categories (e.g. add `viz` for the damaged area). VRAM_BENCH_ONLY=#weights,#batch
-//! presses only those of the page's sliders. VRAM_BENCH_FLOORS=0 leaves both floors out, for
+//! presses only those of the page's sliders, in that order. VRAM_BENCH_FLOORS=0 leaves both floors out, for
 //! quicker alternated runs of two builds of the page (the figures BENCHMARKS.md reports keep
 //! them). VRAM_BENCH_PROFILE=file records V8's CPU profile of the page's presses into file and
 //! prints the functions with the most script time (build with `wasm-opt -g` to keep the wasm's
@@ -222,16 +222,16 @@ fn next_paint(
     [page, floor, wide]
 }
 
-/// The page's sliders, or those VRAM_BENCH_ONLY names (comma-separated selectors).
+/// The page's sliders, or those VRAM_BENCH_ONLY names (comma-separated selectors), in its order.
 fn chosen_sliders() -> Vec<Slider> {
     let Some(only) = std::env::var_os("VRAM_BENCH_ONLY") else {
         return PAGE_SLIDERS.to_vec();
     };
     let only = only.to_string_lossy().to_string();
     let names: Vec<&str> = only.split(',').map(str::trim).collect();
-    PAGE_SLIDERS
+    names
         .iter()
-        .filter(|s| names.contains(&s.css))
+        .filter_map(|name| PAGE_SLIDERS.iter().find(|s| s.css == *name))
         .copied()
         .collect()
 }
