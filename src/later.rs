@@ -1,11 +1,11 @@
 //! Work that waits for the next paint (issue 16). A slider step shows its verdict and its bars in
 //! the frame that follows the key, and Event Timing measures the step until that frame is on
 //! screen; the growth chart, the settings' number boxes and the panels below follow once that
-//! frame has been drawn, a frame at 60 Hz later. [`Later`] is a node of the reactive graph that subscribes to what its work reads, as
-//! an effect does, but runs that work after the next paint instead of in the step's own task: the
-//! memos it reads are not even computed before then, so the step's frame pays only for what it
-//! shows. Steps that come faster than frames are coalesced: a work runs once per paint, on the
-//! state of that moment.
+//! frame has been drawn, a frame at 60 Hz later. [`Later`] is a node of the reactive graph that
+//! subscribes to what its work reads, as an effect does, but runs that work after the next paint
+//! instead of in the step's own task: the memos it reads are not even computed before then, so
+//! the step's frame pays only for what it shows. Steps that come faster than frames are
+//! coalesced: a work runs once per paint, on the state of that moment.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -167,9 +167,9 @@ fn wait_for_paint(node: &Shared) {
 /// ran it a millisecond after the step's commit where frames come back to back (the frame
 /// benchmark's Chromium, a display faster than 60 Hz), beside the raster and the draw of the
 /// step's frame on this two-core machine: a median of 114.5 of 150 presses under 16 ms against
-/// 123 this way, in alternated runs (issue 16, fifteenth round, in BENCHMARKS.md). At 60 Hz both run `f` about
-/// one frame after the step. Where no frame comes within 100 ms (a tab in the background, a
-/// headless screenshot) the work runs anyway.
+/// 123 this way, in alternated runs (issue 16, fifteenth round, in BENCHMARKS.md). At 60 Hz both
+/// run `f` about one frame after the step. Where no frame comes within 100 ms (a tab in the
+/// background, a headless screenshot) the work runs anyway.
 fn after_next_paint(f: impl FnOnce() + 'static) {
     crate::page_js::after_next_paint(&Closure::once_into_js(f));
 }

@@ -81,6 +81,11 @@ fn dragging_the_batch_slider_changes_the_total_the_chart_and_the_url() {
     page.assert_no_console_errors();
 }
 
+/// The step the tests below make: `#batch` moved to `arguments[0]`, one input event.
+const MOVE_BATCH: &str = "const slider = document.querySelector('#batch');
+slider.value = arguments[0];
+slider.dispatchEvent(new Event('input', {bubbles: true}));";
+
 /// Moves `#batch` to `to` and reads, in the same script once the work that follows a step's
 /// paint has run (`e2e::AFTER_THE_PAINT`, the wait the page's reads use):
 /// the total, whether the fit panel and the fit table's panel say `data-stale`, and the table's
@@ -89,9 +94,7 @@ fn step_and_look() -> String {
     format!(
         r#"
 const done = arguments[arguments.length - 1];
-const slider = document.querySelector('#batch');
-slider.value = arguments[0];
-slider.dispatchEvent(new Event('input', {{bubbles: true}}));
+{MOVE_BATCH}
 {AFTER_THE_PAINT}(() => done([
   document.querySelector('#total').textContent,
   ['#fit', '#gpu-table'].map(id => document.querySelector(id).hasAttribute('data-stale')),
@@ -103,25 +106,27 @@ slider.dispatchEvent(new Event('input', {{bubbles: true}}));
 
 /// Moves `#batch` to `to` and reads the total, the bars, the batch's number box and the growth
 /// chart three times: before the step, in the step's own animation frame (before it is painted),
-/// and once the work that follows the paint has run.
-const STEP_AND_FRAMES: &str = r#"
+/// and once the work that follows the paint has run (`e2e::AFTER_THE_PAINT`).
+fn step_and_frames() -> String {
+    format!(
+        r#"
 const done = arguments[arguments.length - 1];
 const q = (s) => document.querySelector(s);
 const look = () => [q('#total').textContent, q('#chart').innerHTML, q('#batch-num').value, q('#seq-chart').innerHTML];
 const before = look();
-const slider = q('#batch');
-slider.value = arguments[0];
-slider.dispatchEvent(new Event('input', {bubbles: true}));
-requestAnimationFrame(() => {
+{MOVE_BATCH}
+requestAnimationFrame(() => {{
   const inFrame = look();
-  setTimeout(() => done([before, inFrame, look()]), 20);
-});
-"#;
+  {AFTER_THE_PAINT}(() => done([before, inFrame, look()]));
+}});
+"#
+    )
+}
 
 #[test]
 fn a_step_shows_its_total_and_bars_in_its_own_frame_and_the_rest_once_that_frame_is_drawn() {
     let page = Page::open("/");
-    let seen = page.js_async(STEP_AND_FRAMES, vec![json!("700")]);
+    let seen = page.js_async(&step_and_frames(), vec![json!("700")]);
     let (before, in_frame, after) = (&seen[0], &seen[1], &seen[2]);
     // what the step must show at once: the total and the bars
     assert_ne!(
@@ -149,8 +154,8 @@ fn where_no_animation_frame_comes_the_views_after_the_paint_still_follow_a_step(
     let before = page.value_of("#batch-num");
     // a tab in the background gets no animation frames: from here on, neither does this one
     page.js(
-        "window.requestAnimationFrame = () => 0; const s = document.querySelector('#batch'); s.value = '700'; s.dispatchEvent(new Event('input', {bubbles: true}));",
-        vec![],
+        &format!("window.requestAnimationFrame = () => 0; {MOVE_BATCH}"),
+        vec![json!("700")],
     );
     let number_box = "return document.querySelector('#batch-num').value";
     page.wait_until("the number box to follow the step", 5, |s| {
@@ -162,27 +167,29 @@ fn where_no_animation_frame_comes_the_views_after_the_paint_still_follow_a_step(
 /// benchmark's Chromium or on a display faster than 60 Hz: each frame callback the page asks for
 /// runs at once, and those it asks for in turn too. Reads the batch's number box (one of the views
 /// that follow the step's frame) before the step, 5 ms after those frames, and 200 ms later.
-const STEP_WITH_FRAMES_BACK_TO_BACK: &str = r#"
+fn step_with_frames_back_to_back() -> String {
+    format!(
+        r#"
 const done = arguments[arguments.length - 1];
 const asked = [];
 window.requestAnimationFrame = (f) => asked.push(f);
 const box = document.querySelector('#batch-num');
 const before = box.value;
-const slider = document.querySelector('#batch');
-slider.value = arguments[0];
-slider.dispatchEvent(new Event('input', {bubbles: true}));
+{MOVE_BATCH}
 const frame = () => asked.splice(0).forEach((f) => f(performance.now()));
 frame(); frame(); frame();
-setTimeout(() => {
+setTimeout(() => {{
   const soon = box.value;
   setTimeout(() => done([before, soon, box.value]), 200);
-}, 5);
-"#;
+}}, 5);
+"#
+    )
+}
 
 #[test]
 fn where_frames_come_back_to_back_the_views_after_a_step_still_leave_its_frame_time_to_be_drawn() {
     let page = Page::open("/");
-    let seen = page.js_async(STEP_WITH_FRAMES_BACK_TO_BACK, vec![json!("700")]);
+    let seen = page.js_async(&step_with_frames_back_to_back(), vec![json!("700")]);
     let (before, soon, later) = (&seen[0], &seen[1], &seen[2]);
     assert_eq!(
         soon, before,
@@ -211,7 +218,7 @@ fn a_step_builds_the_panels_below_the_fold_only_once_input_pauses_or_they_come_i
     // input pauses: it catches up (the reads wait for that)
     assert_ne!(page.text_of("#fit-table tbody tr"), row);
     assert!(!page.exists("#fit[data-stale], #gpu-table[data-stale]"));
-    // in sight, the panels follow each step in the frame after the total's
+    // in sight, the panels follow each step once the total's frame is drawn
     page.js("document.querySelector('#fit').scrollIntoView()", vec![]);
     page.wait_until("the fit panel to be on screen", 5, |s| {
         s.js_async(

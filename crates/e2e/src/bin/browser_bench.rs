@@ -9,18 +9,19 @@
 //! STEPS: key presses per slider for interaction to next paint (six sliders on the page, and six
 //! times as many on the blank-page floor, one slider).
 //! Serves dist/ (or $VRAM_E2E_DIST); needs chromium and chromedriver on PATH.
-//! VRAM_BENCH_RAW=1 prints every change's raw timings, and each press's main-thread time, to stderr.
+//! VRAM_BENCH_RAW=1 prints every change's raw timings, and each press's main-thread time, to
+//! stderr.
 //! VRAM_E2E_CHROME_ARGS adds Chromium switches (e.g. `--js-flags=--no-liftoff`) for an experiment.
 //! VRAM_BENCH_HIDE=#chart,#seq-chart hides those elements (visibility: hidden) before the page's
 //! key presses: what painting them costs a step. VRAM_BENCH_TRACE=file records Chromium's trace;
 //! VRAM_BENCH_CSS adds style rules to the page before its key presses (e.g. `#chart svg { display:
 //! none }`: a part neither styled, laid out nor painted). VRAM_BENCH_TRACE_CATEGORIES replaces
 //! the trace's categories (e.g. add `viz` for the damaged area). VRAM_BENCH_ONLY=#weights,#batch
-//! presses only those of the page's sliders, in that order. VRAM_BENCH_FLOORS=0 leaves both floors out, for
-//! quicker alternated runs of two builds of the page (the figures BENCHMARKS.md reports keep
-//! them). VRAM_BENCH_PROFILE=file records V8's CPU profile of the page's presses into file and
-//! prints the functions with the most script time (build with `wasm-opt -g` to keep the wasm's
-//! function names).
+//! presses only those of the page's sliders, in that order. VRAM_BENCH_FLOORS=0 leaves both
+//! floors out, for quicker alternated runs of two builds of the page (the figures BENCHMARKS.md
+//! reports keep them). VRAM_BENCH_PROFILE=file records V8's CPU profile of the page's presses
+//! into file and prints the functions with the most script time (build with `wasm-opt -g` to keep
+//! the wasm's function names).
 //! Prints median / p95 / max of each measure, the budgets of BENCHMARKS.md met or not, and the
 //! machine it ran on. Exits 1 when a measurement could not be taken, never for a missed budget.
 
@@ -158,19 +159,19 @@ fn next_paint(
 ) -> [Result<FrameRun, String>; 3] {
     let traced = std::env::var_os("VRAM_BENCH_TRACE");
     let session = &Session::with_args(driver, 1280, 1000, &NO_FRAME_TICK, traced.is_some());
+    // each floor's presses: as many as the page's six sliders get, none with VRAM_BENCH_FLOORS=0
+    let floor_presses = if std::env::var("VRAM_BENCH_FLOORS").is_ok_and(|v| v == "0") {
+        0
+    } else {
+        steps_each * PAGE_SLIDERS.len()
+    };
     let floor_at = |path: &str| {
         session.goto(&server.url(&format!("/{path}")));
         let slider = [Slider {
             css: "#s",
             big_step: false,
         }];
-        let floors = std::env::var("VRAM_BENCH_FLOORS").map_or(true, |v| v != "0");
-        let steps = if floors {
-            steps_each * PAGE_SLIDERS.len()
-        } else {
-            0
-        };
-        frames::run_steps(session, &slider, steps, "#total")
+        frames::run_steps(session, &slider, floor_presses, "#total")
     };
     let floor = floor_at(FLOOR_PATH);
     let wide = floor_at(WIDE_FLOOR_PATH);
@@ -199,8 +200,7 @@ fn next_paint(
         let events = session.timeline();
         let _ = std::fs::write(&path, serde_json::Value::from(events.clone()).to_string());
         // each floor's presses, then the page's (fewer with VRAM_BENCH_ONLY)
-        let (floor_presses, presses) =
-            (steps_each * PAGE_SLIDERS.len(), steps_each * sliders.len());
+        let presses = steps_each * sliders.len();
         report_unrounded(&frames::press_durations(&events), floor_presses, presses);
         match frames::press_breakdown(&events, presses, 2 * floor_presses + presses) {
             Some(ms) => {
