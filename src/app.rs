@@ -102,6 +102,7 @@ fn setup() {
         }),
     ]));
     dom::listen_to_document();
+    crate::warm::start(st.scenario.get_untracked(), st.lang.get_untracked());
 }
 
 /// The URL and the share box follow the state without a history entry per slider tick; while a

@@ -13,6 +13,7 @@ mod page_js;
 mod reactive;
 mod readers;
 mod state;
+mod warm;
 mod zh;
 
 fn main() {

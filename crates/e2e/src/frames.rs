@@ -343,6 +343,47 @@ pub fn press_durations(events: &[serde_json::Value]) -> Vec<f64> {
     keydowns.into_iter().map(|(_, ms)| ms).collect()
 }
 
+/// How long a window after each key press is searched for compiling: the press's own frame and
+/// its drawing (a press is painted within about 20 ms on this machine).
+pub const COMPILE_WINDOW_MS: f64 = 25.0;
+
+/// WebAssembly compiled while the last `presses` key presses of a trace recorded with the
+/// `v8.wasm` category were drawn: the milliseconds of lazy compiling on the renderer's main
+/// thread (`wasm.CompileLazy`: a function's first call) and of optimising on background threads
+/// (`wasm.TopTierCompilation`: a function that has run enough), within [`COMPILE_WINDOW_MS`] of
+/// each keydown. Both competed with those presses for the machine's two cores. `None` when the
+/// trace holds no WebAssembly events (recorded without `v8.wasm`).
+pub fn compiled_during_presses(events: &[serde_json::Value], presses: usize) -> Option<(f64, f64)> {
+    let spans: Vec<(&str, f64, f64)> = events
+        .iter()
+        .filter(|e| e["ph"] == "X")
+        .filter_map(|e| Some((e["name"].as_str()?, e["ts"].as_f64()?, e["dur"].as_f64()?)))
+        .filter(|(name, ..)| matches!(*name, "wasm.CompileLazy" | "wasm.TopTierCompilation"))
+        .collect();
+    if spans.is_empty() {
+        return None;
+    }
+    let mut keydowns: Vec<f64> = events
+        .iter()
+        .filter(|e| e["name"] == "EventDispatch" && e["args"]["data"]["type"] == "keydown")
+        .filter_map(|e| e["ts"].as_f64())
+        .collect();
+    keydowns.sort_by(f64::total_cmp);
+    let last = &keydowns[keydowns.len().saturating_sub(presses)..];
+    let within = |ts: f64| {
+        last.iter()
+            .any(|k| ts >= *k && ts < k + COMPILE_WINDOW_MS * 1000.0)
+    };
+    let ms_of = |kind: &str| -> f64 {
+        spans
+            .iter()
+            .filter(|(name, ts, _)| *name == kind && within(*ts))
+            .map(|(_, _, dur)| dur / 1000.0)
+            .sum()
+    };
+    Some((ms_of("wasm.CompileLazy"), ms_of("wasm.TopTierCompilation")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -354,6 +395,29 @@ mod tests {
             slow: slow.to_vec(),
             ..FrameRun::default()
         }
+    }
+
+    #[test]
+    fn compiling_is_counted_only_within_a_window_after_the_last_presses() {
+        let key = |ts: f64| {
+            json!({"name": "EventDispatch", "ph": "X", "ts": ts, "dur": 100.0,
+                                   "args": {"data": {"type": "keydown"}}})
+        };
+        let compile =
+            |name: &str, ts: f64, dur: f64| json!({"name": name, "ph": "X", "ts": ts, "dur": dur});
+        let events = vec![
+            key(0.0),
+            compile("wasm.TopTierCompilation", 5_000.0, 9_000.0),
+            key(100_000.0),
+            compile("wasm.CompileLazy", 101_000.0, 2_000.0),
+            compile("wasm.TopTierCompilation", 110_000.0, 4_000.0),
+            // after the window, and a kind that is not counted
+            compile("wasm.TopTierCompilation", 130_000.0, 8_000.0),
+            compile("wasm.ValidateFunctionsStreaming", 102_000.0, 1_000.0),
+        ];
+        assert_eq!(compiled_during_presses(&events, 1), Some((2.0, 4.0)));
+        assert_eq!(compiled_during_presses(&events, 2), Some((2.0, 13.0)));
+        assert_eq!(compiled_during_presses(&events[..1], 1), None);
     }
 
     #[test]

@@ -536,7 +536,9 @@ pub fn encode_arch(a: &Architecture) -> String {
 
 /// Reads what [`encode_arch`] writes.
 pub fn decode_arch(text: &str) -> Result<Architecture, EngineError> {
-    let mut vals: std::collections::HashMap<&str, u64> = std::collections::HashMap::new();
+    // (key, value) in the order written, a key written twice read at its last value: a list
+    // rather than a HashMap, whose hashing the page's first load would carry for a few dozen keys
+    let mut vals: Vec<(&str, u64)> = Vec::new();
     for part in text.split('_').filter(|p| !p.is_empty()) {
         let split = part
             .find(|c: char| c.is_ascii_digit())
@@ -549,9 +551,14 @@ pub fn decode_arch(text: &str) -> Result<Architecture, EngineError> {
         let n: u64 = v
             .parse()
             .map_err(|_| EngineError::BadArchField(k.to_string()))?;
-        vals.insert(key, n);
+        vals.push((key, n));
     }
-    let get = |k: &str| vals.get(k).copied();
+    let get = |k: &str| {
+        vals.iter()
+            .rev()
+            .find(|(key, _)| *key == k)
+            .map(|(_, n)| *n)
+    };
     let need = |k: &str, field: &str| get(k).ok_or_else(|| EngineError::MissingField(field.into()));
     let heads = need("H", "num_attention_heads")?;
     let hidden = need("h", "hidden_size")?;
@@ -779,6 +786,14 @@ mod tests {
         let arch =
             decode_arch("V32000_h4096_f11008_L32_H32_kv32_hd128_tie0_ctx4096_wf11_wb3900000000");
         assert_eq!(arch.unwrap().stored.unwrap().format, WeightFormat::Nf4Dq);
+    }
+
+    #[test]
+    fn an_architecture_field_written_twice_in_a_link_is_read_at_its_last_value() {
+        let arch = decode_arch("V32000_h4096_f11008_L32_H32_kv8_L40_kv4").unwrap();
+        assert_eq!((arch.layers, arch.kv_heads), (40, 4));
+        let arch = decode_arch("V32000_h4096_f11008_L32_H32").unwrap();
+        assert_eq!((arch.layers, arch.kv_heads), (32, 32));
     }
 
     #[test]

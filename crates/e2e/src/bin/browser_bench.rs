@@ -16,7 +16,9 @@
 //! key presses: what painting them costs a step. VRAM_BENCH_TRACE=file records Chromium's trace;
 //! VRAM_BENCH_CSS adds style rules to the page before its key presses (e.g. `#chart svg { display:
 //! none }`: a part neither styled, laid out nor painted). VRAM_BENCH_TRACE_CATEGORIES replaces
-//! the trace's categories (e.g. add `viz` for the damaged area). VRAM_BENCH_ONLY=#weights,#batch
+//! the trace's categories (e.g. add `viz` for the damaged area, `v8.wasm` for the WebAssembly
+//! compiled during the presses); with VRAM_BENCH_PAINTS=1 a traced run also names the elements
+//! Chromium painted and their time. VRAM_BENCH_ONLY=#weights,#batch
 //! presses only those of the page's sliders, in that order. VRAM_BENCH_FLOORS=0 leaves both
 //! floors out, for quicker alternated runs of two builds of the page (the figures BENCHMARKS.md
 //! reports keep them). VRAM_BENCH_PROFILE=file records V8's CPU profile of the page's presses
@@ -198,10 +200,18 @@ fn next_paint(
     }
     if let Some(path) = traced {
         let events = session.timeline();
-        let _ = std::fs::write(&path, serde_json::Value::from(events.clone()).to_string());
+        if std::env::var_os("VRAM_BENCH_PAINTS").is_some() {
+            report_paints(session, &events);
+        }
         // each floor's presses, then the page's (fewer with VRAM_BENCH_ONLY)
         let presses = steps_each * sliders.len();
         report_unrounded(&frames::press_durations(&events), floor_presses, presses);
+        if let Some((lazy, optimised)) = frames::compiled_during_presses(&events, presses) {
+            println!(
+                "WebAssembly compiled within {} ms of the page's {presses} presses: {lazy:.1} ms on first calls (main thread), {optimised:.1} ms optimising (background threads)",
+                frames::COMPILE_WINDOW_MS
+            );
+        }
         match frames::press_breakdown(&events, presses, 2 * floor_presses + presses) {
             Some(ms) => {
                 let parts: Vec<String> = frames::PARTS
@@ -253,6 +263,31 @@ fn report_profile(profile: &serde_json::Value, presses: usize) {
             per_press(t.within),
             per_press(t.own),
             t.name
+        );
+    }
+}
+
+/// Chromium's `Paint` events of the trace by the element each painted (a panel on a layer of its
+/// own, the document), with their count and time: which parts of the page the presses repaint.
+/// The elements are named while the page is still open (the trace gives only node ids).
+fn report_paints(session: &Session, events: &[serde_json::Value]) {
+    session.cdp("DOM.getDocument", json!({"depth": -1}));
+    let mut by_node = std::collections::BTreeMap::<u64, (usize, f64)>::new();
+    for e in events
+        .iter()
+        .filter(|e| e["name"] == "Paint" && e["ph"] == "X")
+    {
+        if let Some(node) = e["args"]["data"]["nodeId"].as_u64() {
+            let entry = by_node.entry(node).or_default();
+            entry.0 += 1;
+            entry.1 += e["dur"].as_f64().unwrap_or(0.0) / 1000.0;
+        }
+    }
+    for (node, (count, ms)) in by_node {
+        let d = session.cdp("DOM.describeNode", json!({"backendNodeId": node}));
+        println!(
+            "paint of node {node}: {count} paints, {ms:.2} ms: {} {}",
+            d["node"]["nodeName"], d["node"]["attributes"]
         );
     }
 }

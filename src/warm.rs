@@ -1,0 +1,119 @@
+//! The step's code made ready before the first step (issue 16). Chromium compiles a WebAssembly
+//! function only when it is first called, and compiles it again, optimised, on a background
+//! thread once it has run enough. Both happened during a user's first slider steps: the first
+//! step compiled what a step calls (1–3 ms on the main thread) and the next thirty optimised it
+//! (about 60 ms of compiling on the machine's other core, beside the drawing of those steps).
+//! Once the first result is on screen this module runs what a step runs (the engine, the bars'
+//! and the growth chart's markup, and the patch, into two elements that are not in the page) for
+//! the job one step away and back, one round per task, so that the compiling is done before the
+//! first step. It writes nothing to the page, its link or its history.
+
+use vram_engine::{Job, Overview, Scenario};
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
+
+use crate::chart;
+use crate::i18n::Lang;
+
+/// How many jobs one step away are drawn, each followed by the job itself: about 100 ms of work
+/// in 24 tasks, after which a trace of the benchmark's first presses shows about 1 ms of
+/// compiling where it showed about 60 (BENCHMARKS.md, the sixteenth round).
+const ROUNDS: usize = 24;
+
+/// The job `base` with its batch, its sequence length or its GPU count doubled, by `round`: what
+/// the step's code runs for, with numbers that change every bar and the growth curve.
+fn one_step_away(base: &Scenario, round: usize) -> Scenario {
+    let mut s = base.clone();
+    match round % 3 {
+        0 => s.batch *= 2,
+        1 => s.seq *= 2,
+        _ => s.gpus *= 2,
+    }
+    s
+}
+
+/// Two elements outside the page, the markup each holds, and what to step next.
+struct Warmer {
+    base: Scenario,
+    lang: Lang,
+    hosts: [(web_sys::Node, String); 2],
+    round: usize,
+}
+
+impl Warmer {
+    /// One job's answer drawn into the hosts, as a step draws it into the page.
+    fn draw(&mut self, s: &Scenario) {
+        let Ok(o) = Overview::compute(s) else { return };
+        let line = (s.gpu.visible_bytes(), s.gpu.label());
+        let serving = s.job == Job::Serving;
+        let (bars, _) = chart::stacked(&o.bars, s.gpus, line, s.unit, self.lang, None, None);
+        let at = s.swept_tokens();
+        let (sweep, _) = chart::sweep(&o.sweep, at, serving, line, s.unit, self.lang, None);
+        for ((host, shown), now) in self.hosts.iter_mut().zip([bars, sweep]) {
+            chart::patch::patch_inner(host, shown, &now);
+            *shown = now;
+        }
+    }
+
+    /// The next job one step away drawn, then the job itself; false once all are.
+    fn task(&mut self) -> bool {
+        let s = one_step_away(&self.base, self.round);
+        self.draw(&s);
+        let base = self.base.clone();
+        self.draw(&base);
+        self.round += 1;
+        self.round < ROUNDS
+    }
+}
+
+/// Starts warming the step's code for `base` in `lang`, one round per task, the first task after
+/// the next paint (the first result's).
+pub fn start(base: Scenario, lang: Lang) {
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    let host = || doc.create_element("div").ok().map(web_sys::Node::from);
+    let (Some(a), Some(b)) = (host(), host()) else {
+        return;
+    };
+    let warmer = Warmer {
+        base,
+        lang,
+        hosts: [(a, String::new()), (b, String::new())],
+        round: 0,
+    };
+    crate::page_js::after_next_paint(&Closure::once_into_js(move || next(warmer)));
+}
+
+/// Runs one task of `warmer` and posts the next.
+fn next(mut warmer: Warmer) {
+    if !warmer.task() {
+        return;
+    }
+    let then = Closure::once_into_js(move || next(warmer));
+    if let Some(w) = web_sys::window() {
+        let _ = w.set_timeout_with_callback(then.unchecked_ref());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The bars' markup of a job, as the page draws it.
+    fn bars_markup(s: &Scenario) -> String {
+        let o = Overview::compute(s).unwrap();
+        let line = (s.gpu.visible_bytes(), s.gpu.label());
+        chart::stacked(&o.bars, s.gpus, line, s.unit, Lang::En, None, None).0
+    }
+
+    #[test]
+    fn every_job_one_step_away_draws_other_bars_so_the_patch_has_work_each_round() {
+        let base = Scenario::default();
+        for round in 0..3 {
+            let away = one_step_away(&base, round);
+            assert_ne!(away, base, "round {round}");
+            assert_ne!(bars_markup(&away), bars_markup(&base), "round {round}");
+        }
+    }
+}
