@@ -200,6 +200,7 @@ fn next_paint(
     }
     if let Some(path) = traced {
         let events = session.timeline();
+        let _ = std::fs::write(&path, serde_json::Value::from(events.clone()).to_string());
         if std::env::var_os("VRAM_BENCH_PAINTS").is_some() {
             report_paints(session, &events);
         }
