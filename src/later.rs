@@ -170,7 +170,7 @@ fn wait_for_paint(node: &Shared) {
 /// 123 this way, in alternated runs (issue 16, fifteenth round, in BENCHMARKS.md). At 60 Hz both
 /// run `f` about one frame after the step. Where no frame comes within 100 ms (a tab in the
 /// background, a headless screenshot) the work runs anyway.
-fn after_next_paint(f: impl FnOnce() + 'static) {
+pub fn after_next_paint(f: impl FnOnce() + 'static) {
     crate::page_js::after_next_paint(&Closure::once_into_js(f));
 }
 

@@ -9,10 +9,9 @@
 //! first step. It writes nothing to the page, its link or its history.
 
 use vram_engine::{Job, Overview, Scenario};
-use wasm_bindgen::closure::Closure;
-use wasm_bindgen::JsCast;
 
 use crate::chart;
+use crate::components::results::selected_line;
 use crate::i18n::Lang;
 
 /// How many jobs one step away are drawn, each followed by the job itself: about 100 ms of work
@@ -44,7 +43,8 @@ impl Warmer {
     /// One job's answer drawn into the hosts, as a step draws it into the page.
     fn draw(&mut self, s: &Scenario) {
         let Ok(o) = Overview::compute(s) else { return };
-        let line = (s.gpu.visible_bytes(), s.gpu.label());
+        let (limit, name) = selected_line(s);
+        let line = (limit, name.as_str());
         let serving = s.job == Job::Serving;
         let (bars, _) = chart::stacked(&o.bars, s.gpus, line, s.unit, self.lang, None, None);
         let at = s.swept_tokens();
@@ -82,7 +82,7 @@ pub fn start(base: Scenario, lang: Lang) {
         hosts: [(a, String::new()), (b, String::new())],
         round: 0,
     };
-    crate::page_js::after_next_paint(&Closure::once_into_js(move || next(warmer)));
+    crate::later::after_next_paint(move || next(warmer));
 }
 
 /// Runs one task of `warmer` and posts the next.
@@ -90,10 +90,7 @@ fn next(mut warmer: Warmer) {
     if !warmer.task() {
         return;
     }
-    let then = Closure::once_into_js(move || next(warmer));
-    if let Some(w) = web_sys::window() {
-        let _ = w.set_timeout_with_callback(then.unchecked_ref());
-    }
+    crate::reactive::set_timeout_with_handle(move || next(warmer), std::time::Duration::ZERO);
 }
 
 #[cfg(test)]
@@ -103,8 +100,17 @@ mod tests {
     /// The bars' markup of a job, as the page draws it.
     fn bars_markup(s: &Scenario) -> String {
         let o = Overview::compute(s).unwrap();
-        let line = (s.gpu.visible_bytes(), s.gpu.label());
-        chart::stacked(&o.bars, s.gpus, line, s.unit, Lang::En, None, None).0
+        let (limit, name) = selected_line(s);
+        chart::stacked(
+            &o.bars,
+            s.gpus,
+            (limit, &name),
+            s.unit,
+            Lang::En,
+            None,
+            None,
+        )
+        .0
     }
 
     #[test]

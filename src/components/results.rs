@@ -2,7 +2,7 @@
 //! each component's formula with this scenario's numbers.
 
 use vram_engine::{decimal, signed_decimal, thousands};
-use vram_engine::{serve_command, startup_concurrency, Component, Job, Phase, Server};
+use vram_engine::{serve_command, startup_concurrency, Component, Job, Phase, Scenario, Server};
 
 use std::rc::Rc;
 
@@ -131,17 +131,13 @@ fn verdict_markup(st: &AppState) -> (&'static str, bool, String) {
     )
 }
 
-/// The selected GPU's line in the charts: the total the driver reports, or a vLLM server's
-/// budget ("H100 80GB × 90%") of it (SGLang's static share holds only weights and KV).
-fn selected_limit(st: &AppState) -> (u64, String) {
-    let (gpu, serving, util) = st.scenario.with(|s| {
-        (
-            s.gpu,
-            s.job == Job::Serving && s.server == Server::Vllm,
-            s.gpu_util_pct,
-        )
-    });
-    if serving {
+/// The selected GPU's line in the charts of job `s`: the total the driver reports, or a vLLM
+/// server's budget ("H100 80GB × 90%") of it (SGLang's static share holds only weights and KV).
+/// The warm-up (`crate::warm`) draws its charts with the same line.
+pub fn selected_line(s: &Scenario) -> (u64, String) {
+    let gpu = s.gpu;
+    if s.job == Job::Serving && s.server == Server::Vllm {
+        let util = s.gpu_util_pct;
         (
             gpu.visible_bytes() * util / 100,
             format!("{} × {util}%", gpu.label()),
@@ -161,7 +157,7 @@ pub fn charts() -> Piece {
     let svg = Memo::new(move |_| {
         let l = st.lang.get();
         let (gpus, unit) = st.scenario.with(|s| (s.gpus, s.unit));
-        let (limit, name) = selected_limit(&st);
+        let (limit, name) = st.scenario.with(selected_line);
         let held = moving.get().then(|| top_shown.get_value()).flatten();
         st.computed.with(|c| {
             c.as_ref()
@@ -185,7 +181,7 @@ pub fn charts() -> Piece {
         let (at, serving, unit) = st
             .scenario
             .with(|s| (s.swept_tokens(), s.job == Job::Serving, s.unit));
-        let (limit, name) = selected_limit(&st);
+        let (limit, name) = st.scenario.with(selected_line);
         let held = moving.get().then(|| sweep_top_shown.get_value()).flatten();
         st.computed.with(|c| {
             c.as_ref()
