@@ -44,6 +44,10 @@ pub struct FrameRun {
     pub inputs: usize,
     /// How many slow steps each slider had (by the id of the event's target), in id order.
     pub slow_per_slider: Vec<(String, usize)>,
+    /// Where each slow step's time went, from its slowest entry: the input's wait for the main
+    /// thread, the event handlers, and the rest until the frame was presented (ms, unrounded
+    /// but for the last, which takes the rounding of the duration).
+    pub slow_phases: Vec<Phases>,
     /// Each press's main-thread time, unrounded (ms): from the keydown's timestamp until a task
     /// posted from the next animation frame runs, that is until the frame's style, layout,
     /// paint and commit are done. What comes after (raster, the display compositor) is not in it.
@@ -56,7 +60,7 @@ const OBSERVE: &str = r#"
 if (!window.__frames) {
   const f = window.__frames = {events: [], inputs: 0, sameFrame: 0, mainThread: []};
   new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) f.events.push({name: e.name, duration: e.duration, id: e.interactionId, target: (e.target && e.target.id) || ''});
+    for (const e of list.getEntries()) f.events.push({name: e.name, duration: e.duration, id: e.interactionId, target: (e.target && e.target.id) || '', delay: e.processingStart - e.startTime, handlers: e.processingEnd - e.processingStart});
   }).observe({type: 'event', durationThreshold: 16, buffered: true});
   const total = () => { const e = document.querySelector(arguments[0]); return e ? e.textContent : null; };
   addEventListener('keydown', (k) => {
@@ -160,6 +164,18 @@ pub fn run_steps(
             .iter()
             .filter_map(|e| Some((e["id"].as_u64()?, e["target"].as_str()?.to_string()))),
     );
+    run.slow_phases = phases_of_slowest(events.iter().filter_map(|e| {
+        Some((
+            e["id"].as_u64()?,
+            Phases {
+                delay: e["delay"].as_f64()?,
+                handlers: e["handlers"].as_f64()?,
+                to_paint: e["duration"].as_f64()?
+                    - e["delay"].as_f64()?
+                    - e["handlers"].as_f64()?,
+            },
+        ))
+    }));
     run.inputs = seen["inputs"].as_u64().unwrap_or(0) as usize;
     run.same_frame = seen["sameFrame"].as_u64().unwrap_or(0) as usize;
     run.main_thread = seen["mainThread"]
@@ -176,6 +192,35 @@ fn slowest_per_interaction(entries: impl Iterator<Item = (u64, f64)>) -> Vec<f64
     for (id, ms) in entries.filter(|(id, _)| *id > 0) {
         let slot = by_id.entry(id).or_insert(0.0);
         *slot = slot.max(ms);
+    }
+    by_id.into_values().collect()
+}
+
+/// One Event Timing entry's duration in three parts (ms).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Phases {
+    /// From the input to its handlers' start: the main thread was busy with other work.
+    pub delay: f64,
+    /// The event's handlers (and the microtasks they queued).
+    pub handlers: f64,
+    /// From the handlers' end to the frame presented: style, layout, paint, raster, display.
+    pub to_paint: f64,
+}
+
+impl Phases {
+    fn total(&self) -> f64 {
+        self.delay + self.handlers + self.to_paint
+    }
+}
+
+/// The phases of each interaction's slowest entry (the one that gives its duration).
+fn phases_of_slowest(entries: impl Iterator<Item = (u64, Phases)>) -> Vec<Phases> {
+    let mut by_id = std::collections::BTreeMap::<u64, Phases>::new();
+    for (id, p) in entries.filter(|(id, _)| *id > 0) {
+        let slot = by_id.entry(id).or_insert(p);
+        if p.total() > slot.total() {
+            *slot = p;
+        }
     }
     by_id.into_values().collect()
 }
@@ -433,6 +478,23 @@ mod tests {
             timing(10.0, "keydown", 5.8),
         ];
         assert_eq!(press_durations(&events), vec![5.8, 13.4]);
+    }
+
+    #[test]
+    fn a_slow_steps_phases_come_from_its_slowest_entry_and_steps_without_an_id_are_left_out() {
+        let p = |delay: f64, handlers: f64, to_paint: f64| Phases {
+            delay,
+            handlers,
+            to_paint,
+        };
+        let entries = [
+            (7, p(1.0, 4.0, 11.0)),
+            (7, p(9.0, 0.1, 14.9)),
+            (8, p(0.5, 6.0, 9.5)),
+            (0, p(30.0, 1.0, 1.0)),
+        ];
+        let phases = phases_of_slowest(entries.into_iter());
+        assert_eq!(phases, vec![p(9.0, 0.1, 14.9), p(0.5, 6.0, 9.5)]);
     }
 
     #[test]

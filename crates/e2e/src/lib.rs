@@ -541,6 +541,16 @@ impl Session {
         )
     }
 
+    /// A DevTools command that may fail (a node of a page since left): its result, or `None`.
+    pub fn try_cdp(&self, cmd: &str, params: Value) -> Option<Value> {
+        let full = format!("/session/{}/goog/cdp/execute", self.id);
+        let body = json!({ "cmd": cmd, "params": params });
+        match http(self.port, "POST", &full, Some(&body)) {
+            Ok((200, v)) => Some(v["value"].clone()),
+            _ => None,
+        }
+    }
+
     /// The trace events recorded since the last call (a session started with `trace`).
     pub fn timeline(&self) -> Vec<Value> {
         let full = format!("/session/{}/se/log", self.id);
