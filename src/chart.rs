@@ -167,22 +167,24 @@ pub fn stacked(
                 base += bytes;
                 // one rectangle per segment, drawn here rather than by plotters: it carries the
                 // colour and takes the hover and focus, so a step moves one element, not two.
-                // The group is placed where the segment's top left is: a segment that only
-                // moves changes one attribute. Its title is its label; the chart's one label
-                // (SEGMENT_LABEL) shows it on hover and focus (issue 16)
+                // A segment that only moves changes its `y`. It is placed by its own `x` and
+                // `y`, not by a group's `transform`: each transformed element is a node of
+                // Chromium's transform tree, which a step's frame walks and sends to the
+                // compositor. Its title is its label; the chart's one label (SEGMENT_LABEL)
+                // shows it on hover and focus (issue 16)
                 let (ax, ay) = chart.backend_coord(&(x0, y1));
                 let (bx, by) = chart.backend_coord(&(x1, y0));
                 let label = format!("{}: {}", i18n::component(lang, *c), unit.format(bytes));
                 overlay.push_str(&format!(
-                    r#"<g class="seg" tabindex="0" data-component="{}" data-gpus="{}" transform="translate({},{})"><title>{}</title><rect width="{}" height="{}" fill="{}"/></g>"#,
+                    r#"<rect class="seg" tabindex="0" data-component="{}" data-gpus="{}" x="{}" y="{}" width="{}" height="{}" fill="{}"><title>{}</title></rect>"#,
                     c.key(),
                     gpus,
                     ax,
                     ay,
-                    escape(&label),
                     (bx - ax).max(1),
                     (by - ay).max(1),
                     css_colour(*c),
+                    escape(&label),
                 ));
             }
             let (tx, ty) = chart.backend_coord(&((x0 + x1) / 2.0, b.total as f64 / ubytes));
@@ -423,8 +425,9 @@ mod tests {
         );
     }
 
-    /// The segments' groups of a bar chart: (x, y) of each group's translate, and its inside.
-    fn segment_groups(svg: &str) -> Vec<((i32, i32), String)> {
+    /// The segments of a bar chart: (x, y) of each segment, and its attributes but those two
+    /// with its inside.
+    fn segments(svg: &str) -> Vec<((i32, i32), String)> {
         use super::markup::{parse, Content};
         let root = parse(svg).unwrap();
         let Some(Content::Elements(kids)) = root.content() else {
@@ -432,39 +435,42 @@ mod tests {
         };
         kids.iter()
             .filter(|n| n.attributes.contains(&("class", "seg")))
-            .map(|g| {
-                let (_, t) = g
+            .map(|r| {
+                let at = |name: &str| -> i32 {
+                    let (_, v) = r.attributes.iter().find(|(n, _)| *n == name).unwrap();
+                    v.parse().unwrap()
+                };
+                let rest: Vec<String> = r
                     .attributes
                     .iter()
-                    .find(|(n, _)| *n == "transform")
-                    .unwrap();
-                let xy = t.trim_start_matches("translate(").trim_end_matches(')');
-                let (x, y) = xy.split_once(',').unwrap();
+                    .filter(|(n, _)| *n != "x" && *n != "y")
+                    .map(|(n, v)| format!("{n}={v}"))
+                    .collect();
                 (
-                    (x.parse().unwrap(), y.parse().unwrap()),
-                    g.inner.to_string(),
+                    (at("x"), at("y")),
+                    format!("{} {}", rest.join(" "), r.inner),
                 )
             })
             .collect()
     }
 
     #[test]
-    fn a_segment_is_placed_by_its_group_so_one_that_moves_changes_one_attribute() {
+    fn a_segment_is_one_rectangle_placed_by_its_x_and_y_so_one_that_moves_changes_one_attribute() {
         let s = Scenario::default();
         // a larger LoRA rank: the adapters grow a little, under the same axis
         let mut bigger = s.clone();
         bigger.lora_rank *= 4;
         // the bar chart as the page draws it
         let draw = |s: &Scenario| super::steps::charts(s)[0].clone();
-        let (before, after) = (segment_groups(&draw(&s)), segment_groups(&draw(&bigger)));
+        let (before, after) = (segments(&draw(&s)), segments(&draw(&bigger)));
         assert!(!before.is_empty());
-        for (_, inside) in before.iter().chain(&after) {
-            // the rectangle sits at the group's origin, after the title that labels it
-            assert!(inside.starts_with("<title>"), "{inside}");
-            assert!(inside.contains(r#"<rect width=""#), "{inside}");
-            assert!(!inside.contains("<text"), "{inside}");
+        for (_, rest) in before.iter().chain(&after) {
+            // no transform: the rectangle holds only the title that labels it
+            assert!(!rest.contains("transform"), "{rest}");
+            assert!(rest.ends_with("</title>"), "{rest}");
+            assert_eq!(rest.matches('<').count(), 2, "{rest}");
         }
-        // the segments above the adapters move up and keep their inside: one attribute each;
+        // the segments above the adapters move up and keep the rest: their `y` changes;
         // the weights, at the bottom of each bar, stay as they were
         let moved = before
             .iter()
@@ -494,7 +500,11 @@ mod tests {
         // each segment is one rectangle, which carries its colour and takes hover and focus
         assert_eq!(svg.matches("<rect").count(), segments, "{svg}");
         let weights = css_colour(Component::Weights);
-        assert!(svg.contains(&format!(r#"fill="{weights}"/></g>"#)), "{svg}");
+        assert!(
+            svg.contains(&format!(r#"fill="{weights}"><title>"#)),
+            "{svg}"
+        );
+        assert!(!svg.contains(r#"<g class="seg""#), "{svg}");
         // and one label for them all, hidden, painted last, above every bar
         assert_eq!(svg.matches(r#"id="seg-hover""#).count(), 1, "{svg}");
         assert!(svg.contains(&format!("{SEGMENT_LABEL}</svg>")), "{svg}");

@@ -221,7 +221,7 @@ mod tests {
     use vram_engine::{Overview, Scenario};
 
     #[test]
-    fn a_drawn_chart_reads_as_one_svg_with_a_group_per_bar_segment() {
+    fn a_drawn_chart_reads_as_one_svg_with_a_rectangle_per_bar_segment() {
         let s = Scenario::default();
         let c = Overview::compute(&s).unwrap();
         let (svg, _) = crate::chart::stacked(
@@ -242,7 +242,7 @@ mod tests {
             .iter()
             .filter(|n| n.attributes.contains(&("class", "seg")))
             .count();
-        assert_eq!(segments, svg.matches(r#"<g class="seg""#).count());
+        assert_eq!(segments, svg.matches(r#"<rect class="seg""#).count());
         assert!(segments > 0);
         let markup: String = children.iter().map(|n| n.markup).collect();
         assert_eq!(markup.replace('\n', ""), root.inner.replace('\n', ""));

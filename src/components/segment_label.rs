@@ -85,8 +85,8 @@ fn segment(element: Element) -> Option<Element> {
 }
 
 /// The label showing the focused or pointed segment's title above it, or hidden for none. The
-/// label takes the segment's own `transform`, so it is placed where the segment is without
-/// reading its numbers (its `y` in the markup puts it 4 px above).
+/// label is moved to the segment's own `x` and `y` (its `y` in the markup puts it 4 px above),
+/// as written, without reading the numbers.
 fn show() {
     let Some(label) = dom::by_id("seg-hover") else {
         return;
@@ -96,7 +96,12 @@ fn show() {
         .or_else(|| POINTED.with_borrow(Clone::clone));
     let placed = shown.and_then(|s| {
         let title = s.first_element_child()?.text_content()?;
-        Some((s.get_attribute("transform")?, title))
+        let at = format!(
+            "translate({},{})",
+            s.get_attribute("x")?,
+            s.get_attribute("y")?
+        );
+        Some((at, title))
     });
     let Some((at, title)) = placed else {
         let _ = label.set_attribute("display", "none");
