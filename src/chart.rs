@@ -128,29 +128,14 @@ pub fn stacked(
             // no faint minor grid: ~50 and ~140 more elements to draw on every step
             .max_light_lines(0)
             .draw()?;
-        // capacity lines of common cards, the selected one highlighted
-        for (gib, y) in capacity_lines(ymax, cap, ubytes) {
-            chart.draw_series(std::iter::once(PathElement::new(
-                vec![(0.0, y), (n, y)],
-                INK.mix(0.35).stroke_width(1),
-            )))?;
-            let (px, py) = chart.backend_coord(&(n, y));
-            overlay.push_str(&format!(
-                r#"<text x="{}" y="{}" class="cap-label" dominant-baseline="middle">{} GiB</text>"#,
-                px + 4,
-                py,
-                gib
-            ));
-        }
-        chart.draw_series(std::iter::once(PathElement::new(
-            vec![(0.0, cap), (n, cap)],
-            RGBColor(0xd6, 0x27, 0x28).stroke_width(2),
-        )))?;
-        let (px, py) = chart.backend_coord(&(n, cap));
+        // capacity lines of common cards, then the selected one in red, all behind the bars
+        let across = |y: f64| (chart.backend_coord(&(0.0, y)), chart.backend_coord(&(n, y)));
+        overlay.push_str(&capacity_marks(ymax, cap, ubytes, across));
+        let ((x1, y1), (x2, _)) = across(cap);
         overlay.push_str(&format!(
-            r#"<text x="{}" y="{}" class="cap-label selected" dominant-baseline="middle">{}</text>"#,
-            px + 4,
-            py - 10,
+            r##"<line class="cap selected" x1="{x1}" y1="{y1}" x2="{x2}" y2="{y1}" stroke="#d62728" stroke-width="2"/><text x="{}" y="{}" class="cap-label selected" dominant-baseline="middle">{}</text>"##,
+            x2 + 4,
+            y1 - 10,
             escape(name)
         ));
         for (i, (gpus, b)) in bars.iter().enumerate() {
@@ -387,6 +372,35 @@ fn round_top(v: f64) -> f64 {
 
 /// The common cards' capacities (GiB, height in the chart's unit) below the top of the chart,
 /// without the one the selected GPU's own line would hide.
+/// The bars' capacity lines of common cards, each with its label, as markup. Every card's line
+/// and label are always there, hidden (`display="none"`) where the card is above the axis's top
+/// or within 3 % of the selected line (`cap`), so an axis that grows while a slider moves shows
+/// lines rather than inserting elements, whose markup the browser would parse in the step's
+/// frame (issue 16). `across(y)` is where a line at `y` starts and ends on the chart.
+fn capacity_marks(
+    ymax: f64,
+    cap: f64,
+    ubytes: f64,
+    across: impl Fn(f64) -> ((i32, i32), (i32, i32)),
+) -> String {
+    let mut marks = String::new();
+    for &gib in CAPACITY_LINES_GIB.iter() {
+        let y = (gib * GIB) as f64 / ubytes;
+        if y <= ymax && (y / cap - 1.0).abs() >= 0.03 {
+            let ((x1, y1), (x2, _)) = across(y);
+            marks.push_str(&format!(
+                r#"<line class="cap" x1="{x1}" y1="{y1}" x2="{x2}" y2="{y1}" stroke="currentColor" stroke-opacity="0.35"/><text x="{}" y="{y1}" class="cap-label" dominant-baseline="middle">{gib} GiB</text>"#,
+                x2 + 4
+            ));
+        } else {
+            marks.push_str(&format!(
+                r#"<line class="cap" display="none"/><text class="cap-label" display="none">{gib} GiB</text>"#
+            ));
+        }
+    }
+    marks
+}
+
 fn capacity_lines(ymax: f64, cap: f64, ubytes: f64) -> impl Iterator<Item = (u64, f64)> {
     CAPACITY_LINES_GIB
         .iter()
@@ -479,6 +493,38 @@ mod tests {
             .count();
         assert!(moved > 0, "no segment moved without changing inside");
         assert_eq!(before[0], after[0], "the first bar's weights stay put");
+    }
+
+    #[test]
+    fn an_axis_that_grows_shows_more_capacity_lines_without_adding_elements() {
+        let s = Scenario::default();
+        let b = estimate(&s).unwrap();
+        let draw = |held: Option<f64>| {
+            stacked(
+                &[(1, b.clone())],
+                1,
+                (s.gpu.bytes(), s.gpu.label()),
+                s.unit,
+                Lang::En,
+                None,
+                held,
+            )
+            .0
+        };
+        let (low, high) = (draw(None), draw(Some(150.0)));
+        let count = |svg: &str, what: &str| svg.matches(what).count();
+        for svg in [&low, &high] {
+            // every card's line and label, and the selected line, whatever the axis shows
+            assert_eq!(count(svg, r#"<line class="cap""#), CAPACITY_LINES_GIB.len());
+            assert_eq!(count(svg, r#"<line class="cap selected""#), 1);
+            assert_eq!(count(svg, r#"class="cap-label""#), CAPACITY_LINES_GIB.len());
+        }
+        let hidden = |svg: &str| count(svg, r#"<line class="cap" display="none"/>"#);
+        assert!(hidden(&high) < hidden(&low), "{low}\n{high}");
+        // the 192 GiB card is above an axis topped at 150 (GiB or GB); the 16 GiB card under both
+        assert!(high.contains(r#"<text class="cap-label" display="none">192 GiB</text>"#));
+        assert!(!high.contains(r#"display="none">16 GiB"#), "{high}");
+        assert!(!low.contains(r#"display="none">16 GiB"#), "{low}");
     }
 
     #[test]
