@@ -370,8 +370,6 @@ fn round_top(v: f64) -> f64 {
         .unwrap_or(10.0 * decade)
 }
 
-/// The common cards' capacities (GiB, height in the chart's unit) below the top of the chart,
-/// without the one the selected GPU's own line would hide.
 /// The bars' capacity lines of common cards, each with its label, as markup. Every card's line
 /// and label are always there, hidden (`display="none"`) where the card is above the axis's top
 /// or within 3 % of the selected line (`cap`), so an axis that grows while a slider moves shows
@@ -386,7 +384,7 @@ fn capacity_marks(
     let mut marks = String::new();
     for &gib in CAPACITY_LINES_GIB.iter() {
         let y = (gib * GIB) as f64 / ubytes;
-        if y <= ymax && (y / cap - 1.0).abs() >= 0.03 {
+        if capacity_shown(y, ymax, cap) {
             let ((x1, y1), (x2, _)) = across(y);
             marks.push_str(&format!(
                 r#"<line class="cap" x1="{x1}" y1="{y1}" x2="{x2}" y2="{y1}" stroke="currentColor" stroke-opacity="0.35"/><text x="{}" y="{y1}" class="cap-label" dominant-baseline="middle">{gib} GiB</text>"#,
@@ -401,11 +399,19 @@ fn capacity_marks(
     marks
 }
 
+/// Whether a card's capacity line at `y` shows: not above the chart's top `ymax`, and not within
+/// 3 % of the selected line `cap`, which would hide it.
+fn capacity_shown(y: f64, ymax: f64, cap: f64) -> bool {
+    y <= ymax && (y / cap - 1.0).abs() >= 0.03
+}
+
+/// The common cards' capacities (GiB, height in the chart's unit) that show
+/// ([`capacity_shown`]).
 fn capacity_lines(ymax: f64, cap: f64, ubytes: f64) -> impl Iterator<Item = (u64, f64)> {
     CAPACITY_LINES_GIB
         .iter()
         .map(move |&gib| (gib, (gib * GIB) as f64 / ubytes))
-        .filter(move |&(_, y)| y <= ymax && (y / cap - 1.0).abs() >= 0.03)
+        .filter(move |&(_, y)| capacity_shown(y, ymax, cap))
 }
 
 fn short_tokens(v: f64) -> String {
