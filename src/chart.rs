@@ -501,23 +501,18 @@ mod tests {
         assert_eq!(before[0], after[0], "the first bar's weights stay put");
     }
 
-    #[test]
-    fn an_axis_that_grows_shows_more_capacity_lines_without_adding_elements() {
+    /// The default job's 1-GPU bar alone, its axis held at `held`: the markup and the bar.
+    fn one_bar(held: Option<f64>) -> (String, Breakdown) {
         let s = Scenario::default();
         let b = estimate(&s).unwrap();
-        let draw = |held: Option<f64>| {
-            stacked(
-                &[(1, b.clone())],
-                1,
-                (s.gpu.bytes(), s.gpu.label()),
-                s.unit,
-                Lang::En,
-                None,
-                held,
-            )
-            .0
-        };
-        let (low, high) = (draw(None), draw(Some(150.0)));
+        let line = (s.gpu.bytes(), s.gpu.label());
+        let (svg, _) = stacked(&[(1, b.clone())], 1, line, s.unit, Lang::En, None, held);
+        (svg, b)
+    }
+
+    #[test]
+    fn an_axis_that_grows_shows_more_capacity_lines_without_adding_elements() {
+        let (low, high) = (one_bar(None).0, one_bar(Some(150.0)).0);
         let count = |svg: &str, what: &str| svg.matches(what).count();
         for svg in [&low, &high] {
             // every card's line and label, and the selected line, whatever the axis shows
@@ -535,17 +530,7 @@ mod tests {
 
     #[test]
     fn the_stacked_chart_has_one_segment_per_nonzero_component() {
-        let s = Scenario::default();
-        let b = estimate(&s).unwrap();
-        let (svg, _) = stacked(
-            &[(1, b.clone())],
-            1,
-            (s.gpu.bytes(), s.gpu.label()),
-            s.unit,
-            Lang::En,
-            None,
-            None,
-        );
+        let (svg, b) = one_bar(None);
         let segments = svg.matches(r#"class="seg""#).count();
         let nonzero = Component::ALL.iter().filter(|c| b.bytes(**c) > 0).count();
         assert_eq!(segments, nonzero);
