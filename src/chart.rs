@@ -35,6 +35,13 @@ pub fn colour(c: Component) -> RGBColor {
     }
 }
 
+/// A segment's corners as a polygon's `points`, clockwise from `top_left` (where its label
+/// goes), at least 1 px wide and high so a small part stays visible and can take the pointer.
+fn box_points((ax, ay): (i32, i32), (bx, by): (i32, i32)) -> String {
+    let (right, bottom) = (bx.max(ax + 1), by.max(ay + 1));
+    format!("{ax},{ay} {right},{ay} {right},{bottom} {ax},{bottom}")
+}
+
 pub fn css_colour(c: Component) -> String {
     let RGBColor(r, g, b) = colour(c);
     format!("#{r:02x}{g:02x}{b:02x}")
@@ -150,24 +157,24 @@ pub fn stacked(
                 let y0 = base as f64 / ubytes;
                 let y1 = (base + bytes) as f64 / ubytes;
                 base += bytes;
-                // one rectangle per segment, drawn here rather than by plotters: it carries the
+                // one polygon per segment, drawn here rather than by plotters: it carries the
                 // colour and takes the hover and focus, so a step moves one element, not two.
-                // A segment that only moves changes its `y`. It is placed by its own `x` and
-                // `y`, not by a group's `transform`: each transformed element is a node of
-                // Chromium's transform tree, which a step's frame walks and sends to the
-                // compositor. Its title is its label; the chart's one label (SEGMENT_LABEL)
-                // shows it on hover and focus (issue 16)
-                let (ax, ay) = chart.backend_coord(&(x0, y1));
-                let (bx, by) = chart.backend_coord(&(x1, y0));
+                // A segment that moves or grows changes one attribute, its `points`. Not a
+                // `<rect>`: Chromium maps a rectangle's `x`, `y`, `width` and `height` to CSS
+                // properties, so each one a step changed was styled again (20 to 40 elements
+                // a step); `points` is geometry only, laid out and painted again but not
+                // restyled. Not in a group with a `transform` either: each transformed
+                // element is a node of Chromium's transform tree, which a step's frame walks
+                // and sends to the compositor. Its title is its label; the chart's one label
+                // (SEGMENT_LABEL) shows it on hover and focus (issue 16)
+                let top_left = chart.backend_coord(&(x0, y1));
+                let bottom_right = chart.backend_coord(&(x1, y0));
                 let label = format!("{}: {}", i18n::component(lang, *c), unit.format(bytes));
                 overlay.push_str(&format!(
-                    r#"<rect class="seg" tabindex="0" data-component="{}" data-gpus="{}" x="{}" y="{}" width="{}" height="{}" fill="{}"><title>{}</title></rect>"#,
+                    r#"<polygon class="seg" tabindex="0" data-component="{}" data-gpus="{}" points="{}" fill="{}"><title>{}</title></polygon>"#,
                     c.key(),
                     gpus,
-                    ax,
-                    ay,
-                    (bx - ax).max(1),
-                    (by - ay).max(1),
+                    box_points(top_left, bottom_right),
                     css_colour(*c),
                     escape(&label),
                 ));
@@ -447,7 +454,8 @@ mod tests {
 
     /// The segments of a bar chart: (x, y) of each segment, and its attributes but those two
     /// with its inside.
-    fn segments(svg: &str) -> Vec<((i32, i32), String)> {
+    /// Each segment of a bar chart's markup: its `points`, and the rest of its markup.
+    fn segments(svg: &str) -> Vec<(String, String)> {
         use super::markup::{parse, Content};
         let root = parse(svg).unwrap();
         let Some(Content::Elements(kids)) = root.content() else {
@@ -455,27 +463,24 @@ mod tests {
         };
         kids.iter()
             .filter(|n| n.attributes.contains(&("class", "seg")))
-            .map(|r| {
-                let at = |name: &str| -> i32 {
-                    let (_, v) = r.attributes.iter().find(|(n, _)| *n == name).unwrap();
-                    v.parse().unwrap()
-                };
-                let rest: Vec<String> = r
+            .map(|p| {
+                let (_, points) = p.attributes.iter().find(|(n, _)| *n == "points").unwrap();
+                let rest: Vec<String> = p
                     .attributes
                     .iter()
-                    .filter(|(n, _)| *n != "x" && *n != "y")
+                    .filter(|(n, _)| *n != "points")
                     .map(|(n, v)| format!("{n}={v}"))
                     .collect();
                 (
-                    (at("x"), at("y")),
-                    format!("{} {}", rest.join(" "), r.inner),
+                    points.to_string(),
+                    format!("{} {}", rest.join(" "), p.inner),
                 )
             })
             .collect()
     }
 
     #[test]
-    fn a_segment_is_one_rectangle_placed_by_its_x_and_y_so_one_that_moves_changes_one_attribute() {
+    fn a_segment_is_one_polygon_so_one_that_moves_changes_its_points_and_is_not_restyled() {
         let s = Scenario::default();
         // a larger LoRA rank: the adapters grow a little, under the same axis
         let mut bigger = s.clone();
@@ -484,13 +489,30 @@ mod tests {
         let draw = |s: &Scenario| super::steps::charts(s)[0].clone();
         let (before, after) = (segments(&draw(&s)), segments(&draw(&bigger)));
         assert!(!before.is_empty());
-        for (_, rest) in before.iter().chain(&after) {
-            // no transform: the rectangle holds only the title that labels it
-            assert!(!rest.contains("transform"), "{rest}");
+        for (points, rest) in before.iter().chain(&after) {
+            // no transform, and none of the attributes Chromium maps to CSS properties (a
+            // rectangle's x, y, width and height): a step that moves it does not restyle it
+            for styled in ["transform", " x=", " y=", "width=", "height="] {
+                assert!(!rest.contains(styled), "{rest}");
+            }
+            // the polygon holds only the title that labels it
             assert!(rest.ends_with("</title>"), "{rest}");
             assert_eq!(rest.matches('<').count(), 2, "{rest}");
+            // four corners, clockwise from the top left: a box at least 1 px each way
+            let corners: Vec<(i32, i32)> = points
+                .split(' ')
+                .map(|p| {
+                    let (x, y) = p.split_once(',').unwrap();
+                    (x.parse().unwrap(), y.parse().unwrap())
+                })
+                .collect();
+            let [(ax, ay), (bx, by), (cx, cy), (dx, dy)] = corners[..] else {
+                panic!("{points}");
+            };
+            assert!(ay == by && bx == cx && cy == dy && dx == ax, "{points}");
+            assert!(bx > ax && cy > by, "{points}");
         }
-        // the segments above the adapters move up and keep the rest: their `y` changes;
+        // the segments above the adapters move up and keep the rest: their points change;
         // the weights, at the bottom of each bar, stay as they were
         let moved = before
             .iter()
@@ -534,8 +556,8 @@ mod tests {
         let segments = svg.matches(r#"class="seg""#).count();
         let nonzero = Component::ALL.iter().filter(|c| b.bytes(**c) > 0).count();
         assert_eq!(segments, nonzero);
-        // each segment is one rectangle, which carries its colour and takes hover and focus
-        assert_eq!(svg.matches("<rect").count(), segments, "{svg}");
+        // each segment is one polygon, which carries its colour and takes hover and focus
+        assert_eq!(svg.matches("<polygon").count(), segments, "{svg}");
         let weights = css_colour(Component::Weights);
         assert!(
             svg.contains(&format!(r#"fill="{weights}"><title>"#)),

@@ -242,7 +242,7 @@ mod tests {
             .iter()
             .filter(|n| n.attributes.contains(&("class", "seg")))
             .count();
-        assert_eq!(segments, svg.matches(r#"<rect class="seg""#).count());
+        assert_eq!(segments, svg.matches(r#"<polygon class="seg""#).count());
         assert!(segments > 0);
         let markup: String = children.iter().map(|n| n.markup).collect();
         assert_eq!(markup.replace('\n', ""), root.inner.replace('\n', ""));

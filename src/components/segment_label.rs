@@ -85,8 +85,8 @@ fn segment(element: Element) -> Option<Element> {
 }
 
 /// The label showing the focused or pointed segment's title above it, or hidden for none. The
-/// label is moved to the segment's own `x` and `y` (its `y` in the markup puts it 4 px above),
-/// as written, without reading the numbers.
+/// label is moved to the segment's top left corner, its first point (its `y` in the markup puts
+/// it 4 px above), as written, without reading the numbers.
 fn show() {
     let Some(label) = dom::by_id("seg-hover") else {
         return;
@@ -96,11 +96,9 @@ fn show() {
         .or_else(|| POINTED.with_borrow(Clone::clone));
     let placed = shown.and_then(|s| {
         let title = s.first_element_child()?.text_content()?;
-        let at = format!(
-            "translate({},{})",
-            s.get_attribute("x")?,
-            s.get_attribute("y")?
-        );
+        // the polygon's first point is its top left corner, "x,y"
+        let points = s.get_attribute("points")?;
+        let at = format!("translate({})", points.split(' ').next()?);
         Some((at, title))
     });
     let Some((at, title)) = placed else {

@@ -69,7 +69,7 @@ fn read(page: &Page, id: &str) {
 
 /// The 1-GPU bar's weights segment, in GiB, from its title ("Weights: 3.89 GiB").
 fn weights_gib(page: &Page) -> f64 {
-    let title = page.text_of("#chart rect.seg[data-component='weights'][data-gpus='1'] title");
+    let title = page.text_of("#chart polygon.seg[data-component='weights'][data-gpus='1'] title");
     title
         .rsplit(": ")
         .next()
@@ -109,7 +109,7 @@ fn a_typed_model_id_fills_the_model_with_its_exact_weights_and_the_link_reopens_
     drop(page);
     // a server with no Hub behind it: the link alone carries the model
     let again = Page::open(query);
-    again.wait_for("#chart rect.seg[data-component='weights']", 10);
+    again.wait_for("#chart polygon.seg[data-component='weights']", 10);
     assert_eq!(again.text_of("#total"), total);
     assert!(again.text_of("#model-name").contains(GPTQ));
     assert!((weights_gib(&again) - shown).abs() < 1e-9);

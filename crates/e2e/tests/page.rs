@@ -30,7 +30,7 @@ fn the_default_page_opens_on_an_example_with_a_chart_a_segment_per_component_and
     assert!(page.text_of("#model-name").contains("Llama-3.1-8B"));
     // one bar per GPU count, one segment per non-zero component of the 1-GPU bar
     assert!(page.count("#chart svg") == 1);
-    let segments = page.count("#chart rect.seg[data-gpus='1']");
+    let segments = page.count("#chart polygon.seg[data-gpus='1']");
     let explained = page.count("#explanations details");
     assert!(segments >= 6, "{segments} segments");
     assert!(
@@ -47,7 +47,7 @@ fn the_default_page_opens_on_an_example_with_a_chart_a_segment_per_component_and
     // segments add up to the total
     let sum: f64 = page
         .js(
-            "return [...document.querySelectorAll('#chart rect.seg[data-gpus=\"1\"] title')].map(t => parseFloat(t.textContent.split(': ')[1])).reduce((a, b) => a + b, 0)",
+            "return [...document.querySelectorAll('#chart polygon.seg[data-gpus=\"1\"] title')].map(t => parseFloat(t.textContent.split(': ')[1])).reduce((a, b) => a + b, 0)",
             vec![],
         )
         .as_f64()
@@ -695,14 +695,14 @@ fn the_keyboard_reaches_every_control_and_chart_segments_explain_themselves_on_f
         vec![],
     );
     assert_eq!(unlabelled, json!([]));
-    let focusable = page.count("#chart rect.seg[tabindex='0']");
+    let focusable = page.count("#chart polygon.seg[tabindex='0']");
     assert!(focusable >= 6);
     // the chart's one label is hidden until a segment has the focus
     let label = "const l = document.getElementById('seg-hover'); return [getComputedStyle(l).display, l.textContent]";
     assert_eq!(page.js(label, vec![])[0], json!("none"));
     // the third segment of the first bar: one that starts above the chart's bottom
     let focused = page.js(
-        "const g = document.querySelectorAll('#chart rect.seg')[2]; g.focus(); return [document.activeElement === g, g.querySelector('title').textContent, g.getBoundingClientRect().top]",
+        "const g = document.querySelectorAll('#chart polygon.seg')[2]; g.focus(); return [document.activeElement === g, g.querySelector('title').textContent, g.getBoundingClientRect().top]",
         vec![],
     );
     assert_eq!(focused[0], json!(true));
@@ -727,7 +727,7 @@ fn the_keyboard_reaches_every_control_and_chart_segments_explain_themselves_on_f
     );
     // a second segment moves it, and leaving the chart hides it
     let next = page.js(
-        "const g = document.querySelectorAll('#chart rect.seg')[0]; g.focus(); return g.querySelector('title').textContent",
+        "const g = document.querySelectorAll('#chart polygon.seg')[0]; g.focus(); return g.querySelector('title').textContent",
         vec![],
     );
     assert_eq!(page.js(label, vec![])[1], next);
@@ -736,14 +736,14 @@ fn the_keyboard_reaches_every_control_and_chart_segments_explain_themselves_on_f
     page.wait_until("the label in GB", 5, |p| {
         let shown = p.js(label, vec![]);
         let text = shown[1].as_str().unwrap_or_default().to_string();
-        text.ends_with(" GB") && text == p.text_of("#chart rect.seg:focus title")
+        text.ends_with(" GB") && text == p.text_of("#chart polygon.seg:focus title")
     });
     page.js("document.getElementById('gpu').focus()", vec![]);
     assert_eq!(page.js(label, vec![])[0], json!("none"));
     // the pointer, moved by the browser's own input: over a segment the label names it, off
     // the chart it hides
     let centre = page.js(
-        "const g = document.querySelectorAll('#chart rect.seg')[1]; g.scrollIntoView({block: 'center'}); const r = g.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2, g.querySelector('title').textContent]",
+        "const g = document.querySelectorAll('#chart polygon.seg')[1]; g.scrollIntoView({block: 'center'}); const r = g.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2, g.querySelector('title').textContent]",
         vec![],
     );
     let pointer = |x: &serde_json::Value, y: &serde_json::Value| {
