@@ -452,8 +452,6 @@ mod tests {
         );
     }
 
-    /// The segments of a bar chart: (x, y) of each segment, and its attributes but those two
-    /// with its inside.
     /// Each segment of a bar chart's markup: its `points`, and the rest of its markup.
     fn segments(svg: &str) -> Vec<(String, String)> {
         use super::markup::{parse, Content};
