@@ -389,8 +389,7 @@ fn capacity_marks(
     across: impl Fn(f64) -> ((i32, i32), (i32, i32)),
 ) -> String {
     let mut marks = String::new();
-    for &gib in CAPACITY_LINES_GIB.iter() {
-        let y = (gib * GIB) as f64 / ubytes;
+    for (gib, y) in capacity_heights(ubytes) {
         if capacity_shown(y, ymax, cap) {
             let ((x1, y1), (x2, _)) = across(y);
             marks.push_str(&format!(
@@ -412,13 +411,17 @@ fn capacity_shown(y: f64, ymax: f64, cap: f64) -> bool {
     y <= ymax && (y / cap - 1.0).abs() >= 0.03
 }
 
-/// The common cards' capacities (GiB, height in the chart's unit) that show
-/// ([`capacity_shown`]).
-fn capacity_lines(ymax: f64, cap: f64, ubytes: f64) -> impl Iterator<Item = (u64, f64)> {
+/// Every common card's capacity: GiB, and its height in the chart's unit (`ubytes` a unit).
+fn capacity_heights(ubytes: f64) -> impl Iterator<Item = (u64, f64)> {
     CAPACITY_LINES_GIB
         .iter()
         .map(move |&gib| (gib, (gib * GIB) as f64 / ubytes))
-        .filter(move |&(_, y)| capacity_shown(y, ymax, cap))
+}
+
+/// The common cards' capacities (GiB, height in the chart's unit) that show
+/// ([`capacity_shown`]).
+fn capacity_lines(ymax: f64, cap: f64, ubytes: f64) -> impl Iterator<Item = (u64, f64)> {
+    capacity_heights(ubytes).filter(move |&(_, y)| capacity_shown(y, ymax, cap))
 }
 
 fn short_tokens(v: f64) -> String {
