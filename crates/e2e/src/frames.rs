@@ -115,6 +115,18 @@ fn key(up: bool, big: bool) -> &'static str {
 /// `components::moving::PAUSE` (600 ms).
 pub const BETWEEN_SLIDERS: std::time::Duration = std::time::Duration::from_millis(1000);
 
+/// Before a slider's steps: the slider scrolled into view and focused, as a user reaches it
+/// (scrolling, or Tab) before stepping it. WebDriver's send-keys focuses an element that is not
+/// focused and scrolls it into view in the same frame as its first key, so without this the
+/// first step of a slider below the fold painted a scroll of up to 1,100 px and a focus ring
+/// along with the step (issue 16, nineteenth round). Later keys go to the focused slider
+/// without scrolling.
+const REACH_SLIDER: &str = r#"
+const e = document.querySelector(arguments[0]);
+if (e) { e.scrollIntoView({block: 'center'}); e.focus({preventScroll: true}); }
+return !!e;
+"#;
+
 /// Presses `steps_each` keys on each slider in turn (up until the end of its range, then down),
 /// waiting for the frame after each and pausing between sliders, and reads the Event Timing
 /// entries of the whole run.
@@ -128,6 +140,11 @@ pub fn run_steps(
     session.js(OBSERVE, vec![json!(total)]);
     let mut run = FrameRun::default();
     for slider in sliders {
+        session.js(REACH_SLIDER, vec![json!(slider.css)]);
+        // a user pauses between reaching a slider and stepping it, and between sliders: the
+        // scroll's frames, and what the page holds while a slider moves (the bars' axis) or
+        // leaves until input pauses (panels off screen), settle before the first step
+        std::thread::sleep(BETWEEN_SLIDERS);
         let mut up = true;
         for _ in 0..steps_each {
             let before = session.js(BEFORE_STEP, vec![json!(slider.css), json!(total)]);
@@ -146,9 +163,6 @@ pub fn run_steps(
             run.steps += 1;
             run.changed += usize::from(after != before[3]);
         }
-        // a user pauses between sliders: what the page holds while a slider moves (the bars'
-        // axis) or leaves until input pauses (panels off screen) settles before the next one
-        std::thread::sleep(BETWEEN_SLIDERS);
     }
     let seen = session.js_async(COLLECT, vec![]);
     let events = seen["events"]
