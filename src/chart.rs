@@ -79,12 +79,44 @@ fn fitted_top(bars: &[(u64, Breakdown)], limit: u64, unit: Unit, measured: u64) 
     round_top(highest as f64 / unit.bytes() as f64 * 1.12)
 }
 
-/// The top the bars' axis shows: the one that fits them, or, while a slider is moving, the
-/// highest top shown since it began (`held`), so the axis, its grid and its labels stay put and
-/// a step moves only the bars; the axis grows at once when the bars outgrow it, and fits them
+/// A chart's axis as a moving slider holds it: the top its last step showed, and whether this
+/// movement has already had to grow it (a drag that keeps raising the bars).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Held {
+    pub top: f64,
+    pub grown: bool,
+}
+
+impl Held {
+    /// What a chart holds after a step that showed `top`, given what it held before the step
+    /// (`None`: the slider was still, and the movement starts).
+    pub fn after(before: Option<Held>, top: f64) -> Held {
+        Held {
+            top,
+            grown: before.is_some_and(|h| h.grown || top > h.top),
+        }
+    }
+}
+
+/// How far ahead of the bars an axis grows the second time a movement outgrows it: a drag that
+/// keeps raising the bars (batch, sequence length, precision: each step doubles them) then
+/// grows the axis on every other step instead of on each. A growth rewrites the grid, the
+/// ticks and the capacity lines and showed in the page's slowest steps (7–10 ms on the main
+/// thread against 4–6, issue 16, nineteenth round).
+const GROW_AHEAD: f64 = 2.0;
+
+/// The top a chart's axis shows: the one that fits it, or, while a slider is moving, the highest
+/// top shown since it began (`held`), so the axis, its grid and its labels stay put and a step
+/// moves only the bars; the axis grows at once when the bars outgrow it (to what fits them the
+/// first time, [`GROW_AHEAD`] of that when the movement has grown it before), and fits them
 /// again once input pauses (issue 16).
-fn shown_top(fitted: f64, held: Option<f64>) -> f64 {
-    held.map_or(fitted, |held| held.max(fitted))
+fn shown_top(fitted: f64, held: Option<Held>) -> f64 {
+    match held {
+        None => fitted,
+        Some(h) if fitted <= h.top => h.top,
+        Some(h) if !h.grown => fitted,
+        Some(_) => round_top(fitted * GROW_AHEAD),
+    }
 }
 
 /// Stacked bars: one per GPU count, one segment per component, capacity lines behind, the
@@ -99,7 +131,7 @@ pub fn stacked(
     unit: Unit,
     lang: Lang,
     marker: Option<(u64, &str)>,
-    held: Option<f64>,
+    held: Option<Held>,
 ) -> (String, f64) {
     let (limit, name) = line;
     let ymax = shown_top(
@@ -241,11 +273,13 @@ pub fn sweep(
     line: (u64, &str),
     unit: Unit,
     lang: Lang,
-    held: Option<f64>,
+    held: Option<Held>,
 ) -> (String, f64) {
     let (limit, name) = line;
     let ubytes = unit.bytes() as f64;
     let cap = limit as f64 / ubytes;
+    // the curve's axis holds, but never grows ahead of it: it is drawn after the step's frame
+    let held = held.map(|h| Held { grown: false, ..h });
     let ymax = shown_top(sweep_fitted_top(points, cap, ubytes), held);
     if points.len() < 2 {
         return (String::new(), ymax);
@@ -525,7 +559,7 @@ mod tests {
     }
 
     /// The default job's 1-GPU bar alone, its axis held at `held`: the markup and the bar.
-    fn one_bar(held: Option<f64>) -> (String, Breakdown) {
+    fn one_bar(held: Option<Held>) -> (String, Breakdown) {
         let s = Scenario::default();
         let b = estimate(&s).unwrap();
         let line = (s.gpu.bytes(), s.gpu.label());
@@ -535,7 +569,14 @@ mod tests {
 
     #[test]
     fn an_axis_that_grows_shows_more_capacity_lines_without_adding_elements() {
-        let (low, high) = (one_bar(None).0, one_bar(Some(150.0)).0);
+        let (low, high) = (
+            one_bar(None).0,
+            one_bar(Some(Held {
+                top: 150.0,
+                grown: false,
+            }))
+            .0,
+        );
         let count = |svg: &str, what: &str| svg.matches(what).count();
         for svg in [&low, &high] {
             // every card's line and label, and the selected line, whatever the axis shows
@@ -613,12 +654,13 @@ mod tests {
 
     #[test]
     fn while_a_slider_moves_the_axis_only_grows_and_at_rest_it_fits_the_bars() {
+        let held = |top| Some(Held { top, grown: false });
         // at rest: the top that fits
         assert_eq!(shown_top(30.0, None), 30.0);
         // the bars shrank during the movement: the axis stays where it was
-        assert_eq!(shown_top(30.0, Some(50.0)), 50.0);
+        assert_eq!(shown_top(30.0, held(50.0)), 50.0);
         // they outgrew it: it grows at once, never hiding a bar's top
-        assert_eq!(shown_top(60.0, Some(50.0)), 60.0);
+        assert_eq!(shown_top(60.0, held(50.0)), 60.0);
         // the fitted top is the one the chart had before the axis could be held
         let s = Scenario::default();
         let c = vram_engine::Overview::compute(&s).unwrap();
@@ -627,6 +669,39 @@ mod tests {
         let highest = tallest.max(s.gpu.bytes()) as f64 / s.unit.bytes() as f64;
         assert_eq!(fitted, round_top(highest * 1.12));
         assert!(fitted_top(&c.bars, s.gpu.bytes(), s.unit, 200 << 30) > 200.0);
+    }
+
+    #[test]
+    fn a_movement_that_outgrows_the_axis_twice_grows_it_ahead_of_the_bars_the_second_time() {
+        // the first growth of a movement fits the bars: one step that outgrows the axis
+        // shows the same top during the movement and after it
+        let start = Held::after(None, 30.0);
+        assert!(!start.grown);
+        let first = shown_top(40.0, Some(start));
+        assert_eq!(first, 40.0);
+        let after_first = Held::after(Some(start), first);
+        assert!(after_first.grown);
+        // the bars keep rising: the axis grows to twice what fits them, so the next doubling
+        // of the bars stays under it
+        let second = shown_top(80.0, Some(after_first));
+        assert_eq!(second, round_top(160.0));
+        assert!(shown_top(second, Some(Held::after(Some(after_first), second))) == second);
+        // a movement that only holds the axis has not grown it
+        assert!(!Held::after(Some(start), 30.0).grown);
+        // at rest the axis fits the bars again, whatever the movement held
+        assert_eq!(shown_top(40.0, None), 40.0);
+        // the growth chart holds its axis but never grows it ahead of the curve
+        let c = vram_engine::Overview::compute(&Scenario::default()).unwrap();
+        let s = Scenario::default();
+        let line = (s.gpu.bytes(), s.gpu.label());
+        let at = s.swept_tokens();
+        let (_, fitted) = sweep(&c.sweep, at, false, line, s.unit, Lang::En, None);
+        let low = Held {
+            top: fitted / 4.0,
+            grown: true,
+        };
+        let (_, shown) = sweep(&c.sweep, at, false, line, s.unit, Lang::En, Some(low));
+        assert_eq!(shown, fitted);
     }
 
     #[test]

@@ -153,7 +153,7 @@ pub fn charts() -> Piece {
     // while a slider moves the bars' axis holds (it only grows) and fits them once input
     // pauses: a step then moves the bars, not the ticks, grid lines and labels (issue 16)
     let moving = super::moving::sliders_moving();
-    let top_shown = StoredValue::new(None::<f64>);
+    let top_shown = StoredValue::new(None::<chart::Held>);
     let svg = Memo::new(move |_| {
         let l = st.lang.get();
         let (gpus, unit) = st.scenario.with(|s| (s.gpus, s.unit));
@@ -166,7 +166,7 @@ pub fn charts() -> Piece {
                         let marker = v.marker.as_ref().map(|(b, label)| (*b, label.as_str()));
                         let line = (limit, name.as_str());
                         let (svg, top) = chart::stacked(&c.bars, gpus, line, unit, l, marker, held);
-                        top_shown.set_value(Some(top));
+                        top_shown.set_value(Some(chart::Held::after(held, top)));
                         svg
                     })
                 })
@@ -175,7 +175,7 @@ pub fn charts() -> Piece {
     });
     // the growth chart's axis holds the same way: batch and rank steps raise the curve a little
     // and, refitted on each, its ticks and grid lines moved on nearly every step (issue 16)
-    let sweep_top_shown = StoredValue::new(None::<f64>);
+    let sweep_top_shown = StoredValue::new(None::<chart::Held>);
     let sweep = Memo::new(move |_| {
         let l = st.lang.get();
         let (at, serving, unit) = st
@@ -188,7 +188,7 @@ pub fn charts() -> Piece {
                 .map(|c| {
                     let line = (limit, name.as_str());
                     let (svg, top) = chart::sweep(&c.sweep, at, serving, line, unit, l, held);
-                    sweep_top_shown.set_value(Some(top));
+                    sweep_top_shown.set_value(Some(chart::Held::after(held, top)));
                     svg
                 })
                 .unwrap_or_default()
