@@ -44,3 +44,93 @@ pub fn engine_bench() -> String {
         d(page_us, 0)
     )
 }
+
+/// A patch's writes made nowhere: what the patch costs before the page's nodes are touched.
+struct Unwritten;
+
+impl crate::chart::patch::Tree for Unwritten {
+    fn set_attribute(&self, _: &str, _: &str) {}
+    fn remove_attribute(&self, _: &str) {}
+    fn set_text(&self, _: &str) {}
+    fn set_inner_html(&self, _: &str) {}
+    fn element_child(&self, _: usize) -> Option<Self> {
+        Some(Unwritten)
+    }
+    fn first_child(&self) -> Option<Self> {
+        Some(Unwritten)
+    }
+    fn next_sibling(&self) -> Option<Self> {
+        Some(Unwritten)
+    }
+    fn insert_html(&self, _: &str, _: &str) {}
+    fn remove(&self) {}
+}
+
+/// Times a step's patch of the bars inside the page (called by the browser benchmark): the
+/// default job's bars and the same job with twice the batch, their axis held as while a slider
+/// moves, patched in turn into an element outside the page, and the same patches with their
+/// writes made nowhere (the reading of the markup alone): microseconds per step, each way.
+#[wasm_bindgen::prelude::wasm_bindgen]
+pub fn patch_bench() -> String {
+    use crate::chart::{self, patch::patch_inner, Held};
+    use crate::components::results::selected_line;
+    use crate::i18n::Lang;
+    use vram_engine::{Overview, Scenario};
+    use wasm_bindgen::JsCast;
+    let now = || {
+        web_sys::window()
+            .and_then(|w| w.performance())
+            .map(|p| p.now())
+            .unwrap_or(0.0)
+    };
+    let base = Scenario::default();
+    let mut doubled = base.clone();
+    doubled.batch *= 2;
+    let held = Some(Held {
+        top: 1000.0,
+        grown: false,
+    });
+    let bars = |s: &Scenario| {
+        let o = Overview::compute(s).expect("the default job computes");
+        let (limit, name) = selected_line(s);
+        chart::stacked(
+            &o.bars,
+            s.gpus,
+            (limit, &name),
+            s.unit,
+            Lang::En,
+            None,
+            held,
+        )
+        .0
+    };
+    let markups = [bars(&base), bars(&doubled)];
+    let Some(host) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.create_element("div").ok())
+    else {
+        return String::new();
+    };
+    host.set_inner_html(&markups[0]);
+    let host: web_sys::Node = host.unchecked_into();
+    let n = 400;
+    let time = |patch: &dyn Fn(&str, &str)| {
+        let t0 = now();
+        for i in 0..n {
+            patch(&markups[i % 2], &markups[(i + 1) % 2]);
+        }
+        (now() - t0) * 1000.0 / n as f64
+    };
+    let on_host = |old: &str, new: &str| patch_inner(&host, old, new);
+    let nowhere = |old: &str, new: &str| patch_inner(&Unwritten, old, new);
+    // once each way first: V8 compiles a WebAssembly function when it is first called
+    let _ = (time(&on_host), time(&nowhere));
+    let (whole_us, reading_us) = (time(&on_host), time(&nowhere));
+    let d = vram_engine::decimal;
+    format!(
+        "bars patched per step ({} bytes of markup): {} us, of which reading the markup {} us",
+        markups[1].len(),
+        d(whole_us, 0),
+        d(reading_us, 0)
+    )
+}

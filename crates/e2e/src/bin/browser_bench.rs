@@ -616,6 +616,32 @@ fn main() {
             w / 80.0
         );
     }
+    // a step's patch of the bars, timed inside the page on an element outside it (the page's
+    // code, not the browser's work on the page): the whole patch, and its reading of the markup
+    let patch_call = || {
+        session.js(
+            "return window.wasmBindings && window.wasmBindings.patch_bench ? window.wasmBindings.patch_bench() : null",
+            vec![],
+        )
+    };
+    let patched: Vec<String> = (0..ENGINE_RUNS)
+        .filter_map(|_| patch_call().as_str().map(str::to_string))
+        .collect();
+    if let Some(last) = patched.last() {
+        let pick = |key: &str| {
+            let v: Vec<f64> = patched
+                .iter()
+                .filter_map(|t| number_after(t, key))
+                .collect();
+            stats(v).0
+        };
+        println!(
+            "patch in wasm, last of {} runs: {last}; medians: {:.0} us, reading {:.0} us",
+            patched.len(),
+            pick("markup):"),
+            pick("reading the markup")
+        );
+    }
     drop(session);
     drop(driver);
     drop(server);
