@@ -1,17 +1,19 @@
 //! The browser benchmark's hook, built only with `--features bench` (scripts/bench.sh builds
 //! dist-bench/ with it); the production page does not carry it.
 
+/// The page's clock, in milliseconds (`performance.now()`).
+fn now() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map(|p| p.now())
+        .unwrap_or(0.0)
+}
+
 /// Times the engine inside the page (called by the browser benchmark through `window.wasmBindings`):
 /// microseconds per estimate, per solver run and per "memory vs sequence" sweep.
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn engine_bench() -> String {
     use vram_engine::{estimate_with, solve, Overview, Scenario};
-    let now = || {
-        web_sys::window()
-            .and_then(|w| w.performance())
-            .map(|p| p.now())
-            .unwrap_or(0.0)
-    };
     let s = Scenario::default();
     let arch = s.model.architecture().expect("default preset");
     let n = 2_000;
@@ -77,12 +79,6 @@ pub fn patch_bench() -> String {
     use crate::i18n::Lang;
     use vram_engine::{Overview, Scenario};
     use wasm_bindgen::JsCast;
-    let now = || {
-        web_sys::window()
-            .and_then(|w| w.performance())
-            .map(|p| p.now())
-            .unwrap_or(0.0)
-    };
     let base = Scenario::default();
     let mut doubled = base.clone();
     doubled.batch *= 2;
