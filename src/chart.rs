@@ -79,8 +79,9 @@ fn fitted_top(bars: &[(u64, Breakdown)], limit: u64, unit: Unit, measured: u64) 
     round_top(highest as f64 / unit.bytes() as f64 * 1.12)
 }
 
-/// A chart's axis as a moving slider holds it: the top its last step showed, and whether this
-/// movement has already had to grow it (a drag that keeps raising the bars).
+/// The bars' axis as a moving slider holds it: the top its last step showed, and whether this
+/// movement has already had to grow it (a drag that keeps raising the bars). The growth chart
+/// holds only a top: it never grows ahead.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Held {
     pub top: f64,
@@ -273,13 +274,13 @@ pub fn sweep(
     line: (u64, &str),
     unit: Unit,
     lang: Lang,
-    held: Option<Held>,
+    held: Option<f64>,
 ) -> (String, f64) {
     let (limit, name) = line;
     let ubytes = unit.bytes() as f64;
     let cap = limit as f64 / ubytes;
     // the curve's axis holds, but never grows ahead of it: it is drawn after the step's frame
-    let held = held.map(|h| Held { grown: false, ..h });
+    let held = held.map(|top| Held { top, grown: false });
     let ymax = shown_top(sweep_fitted_top(points, cap, ubytes), held);
     if points.len() < 2 {
         return (String::new(), ymax);
@@ -696,11 +697,8 @@ mod tests {
         let line = (s.gpu.bytes(), s.gpu.label());
         let at = s.swept_tokens();
         let (_, fitted) = sweep(&c.sweep, at, false, line, s.unit, Lang::En, None);
-        let low = Held {
-            top: fitted / 4.0,
-            grown: true,
-        };
-        let (_, shown) = sweep(&c.sweep, at, false, line, s.unit, Lang::En, Some(low));
+        let low = Some(fitted / 4.0);
+        let (_, shown) = sweep(&c.sweep, at, false, line, s.unit, Lang::En, low);
         assert_eq!(shown, fitted);
     }
 

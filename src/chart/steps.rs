@@ -176,7 +176,7 @@ pub fn bars_of(s: &Scenario, computed: &Overview, held: Option<Held>) -> (String
 }
 
 /// The growth chart, the same way as [`bars_of`].
-pub fn growth_of(s: &Scenario, computed: &Overview, held: Option<Held>) -> (String, f64) {
+pub fn growth_of(s: &Scenario, computed: &Overview, held: Option<f64>) -> (String, f64) {
     let line = (s.gpu.visible_bytes(), s.gpu.label());
     let (at, serving) = (s.swept_tokens(), s.job == Job::Serving);
     super::sweep(&computed.sweep, at, serving, line, s.unit, Lang::En, held)
@@ -273,7 +273,7 @@ mod tests {
     }
 
     fn growth(s: &Scenario, held: Option<Held>) -> (String, f64) {
-        growth_of(s, &Overview::compute(s).unwrap(), held)
+        growth_of(s, &Overview::compute(s).unwrap(), held.map(|h| h.top))
     }
 
     /// How a chart's axis follows the presses: fitted on every step, held while the slider

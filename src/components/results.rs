@@ -175,7 +175,7 @@ pub fn charts() -> Piece {
     });
     // the growth chart's axis holds the same way: batch and rank steps raise the curve a little
     // and, refitted on each, its ticks and grid lines moved on nearly every step (issue 16)
-    let sweep_top_shown = StoredValue::new(None::<chart::Held>);
+    let sweep_top_shown = StoredValue::new(None::<f64>);
     let sweep = Memo::new(move |_| {
         let l = st.lang.get();
         let (at, serving, unit) = st
@@ -188,7 +188,7 @@ pub fn charts() -> Piece {
                 .map(|c| {
                     let line = (limit, name.as_str());
                     let (svg, top) = chart::sweep(&c.sweep, at, serving, line, unit, l, held);
-                    sweep_top_shown.set_value(Some(chart::Held::after(held, top)));
+                    sweep_top_shown.set_value(Some(top));
                     svg
                 })
                 .unwrap_or_default()
