@@ -328,44 +328,14 @@ pub fn press_breakdown(
     presses: usize,
     pressed: usize,
 ) -> Option<Vec<f64>> {
-    let main: Vec<(u64, u64)> = events
-        .iter()
-        .filter(|e| e["ph"] == "M" && e["args"]["name"] == "CrRendererMain")
-        .filter_map(|e| Some((e["pid"].as_u64()?, e["tid"].as_u64()?)))
-        .collect();
-    // (name, start µs, duration µs, event type) of the main thread's complete events
-    let spans: Vec<(&str, f64, f64, &str)> = events
-        .iter()
-        .filter(|e| e["ph"] == "X")
-        .filter(|e| {
-            main.iter()
-                .any(|m| e["pid"].as_u64() == Some(m.0) && e["tid"].as_u64() == Some(m.1))
-        })
-        .filter_map(|e| {
-            let kind = e["args"]["data"]["type"].as_str().unwrap_or("");
-            Some((
-                e["name"].as_str()?,
-                e["ts"].as_f64()?,
-                e["dur"].as_f64()?,
-                kind,
-            ))
-        })
-        .collect();
-    let keydowns: Vec<f64> = spans
-        .iter()
-        .filter(|s| s.0 == "EventDispatch" && s.3 == "keydown")
-        .map(|s| s.1)
-        .collect();
+    let spans = main_thread_spans(events);
+    let keydowns = keydowns(&spans);
     if keydowns.len() < pressed {
         return None;
     }
     let mut columns = vec![Vec::new(); PARTS.len() + 1];
     for &t0 in keydowns.iter().skip(keydowns.len().saturating_sub(presses)) {
-        let commit = spans
-            .iter()
-            .filter(|s| s.0 == "Commit" && s.1 > t0)
-            .map(|s| s.1 + s.2)
-            .reduce(f64::min)?;
+        let commit = commit_end_after(&spans, t0)?;
         for (part, column) in PARTS.iter().zip(columns.iter_mut()) {
             let ms: f64 = spans
                 .iter()
@@ -384,6 +354,55 @@ pub fn press_breakdown(
             c.get(c.len() / 2).copied()
         })
         .collect()
+}
+
+/// A complete event of a trace's renderer main thread: its name, start (µs), duration (µs) and
+/// the type of the DOM event it dispatched ("" for any other).
+pub(crate) type Span<'a> = (&'a str, f64, f64, &'a str);
+
+/// The complete events of the renderer's main thread (`CrRendererMain`) in a Chromium trace.
+pub(crate) fn main_thread_spans(events: &[serde_json::Value]) -> Vec<Span<'_>> {
+    let main: Vec<(u64, u64)> = events
+        .iter()
+        .filter(|e| e["ph"] == "M" && e["args"]["name"] == "CrRendererMain")
+        .filter_map(|e| Some((e["pid"].as_u64()?, e["tid"].as_u64()?)))
+        .collect();
+    events
+        .iter()
+        .filter(|e| e["ph"] == "X")
+        .filter(|e| {
+            main.iter()
+                .any(|m| e["pid"].as_u64() == Some(m.0) && e["tid"].as_u64() == Some(m.1))
+        })
+        .filter_map(|e| {
+            let kind = e["args"]["data"]["type"].as_str().unwrap_or("");
+            Some((
+                e["name"].as_str()?,
+                e["ts"].as_f64()?,
+                e["dur"].as_f64()?,
+                kind,
+            ))
+        })
+        .collect()
+}
+
+/// When each keydown was dispatched on the main thread (µs), in the order of `spans`.
+pub(crate) fn keydowns(spans: &[Span]) -> Vec<f64> {
+    spans
+        .iter()
+        .filter(|s| s.0 == "EventDispatch" && s.3 == "keydown")
+        .map(|s| s.1)
+        .collect()
+}
+
+/// When the first commit to the compositor after `t0` ended (µs): the press's frame leaves the
+/// main thread.
+pub(crate) fn commit_end_after(spans: &[Span], t0: f64) -> Option<f64> {
+    spans
+        .iter()
+        .filter(|s| s.0 == "Commit" && s.1 > t0)
+        .map(|s| s.1 + s.2)
+        .reduce(f64::min)
 }
 
 /// The unrounded duration (ms) of every key press in a Chromium trace, in order: the trace's

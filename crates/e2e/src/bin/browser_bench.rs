@@ -213,6 +213,9 @@ fn next_paint(
                 frames::COMPILE_WINDOW_MS
             );
         }
+        if let Some(draws) = e2e::draws::draws_after_presses(&events) {
+            report_draws(&draws, floor_presses, presses);
+        }
         match frames::press_breakdown(&events, presses, 2 * floor_presses + presses) {
             Some(ms) => {
                 let parts: Vec<String> = frames::PARTS
@@ -231,6 +234,23 @@ fn next_paint(
         }
     }
     [page, floor, wide]
+}
+
+/// What the display compositor drew for each floor's presses and the page's (a trace recorded
+/// with `VRAM_BENCH_TRACE_CATEGORIES` naming `viz`); the floors only when the trace holds every
+/// press of the session (chromedriver keeps only its last seconds).
+fn report_draws(draws: &[e2e::draws::Draw], floor_presses: usize, presses: usize) {
+    let n = draws.len();
+    let mut parts = vec![("page", &draws[n.saturating_sub(presses)..])];
+    if floor_presses > 0 && n == 2 * floor_presses + presses {
+        parts.insert(0, ("blank floor", &draws[..floor_presses]));
+        parts.insert(1, ("wide floor", &draws[floor_presses..2 * floor_presses]));
+    }
+    for (name, part) in parts {
+        if let Some(line) = e2e::draws::summary(part) {
+            println!("display compositor, {name} presses (a trace with viz): {line}");
+        }
+    }
 }
 
 /// "slow steps' time (median of N; Event Timing): input waiting 0.4 ms, handlers 3.1 ms, then
