@@ -7,7 +7,7 @@
 
 use serde_json::Value;
 
-use crate::frames::{commit_end_after, keydowns, main_thread_spans};
+use crate::frames::{commit_end_after, keydowns, main_thread_spans, nearest_rank};
 
 /// The draw that showed one press: its damage rect (x, y, width, height in the window's pixels)
 /// and how long the draw and the swap took.
@@ -93,20 +93,19 @@ pub fn draws_after_presses(events: &[Value]) -> Option<Vec<Draw>> {
 /// the median press by damaged area, the largest, and the draw times' median and p90 (nearest
 /// rank).
 pub fn summary(draws: &[Draw]) -> Option<String> {
-    let rank = |n: usize, p: usize| (n * p).div_ceil(100).max(1) - 1;
     let mut by_area = draws.to_vec();
     by_area.sort_by_key(Draw::area);
     let mut ms: Vec<f64> = draws.iter().map(|d| d.ms).collect();
     ms.sort_by(f64::total_cmp);
-    let (median, largest) = (by_area.get(rank(draws.len(), 50))?, by_area.last()?);
+    let (median, largest) = (by_area.get(nearest_rank(draws.len(), 50))?, by_area.last()?);
     Some(format!(
         "damage median {}×{} px (largest {}×{}), draw and swap median {:.1} ms, p90 {:.1} ms",
         median.damage[2],
         median.damage[3],
         largest.damage[2],
         largest.damage[3],
-        ms[rank(ms.len(), 50)],
-        ms[rank(ms.len(), 90)]
+        ms[nearest_rank(ms.len(), 50)],
+        ms[nearest_rank(ms.len(), 90)]
     ))
 }
 

@@ -285,7 +285,7 @@ impl FrameRun {
     pub fn main_thread_summary(&self) -> Option<(f64, f64, usize)> {
         let mut ms = self.main_thread.clone();
         ms.sort_by(f64::total_cmp);
-        let rank = |q: usize| ms[(ms.len() * q).div_ceil(100).max(1) - 1];
+        let rank = |q: usize| ms[nearest_rank(ms.len(), q)];
         let within = ms.iter().filter(|m| **m < 8.0).count();
         (!ms.is_empty()).then(|| (rank(50), rank(90), within))
     }
@@ -304,6 +304,12 @@ impl FrameRun {
             ms(self.max())
         )
     }
+}
+
+/// The index of the `percent`th percentile among `len` sorted values (nearest rank; 0 when
+/// there are none).
+pub(crate) fn nearest_rank(len: usize, percent: usize) -> usize {
+    (len * percent).div_ceil(100).max(1) - 1
 }
 
 /// The parts of a press on the renderer's main thread, in a Chromium trace.
