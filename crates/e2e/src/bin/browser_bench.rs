@@ -449,6 +449,21 @@ fn report_next_paint(runs: &[Result<FrameRun, String>; 3]) -> bool {
 }
 
 /// A number after `key ` in the page's engine_bench text ("estimate 12.3 us, solver 456 us, ...").
+/// What `calls` calls of the bench build's hook `hook` (`window.wasmBindings[hook]`) returned,
+/// in order; none where the page has no such hook (a build without `--features bench`).
+fn hook_texts(session: &Session, hook: &str, calls: usize) -> Vec<String> {
+    let call =
+        "const h = window.wasmBindings && window.wasmBindings[arguments[0]]; return h ? h() : null";
+    (0..calls)
+        .filter_map(|_| {
+            session
+                .js(call, vec![json!(hook)])
+                .as_str()
+                .map(str::to_string)
+        })
+        .collect()
+}
+
 fn number_after(text: &str, key: &str) -> Option<f64> {
     let rest = &text[text.find(key)? + key.len()..];
     let num: String = rest
@@ -535,16 +550,9 @@ fn main() {
     // the engine inside the wasm: one call to warm up (V8 compiles wasm lazily and optimises hot
     // functions later), then ENGINE_RUNS calls; each is one sample of tens of milliseconds, so
     // other work on the machine moves single runs a lot: the median is reported, with the range
-    let engine_call = || {
-        session.js(
-            "return window.wasmBindings && window.wasmBindings.engine_bench ? window.wasmBindings.engine_bench() : null",
-            vec![],
-        )
-    };
-    let engine: Vec<String> = std::iter::once(engine_call())
-        .chain((0..ENGINE_RUNS).map(|_| engine_call()))
+    let engine: Vec<String> = hook_texts(&session, "engine_bench", ENGINE_RUNS + 1)
+        .into_iter()
         .skip(1)
-        .filter_map(|v| v.as_str().map(str::to_string))
         .collect();
     let cores = std::thread::available_parallelism()
         .map(|n| n.get())
@@ -638,15 +646,7 @@ fn main() {
     }
     // a step's patch of the bars, timed inside the page on an element outside it (the page's
     // code, not the browser's work on the page): the whole patch, and its reading of the markup
-    let patch_call = || {
-        session.js(
-            "return window.wasmBindings && window.wasmBindings.patch_bench ? window.wasmBindings.patch_bench() : null",
-            vec![],
-        )
-    };
-    let patched: Vec<String> = (0..ENGINE_RUNS)
-        .filter_map(|_| patch_call().as_str().map(str::to_string))
-        .collect();
+    let patched = hook_texts(&session, "patch_bench", ENGINE_RUNS);
     if let Some(last) = patched.last() {
         let pick = |key: &str| {
             let v: Vec<f64> = patched
