@@ -31,19 +31,27 @@ pub fn engine_bench() -> String {
     for _ in 0..20 {
         // the top of the page's memo and the fit panels', as a step with them in sight
         if let Ok(o) = Overview::compute(&s) {
+            let _ = std::hint::black_box(vram_engine::sweep(&s, &o.arch));
             let _ = std::hint::black_box(vram_engine::Advice::compute(&s, &o));
             let _ = std::hint::black_box(vram_engine::verdicts(&s, &o.arch));
         }
     }
     let page_us = (now() - t0) * 1000.0 / 20.0;
+    // what a step's frame computes: the overview, without the growth chart's sweep
+    let t0 = now();
+    for _ in 0..20 {
+        let _ = std::hint::black_box(Overview::compute(&s));
+    }
+    let frame_us = (now() - t0) * 1000.0 / 20.0;
     // written by vram_engine::decimal, as the page writes numbers: `{:.1}` would link core's float
     // printing into the benchmark's build, which the page it measures does not carry
     let d = vram_engine::decimal;
     format!(
-        "estimate {} us, solver {} us, whole page memo (estimate + verdicts + solver + bars + sweep) {} us",
+        "estimate {} us, solver {} us, whole page memo (estimate + verdicts + solver + bars + sweep) {} us, a step's frame (estimate + bars) {} us",
         d(estimate_us, 1),
         d(solve_us, 0),
-        d(page_us, 0)
+        d(page_us, 0),
+        d(frame_us, 0)
     )
 }
 

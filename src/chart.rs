@@ -621,7 +621,7 @@ mod tests {
         let (limit, name) = (s.gpu.bytes(), s.gpu.label());
         let (bars, _) = stacked(&c.bars, s.gpus, (limit, name), s.unit, Lang::En, None, None);
         let (curve, _) = sweep(
-            &c.sweep,
+            &vram_engine::sweep(&s, &c.arch),
             s.seq,
             false,
             (limit, name),
@@ -692,13 +692,13 @@ mod tests {
         // at rest the axis fits the bars again, whatever the movement held
         assert_eq!(shown_top(40.0, None), 40.0);
         // the growth chart holds its axis but never grows it ahead of the curve
-        let c = vram_engine::Overview::compute(&Scenario::default()).unwrap();
         let s = Scenario::default();
+        let swept = vram_engine::sweep(&s, &s.model.architecture().unwrap());
         let line = (s.gpu.bytes(), s.gpu.label());
         let at = s.swept_tokens();
-        let (_, fitted) = sweep(&c.sweep, at, false, line, s.unit, Lang::En, None);
+        let (_, fitted) = sweep(&swept, at, false, line, s.unit, Lang::En, None);
         let low = Some(fitted / 4.0);
-        let (_, shown) = sweep(&c.sweep, at, false, line, s.unit, Lang::En, low);
+        let (_, shown) = sweep(&swept, at, false, line, s.unit, Lang::En, low);
         assert_eq!(shown, fitted);
     }
 

@@ -23,6 +23,9 @@ pub struct AppState {
     /// it failed. What only the fit panel shows (`vram_engine::Advice`) that panel computes when
     /// it is built, so a step computes it only while the panel is in sight.
     pub computed: Memo<Result<Overview, EngineError>>,
+    /// The growth chart's sweep (total per GPU as the sequence grows), apart from `computed`:
+    /// only that chart reads it, after a step's frame, so the frame does not compute it.
+    pub growth: Memo<Option<Vec<(u64, u64)>>>,
 }
 
 impl AppState {
@@ -38,15 +41,32 @@ impl AppState {
             .lang
             .and_then(Lang::from_key)
             .unwrap_or_else(browser_lang);
-        let scenario = RwSignal::new(decoded.scenario);
+        let state = AppState::for_job(decoded.scenario, lang);
+        state.notices.set(decoded.notices);
+        state.measured.set(decoded.page.measured);
+        state.hub_endpoint.set(decoded.page.hub_endpoint);
+        state
+    }
+
+    /// State for `job` in `lang`, with nothing else from a link, and the memos that derive from
+    /// it.
+    pub fn for_job(job: Scenario, lang: Lang) -> AppState {
+        let scenario = RwSignal::new(job);
         let computed = Memo::new(move |_| scenario.with(Overview::compute));
+        let growth = Memo::new(move |_| {
+            computed.with(|c| {
+                let arch = &c.as_ref().ok()?.arch;
+                Some(scenario.with(|s| vram_engine::sweep(s, arch)))
+            })
+        });
         AppState {
             scenario,
             lang: RwSignal::new(lang),
-            notices: RwSignal::new(decoded.notices),
-            measured: RwSignal::new(decoded.page.measured),
-            hub_endpoint: RwSignal::new(decoded.page.hub_endpoint),
+            notices: RwSignal::new(Vec::new()),
+            measured: RwSignal::new(None),
+            hub_endpoint: RwSignal::new(None),
             computed,
+            growth,
         }
     }
 

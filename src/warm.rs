@@ -48,7 +48,8 @@ fn draw(hosts: &mut [(web_sys::Node, String); 2], lang: Lang, s: &Scenario) {
     let serving = s.job == Job::Serving;
     let (bars, _) = chart::stacked(&o.bars, s.gpus, line, s.unit, lang, None, None);
     let at = s.swept_tokens();
-    let (sweep, _) = chart::sweep(&o.sweep, at, serving, line, s.unit, lang, None);
+    let swept = vram_engine::sweep(s, &o.arch);
+    let (sweep, _) = chart::sweep(&swept, at, serving, line, s.unit, lang, None);
     for ((host, shown), now) in hosts.iter_mut().zip([bars, sweep]) {
         chart::patch::patch_inner(host, shown, &now);
         *shown = now;

@@ -179,7 +179,8 @@ pub fn bars_of(s: &Scenario, computed: &Overview, held: Option<Held>) -> (String
 pub fn growth_of(s: &Scenario, computed: &Overview, held: Option<f64>) -> (String, f64) {
     let line = (s.gpu.visible_bytes(), s.gpu.label());
     let (at, serving) = (s.swept_tokens(), s.job == Job::Serving);
-    super::sweep(&computed.sweep, at, serving, line, s.unit, Lang::En, held)
+    let swept = vram_engine::sweep(s, &computed.arch);
+    super::sweep(&swept, at, serving, line, s.unit, Lang::En, held)
 }
 
 /// Both charts' markup for a scenario, as the page draws them with their axes fitted.

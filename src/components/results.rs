@@ -183,11 +183,11 @@ pub fn charts() -> Piece {
             .with(|s| (s.swept_tokens(), s.job == Job::Serving, s.unit));
         let (limit, name) = st.scenario.with(selected_line);
         let held = moving.get().then(|| sweep_top_shown.get_value()).flatten();
-        st.computed.with(|c| {
-            c.as_ref()
-                .map(|c| {
+        st.growth.with(|g| {
+            g.as_ref()
+                .map(|g| {
                     let line = (limit, name.as_str());
-                    let (svg, top) = chart::sweep(&c.sweep, at, serving, line, unit, l, held);
+                    let (svg, top) = chart::sweep(g, at, serving, line, unit, l, held);
                     sweep_top_shown.set_value(Some(top));
                     svg
                 })
@@ -530,16 +530,7 @@ mod tests {
     #[test]
     fn the_benchmark_steps_patch_the_verdict_and_the_panels_exactly_and_without_writing_any_part_whole(
     ) {
-        let scenario = RwSignal::new(vram_engine::Scenario::default());
-        let computed = Memo::new(move |_| scenario.with(vram_engine::Overview::compute));
-        let st = AppState {
-            scenario,
-            lang: RwSignal::new(Lang::En),
-            notices: RwSignal::new(Vec::new()),
-            measured: RwSignal::new(None),
-            hub_endpoint: RwSignal::new(None),
-            computed,
-        };
+        let st = AppState::for_job(vram_engine::Scenario::default(), Lang::En);
         let start = st.scenario.get_untracked();
         let host = Recorder::new();
         let panels = |st: &AppState| {

@@ -112,7 +112,7 @@ pub use memory::{
     PipelineStage, Pool, ServingFit, SglangSplit, MAX_PER_GPU,
 };
 pub use model::{Architecture, Encoder, Mla, MlpKind, Moe, NormKind, ParamCounts, StoredWeights};
-pub use overview::{sweep_points, Advice, Overview};
+pub use overview::{sweep, sweep_points, Advice, Overview};
 pub use presets::{all as presets, find as find_preset, Preset};
 pub use safetensors::{
     compare_with_config, header_length, is_shard_name, quant_scheme, read_header_json, read_index,

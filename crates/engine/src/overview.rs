@@ -1,8 +1,8 @@
 //! Everything the page shows for one scenario: what the top of the page shows, computed in one
-//! call (the breakdown, the selected GPU's fit, the same job over more GPUs, and memory as the
-//! sequence grows), and what the fit panel below it adds ([`Advice`]: the solver and the
-//! remedies), computed only when that panel is built (as is the fit table's
-//! [`fit::verdicts`]).
+//! call (the breakdown, the selected GPU's fit and the same job over more GPUs), memory as the
+//! sequence grows ([`sweep`], which only the growth chart shows, drawn after a step's frame),
+//! and what the fit panel below it adds ([`Advice`]: the solver and the remedies), computed only
+//! when that panel is built (as is the fit table's [`fit::verdicts`]).
 
 use crate::error::EngineError;
 use crate::fit::{self, Answer, Need, Remedy};
@@ -20,8 +20,6 @@ pub struct Overview {
     pub need: Need,
     /// The same job over 1, 2, 4, 8 GPUs (and the chosen count): (GPUs, breakdown).
     pub bars: Vec<(u64, Breakdown)>,
-    /// Total per GPU as the sequence (or prompt, or a served request) grows: (tokens, bytes).
-    pub sweep: Vec<(u64, u64)>,
 }
 
 /// Sequence lengths of the sweep: 128 tokens to 1M, log-spaced (27 points).
@@ -52,21 +50,27 @@ impl Overview {
                 estimate_with(&t, &arch, false).ok().map(|b| (n, b))
             })
             .collect();
-        let sweep = sweep_points()
-            .into_iter()
-            .filter_map(|len| {
-                let t = s.with_swept_tokens(len);
-                estimate_with(&t, &arch, false).ok().map(|b| (len, b.total))
-            })
-            .collect();
         Ok(Overview {
             arch,
             breakdown,
             need,
             bars,
-            sweep,
         })
     }
+}
+
+/// Total per GPU as the sequence (or prompt, or a served request) of `s` grows over
+/// [`sweep_points`], for its architecture `arch`: (tokens, bytes). Apart from [`Overview`]
+/// because it is 27 estimates of the 32 an overview would make, and the page draws the growth
+/// chart after a step's frame: the step's frame computes only what it shows (issue 16).
+pub fn sweep(s: &Scenario, arch: &Architecture) -> Vec<(u64, u64)> {
+    sweep_points()
+        .into_iter()
+        .filter_map(|len| {
+            let t = s.with_swept_tokens(len);
+            estimate_with(&t, arch, false).ok().map(|b| (len, b.total))
+        })
+        .collect()
 }
 
 /// What the fit panel shows beyond the overview: the solver's searches cost about as much as
@@ -107,8 +111,9 @@ mod tests {
             .bars
             .iter()
             .any(|(n, b)| *n == 16 && *b == estimate_with(&s, &o.arch, false).unwrap()));
-        assert_eq!(o.sweep.len(), 27);
-        assert!(o.sweep.windows(2).all(|w| w[0].1 <= w[1].1));
+        let swept = sweep(&s, &o.arch);
+        assert_eq!(swept.len(), 27);
+        assert!(swept.windows(2).all(|w| w[0].1 <= w[1].1));
     }
 
     #[test]
@@ -147,8 +152,8 @@ mod tests {
             job: crate::Job::Serving,
             ..Scenario::default()
         };
-        let o = Overview::compute(&s).unwrap();
-        let (first, last) = (o.sweep[0].1, o.sweep[o.sweep.len() - 1].1);
+        let swept = sweep(&s, &s.model.architecture().unwrap());
+        let (first, last) = (swept[0].1, swept[swept.len() - 1].1);
         // 16 requests of 1M tokens need far more KV cache than 16 of 128
         assert!(last > first * 10, "{first} -> {last}");
     }
