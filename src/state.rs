@@ -98,3 +98,29 @@ impl AppState {
         });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_growth_memo_follows_the_job_and_holds_the_engines_sweep_for_it() {
+        let st = AppState::for_job(Scenario::default(), Lang::En);
+        let before = st.growth.get_untracked().expect("the default job computes");
+        st.edit(|s| s.batch *= 4);
+        let s = st.scenario.get_untracked();
+        let after = st
+            .growth
+            .get_untracked()
+            .expect("four times the batch computes");
+        assert_eq!(
+            after,
+            vram_engine::sweep(&s, &s.model.architecture().unwrap())
+        );
+        // a larger batch needs more at every length of the sweep
+        assert!(after
+            .iter()
+            .zip(&before)
+            .all(|(a, b)| a.0 == b.0 && a.1 > b.1));
+    }
+}
