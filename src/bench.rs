@@ -98,7 +98,7 @@ pub fn patch_bench() -> String {
         let o = Overview::compute(s).expect("the default job computes");
         let (limit, name) = selected_line(s);
         chart::stacked(
-            &o.bars,
+            &chart::bars(&o.bars),
             s.gpus,
             (limit, &name),
             s.unit,

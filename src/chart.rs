@@ -71,10 +71,42 @@ const H: u32 = 340;
 pub const SEGMENT_LABEL: &str =
     r#"<text id="seg-hover" class="seg-label" y="-4" display="none"></text>"#;
 
+/// How many components a bar stacks: [`Component::ALL`].
+const PARTS: usize = Component::ALL.len();
+
+/// One bar of the chart: its GPU count, its total, and each component's bytes at the peak in
+/// [`Component::ALL`]'s order. What the chart draws of a breakdown, small enough to keep between
+/// steps ([`bars_at_once`]) without copying the breakdown.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Bar {
+    pub gpus: u64,
+    pub total: u64,
+    pub parts: [u64; PARTS],
+}
+
+impl Bar {
+    pub fn of(gpus: u64, b: &Breakdown) -> Bar {
+        let mut parts = [0; PARTS];
+        for (part, c) in parts.iter_mut().zip(Component::ALL) {
+            *part = b.bytes(*c);
+        }
+        Bar {
+            gpus,
+            total: b.total,
+            parts,
+        }
+    }
+}
+
+/// The bars of an overview's (GPU count, breakdown) pairs.
+pub fn bars(of: &[(u64, Breakdown)]) -> Vec<Bar> {
+    of.iter().map(|(gpus, b)| Bar::of(*gpus, b)).collect()
+}
+
 /// The top of the bars' axis that fits them (in `unit`): the tallest bar, the selected GPU's
 /// `limit` and what the user `measured` (bytes), with an eighth to spare, rounded up.
-fn fitted_top(bars: &[(u64, Breakdown)], limit: u64, unit: Unit, measured: u64) -> f64 {
-    let tallest = bars.iter().map(|(_, b)| b.total).max().unwrap_or(0);
+fn fitted_top(bars: &[Bar], limit: u64, unit: Unit, measured: u64) -> f64 {
+    let tallest = bars.iter().map(|b| b.total).max().unwrap_or(0);
     let highest = tallest.max(measured).max(limit);
     round_top(highest as f64 / unit.bytes() as f64 * 1.12)
 }
@@ -120,13 +152,31 @@ fn shown_top(fitted: f64, held: Option<Held>) -> f64 {
     }
 }
 
+/// The bars a step shows in its own frame: the selected GPU count's (`gpus`) from the step's
+/// answer (`now`), the other counts' as the chart last drew them all (`drawn`); those follow once
+/// the frame is drawn. A step then writes one bar's segments in its frame instead of every
+/// bar's, and the frame's damage ends at that bar (issue 16). All of `now` when the chart last
+/// drew other GPU counts (a step of the GPU count itself), or nothing yet.
+pub fn bars_at_once(now: &[Bar], drawn: Option<&[Bar]>, gpus: u64) -> Vec<Bar> {
+    let same_counts =
+        |d: &[Bar]| d.len() == now.len() && d.iter().zip(now).all(|(a, b)| a.gpus == b.gpus);
+    match drawn {
+        Some(d) if same_counts(d) => now
+            .iter()
+            .zip(d)
+            .map(|(n, d)| if n.gpus == gpus { *n } else { *d })
+            .collect(),
+        _ => now.to_vec(),
+    }
+}
+
 /// Stacked bars: one per GPU count, one segment per component, capacity lines behind, the
 /// selected GPU's `line` (bytes, and its name: its capacity, or a server's budget) in red, and
 /// `marker` (bytes, label): a dashed line across the current bar at what the user measured.
 /// The axis fits the bars, or holds at `held` while a slider moves ([`shown_top`]); the markup
 /// comes back with the top it shows (in `unit`).
 pub fn stacked(
-    bars: &[(u64, Breakdown)],
+    bars: &[Bar],
     current: u64,
     line: (u64, &str),
     unit: Unit,
@@ -178,12 +228,12 @@ pub fn stacked(
             y1 - 10,
             escape(name)
         ));
-        for (i, (gpus, b)) in bars.iter().enumerate() {
+        for (i, b) in bars.iter().enumerate() {
+            let gpus = &b.gpus;
             let x0 = i as f64 + 0.18;
             let x1 = i as f64 + 0.82;
             let mut base = 0u64;
-            for c in Component::ALL {
-                let bytes = b.bytes(*c);
+            for (c, &bytes) in Component::ALL.iter().zip(&b.parts) {
                 if bytes == 0 {
                     continue;
                 }
@@ -564,7 +614,7 @@ mod tests {
         let s = Scenario::default();
         let b = estimate(&s).unwrap();
         let line = (s.gpu.bytes(), s.gpu.label());
-        let (svg, _) = stacked(&[(1, b.clone())], 1, line, s.unit, Lang::En, None, held);
+        let (svg, _) = stacked(&[Bar::of(1, &b)], 1, line, s.unit, Lang::En, None, held);
         (svg, b)
     }
 
@@ -614,12 +664,44 @@ mod tests {
     }
 
     #[test]
+    fn a_step_shows_its_own_gpu_counts_bar_at_once_and_the_others_as_last_drawn() {
+        let s = Scenario::default();
+        let bars_of = |s: &Scenario| bars(&vram_engine::Overview::compute(s).unwrap().bars);
+        let drawn = bars_of(&s);
+        let bigger = Scenario {
+            batch: s.batch * 2,
+            ..s.clone()
+        };
+        let now = bars_of(&bigger);
+        let shown = bars_at_once(&now, Some(&drawn), s.gpus);
+        assert_eq!(shown.len(), now.len());
+        for ((shown, now), drawn) in shown.iter().zip(&now).zip(&drawn) {
+            let expected = if shown.gpus == s.gpus { now } else { drawn };
+            assert_eq!(shown, expected);
+        }
+        // the step changed every bar, so the frame drew less than all of them
+        assert!(now.iter().zip(&drawn).all(|(n, d)| n.total > d.total));
+        // nothing drawn yet, or other GPU counts drawn: the whole answer at once
+        assert_eq!(bars_at_once(&now, None, s.gpus), now);
+        let other_counts = bars_of(&Scenario { gpus: 3, ..bigger });
+        assert_eq!(bars_at_once(&other_counts, Some(&drawn), 3), other_counts);
+    }
+
+    #[test]
     fn both_charts_stay_small_enough_to_redraw_on_every_slider_step() {
         // the faint minor grid was 54 of the bars' 60 lines and 138 of the curve's 153
         let s = Scenario::default();
         let c = vram_engine::Overview::compute(&s).unwrap();
         let (limit, name) = (s.gpu.bytes(), s.gpu.label());
-        let (bars, _) = stacked(&c.bars, s.gpus, (limit, name), s.unit, Lang::En, None, None);
+        let (bars, _) = stacked(
+            &bars(&c.bars),
+            s.gpus,
+            (limit, name),
+            s.unit,
+            Lang::En,
+            None,
+            None,
+        );
         let (curve, _) = sweep(
             &vram_engine::sweep(&s, &c.arch),
             s.seq,
@@ -665,11 +747,11 @@ mod tests {
         // the fitted top is the one the chart had before the axis could be held
         let s = Scenario::default();
         let c = vram_engine::Overview::compute(&s).unwrap();
-        let fitted = fitted_top(&c.bars, s.gpu.bytes(), s.unit, 0);
+        let fitted = fitted_top(&bars(&c.bars), s.gpu.bytes(), s.unit, 0);
         let tallest = c.bars.iter().map(|(_, b)| b.total).max().unwrap();
         let highest = tallest.max(s.gpu.bytes()) as f64 / s.unit.bytes() as f64;
         assert_eq!(fitted, round_top(highest * 1.12));
-        assert!(fitted_top(&c.bars, s.gpu.bytes(), s.unit, 200 << 30) > 200.0);
+        assert!(fitted_top(&bars(&c.bars), s.gpu.bytes(), s.unit, 200 << 30) > 200.0);
     }
 
     #[test]
@@ -706,7 +788,7 @@ mod tests {
     fn a_measured_marker_sits_on_the_current_bar_with_its_label_escaped() {
         let s = Scenario::default();
         let b = estimate(&s).unwrap();
-        let bars = [(1, b.clone()), (2, b.clone())];
+        let bars = [Bar::of(1, &b), Bar::of(2, &b)];
         let (svg, _) = stacked(
             &bars,
             2,

@@ -119,16 +119,7 @@ pub fn host_now(drawn: Drawn, id: &str, was: Option<Written>) -> Option<(Element
 /// bars) is; the rest is [`patched_after_paint`]. `then` runs after each write, told whether the
 /// host was written whole.
 pub fn patched_in_place(id: &'static str, markup: Memo<String>, then: fn(&Element, bool)) {
-    let drawn = expect_context::<Drawn>();
-    Effect::new(move |was: Option<Written>| {
-        let Some((el, shown)) = host_now(drawn, id, was) else {
-            return (None, String::new());
-        };
-        let node: &web_sys::Node = &el;
-        markup.with(|m| crate::chart::patch::patch_inner(node, &shown, m));
-        then(&el, shown.is_empty());
-        (Some(el), markup.get_untracked())
-    });
+    patched_now_and_after_paint(id, markup, None, then);
 }
 
 /// What writes a host: given the host and the markup it shows, it returns the markup it shows
@@ -168,6 +159,53 @@ pub fn patched_after_paint(id: &'static str, markup: Memo<String>) {
             markup.get_untracked()
         }),
     );
+}
+
+/// [`patched_in_place`] and [`patched_after_paint`] on one host: `now`, what a step must show
+/// at once, in the step's own frame, and `after` (when given), the whole of it, once that frame
+/// is drawn. Each patches from what the host shows, whichever of them wrote it. `then` runs
+/// after each write, told whether the host was written whole.
+pub fn patched_now_and_after_paint(
+    id: &'static str,
+    now: Memo<String>,
+    after: Option<Memo<String>>,
+    then: fn(&Element, bool),
+) {
+    let drawn = expect_context::<Drawn>();
+    let shown = Rc::new(RefCell::new(None::<Written>));
+    let in_frame = shown.clone();
+    Effect::new(move |_| patch_shown(drawn, id, &in_frame, now, then));
+    let Some(after) = after else {
+        return;
+    };
+    // after every write of `now` (it reads `now`), and after a skeleton's write (`host_now`
+    // tracks it): the host then shows `after`, or stays as it is where the two are the same
+    let later = crate::later::Later::new(move || {
+        now.track();
+        patch_shown(drawn, id, &shown, after, then);
+    });
+    later.run_now();
+}
+
+/// Host `id` patched from what it shows (`shown`, whoever wrote it last) to `markup`, and
+/// `shown` set to it. One function for both writers of [`patched_now_and_after_paint`], so the
+/// page's code holds it once.
+#[inline(never)]
+fn patch_shown(
+    drawn: Drawn,
+    id: &str,
+    shown: &RefCell<Option<Written>>,
+    markup: Memo<String>,
+    then: fn(&Element, bool),
+) {
+    let was = shown.borrow_mut().take();
+    let Some((el, old)) = host_now(drawn, id, was) else {
+        return;
+    };
+    let node: &web_sys::Node = &el;
+    markup.with(|m| crate::chart::patch::patch_inner(node, &old, m));
+    then(&el, old.is_empty());
+    *shown.borrow_mut() = Some((Some(el), markup.get_untracked()));
 }
 
 /// The pieces one after the other, as one piece.

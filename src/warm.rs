@@ -46,7 +46,15 @@ fn draw(hosts: &mut [(web_sys::Node, String); 2], lang: Lang, s: &Scenario) {
     let (limit, name) = selected_line(s);
     let line = (limit, name.as_str());
     let serving = s.job == Job::Serving;
-    let (bars, _) = chart::stacked(&o.bars, s.gpus, line, s.unit, lang, None, None);
+    let (bars, _) = chart::stacked(
+        &chart::bars(&o.bars),
+        s.gpus,
+        line,
+        s.unit,
+        lang,
+        None,
+        None,
+    );
     let at = s.swept_tokens();
     let swept = vram_engine::sweep(s, &o.arch);
     let (sweep, _) = chart::sweep(&swept, at, serving, line, s.unit, lang, None);

@@ -268,7 +268,7 @@ mod tests {
         let s = Scenario::default();
         let c = Overview::compute(&s).unwrap();
         let (svg, _) = crate::chart::stacked(
-            &c.bars,
+            &crate::chart::bars(&c.bars),
             s.gpus,
             (s.gpu.bytes(), s.gpu.label()),
             s.unit,

@@ -172,7 +172,15 @@ pub fn presses(start: &Scenario, id: &str, big: bool, presses: usize) -> Vec<Sce
 /// fitted or held at a top (`None` fits it): its markup and the top it shows.
 pub fn bars_of(s: &Scenario, computed: &Overview, held: Option<Held>) -> (String, f64) {
     let line = (s.gpu.visible_bytes(), s.gpu.label());
-    super::stacked(&computed.bars, s.gpus, line, s.unit, Lang::En, None, held)
+    super::stacked(
+        &super::bars(&computed.bars),
+        s.gpus,
+        line,
+        s.unit,
+        Lang::En,
+        None,
+        held,
+    )
 }
 
 /// The growth chart, the same way as [`bars_of`].
@@ -391,6 +399,49 @@ mod tests {
         let s = Scenario::default();
         let (svg, _) = growth(&s, None);
         assert_eq!(svg.matches(r#"class="limit-mark""#).count(), 1, "{svg}");
+    }
+
+    #[test]
+    fn a_steps_frame_writes_its_own_bar_and_the_paint_after_it_brings_every_bar_exactly() {
+        // the page's bars while a slider moves: in a step's frame the selected GPU count's bar
+        // from the step's answer and the others as last drawn (super::bars_at_once), then every
+        // bar once the frame is drawn; both draws hold the axis as the page does
+        let start = Scenario::default();
+        let (mut in_frame, mut whole) = (0, 0);
+        let counted = Recorder::new();
+        for (id, big) in BENCH_SLIDERS {
+            let c = Overview::compute(&start).unwrap();
+            let (mut shown, top) = bars_of(&start, &c, None);
+            let (mut drawn, mut held) = (super::super::bars(&c.bars), Held::after(None, top));
+            let page = Model::host(&shown);
+            for s in presses(&start, id, big, 25) {
+                let c = Overview::compute(&s).unwrap();
+                let now = super::super::bars(&c.bars);
+                let bars = super::super::bars_at_once(&now, Some(&drawn), s.gpus);
+                let line = (s.gpu.visible_bytes(), s.gpu.label());
+                let (at_once, top) =
+                    super::super::stacked(&bars, s.gpus, line, s.unit, Lang::En, None, Some(held));
+                held = Held::after(Some(held), top);
+                // what drawing every bar in the step's frame would have written
+                patch_inner(&counted, &shown, &bars_of(&s, &c, Some(held)).0);
+                whole += counted.take().len();
+                patch_inner(&counted, &shown, &at_once);
+                in_frame += counted.take().len();
+                let (all, top) = bars_of(&s, &c, Some(held));
+                held = Held::after(Some(held), top);
+                patch_inner(&page, &shown, &at_once);
+                patch_inner(&page, &at_once, &all);
+                assert_eq!(
+                    page.printed(),
+                    Model::host(&all).printed(),
+                    "a press on {id}"
+                );
+                (shown, drawn) = (all, now);
+            }
+        }
+        eprintln!("writes in the steps' frames {in_frame}, every bar in them {whole}");
+        // over the 150 presses, the steps' frames write at most half of what every bar takes
+        assert!(in_frame * 2 <= whole, "{in_frame} against {whole}");
     }
 
     #[test]

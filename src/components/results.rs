@@ -147,32 +147,72 @@ pub fn selected_line(s: &Scenario) -> (u64, String) {
     }
 }
 
+/// What the bar chart reads and holds: the state, the measurement, whether a slider moves, the
+/// axis it last showed and the bars it last drew whole.
+#[derive(Clone, Copy)]
+struct BarsChart {
+    st: AppState,
+    shown: Memo<measured::Shown>,
+    moving: RwSignal<bool>,
+    top_shown: StoredValue<Option<chart::Held>>,
+    drawn: StoredValue<Option<Vec<chart::Bar>>>,
+}
+
+impl BarsChart {
+    /// The chart's markup: every bar (`at_once` false), or what a step shows in its own frame,
+    /// its GPU count's bar from its answer and the others as last drawn whole
+    /// (`chart::bars_at_once`).
+    #[inline(never)]
+    fn markup(self, at_once: bool) -> String {
+        let st = self.st;
+        let l = st.lang.get();
+        let (gpus, unit) = st.scenario.with(|s| (s.gpus, s.unit));
+        let (limit, name) = st.scenario.with(selected_line);
+        let held = self
+            .moving
+            .get()
+            .then(|| self.top_shown.get_value())
+            .flatten();
+        st.computed.with(|c| {
+            c.as_ref()
+                .map(|c| {
+                    let now = chart::bars(&c.bars);
+                    let bars = if at_once {
+                        self.drawn
+                            .with_value(|d| chart::bars_at_once(&now, d.as_deref(), gpus))
+                    } else {
+                        self.drawn.set_value(Some(now.clone()));
+                        now
+                    };
+                    self.shown.with(|v| {
+                        let marker = v.marker.as_ref().map(|(b, label)| (*b, label.as_str()));
+                        let line = (limit, name.as_str());
+                        let (svg, top) = chart::stacked(&bars, gpus, line, unit, l, marker, held);
+                        self.top_shown
+                            .set_value(Some(chart::Held::after(held, top)));
+                        svg
+                    })
+                })
+                .unwrap_or_default()
+        })
+    }
+}
+
 pub fn charts() -> Piece {
     let st = expect_context::<AppState>();
     let shown = expect_context::<Memo<measured::Shown>>();
     // while a slider moves the bars' axis holds (it only grows) and fits them once input
     // pauses: a step then moves the bars, not the ticks, grid lines and labels (issue 16)
     let moving = super::moving::sliders_moving();
-    let top_shown = StoredValue::new(None::<chart::Held>);
-    let svg = Memo::new(move |_| {
-        let l = st.lang.get();
-        let (gpus, unit) = st.scenario.with(|s| (s.gpus, s.unit));
-        let (limit, name) = st.scenario.with(selected_line);
-        let held = moving.get().then(|| top_shown.get_value()).flatten();
-        st.computed.with(|c| {
-            c.as_ref()
-                .map(|c| {
-                    shown.with(|v| {
-                        let marker = v.marker.as_ref().map(|(b, label)| (*b, label.as_str()));
-                        let line = (limit, name.as_str());
-                        let (svg, top) = chart::stacked(&c.bars, gpus, line, unit, l, marker, held);
-                        top_shown.set_value(Some(chart::Held::after(held, top)));
-                        svg
-                    })
-                })
-                .unwrap_or_default()
-        })
-    });
+    let bars = BarsChart {
+        st,
+        shown,
+        moving,
+        top_shown: StoredValue::new(None),
+        drawn: StoredValue::new(None),
+    };
+    let svg_at_once = Memo::new(move |_| bars.markup(true));
+    let svg = Memo::new(move |_| bars.markup(false));
     // the growth chart's axis holds the same way: batch and rank steps raise the curve a little
     // and, refitted on each, its ticks and grid lines moved on nearly every step (issue 16)
     let sweep_top_shown = StoredValue::new(None::<f64>);
@@ -206,9 +246,9 @@ pub fn charts() -> Piece {
     patched_after_paint("seq-chart", sweep);
     patched_after_paint("legend", Memo::new(move |_| legend_markup(lang())));
     super::segment_label::follow_pointer_and_focus();
-    // the bars in the step's own frame, and the first draw stamped for the load benchmark
-    // (navigation start -> first chart)
-    dom::patched_in_place("chart", svg, |el, whole| {
+    // the step's own GPU count's bar in the step's own frame, every bar once it is drawn, and
+    // the first draw stamped for the load benchmark (navigation start -> first chart)
+    dom::patched_now_and_after_paint("chart", svg_at_once, Some(svg), |el, whole| {
         super::segment_label::show_again();
         if whole && el.first_element_child().is_some() {
             let now = web_sys::window()
