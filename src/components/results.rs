@@ -161,7 +161,7 @@ struct BarsChart {
 impl BarsChart {
     /// The chart's markup: every bar (`at_once` false), or what a step shows in its own frame,
     /// its GPU count's bar from its answer and the others as last drawn whole
-    /// (`chart::bars_at_once`).
+    /// (`chart::bars_at_once`). Not inlined: both memos call this one copy of its code.
     #[inline(never)]
     fn markup(self, at_once: bool) -> String {
         let st = self.st;
