@@ -115,8 +115,8 @@ pub fn host_now(drawn: Drawn, id: &str, was: Option<Written>) -> Option<(Element
 /// Keeps the host `id`'s content equal to `markup` by patching it (`crate::chart::patch`): the
 /// elements stay, and a step changes the text and attributes that differ instead of parsing
 /// and laying out the whole markup again. A host the skeleton wrote anew is written whole. It is
-/// written in the step's own frame: only what a step must show at once (the verdict and the
-/// bars) is; the rest is [`patched_after_paint`]. `then` runs after each write, told whether the
+/// written in the step's own frame: only what a step must show at once (the verdict, and the
+/// step's own bar: [`patched_now_and_after_paint`]) is; the rest is [`patched_after_paint`]. `then` runs after each write, told whether the
 /// host was written whole.
 pub fn patched_in_place(id: &'static str, markup: Memo<String>, then: fn(&Element, bool)) {
     patched_now_and_after_paint(id, markup, None, then);

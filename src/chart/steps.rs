@@ -171,16 +171,13 @@ pub fn presses(start: &Scenario, id: &str, big: bool, presses: usize) -> Vec<Sce
 /// The bar chart for a scenario and its `computed` overview, as the page draws it, its axis
 /// fitted or held at a top (`None` fits it): its markup and the top it shows.
 pub fn bars_of(s: &Scenario, computed: &Overview, held: Option<Held>) -> (String, f64) {
+    drawn_bars(s, &super::bars(&computed.bars), held)
+}
+
+/// `bars` drawn for scenario `s` as [`bars_of`] draws its overview's.
+pub fn drawn_bars(s: &Scenario, bars: &[super::Bar], held: Option<Held>) -> (String, f64) {
     let line = (s.gpu.visible_bytes(), s.gpu.label());
-    super::stacked(
-        &super::bars(&computed.bars),
-        s.gpus,
-        line,
-        s.unit,
-        Lang::En,
-        None,
-        held,
-    )
+    super::stacked(bars, s.gpus, line, s.unit, Lang::En, None, held)
 }
 
 /// The growth chart, the same way as [`bars_of`].
@@ -418,17 +415,15 @@ mod tests {
                 let c = Overview::compute(&s).unwrap();
                 let now = super::super::bars(&c.bars);
                 let bars = super::super::bars_at_once(&now, Some(&drawn), s.gpus);
-                let line = (s.gpu.visible_bytes(), s.gpu.label());
-                let (at_once, top) =
-                    super::super::stacked(&bars, s.gpus, line, s.unit, Lang::En, None, Some(held));
+                let (at_once, top) = drawn_bars(&s, &bars, Some(held));
                 held = Held::after(Some(held), top);
-                // what drawing every bar in the step's frame would have written
-                patch_inner(&counted, &shown, &bars_of(&s, &c, Some(held)).0);
+                let (all, top) = drawn_bars(&s, &now, Some(held));
+                held = Held::after(Some(held), top);
+                // against what drawing every bar in the step's frame would have written
+                patch_inner(&counted, &shown, &all);
                 whole += counted.take().len();
                 patch_inner(&counted, &shown, &at_once);
                 in_frame += counted.take().len();
-                let (all, top) = bars_of(&s, &c, Some(held));
-                held = Held::after(Some(held), top);
                 patch_inner(&page, &shown, &at_once);
                 patch_inner(&page, &at_once, &all);
                 assert_eq!(
