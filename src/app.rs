@@ -1,19 +1,14 @@
 //! The page: header, controls on one side, the answer on the other; the URL follows every change.
 
-use std::rc::Rc;
-
+use leptos::prelude::*;
 use vram_engine::Job;
 
-use crate::chart::escape;
-use crate::components::event_target_id;
-use crate::components::local::{local_model_file, local_results};
-use crate::components::measured::measured_panel;
-use crate::components::model::model_picker;
-use crate::components::results::{charts, explanations, fit_panel, gpu_table, verdict_line};
-use crate::components::settings_list::{settings_list, Look};
-use crate::dom::{self, Drawn, Piece};
+use crate::components::local::{LocalModelFile, LocalResults};
+use crate::components::measured::MeasuredPanel;
+use crate::components::model::ModelPicker;
+use crate::components::results::{Charts, Explanations, FitPanel, GpuTable, VerdictLine};
+use crate::components::settings::{Look, SettingsList};
 use crate::i18n::{t, Lang};
-use crate::reactive::*;
 use crate::state::AppState;
 
 /// Shows the error banner after a panic (called from the panic hook, outside Leptos).
@@ -36,21 +31,11 @@ pub fn show_panic_banner() {
     }
 }
 
-/// Starts the page: the state from the link, each component's state and effects, the skeleton
-/// written into `#app` (patched in place when a piece of it changes), one listener per event kind.
-pub fn start() {
-    // the wasm-bindgen executor drives the effects
-    let _ = any_spawner::Executor::init_wasm_bindgen();
-    let owner = Owner::new();
-    owner.with(setup);
-    // the page lives as long as the tab
-    std::mem::forget(owner);
-}
-
-fn setup() {
+/// The whole page, mounted on `<body>`.
+#[component]
+pub fn App() -> impl IntoView {
     let st = AppState::from_location();
     provide_context(st);
-    provide_context(Drawn(RwSignal::new(0)));
     // the measurement beside the estimate, which the chart marks and the panel tabulates
     provide_context(crate::components::measured::shown(st));
     // a link or a browser asking for Chinese: English until the Chinese table is in (tens of ms)
@@ -59,68 +44,63 @@ fn setup() {
         Effect::new(move |_| crate::zh::switch_to(st, Lang::Zh));
     }
     follow_the_url(st);
-    // the document's language follows the toggle at once (screen readers, fonts)
+    // the document's language follows the toggle (screen readers, fonts)
     Effect::new(move |_| {
         let lang = st.lang.get();
-        if let Some(html) = web_sys::window()
-            .and_then(|w| w.document())
-            .and_then(|d| d.document_element())
-        {
+        if let Some(html) = document().document_element() {
             let _ = html.set_attribute("lang", if lang == Lang::Zh { "zh-CN" } else { "en" });
         }
     });
     let local = Memo::new(move |_| st.scenario.with(|s| s.job == Job::Local));
-    let answer = dom::while_shown(Memo::new(move |_| !local.get()), || {
-        dom::joined(vec![
-            verdict_line(),
-            charts(),
-            fit_panel(),
-            gpu_table(),
-            measured_panel(),
-            explanations(),
-        ])
-    });
-    let local_answer = dom::while_shown(local, local_results);
-    dom::draw_skeleton(dom::joined(vec![
-        header(),
-        notices(),
-        dom::fixed(r#"<main class="layout"><div class="controls">"#.into()),
-        model_picker(),
-        local_model_file(),
-        panel("job-h", "job", "job-settings", JOB_PANEL),
-        panel("hw-h", "gpu", "hardware-settings", HARDWARE_PANEL),
-        advanced(),
-        dom::fixed(r#"</div><div class="results">"#.into()),
-        answer,
-        local_answer,
-        Rc::new(move || {
-            let l = st.lang.get();
-            format!(
-                r#"</div></main><footer class="footer"><p>{} · GiB = 2^30 B, GB = 10^9 B</p></footer>"#,
-                escape(t(l, "tagline"))
-            )
-        }),
-    ]));
-    dom::listen_to_document();
-    crate::warm::start(st.scenario.get_untracked(), st.lang.get_untracked());
+    let moving = crate::components::moving::SlidersMoving::new();
+    provide_context(moving);
+    view! {
+        <div id="app" on:input=move |ev| moving.saw(&ev)>
+            <Header/>
+            <Notices/>
+            <main class="layout">
+                <div class="controls">
+                    <ModelPicker/>
+                    <LocalModelFile/>
+                    <Panel heading="job-h" key="job" host="job-settings" settings=JOB_PANEL/>
+                    <Panel heading="hw-h" key="gpu" host="hardware-settings" settings=HARDWARE_PANEL/>
+                    <details class="panel advanced" id="advanced">
+                        <summary>{move || t(st.lang.get(), "advanced")}</summary>
+                        <SettingsList host="advanced-settings" settings=ADVANCED_PANEL/>
+                    </details>
+                </div>
+                <div class="results">
+                    <Show when=move || !local.get() fallback=LocalResults>
+                        <VerdictLine/>
+                        <Charts/>
+                        <FitPanel/>
+                        <GpuTable/>
+                        <MeasuredPanel/>
+                        <Explanations/>
+                    </Show>
+                </div>
+            </main>
+            <footer class="footer">
+                <p>{move || t(st.lang.get(), "tagline")} " · GiB = 2^30 B, GB = 10^9 B"</p>
+            </footer>
+        </div>
+    }
 }
 
 /// The URL and the share box follow the state without a history entry per slider tick; while a
-/// slider is being dragged they are written once the input pauses (250 ms), not on every tick:
-/// the box's text would otherwise damage the top of the page on every frame (issue 16). The box
-/// says `data-settled="0"` until it holds the current link.
-fn follow_the_url(st: AppState) {
+/// slider is being dragged they are written once the input pauses (250 ms), not on every tick.
+/// The box says `data-settled="0"` until it holds the current link.
+fn follow_the_url(st: AppState) -> RwSignal<bool> {
+    let settled = RwSignal::new(true);
     let pending = StoredValue::new(None::<TimeoutHandle>);
     Effect::new(move |_| {
         let q = st.query();
         if let Some(h) = pending.get_value() {
             h.clear();
         }
-        if let Some(b) = dom::by_id("share-url") {
-            let _ = b.set_attribute("data-settled", "0");
-        }
+        settled.set(false);
         let write = move || {
-            let Some(w) = web_sys::window() else { return };
+            let w = window();
             let path = w.location().pathname().unwrap_or_default();
             if let Ok(h) = w.history() {
                 let _ = h.replace_state_with_url(
@@ -129,136 +109,149 @@ fn follow_the_url(st: AppState) {
                     Some(&format!("{path}?{q}")),
                 );
             }
-            if let Some(b) = dom::by_id("share-url") {
-                if let Ok(input) =
-                    wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlInputElement>(b.clone())
-                {
-                    input.set_value(&format!(
-                        "{}{path}?{q}",
-                        w.location().origin().unwrap_or_default()
-                    ));
-                }
-                let _ = b.set_attribute("data-settled", "1");
-            }
+            settled.set(true);
         };
-        pending.set_value(set_timeout_with_handle(
-            write,
-            std::time::Duration::from_millis(250),
-        ));
+        let handle = set_timeout_with_handle(write, std::time::Duration::from_millis(250)).ok();
+        pending.set_value(handle);
     });
+    provide_context(UrlSettled(settled));
+    settled
 }
 
+/// Whether the address bar and the share box hold the current link.
+#[derive(Clone, Copy)]
+struct UrlSettled(RwSignal<bool>);
+
 /// Writes `text` to the clipboard, then tells `done` whether it could.
-pub fn copy_text(text: &str, done: Box<dyn FnOnce(bool)>) {
-    let Some(w) = web_sys::window() else { return };
-    let promise = w.navigator().clipboard().write_text(text);
-    crate::reactive::spawn_local(async move {
+pub fn copy_text(text: &str, done: impl FnOnce(bool) + 'static) {
+    let promise = window().navigator().clipboard().write_text(text);
+    leptos::task::spawn_local(async move {
         done(wasm_bindgen_futures::JsFuture::from(promise).await.is_ok());
     });
 }
 
-/// A click inside markup that was on the copy button `button`: the text of `source` to the
-/// clipboard, then `said[0]` (copied) or `said[1]` (failed) in `status`.
-pub fn copy_on_click(
-    e: &web_sys::Event,
-    button: &str,
-    source: &str,
-    status: &str,
-    said: [&'static str; 2],
-) {
-    let on_button = event_target_id(e) == button;
-    let doc = web_sys::window().and_then(|w| w.document());
-    let text = doc
-        .as_ref()
-        .and_then(|d| d.get_element_by_id(source)?.text_content());
-    if let (true, Some(text)) = (on_button, text) {
-        let status = doc.and_then(|d| d.get_element_by_id(status));
-        let done = move |ok: bool| {
-            if let Some(s) = &status {
-                s.set_text_content(Some(said[usize::from(!ok)]));
-            }
-        };
-        copy_text(&text, Box::new(done));
+/// The text of the element `source` to the clipboard; `said` holds whether it went.
+pub fn copy_element_text(source: &str, said: RwSignal<Option<bool>>) {
+    let text = document()
+        .get_element_by_id(source)
+        .and_then(|e| e.text_content());
+    if let Some(text) = text {
+        copy_text(&text, move |ok| said.set(Some(ok)));
     }
 }
 
-fn header() -> Piece {
+#[component]
+fn Header() -> impl IntoView {
     let st = expect_context::<AppState>();
+    let settled = expect_context::<UrlSettled>().0;
     let copied = RwSignal::new(None::<&'static str>);
-    // the share box's first link: the URL effect writes every later one into the box itself
-    let first_link = escape(&untrack(|| st.share_url()));
-    let title = Memo::new(move |_| {
-        let l = st.lang.get();
-        format!(
-            r#"<h1>{}</h1><p class="tagline">{}</p>"#,
-            escape(t(l, "title")),
-            escape(t(l, "tagline"))
-        )
+    let lang = move || st.lang.get();
+    // the share box shows the link once the address bar holds it
+    let link = Memo::new(move |_| {
+        settled.track();
+        untrack(|| st.share_url())
     });
-    let tools = Memo::new(move |_| {
-        let l = st.lang.get();
-        format!(
-            r#"<button type="button" id="lang-toggle" lang="{}">{}</button><div class="share"><input type="text" id="share-url" readonly="" aria-label="share link" data-settled="1" value="{first_link}" /><button type="button" id="copy-link">{}</button><span id="copy-status" role="status">{}</span></div>"#,
-            if l == Lang::En { "zh" } else { "en" },
-            escape(t(l, "language")),
-            escape(t(l, "copy_link")),
-            copied.get().map_or("", |k| t(l, k))
-        )
-    });
-    dom::patched_after_paint("title-box", title);
-    dom::patched_after_paint("tools-box", tools);
-    dom::on("tools-box", "click", move |e| {
-        match event_target_id(e).as_str() {
-            "lang-toggle" => {
-                let to = if st.lang.get_untracked() == Lang::En {
-                    Lang::Zh
-                } else {
-                    Lang::En
-                };
-                crate::zh::switch_to(st, to);
-            }
-            "copy-link" => copy_text(
-                &st.share_url(),
-                Box::new(move |ok| copied.set(Some(if ok { "copied" } else { "copy_failed" }))),
-            ),
-            _ => {}
-        }
-    });
-    let unit = settings_list("unit-settings", HEADER_PANEL);
-    Rc::new(move || {
-        format!(
-            r#"<header class="header"><div id="title-box"></div><div class="header-tools">{}<div class="settings" id="tools-box"></div></div></header>"#,
-            unit()
-        )
-    })
+    let toggle = move |_| {
+        let to = if st.lang.get_untracked() == Lang::En {
+            Lang::Zh
+        } else {
+            Lang::En
+        };
+        crate::zh::switch_to(st, to);
+    };
+    let copy = move |_| {
+        copy_text(&st.share_url(), move |ok| {
+            copied.set(Some(if ok { "copied" } else { "copy_failed" }))
+        })
+    };
+    view! {
+        <header class="header">
+            <div id="title-box">
+                <h1>{move || t(lang(), "title")}</h1>
+                <p class="tagline">{move || t(lang(), "tagline")}</p>
+            </div>
+            <div class="header-tools">
+                <SettingsList host="unit-settings" settings=HEADER_PANEL/>
+                <div class="settings" id="tools-box">
+                    <button
+                        type="button"
+                        id="lang-toggle"
+                        lang=move || if lang() == Lang::En { "zh" } else { "en" }
+                        on:click=toggle
+                    >
+                        {move || t(lang(), "language")}
+                    </button>
+                    <div class="share">
+                        <input
+                            type="text"
+                            id="share-url"
+                            readonly
+                            aria-label="share link"
+                            data-settled=move || if settled.get() { "1" } else { "0" }
+                            prop:value=move || link.get()
+                        />
+                        <button type="button" id="copy-link" on:click=copy>
+                            {move || t(lang(), "copy_link")}
+                        </button>
+                        <span id="copy-status" role="status">
+                            {move || copied.get().map_or("", |k| t(lang(), k))}
+                        </span>
+                    </div>
+                </div>
+            </div>
+        </header>
+    }
 }
 
-fn notices() -> Piece {
+/// What the opening link carried that was ignored, with a button that closes the list.
+#[component]
+fn Notices() -> impl IntoView {
     let st = expect_context::<AppState>();
-    // the list as escaped markup (a notice may quote the link); one click handler for its button
-    dom::on("notices", "click", move |e| {
-        if event_target_id(e) == "notice-close" {
-            st.notices.set(Vec::new());
-        }
-    });
-    let markup = Memo::new(move |_| {
-        let l = st.lang.get();
-        st.notices.with(|notices| {
-            if notices.is_empty() {
-                return String::new();
-            }
-            let items: String = notices
-                .iter()
-                .map(|n| format!("<li>{}</li>", escape(&vram_text::notice(l, n))))
-                .collect();
-            format!(
-                r#"<div class="notice" id="link-notice" role="status"><strong>{}</strong><ul>{items}</ul><button type="button" id="notice-close" aria-label="close">×</button></div>"#,
-                escape(t(l, "notice"))
-            )
-        })
-    });
-    dom::patched_after_paint("notices", markup);
-    dom::fixed(r#"<div id="notices"></div>"#.into())
+    view! {
+        <div id="notices">
+            <Show when=move || st.notices.with(|n| !n.is_empty())>
+                <div class="notice" id="link-notice" role="status">
+                    <strong>{move || t(st.lang.get(), "notice")}</strong>
+                    <ul>
+                        {move || {
+                            let l = st.lang.get();
+                            st.notices
+                                .with(|n| {
+                                    n.iter()
+                                        .map(|n| view! { <li>{vram_text::notice(l, n)}</li> })
+                                        .collect_view()
+                                })
+                        }}
+                    </ul>
+                    <button
+                        type="button"
+                        id="notice-close"
+                        aria-label="close"
+                        on:click=move |_| st.notices.set(Vec::new())
+                    >
+                        "×"
+                    </button>
+                </div>
+            </Show>
+        </div>
+    }
+}
+
+/// A panel of settings under its heading.
+#[component]
+fn Panel(
+    heading: &'static str,
+    key: &'static str,
+    host: &'static str,
+    settings: &'static [(&'static str, Look)],
+) -> impl IntoView {
+    let st = expect_context::<AppState>();
+    view! {
+        <section class="panel" aria-labelledby=heading>
+            <h2 id=heading>{move || t(st.lang.get(), key)}</h2>
+            <SettingsList host settings/>
+        </section>
+    }
 }
 
 /// The page's panels: which settings each shows, in order, and how. Every setting of the
@@ -359,36 +352,6 @@ pub(crate) const ADVANCED_PANEL: &[(&str, Look)] = &[
     ("local-swa-full", Look::Plain),
 ];
 pub(crate) const HEADER_PANEL: &[(&str, Look)] = &[("unit", Look::Buttons)];
-
-/// A panel of settings under its heading.
-fn panel(
-    heading: &'static str,
-    key: &'static str,
-    host: &'static str,
-    settings: &'static [(&'static str, Look)],
-) -> Piece {
-    let st = expect_context::<AppState>();
-    let list = settings_list(host, settings);
-    Rc::new(move || {
-        format!(
-            r#"<section class="panel" aria-labelledby="{heading}"><h2 id="{heading}">{}</h2>{}</section>"#,
-            escape(t(st.lang.get(), key)),
-            list()
-        )
-    })
-}
-
-fn advanced() -> Piece {
-    let st = expect_context::<AppState>();
-    let list = settings_list("advanced-settings", ADVANCED_PANEL);
-    Rc::new(move || {
-        format!(
-            r#"<details class="panel advanced" id="advanced"><summary>{}</summary>{}</details>"#,
-            escape(t(st.lang.get(), "advanced")),
-            list()
-        )
-    })
-}
 
 #[cfg(test)]
 mod tests {

@@ -1,19 +1,15 @@
-//! vram-budget in the browser: a panic hook that shows a banner, then the app.
+//! vram-budget in the browser: a panic hook that shows a banner, then the Leptos app.
 
 mod app;
 #[cfg(feature = "bench")]
 mod bench;
 mod chart;
 mod components;
-mod dom;
 mod i18n;
-mod later;
 mod local_module;
 mod page_js;
-mod reactive;
 mod readers;
 mod state;
-mod warm;
 mod zh;
 
 fn main() {
@@ -21,5 +17,5 @@ fn main() {
         console_error_panic_hook::hook(info);
         app::show_panic_banner();
     }));
-    app::start();
+    leptos::mount::mount_to_body(app::App);
 }

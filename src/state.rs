@@ -6,7 +6,7 @@ use vram_engine::{
 };
 
 use crate::i18n::{browser_lang, Lang};
-use crate::reactive::*;
+use leptos::prelude::*;
 
 /// The page state, shared through context.
 #[derive(Clone, Copy)]

@@ -6,7 +6,7 @@
 use wasm_bindgen::JsValue;
 
 use crate::i18n::Lang;
-use crate::reactive::*;
+use leptos::prelude::*;
 use crate::readers::export;
 use crate::state::AppState;
 
@@ -59,7 +59,7 @@ pub fn switch_to(st: AppState, lang: Lang) {
         return;
     }
     mark(true, false);
-    crate::reactive::spawn_local(async move {
+    leptos::task::spawn_local(async move {
         let ready = load_table().await;
         mark(false, !ready);
         if ready {

@@ -5,7 +5,6 @@
 //! and each shard's header, never the weights), or a GGUF file picked from a repository's list
 //! (its header read in Range requests into the llama.cpp job by the llama.cpp module's reader).
 
-use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -13,11 +12,10 @@ use js_sys::{Array, Function};
 use vram_engine::{decode_arch, GgufFile, GgufSummary, HubEndpoint, HubSource, Job, ModelChoice};
 use wasm_bindgen::prelude::*;
 
-use crate::chart::escape as esc;
+use leptos::prelude::*;
+
 use crate::components::{event_element, event_target_id};
-use crate::dom::{self, Piece};
 use crate::i18n::{t, Lang};
-use crate::reactive::*;
 use crate::readers::{self, HUB_TIMEOUT_MS};
 use crate::state::AppState;
 
@@ -90,7 +88,7 @@ fn use_model(st: &AppState, arch: vram_engine::Architecture, source: HubSource) 
 }
 
 /// Where the budget's model was read from, under the box.
-fn source_line(st: &AppState, l: Lang) -> String {
+fn source_line(st: &AppState, l: Lang) -> Option<String> {
     st.scenario.with(|s| {
         let gguf_source = s.gguf.as_ref().and_then(|f| f.source.as_ref());
         let model_source = match &s.model {
@@ -99,18 +97,14 @@ fn source_line(st: &AppState, l: Lang) -> String {
             } => Some(src),
             _ => None,
         };
-        gguf_source.or(model_source).map_or(String::new(), |src| {
-            format!(
-                r#"<p class="note" id="hub-source">{} · {} {}</p>"#,
-                esc(&src.id()),
-                t(l, "hub_read_on"),
-                src.read_on
-            )
-        })
+        gguf_source
+            .or(model_source)
+            .map(|src| format!("{} · {} {}", src.id(), t(l, "hub_read_on"), src.read_on))
     })
 }
 
-pub fn hub_picker() -> Piece {
+#[component]
+pub fn HubPicker() -> impl IntoView {
     let st = expect_context::<AppState>();
     let shown = Shown {
         form: RwSignal::new(String::new()),
@@ -148,7 +142,7 @@ pub fn hub_picker() -> Piece {
             .unwrap_or_default(),
     );
     let lang = st.lang.get_untracked();
-    crate::reactive::spawn_local(async move {
+    leptos::task::spawn_local(async move {
         let open = readers::hub_open(&sink, &reader, lang, &id, &endpoint).await;
         opened.set(Some(open.is_ok()));
         events.set_value(open.ok());
@@ -174,51 +168,44 @@ pub fn hub_picker() -> Piece {
         }
         l
     });
-    let extra = Memo::new(move |_| {
-        let l = st.lang.get();
-        let failed = match opened.get() {
-            Some(false) => format!(
-                r#"<p class="input-error" id="hub-error" role="alert">{}</p>"#,
-                t(l, "readers_failed")
-            ),
-            _ => String::new(),
-        };
-        format!("{failed}{}", source_line(&st, l))
-    });
-    dom::patched_after_paint("hub-form", Memo::new(move |_| shown.form.get()));
-    dom::patched_after_paint("hub-said", Memo::new(move |_| shown.said.get()));
-    dom::patched_after_paint("hub-extra", extra);
-    let target = event_target_id;
-    dom::on("hub-box", "click", move |ev| {
-        match event_element(ev).and_then(|e| e.get_attribute("data-parts")) {
+    let lang = move || st.lang.get();
+    let target = |ev: &web_sys::Event| event_target_id(ev);
+    let clicked = move |ev: web_sys::MouseEvent| {
+        match event_element(&ev).and_then(|e| e.get_attribute("data-parts")) {
             Some(parts) => forward("click", "", "", &parts),
-            None if target(ev) == "hub-read" => forward("click", "hub-read", "", ""),
+            None if target(&ev) == "hub-read" => forward("click", "hub-read", "", ""),
             None => {}
         }
-    });
-    dom::on("hub-box", "keydown", move |ev| {
-        let enter = ev
-            .dyn_ref::<web_sys::KeyboardEvent>()
-            .is_some_and(|k| k.key() == "Enter");
-        if enter && target(ev) == "hub-id" {
+    };
+    let pressed = move |ev: web_sys::KeyboardEvent| {
+        if ev.key() == "Enter" && target(&ev) == "hub-id" {
             forward("enter", "hub-id", "", "")
         }
-    });
-    dom::on("hub-box", "input", move |ev| {
-        forward("input", &target(ev), &event_target_value(ev), "")
-    });
-    dom::on("hub-box", "change", move |ev| {
-        forward("change", &target(ev), &event_target_value(ev), "")
-    });
-    // until the module has opened the box: `data-stale` (the browser tests' reads wait)
-    Rc::new(move || {
-        let stale = if opened.get().is_none() {
-            r#" data-stale="""#
-        } else {
-            ""
-        };
-        format!(
-            r#"<div class="field" id="hub-box"{stale}><div id="hub-form"></div><div id="hub-said"></div><div id="hub-extra"></div></div>"#
-        )
-    })
+    };
+    view! {
+        <div
+            class="field"
+            id="hub-box"
+            data-stale=move || opened.get().is_none().then_some("")
+            on:click=clicked
+            on:keydown=pressed
+            on:input=move |ev| forward("input", &target(&ev), &event_target_value(&ev), "")
+            on:change=move |ev| forward("change", &target(&ev), &event_target_value(&ev), "")
+        >
+            // the form and what the module says are markup the readers module writes
+            <div id="hub-form" inner_html=move || shown.form.get()></div>
+            <div id="hub-said" inner_html=move || shown.said.get()></div>
+            <div id="hub-extra">
+                <Show when=move || opened.get() == Some(false)>
+                    <p class="input-error" id="hub-error" role="alert">
+                        {move || t(lang(), "readers_failed")}
+                    </p>
+                </Show>
+                {move || {
+                    source_line(&st, lang())
+                        .map(|line| view! { <p class="note" id="hub-source">{line}</p> })
+                }}
+            </div>
+        </div>
+    }
 }

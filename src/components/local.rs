@@ -6,15 +6,11 @@ use vram_engine::{encode_link, GgufFile, Job, PageSettings, ProjectorFile, Tenso
 use vram_text::{llama_word, LlamaWord as W};
 use wasm_bindgen::JsCast;
 
-use std::rc::Rc;
+use leptos::prelude::*;
 
-use crate::components::event_target_id;
-use crate::dom::{self, patched_after_paint, Piece};
 use crate::i18n::{t, Lang};
 use crate::local_module::{local_view, preload, read_picked, LocalMarkup, PickProblem, Picked};
-use crate::reactive::*;
 use crate::state::AppState;
-use vram_text::escape;
 
 fn is_local(st: &AppState) -> bool {
     st.scenario.with(|s| s.job == Job::Local)
@@ -34,7 +30,7 @@ fn problem_text(lang: Lang, p: &PickProblem) -> String {
 /// why neither).
 fn pick(st: AppState, problem: RwSignal<Option<PickProblem>>, file: web_sys::File) {
     let name: String = file.name().chars().take(80).collect();
-    crate::reactive::spawn_local(async move {
+    leptos::task::spawn_local(async move {
         match read_picked(&file).await {
             Ok(picked) => {
                 problem.set(None);
@@ -73,87 +69,82 @@ fn pick_all(
 /// The file panel's markup: the model's and the projector's names, the file input, the buttons
 /// that clear them, and why the last pick was refused. Written as one string (the panel listens
 /// for its inputs' events), so the page carries one element's code for it.
-fn file_panel_markup(st: AppState, lang: Lang, problem: Option<&PickProblem>) -> String {
-    let w = |x| escape(llama_word(lang, x));
-    let (model, has_file, projector, has_projector) = st.scenario.with(|s| {
-        let model = match &s.gguf {
-            Some(f) => f.name.clone(),
-            None => format!("{} ({})", s.model.name(), llama_word(lang, W::FromPreset)),
-        };
-        let projector = s.mmproj.as_ref().map(|f| f.name.clone());
-        (
-            model,
-            s.gguf.is_some(),
-            projector
-                .clone()
-                .unwrap_or_else(|| llama_word(lang, W::NoProjector).into()),
-            projector.is_some(),
-        )
-    });
-    let hidden = |shown: bool| if shown { "" } else { r#" hidden="""# };
-    format!(
-        r#"<h2 id="gguf-h">{}</h2><p id="gguf-name">{}</p><p id="mmproj-name">{}: {}</p><label class="file">{}<input type="file" id="gguf-file" accept=".gguf" multiple="" /></label><button type="button" id="gguf-clear"{}>{}</button><button type="button" id="mmproj-clear"{}>{}</button><p class="input-error" id="gguf-error" role="alert">{}</p>"#,
-        w(W::ModelFile),
-        escape(&model),
-        w(W::ProjectorFile),
-        escape(&projector),
-        w(W::PickFile),
-        hidden(has_file),
-        w(W::UsePreset),
-        hidden(has_projector),
-        w(W::RemoveProjector),
-        problem
-            .map(|p| escape(&problem_text(lang, p)))
-            .unwrap_or_default(),
-    )
-}
-
-/// The GGUF files of a local run: a file input (the model, and a vision projector if any) that
-/// also takes dropped files.
-pub fn local_model_file() -> Piece {
+/// The picked `.gguf` file (or the preset it stands in for) and the vision projector, with
+/// the file input, their clear buttons and why a pick was refused; shown for a local run.
+#[component]
+pub fn LocalModelFile() -> impl IntoView {
     let st = expect_context::<AppState>();
     let problem = RwSignal::new(None::<PickProblem>);
-    // a memo: a slider step that leaves the files alone does not write the panel again
-    let markup = Memo::new(move |_| {
-        if !is_local(&st) {
-            return String::new();
-        }
-        let lang = st.lang.get();
-        let panel = problem.with(|p| file_panel_markup(st, lang, p.as_ref()));
-        format!(
-            r#"<section class="panel" id="gguf-drop" aria-labelledby="gguf-h">{panel}</section>"#
-        )
+    let lang = move || st.lang.get();
+    let w = move |x| llama_word(lang(), x);
+    let files = Memo::new(move |_| {
+        let l = lang();
+        st.scenario.with(|s| {
+            let model = match &s.gguf {
+                Some(f) => f.name.clone(),
+                None => format!("{} ({})", s.model.name(), llama_word(l, W::FromPreset)),
+            };
+            let projector = s.mmproj.as_ref().map(|f| f.name.clone());
+            (model, s.gguf.is_some(), projector)
+        })
     });
-    patched_after_paint("gguf-box", markup);
-    let on_change = move |ev: &web_sys::Event| {
+    let picked = move |ev: web_sys::Event| {
         let files = ev
             .target()
             .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
-            .filter(|i| i.id() == "gguf-file")
             .and_then(|i| i.files());
         pick_all(st, problem, files);
     };
-    let on_click = move |ev: &web_sys::Event| match event_target_id(ev).as_str() {
-        "gguf-clear" => st.edit(|s| s.gguf = None),
-        "mmproj-clear" => st.edit(|s| s.mmproj = None),
-        _ => {}
-    };
-    let on_drop = move |ev: &web_sys::Event| {
+    let dropped = move |ev: web_sys::DragEvent| {
         ev.prevent_default();
-        let files = ev
-            .dyn_ref::<web_sys::DragEvent>()
-            .and_then(|d| d.data_transfer())
-            .and_then(|d| d.files());
+        let files = ev.data_transfer().and_then(|d| d.files());
         pick_all(st, problem, files);
     };
-    dom::on("gguf-box", "dragover", |ev| ev.prevent_default());
-    dom::on("gguf-box", "drop", on_drop);
-    dom::on("gguf-box", "change", on_change);
-    dom::on("gguf-box", "click", on_click);
-    dom::fixed(r#"<div id="gguf-box"></div>"#.into())
+    view! {
+        <div id="gguf-box">
+            <Show when=move || is_local(&st)>
+                <section
+                    class="panel"
+                    id="gguf-drop"
+                    aria-labelledby="gguf-h"
+                    on:dragover=|ev| ev.prevent_default()
+                    on:drop=dropped
+                >
+                    <h2 id="gguf-h">{move || w(W::ModelFile)}</h2>
+                    <p id="gguf-name">{move || files.get().0}</p>
+                    <p id="mmproj-name">
+                        {move || w(W::ProjectorFile)} ": "
+                        {move || files.get().2.unwrap_or_else(|| w(W::NoProjector).into())}
+                    </p>
+                    <label class="file">
+                        {move || w(W::PickFile)}
+                        <input type="file" id="gguf-file" accept=".gguf" multiple on:change=picked/>
+                    </label>
+                    <button
+                        type="button"
+                        id="gguf-clear"
+                        hidden=move || !files.get().1
+                        on:click=move |_| st.edit(|s| s.gguf = None)
+                    >
+                        {move || w(W::UsePreset)}
+                    </button>
+                    <button
+                        type="button"
+                        id="mmproj-clear"
+                        hidden=move || files.get().2.is_none()
+                        on:click=move |_| st.edit(|s| s.mmproj = None)
+                    >
+                        {move || w(W::RemoveProjector)}
+                    </button>
+                    <p class="input-error" id="gguf-error" role="alert">
+                        {move || problem.with(|p| p.as_ref().map(|p| problem_text(lang(), p)))}
+                    </p>
+                </section>
+            </Show>
+        </div>
+    }
 }
 
-/// What the panel shows: the module's markup for a scenario's query, or that it did not load.
 #[derive(Clone, PartialEq)]
 enum Shown {
     Loading,
@@ -163,7 +154,10 @@ enum Shown {
 
 /// The local run's answer, asked of the module whenever the scenario changes while the job is
 /// local; the last answer stays until the next arrives, and an answer to an older query is dropped.
-pub fn local_results() -> Piece {
+/// The llama.cpp / Ollama run's answer and its speed chart, written by the on-demand llama.cpp
+/// module (`crates/local-web`) for the scenario's link.
+#[component]
+pub fn LocalResults() -> impl IntoView {
     let st = expect_context::<AppState>();
     let shown = RwSignal::new(Shown::Loading);
     let latest = StoredValue::new(String::new());
@@ -176,7 +170,7 @@ pub fn local_results() -> Piece {
         };
         preload();
         latest.set_value(query.clone());
-        crate::reactive::spawn_local(async move {
+        leptos::task::spawn_local(async move {
             let answer = local_view(&query).await;
             if latest.with_value(|l| *l == query) {
                 shown.set(answer.map_or(Shown::NotLoaded, Shown::Markup));
@@ -205,8 +199,8 @@ pub fn local_results() -> Piece {
             _ => String::new(),
         })
     };
-    // the module's answer holds the --tensor-split box: its change reaches the scenario here
-    let on_change = move |ev: &web_sys::Event| {
+    // the tensor split's box is in the module's markup: one listener on the answer
+    let split_typed = move |ev: web_sys::Event| {
         let Some(input) = ev
             .target()
             .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
@@ -215,7 +209,6 @@ pub fn local_results() -> Piece {
             return;
         };
         let lang = st.lang.get_untracked();
-        // what the box says until the module answers (or when the scenario does not change)
         let said = match TensorShares::parse(&input.value()) {
             Some(shares) => {
                 let gpus = st.scenario.with_untracked(|s| s.gpus as usize);
@@ -228,15 +221,18 @@ pub fn local_results() -> Piece {
             p.set_text_content(Some(said.unwrap_or("")));
         }
     };
-    patched_after_paint("local", Memo::new(move |_| part(false)));
-    patched_after_paint("local-speed", Memo::new(move |_| part(true)));
-    dom::on("local", "change", on_change);
-    let loading = Memo::new(move |_| shown.with(|s| *s == Shown::Loading));
-    Rc::new(move || {
-        format!(
-            r#"<section class="panel local" id="local" aria-busy="{}"></section><section class="panel"><h2>{}</h2><div id="local-speed" class="chart"></div></section>"#,
-            loading.get(),
-            escape(llama_word(st.lang.get(), W::SpeedChart))
-        )
-    })
+    let loading = move || shown.with(|s| *s == Shown::Loading);
+    view! {
+        <section
+            class="panel local"
+            id="local"
+            aria-busy=move || loading().to_string()
+            on:change=split_typed
+            inner_html=move || part(false)
+        ></section>
+        <section class="panel">
+            <h2>{move || llama_word(st.lang.get(), W::SpeedChart)}</h2>
+            <div id="local-speed" class="chart" inner_html=move || part(true)></div>
+        </section>
+    }
 }

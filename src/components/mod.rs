@@ -1,4 +1,5 @@
-//! Small components: generic inputs, the model picker, the results.
+//! The page's components: the settings' controls, the model picker, the answer, the measurement,
+//! the Hub box and the llama.cpp job.
 
 pub mod controls;
 pub mod hub;
@@ -6,14 +7,17 @@ pub mod local;
 pub mod measured;
 pub mod model;
 pub mod moving;
-pub mod on_screen;
 pub mod results;
 pub mod segment_label;
-pub mod settings_list;
+pub mod settings;
 
+use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-/// The element an event happened on: the panels written as markup listen on their container.
+use crate::i18n::t;
+use crate::state::AppState;
+
+/// The element an event happened on.
 pub fn event_element(ev: &web_sys::Event) -> Option<web_sys::Element> {
     ev.target()
         .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
@@ -24,32 +28,21 @@ pub fn event_target_id(ev: &web_sys::Event) -> String {
     event_element(ev).map(|e| e.id()).unwrap_or_default()
 }
 
-/// Shows `value` in the input or text box `id`: the panels written as markup are written once,
-/// not bound, so a value the page sets (a file's text, its name) goes to the element itself.
-pub fn show_value(id: &str, value: &str) {
-    let el = web_sys::window()
-        .and_then(|w| w.document())
-        .and_then(|d| d.get_element_by_id(id));
-    if let Some(el) = el {
-        let _ = js_sys::Reflect::set(&el, &"value".into(), &value.into());
+/// Under a box read on demand: why its text was refused (`{box}-error`) and "Reading …" while
+/// the module reads it (`{box}-status`).
+#[component]
+pub fn ErrorAndStatus(
+    #[prop(into)] id: String,
+    #[prop(into)] error: Signal<Option<String>>,
+    #[prop(into)] reading: Signal<bool>,
+) -> impl IntoView {
+    let st = expect_context::<AppState>();
+    view! {
+        <p class="input-error" id=format!("{id}-error") role="alert">
+            {move || error.get().unwrap_or_default()}
+        </p>
+        <p id=format!("{id}-status") role="status">
+            {move || if reading.get() { t(st.lang.get(), "reading") } else { "" }}
+        </p>
     }
-}
-
-/// Under a box read on demand: why its text was refused (`{box}-error`, escaped) and
-/// "Reading …" while the module reads it (`{box}-status`), as markup.
-pub fn error_and_status(
-    box_id: &str,
-    lang: crate::i18n::Lang,
-    error: Option<&str>,
-    reading: bool,
-) -> String {
-    let error = error.map(vram_text::escape).unwrap_or_default();
-    let status = if reading {
-        crate::i18n::t(lang, "reading")
-    } else {
-        ""
-    };
-    format!(
-        r#"<p class="input-error" id="{box_id}-error" role="alert">{error}</p><p id="{box_id}-status" role="status">{status}</p>"#
-    )
 }

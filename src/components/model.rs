@@ -1,5 +1,7 @@
-//! The model: a searchable preset, a bare parameter count, or a pasted / uploaded config.json.
+//! The model: a searchable preset, a bare parameter count, a model id read from the Hub, or a
+//! pasted / uploaded config.json.
 
+use leptos::prelude::*;
 use vram_engine::find_preset;
 use vram_engine::parse_param_count;
 use vram_engine::MAX_CONFIG_BYTES;
@@ -7,14 +9,10 @@ use vram_engine::{presets, Architecture, ModelChoice, PartFormats};
 use vram_engine::{short_count, thousands};
 use wasm_bindgen::JsCast;
 
-use std::rc::Rc;
-
-use super::hub::hub_picker;
-use super::settings_list::buttons_field;
-use crate::chart::escape as esc;
-use crate::dom::{self, patched_after_paint, Piece};
+use super::hub::HubPicker;
+use super::settings::Buttons;
+use super::ErrorAndStatus;
 use crate::i18n::{t, Lang};
-use crate::reactive::*;
 use crate::readers::{self, Refused};
 use crate::state::AppState;
 
@@ -50,7 +48,9 @@ const SOURCES: [(&str, &str); 4] = [
     ("hub", "source_hub"),
 ];
 
-pub fn model_picker() -> Piece {
+/// The model panel: the source buttons, the chosen source's own panel, the model's summary.
+#[component]
+pub fn ModelPicker() -> impl IntoView {
     let st = expect_context::<AppState>();
     let lang = move || st.lang.get();
     let initial = st.scenario.with_untracked(|s| match s.model {
@@ -62,16 +62,13 @@ pub fn model_picker() -> Piece {
         ModelChoice::Custom { .. } => "config",
     });
     let source = RwSignal::new(initial);
-    // the four sources as a row of buttons, markup patched in place (`settings_list`)
-    let buttons = Memo::new(move |_| {
+    let options = Signal::derive(move || {
         let l = lang();
-        let sources: Vec<(&'static str, String)> = SOURCES
+        SOURCES
             .iter()
             .map(|(k, key)| (*k, t(l, key).to_string()))
-            .collect();
-        buttons_field("model-source", &esc(t(l, "model")), &sources, source.get())
+            .collect::<Vec<_>>()
     });
-    patched_after_paint("model-buttons", buttons);
     let pick_source = move |k: &'static str| {
         source.set(k);
         if k == "params" {
@@ -90,8 +87,8 @@ pub fn model_picker() -> Piece {
             st.edit(|s| s.model = ModelChoice::Preset("llama-3.1-8b"));
         }
     };
-    let clicked = move |ev: &web_sys::Event| {
-        let key = crate::components::event_element(ev).and_then(|e| e.get_attribute("data-k"));
+    let clicked = move |ev: web_sys::MouseEvent| {
+        let key = super::event_element(&ev).and_then(|e| e.get_attribute("data-k"));
         if let Some(k) = SOURCES
             .iter()
             .map(|(k, _)| *k)
@@ -100,24 +97,93 @@ pub fn model_picker() -> Piece {
             pick_source(k);
         }
     };
-    dom::on("model-buttons", "click", clicked);
-    // the source's own panel, set up while it is the chosen one (a Hub box opens the module)
-    let chosen = |key: &'static str| Memo::new(move |_| source.get() == key);
-    let panels: [Piece; 4] = [
-        dom::while_shown(chosen("preset"), preset_picker),
-        dom::while_shown(chosen("params"), params_picker),
-        dom::while_shown(chosen("hub"), hub_picker),
-        dom::while_shown(chosen("config"), config_picker),
-    ];
-    let summary = model_summary();
-    Rc::new(move || {
-        let panels: String = panels.iter().map(|p| p()).collect();
-        format!(
-            r#"<section class="panel" aria-labelledby="model-h"><h2 id="model-h">{}</h2><div class="settings" id="model-buttons"></div>{panels}{}</section>"#,
-            esc(t(lang(), "model")),
-            summary()
-        )
-    })
+    let label = Signal::derive(move || t(lang(), "model"));
+    view! {
+        <section class="panel" aria-labelledby="model-h">
+            <h2 id="model-h">{move || t(lang(), "model")}</h2>
+            <div class="settings" id="model-buttons" on:click=clicked>
+                <Buttons id="model-source" label options value=source/>
+            </div>
+            <Show when=move || source.get() == "preset"><PresetPicker/></Show>
+            <Show when=move || source.get() == "params"><ParamsPicker/></Show>
+            <Show when=move || source.get() == "hub"><HubPicker/></Show>
+            <Show when=move || source.get() == "config"><ConfigPicker/></Show>
+            <ModelSummary/>
+        </section>
+    }
+}
+
+/// The families of `found`, in order, each once.
+fn families(found: &[&'static vram_engine::Preset]) -> Vec<&'static str> {
+    let mut families: Vec<&'static str> = found.iter().map(|p| p.family).collect();
+    families.dedup();
+    families
+}
+
+/// A search box and the presets it matches, grouped by family, the current one selected.
+#[component]
+fn PresetPicker() -> impl IntoView {
+    let st = expect_context::<AppState>();
+    let filter = RwSignal::new(String::new());
+    let lang = move || st.lang.get();
+    let current = Memo::new(move |_| {
+        st.scenario.with(|s| match s.model {
+            ModelChoice::Preset(id) => id,
+            _ => "",
+        })
+    });
+    let pick = move |id: &str| {
+        if let Some(p) = find_preset(id) {
+            st.edit(|s| s.model = ModelChoice::Preset(p.id));
+        }
+    };
+    let searched = move |ev: web_sys::Event| {
+        let f = event_target_value(&ev).to_ascii_lowercase();
+        // a search that narrows to one model picks it
+        if let [only] = matching(&f).as_slice() {
+            pick(only.id);
+        }
+        filter.set(f);
+    };
+    let groups = move || {
+        let found = filter.with(|f| matching(f));
+        families(&found)
+            .into_iter()
+            .map(|family| {
+                let options = found
+                    .iter()
+                    .filter(|p| p.family == family)
+                    .map(|p| {
+                        let id = p.id;
+                        view! {
+                            <option value=id prop:selected=move || current.get() == id>{p.name}</option>
+                        }
+                    })
+                    .collect_view();
+                view! { <optgroup label=family>{options}</optgroup> }
+            })
+            .collect_view()
+    };
+    view! {
+        <div class="settings" id="preset-box">
+            <div class="field">
+                <label for="preset-search">{move || t(lang(), "search")}</label>
+                <input
+                    type="search"
+                    id="preset-search"
+                    placeholder="llama, qwen, 70b…"
+                    autocomplete="off"
+                    on:input=searched
+                />
+            </div>
+            <div class="field">
+                <label for="preset">{move || t(lang(), "preset")}</label>
+                <select id="preset" size="6" on:change=move |ev| pick(&event_target_value(&ev))>
+                    {groups}
+                </select>
+            </div>
+        </div>
+    }
 }
 
 /// The presets whose id or name holds `filter` (lower case), in the presets' order.
@@ -130,78 +196,6 @@ fn matching(filter: &str) -> Vec<&'static vram_engine::Preset> {
                 || p.name.to_ascii_lowercase().contains(filter)
         })
         .collect()
-}
-
-/// The preset list as markup: one group per family, `current` selected.
-fn preset_options(filter: &str, current: &str) -> String {
-    let found = matching(filter);
-    let mut families: Vec<&'static str> = found.iter().map(|p| p.family).collect();
-    families.dedup();
-    families
-        .into_iter()
-        .map(|family| {
-            let options: String = found
-                .iter()
-                .filter(|p| p.family == family)
-                .map(|p| {
-                    let selected = if p.id == current {
-                        r#" selected="""#
-                    } else {
-                        ""
-                    };
-                    format!(
-                        r#"<option value="{}"{selected}>{}</option>"#,
-                        esc(p.id),
-                        esc(p.name)
-                    )
-                })
-                .collect();
-            format!(r#"<optgroup label="{}">{options}</optgroup>"#, esc(family))
-        })
-        .collect()
-}
-
-/// A search box and the presets it matches, as markup patched in place: the box holds what the
-/// user types (no value in the markup), the list follows the search and the model.
-fn preset_picker() -> Piece {
-    let st = expect_context::<AppState>();
-    let filter = RwSignal::new(String::new());
-    let markup = Memo::new(move |_| {
-        let l = st.lang.get();
-        let current = st.scenario.with(|s| match s.model {
-            ModelChoice::Preset(id) => id,
-            _ => "",
-        });
-        let options = filter.with(|f| preset_options(f, current));
-        format!(
-            r#"<div class="field"><label for="preset-search">{}</label><input type="search" id="preset-search" placeholder="llama, qwen, 70b…" autocomplete="off" /></div><div class="field"><label for="preset">{}</label><select id="preset" size="6">{options}</select></div>"#,
-            esc(t(l, "search")),
-            esc(t(l, "preset"))
-        )
-    });
-    patched_after_paint("preset-box", markup);
-    let target = super::event_target_id;
-    let pick = move |id: &str| {
-        if let Some(p) = find_preset(id) {
-            st.edit(|s| s.model = ModelChoice::Preset(p.id));
-        }
-    };
-    dom::on("preset-box", "input", move |ev| {
-        if target(ev) == "preset-search" {
-            let f = event_target_value(ev).to_ascii_lowercase();
-            // a search that narrows to one model picks it
-            if let [only] = matching(&f).as_slice() {
-                pick(only.id);
-            }
-            filter.set(f);
-        }
-    });
-    dom::on("preset-box", "change", move |ev| {
-        if target(ev) == "preset" {
-            pick(&event_target_value(ev))
-        }
-    });
-    dom::fixed(r#"<div class="settings" id="preset-box"></div>"#.into())
 }
 
 /// The parameter-count slider's range.
@@ -222,27 +216,18 @@ fn params_at(p: u64) -> u64 {
     ((n / mag).round() * mag) as u64
 }
 
-/// A bare parameter count: a slider and a box, as markup patched in place.
-fn params_picker() -> Piece {
+/// A bare parameter count: a slider and a box.
+#[component]
+fn ParamsPicker() -> impl IntoView {
     let st = expect_context::<AppState>();
     let error = RwSignal::new(None::<String>);
-    let markup = Memo::new(move |_| {
-        let l = st.lang.get();
-        let n = st.scenario.with(|s| match s.model {
+    let lang = move || st.lang.get();
+    let n = Memo::new(move |_| {
+        st.scenario.with(|s| match s.model {
             ModelChoice::Params(n) => n,
             _ => 7_000_000_000,
-        });
-        let label = esc(t(l, "params_slider"));
-        let count = short_count(n);
-        format!(
-            r#"<div class="field slider-field"><label for="params-text">{label}: <strong id="params-value">{count}</strong></label><div class="slider-row"><input type="range" id="params" min="0" max="1000" step="1" aria-label="{label}" value="{}" /><input type="text" id="params-text" inputmode="decimal" value="{count}" /></div><p class="input-error" id="params-err" role="status">{}</p><p class="note" id="approx-note">{}</p></div>"#,
-            params_pos(n),
-            error.with(|e| esc(e.as_deref().unwrap_or(""))),
-            esc(t(l, "approx_note"))
-        )
+        })
     });
-    patched_after_paint("params-box", markup);
-    let target = super::event_target_id;
     let typed = move |text: String| match parse_param_count(&text) {
         Ok(n) if Architecture::from_param_count(n).is_ok() => {
             error.set(None);
@@ -251,22 +236,50 @@ fn params_picker() -> Piece {
         Ok(_) => error.set(Some(t(st.lang.get_untracked(), "params_range").to_string())),
         Err(e) => error.set(Some(vram_text::error(st.lang.get_untracked(), &e))),
     };
-    dom::on("params-box", "input", move |ev| {
-        if target(ev) == "params" {
-            if let Ok(p) = event_target_value(ev).parse::<u64>() {
-                st.edit(|s| s.model = ModelChoice::Params(params_at(p)));
-            }
+    let slid = move |ev: web_sys::Event| {
+        if let Ok(p) = event_target_value(&ev).parse::<u64>() {
+            st.edit(|s| s.model = ModelChoice::Params(params_at(p)));
         }
-    });
-    dom::on("params-box", "change", move |ev| {
-        if target(ev) == "params-text" {
-            typed(event_target_value(ev))
-        }
-    });
-    dom::fixed(r#"<div class="settings" id="params-box"></div>"#.into())
+    };
+    let label = move || t(lang(), "params_slider");
+    view! {
+        <div class="settings" id="params-box">
+            <div class="field slider-field">
+                <label for="params-text">
+                    {label} ": " <strong id="params-value">{move || short_count(n.get())}</strong>
+                </label>
+                <div class="slider-row">
+                    <input
+                        type="range"
+                        id="params"
+                        min="0"
+                        max="1000"
+                        step="1"
+                        aria-label=label
+                        prop:value=move || params_pos(n.get()).to_string()
+                        on:input=slid
+                    />
+                    <input
+                        type="text"
+                        id="params-text"
+                        inputmode="decimal"
+                        prop:value=move || short_count(n.get())
+                        on:change=move |ev| typed(event_target_value(&ev))
+                    />
+                </div>
+                <p class="input-error" id="params-err" role="status">
+                    {move || error.get().unwrap_or_default()}
+                </p>
+                <p class="note" id="approx-note">{move || t(lang(), "approx_note")}</p>
+            </div>
+        </div>
+    }
 }
 
-fn config_picker() -> Piece {
+/// A config.json pasted or uploaded, read by the on-demand readers module, and the fields of
+/// the custom architecture it gave.
+#[component]
+fn ConfigPicker() -> impl IntoView {
     let st = expect_context::<AppState>();
     let lang = move || st.lang.get();
     let text = RwSignal::new(String::new());
@@ -283,7 +296,7 @@ fn config_picker() -> Piece {
             return;
         }
         reading.set(true);
-        crate::reactive::spawn_local(async move {
+        leptos::task::spawn_local(async move {
             let read = readers::read_config(&body).await;
             reading.set(false);
             match read {
@@ -305,7 +318,7 @@ fn config_picker() -> Piece {
             }
         });
     };
-    let on_file = move |ev: &web_sys::Event| {
+    let on_file = move |ev: web_sys::Event| {
         let Some(input) = ev
             .target()
             .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
@@ -320,69 +333,71 @@ fn config_picker() -> Piece {
             return;
         }
         name.set(file.name().trim_end_matches(".json").to_string());
-        super::show_value("config-name", &name.get_untracked());
         let promise = file.text();
-        crate::reactive::spawn_local(async move {
+        leptos::task::spawn_local(async move {
             match wasm_bindgen_futures::JsFuture::from(promise).await {
                 Ok(v) => {
                     let body = v.as_string().unwrap_or_default();
                     text.set(body.clone());
-                    super::show_value("config-text", &body);
                     apply(body);
                 }
                 Err(_) => error.set(Some(ConfigProblem::Unreadable)),
             }
         });
     };
-    // the name, the box and the buttons as one escaped string with one handler per event kind on
-    // their container (a tree of Leptos elements here cost the first load several KB); written
-    // again only when the language changes, with what the user typed
-    let form =
-        Memo::new(move |_| config_form(lang(), &name.get_untracked(), &text.get_untracked()));
-    let said = Memo::new(move |_| {
+    let said = Signal::derive(move || {
         let l = lang();
-        let error = error.with(|e| e.as_ref().map(|e| e.text(l)));
-        super::error_and_status("config", l, error.as_deref(), reading.get())
+        error.with(|e| e.as_ref().map(|e| e.text(l)))
     });
-    patched_after_paint("config-form", form);
-    patched_after_paint("config-said", said);
-    let target = super::event_target_id;
-    dom::on("config-box", "focusin", |_| readers::preload());
-    dom::on("config-box", "input", move |ev| match target(ev).as_str() {
-        "config-name" => name.set(event_target_value(ev)),
-        "config-text" => text.set(event_target_value(ev)),
-        _ => {}
-    });
-    dom::on("config-box", "click", move |ev| {
-        if target(ev) == "config-apply" {
-            apply(text.get_untracked())
-        }
-    });
-    dom::on("config-box", "change", move |ev| {
-        if target(ev) == "config-file" {
-            on_file(ev)
-        }
-    });
-    let editor = arch_editor();
-    Rc::new(move || {
-        format!(
-            r#"<div id="config-box"><div id="config-form"></div><div id="config-said"></div></div>{}"#,
-            editor()
-        )
-    })
-}
-
-/// The model's name, the config.json box, its button and the file input, as escaped markup.
-fn config_form(l: Lang, name: &str, text: &str) -> String {
-    format!(
-        r#"<div class="field"><label for="config-name">{}</label><input type="text" id="config-name" maxlength="80" value="{}"></div><div class="field"><label for="config-text">{}</label><textarea id="config-text" rows="6" spellcheck="false" placeholder="{{&quot;hidden_size&quot;: 4096, …}}">{}</textarea><div class="row"><button type="button" id="config-apply">{}</button><label class="file">{}<input type="file" id="config-file" accept=".json,application/json"></label></div></div>"#,
-        esc(t(l, "config_name")),
-        esc(name),
-        esc(t(l, "paste_config")),
-        esc(text),
-        esc(t(l, "use_config")),
-        esc(t(l, "upload_config")),
-    )
+    view! {
+        <div id="config-box" on:focusin=|_| readers::preload()>
+            <div id="config-form">
+                <div class="field">
+                    <label for="config-name">{move || t(lang(), "config_name")}</label>
+                    <input
+                        type="text"
+                        id="config-name"
+                        maxlength="80"
+                        prop:value=move || name.get()
+                        on:input=move |ev| name.set(event_target_value(&ev))
+                    />
+                </div>
+                <div class="field">
+                    <label for="config-text">{move || t(lang(), "paste_config")}</label>
+                    <textarea
+                        id="config-text"
+                        rows="6"
+                        spellcheck="false"
+                        placeholder="{\"hidden_size\": 4096, …}"
+                        prop:value=move || text.get()
+                        on:input=move |ev| text.set(event_target_value(&ev))
+                    ></textarea>
+                    <div class="row">
+                        <button
+                            type="button"
+                            id="config-apply"
+                            on:click=move |_| apply(text.get_untracked())
+                        >
+                            {move || t(lang(), "use_config")}
+                        </button>
+                        <label class="file">
+                            {move || t(lang(), "upload_config")}
+                            <input
+                                type="file"
+                                id="config-file"
+                                accept=".json,application/json"
+                                on:change=on_file
+                            />
+                        </label>
+                    </div>
+                </div>
+            </div>
+            <div id="config-said">
+                <ErrorAndStatus id="config" error=said reading/>
+            </div>
+        </div>
+        <ArchEditor/>
+    }
 }
 
 /// A field of a custom architecture: its id (`arch-{id}`), its config.json name, and how to read
@@ -429,52 +444,17 @@ const ARCH_FIELDS: [ArchField; 7] = [
     ),
 ];
 
-/// The editor's markup for a custom model's `arch` (nothing for a preset or a bare count), with
-/// the reason the last edit was refused.
-fn arch_markup(arch: Option<&Architecture>, refused: &str) -> String {
-    let Some(arch) = arch else {
-        return String::new();
-    };
-    let fields: String = ARCH_FIELDS
-        .iter()
-        .map(|(id, name, get, _)| {
-            format!(
-                r#"<label class="arch-field">{name}<input type="number" id="arch-{id}" min="1" value="{}" /></label>"#,
-                get(arch)
-            )
-        })
-        .collect();
-    format!(
-        r#"<div class="arch-grid" id="arch-editor">{fields}<p class="input-error" id="arch-error" role="alert">{}</p></div>"#,
-        esc(refused)
-    )
-}
-
-/// The fields of a custom architecture, editable: markup patched in place, one listener.
-fn arch_editor() -> Piece {
+/// The fields of a custom architecture, editable (nothing for a preset or a bare count).
+#[component]
+fn ArchEditor() -> impl IntoView {
     let st = expect_context::<AppState>();
     let error = RwSignal::new(None::<vram_engine::EngineError>);
-    let markup = Memo::new(move |_| {
-        let refused = error.with(|e| {
-            e.as_ref()
-                .map(|e| vram_text::error(st.lang.get(), e))
-                .unwrap_or_default()
-        });
-        st.scenario.with(|s| match &s.model {
-            ModelChoice::Custom { arch, .. } => arch_markup(Some(arch), &refused),
-            _ => arch_markup(None, ""),
-        })
+    let custom = Memo::new(move |_| {
+        st.scenario
+            .with(|s| matches!(s.model, ModelChoice::Custom { .. }))
     });
-    patched_after_paint("arch-box", markup);
-    let changed = move |ev: &web_sys::Event| {
-        let id = super::event_target_id(ev);
-        let Some((_, _, _, set)) = ARCH_FIELDS
-            .iter()
-            .find(|(f, ..)| id.strip_prefix("arch-") == Some(*f))
-        else {
-            return;
-        };
-        let Ok(v) = event_target_value(ev).parse::<u64>() else {
+    let changed = move |set: fn(&mut Architecture, u64), ev: web_sys::Event| {
+        let Ok(v) = event_target_value(&ev).parse::<u64>() else {
             return;
         };
         let mut next = st.scenario.get_untracked();
@@ -489,22 +469,76 @@ fn arch_editor() -> Piece {
             }
         }
     };
-    dom::on("arch-box", "change", changed);
-    dom::fixed(r#"<div class="settings" id="arch-box"></div>"#.into())
+    let field = move |(id, name, get, set): ArchField| {
+        let value = move || {
+            st.scenario.with(|s| match &s.model {
+                ModelChoice::Custom { arch, .. } => get(arch).to_string(),
+                _ => String::new(),
+            })
+        };
+        view! {
+            <label class="arch-field">
+                {name}
+                <input
+                    type="number"
+                    id=format!("arch-{id}")
+                    min="1"
+                    prop:value=value
+                    on:change=move |ev| changed(set, ev)
+                />
+            </label>
+        }
+    };
+    let refused = move || {
+        error.with(|e| {
+            e.as_ref()
+                .map(|e| vram_text::error(st.lang.get(), e))
+                .unwrap_or_default()
+        })
+    };
+    view! {
+        <div class="settings" id="arch-box">
+            <Show when=move || custom.get()>
+                <div class="arch-grid" id="arch-editor">
+                    {ARCH_FIELDS.into_iter().map(field).collect_view()}
+                    <p class="input-error" id="arch-error" role="alert">{refused}</p>
+                </div>
+            </Show>
+        </div>
+    }
 }
 
-/// The model's parameter count and shape, as markup (the name may be the user's: escaped).
-fn model_summary() -> Piece {
+/// The model's name, parameter count and shape.
+#[component]
+fn ModelSummary() -> impl IntoView {
     let st = expect_context::<AppState>();
-    patched_after_paint("model-summary-box", Memo::new(move |_| summary_markup(&st)));
-    dom::fixed(r#"<div id="model-summary-box"></div>"#.into())
+    let summary = Memo::new(move |_| summary_of(&st, st.lang.get()));
+    view! {
+        <div id="model-summary-box">
+            {move || {
+                summary
+                    .get()
+                    .map(|(name, count, rest, shape)| {
+                        let l = st.lang.get();
+                        view! {
+                            <div class="model-summary" id="model-summary">
+                                <p class="model-name" id="model-name">{name}</p>
+                                <p><span id="param-count">{count}</span> " " {t(l, "params")} {rest}</p>
+                                <p class="shape">{t(l, "architecture")} ": " {shape}</p>
+                            </div>
+                        }
+                    })
+            }}
+        </div>
+    }
 }
 
-fn summary_markup(st: &AppState) -> String {
-    let l = st.lang.get();
+/// The model's name, its parameter count, what follows the count (active and trainable
+/// parameters) and its shape, in `l`; none while the scenario has no answer.
+fn summary_of(st: &AppState, l: Lang) -> Option<(String, String, String, String)> {
     let name = st.scenario.with(|s| s.model.name());
     st.computed.with(|c| {
-        let Ok(c) = c else { return String::new() };
+        let c = c.as_ref().ok()?;
         let a = &c.arch;
         let p = a.params().total();
         let mut shape = format!(
@@ -535,21 +569,19 @@ fn summary_markup(st: &AppState) -> String {
                 a.layers
             ));
         }
-        let mut counts = format!(r#"<span id="param-count">{}</span> {}"#, thousands(p), t(l, "params"));
+        let mut rest = String::new();
         let active = c.breakdown.active_params;
         if active != p {
-            counts.push_str(&format!(" · {} {}", short_count(active), t(l, "active")));
+            rest.push_str(&format!(" · {} {}", short_count(active), t(l, "active")));
         }
         if c.breakdown.trainable > 0 {
-            counts.push_str(&format!(" · {} {}", thousands(c.breakdown.trainable), t(l, "trainable")));
+            rest.push_str(&format!(
+                " · {} {}",
+                thousands(c.breakdown.trainable),
+                t(l, "trainable")
+            ));
         }
-        format!(
-            r#"<div class="model-summary" id="model-summary"><p class="model-name" id="model-name">{}</p><p>{}</p><p class="shape">{}: {}</p></div>"#,
-            esc(&name),
-            counts,
-            esc(t(l, "architecture")),
-            esc(&shape)
-        )
+        Some((name, thousands(p), rest, shape))
     })
 }
 
@@ -575,14 +607,16 @@ mod tests {
     }
 
     #[test]
-    fn the_preset_list_groups_by_family_selects_the_current_model_and_follows_the_search() {
-        let all = preset_options("", "qwen2.5-7b");
-        assert_eq!(all.matches("<option").count(), presets().len());
-        assert_eq!(all.matches(r#" selected="""#).count(), 1);
-        assert!(all.contains(r#"<option value="qwen2.5-7b" selected="">"#));
-        let qwen = preset_options("qwen2.5", "");
-        assert!(qwen.starts_with("<optgroup") && !qwen.contains("selected"));
-        assert!(qwen.matches("<option").count() >= 2 && !qwen.contains("llama"));
-        assert_eq!(preset_options("no-such-model", ""), "");
+    fn the_preset_search_groups_by_family_in_order_and_narrows_to_what_it_names() {
+        let all = matching("");
+        assert_eq!(all.len(), presets().len());
+        let groups = families(&all);
+        let mut unique = groups.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(groups.len(), unique.len(), "a family is split: {groups:?}");
+        let qwen = matching("qwen2.5");
+        assert!(qwen.len() >= 2 && qwen.iter().all(|p| p.id.contains("qwen2.5") || p.name.to_ascii_lowercase().contains("qwen2.5")));
+        assert!(matching("no-such-model").is_empty());
     }
 }

@@ -1,22 +1,31 @@
-//! Whether a slider is moving: from a range input's `input` event until input pauses.
+//! Whether a slider is moving: set by every slider's input, cleared once input pauses. While it
+//! is set the charts' axes hold (they only grow), so a drag moves the bars, not the ticks.
 
 use std::time::Duration;
 
+use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::dom;
-use crate::reactive::*;
-
-/// How long input must pause before a slider counts as still: longer than a keyboard's delay
-/// before a held arrow key repeats (about half a second), so holding a key is one movement.
+/// How long input must pause before the sliders count as still.
 pub const PAUSE: Duration = Duration::from_millis(600);
 
-/// True while any slider of the page is moving (it is set on a slider's `input` event, before
-/// that event's effects run, and cleared once input has paused for [`PAUSE`]).
-pub fn sliders_moving() -> RwSignal<bool> {
-    let moving = RwSignal::new(false);
-    let pending = StoredValue::new(None::<TimeoutHandle>);
-    dom::on("app", "input", move |ev| {
+/// The page's one "a slider moves" signal, fed by the app's input events.
+#[derive(Clone, Copy)]
+pub struct SlidersMoving {
+    pub moving: RwSignal<bool>,
+    pending: StoredValue<Option<TimeoutHandle>>,
+}
+
+impl SlidersMoving {
+    pub fn new() -> SlidersMoving {
+        SlidersMoving {
+            moving: RwSignal::new(false),
+            pending: StoredValue::new(None),
+        }
+    }
+
+    /// An input event anywhere on the page: a range slider's starts or prolongs the movement.
+    pub fn saw(self, ev: &web_sys::Event) {
         let slider = ev
             .target()
             .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
@@ -24,13 +33,14 @@ pub fn sliders_moving() -> RwSignal<bool> {
         if !slider {
             return;
         }
-        if let Some(h) = pending.get_value() {
+        if let Some(h) = self.pending.get_value() {
             h.clear();
         }
-        if !moving.get_untracked() {
-            moving.set(true);
+        if !self.moving.get_untracked() {
+            self.moving.set(true);
         }
-        pending.set_value(set_timeout_with_handle(move || moving.set(false), PAUSE));
-    });
-    moving
+        let moving = self.moving;
+        let handle = set_timeout_with_handle(move || moving.set(false), PAUSE).ok();
+        self.pending.set_value(handle);
+    }
 }

@@ -12,7 +12,6 @@ use std::cell::RefCell;
 use wasm_bindgen::JsCast;
 use web_sys::Element;
 
-use crate::dom;
 
 /// The chart's host, whose events move the label.
 const HOST: &str = "chart";
@@ -24,18 +23,26 @@ thread_local! {
     static POINTED: RefCell<Option<Element>> = const { RefCell::new(None) };
 }
 
-/// Moves the label as the pointer and the focus move over the chart's segments. Leaving an
-/// element, they go to its `relatedTarget`, which may be another segment.
-pub fn follow_pointer_and_focus() {
-    dom::on(HOST, "focusin", |ev| {
-        held(&FOCUSED, super::event_element(ev))
-    });
-    dom::on(HOST, "focusout", |ev| held(&FOCUSED, related(ev)));
-    dom::on(HOST, "mouseover", |ev| {
-        held(&POINTED, super::event_element(ev))
-    });
-    dom::on(HOST, "mouseout", |ev| held(&POINTED, related(ev)));
+/// The focus entered the chart: the label shows the focused segment, if it is one.
+pub fn focus_in(ev: &web_sys::FocusEvent) {
+    held(&FOCUSED, super::event_element(ev));
 }
+
+/// The focus left an element of the chart for its `relatedTarget`, which may be a segment.
+pub fn focus_out(ev: &web_sys::FocusEvent) {
+    held(&FOCUSED, related(ev));
+}
+
+/// The pointer entered an element of the chart.
+pub fn pointer_over(ev: &web_sys::MouseEvent) {
+    held(&POINTED, super::event_element(ev));
+}
+
+/// The pointer left an element of the chart for its `relatedTarget`.
+pub fn pointer_out(ev: &web_sys::MouseEvent) {
+    held(&POINTED, related(ev));
+}
+
 
 /// Shows the label again after the chart was patched: the same segment elements stay, with
 /// their new place and title. A chart written whole has new ones, and the label hides until
@@ -88,7 +95,7 @@ fn segment(element: Element) -> Option<Element> {
 /// label is moved to the segment's top left corner, its first point (its `y` in the markup puts
 /// it 4 px above), as written, without reading the numbers.
 fn show() {
-    let Some(label) = dom::by_id("seg-hover") else {
+    let Some(label) = leptos::prelude::document().get_element_by_id("seg-hover") else {
         return;
     };
     let shown = FOCUSED
