@@ -97,7 +97,7 @@ pub fn patch_bench() -> String {
     let bars = |s: &Scenario| {
         let o = Overview::compute(s).expect("the default job computes");
         let (limit, name) = selected_line(s);
-        chart::stacked(
+        let (shapes, _) = chart::stacked(
             &chart::bars(&o.bars),
             s.gpus,
             (limit, &name),
@@ -105,8 +105,8 @@ pub fn patch_bench() -> String {
             Lang::En,
             None,
             held,
-        )
-        .0
+        );
+        chart::svg_text(&shapes, chart::BARS_SIZE, chart::stacked_title(Lang::En))
     };
     let markups = [bars(&base), bars(&doubled)];
     let Some(host) = web_sys::window()

@@ -58,6 +58,9 @@ fn draw(hosts: &mut [(web_sys::Node, String); 2], lang: Lang, s: &Scenario) {
     let at = s.swept_tokens();
     let swept = vram_engine::sweep(s, &o.arch);
     let (sweep, _) = chart::sweep(&swept, at, serving, line, s.unit, lang, None);
+    let bars = chart::svg_text(&bars, chart::BARS_SIZE, chart::stacked_title(lang));
+    let title = chart::sweep_title(lang, serving);
+    let sweep = chart::svg_text(&sweep, chart::SWEEP_SIZE, title);
     for ((host, shown), now) in hosts.iter_mut().zip([bars, sweep]) {
         chart::patch::patch_inner(host, shown, &now);
         *shown = now;

@@ -267,7 +267,7 @@ mod tests {
     fn a_drawn_chart_reads_as_one_svg_with_a_rectangle_per_bar_segment() {
         let s = Scenario::default();
         let c = Overview::compute(&s).unwrap();
-        let (svg, _) = crate::chart::stacked(
+        let (shapes, _) = crate::chart::stacked(
             &crate::chart::bars(&c.bars),
             s.gpus,
             (s.gpu.bytes(), s.gpu.label()),
@@ -276,6 +276,7 @@ mod tests {
             None,
             None,
         );
+        let svg = crate::chart::svg_text(&shapes, crate::chart::BARS_SIZE, "bars");
         let root = parse(&svg).unwrap();
         assert_eq!(root.name, "svg");
         let Some(Content::Elements(children)) = root.content() else {

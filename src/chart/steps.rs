@@ -177,7 +177,9 @@ pub fn bars_of(s: &Scenario, computed: &Overview, held: Option<Held>) -> (String
 /// `bars` drawn for scenario `s` as [`bars_of`] draws its overview's.
 pub fn drawn_bars(s: &Scenario, bars: &[super::Bar], held: Option<Held>) -> (String, f64) {
     let line = (s.gpu.visible_bytes(), s.gpu.label());
-    super::stacked(bars, s.gpus, line, s.unit, Lang::En, None, held)
+    let (shapes, top) = super::stacked(bars, s.gpus, line, s.unit, Lang::En, None, held);
+    let title = super::stacked_title(Lang::En);
+    (super::svg_text(&shapes, super::BARS_SIZE, title), top)
 }
 
 /// The growth chart, the same way as [`bars_of`].
@@ -185,7 +187,9 @@ pub fn growth_of(s: &Scenario, computed: &Overview, held: Option<f64>) -> (Strin
     let line = (s.gpu.visible_bytes(), s.gpu.label());
     let (at, serving) = (s.swept_tokens(), s.job == Job::Serving);
     let swept = vram_engine::sweep(s, &computed.arch);
-    super::sweep(&swept, at, serving, line, s.unit, Lang::En, held)
+    let (shapes, top) = super::sweep(&swept, at, serving, line, s.unit, Lang::En, held);
+    let title = super::sweep_title(Lang::En, serving);
+    (super::svg_text(&shapes, super::SWEEP_SIZE, title), top)
 }
 
 /// Both charts' markup for a scenario, as the page draws them with their axes fitted.

@@ -187,10 +187,12 @@ impl BarsChart {
                     self.shown.with(|v| {
                         let marker = v.marker.as_ref().map(|(b, label)| (*b, label.as_str()));
                         let line = (limit, name.as_str());
-                        let (svg, top) = chart::stacked(&bars, gpus, line, unit, l, marker, held);
+                        let (shapes, top) =
+                            chart::stacked(&bars, gpus, line, unit, l, marker, held);
                         self.top_shown
                             .set_value(Some(chart::Held::after(held, top)));
-                        svg
+                        let title = chart::stacked_title(l);
+                        chart::svg_text(&shapes, chart::BARS_SIZE, title)
                     })
                 })
                 .unwrap_or_default()
@@ -227,9 +229,10 @@ pub fn charts() -> Piece {
             g.as_ref()
                 .map(|g| {
                     let line = (limit, name.as_str());
-                    let (svg, top) = chart::sweep(g, at, serving, line, unit, l, held);
+                    let (shapes, top) = chart::sweep(g, at, serving, line, unit, l, held);
                     sweep_top_shown.set_value(Some(top));
-                    svg
+                    let title = chart::sweep_title(l, serving);
+                    chart::svg_text(&shapes, chart::SWEEP_SIZE, title)
                 })
                 .unwrap_or_default()
         })
