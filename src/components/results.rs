@@ -194,10 +194,10 @@ pub fn Charts() -> impl IntoView {
             let bars = chart::bars(&c.bars);
             shown.with(|v| {
                 let marker = v.marker.as_ref().map(|(b, label)| (*b, label.as_str()));
-                let (svg, top) =
+                let (shapes, top) =
                     chart::stacked(&bars, gpus, (limit, name.as_str()), unit, l, marker, held);
                 held_top.set_value(Some(chart::Held::after(held, top)));
-                Some(svg)
+                Some(shapes)
             })
         })
     });
@@ -211,16 +211,17 @@ pub fn Charts() -> impl IntoView {
         let held = moving.get().then(|| sweep_top.get_value()).flatten();
         st.growth.with(|g| {
             let g = g.as_ref()?;
-            let (svg, top) = chart::sweep(g, at, serving, (limit, name.as_str()), unit, l, held);
+            let (shapes, top) =
+                chart::sweep(g, at, serving, (limit, name.as_str()), unit, l, held);
             sweep_top.set_value(Some(top));
-            Some(svg)
+            Some(shapes)
         })
     });
     // the first draw stamped for the load benchmark (navigation start -> first chart), and the
     // segment label shown again on the segment it was on
     let first_draw = RwSignal::new(None::<String>);
     Effect::new(move |_| {
-        if bars.with(Option::is_some) {
+        if bars.with(|b| b.as_ref().is_some_and(|b| !b.is_empty())) {
             if first_draw.get_untracked().is_none() {
                 let now = window().performance().map(|p| p.now()).unwrap_or(0.0);
                 first_draw.set(Some(decimal(now, 1)));
@@ -229,11 +230,16 @@ pub fn Charts() -> impl IntoView {
         }
     });
     let lang = move || st.lang.get();
-    let title = move || t(lang(), "chart_title");
+    let title = move || chart::stacked_title(lang());
     let sweep_title = move || {
         let serving = st.scenario.with(|s| s.job == Job::Serving);
-        t(lang(), if serving { "request_view" } else { "seq_view" })
+        chart::sweep_title(lang(), serving)
     };
+    let drawn = |shapes: Memo<Option<Vec<chart::Shape>>>| {
+        move || shapes.with(|s| s.as_ref().is_some_and(|s| !s.is_empty()))
+    };
+    let (bars_w, bars_h) = chart::BARS_SIZE;
+    let (sweep_w, sweep_h) = chart::SWEEP_SIZE;
     view! {
         <section class="panel charts" aria-labelledby="chart-h">
             <h2 id="chart-h">{title}</h2>
@@ -247,8 +253,16 @@ pub fn Charts() -> impl IntoView {
                 on:focusout=move |ev| segment_label::focus_out(&ev)
                 on:mouseover=move |ev| segment_label::pointer_over(&ev)
                 on:mouseout=move |ev| segment_label::pointer_out(&ev)
-                inner_html=move || bars.get().unwrap_or_default()
-            ></div>
+            >
+                <Show when=drawn(bars)>
+                    <chart::view::SvgChart
+                        shapes=Signal::derive(move || bars.get().unwrap_or_default())
+                        width=bars_w
+                        height=bars_h
+                        title=Signal::derive(move || title().to_string())
+                    />
+                </Show>
+            </div>
             <Legend/>
             <p class="note">{move || t(lang(), "chart_note")}</p>
             <h3>{sweep_title}</h3>
@@ -257,8 +271,16 @@ pub fn Charts() -> impl IntoView {
                 id="seq-chart"
                 role="img"
                 aria-label=sweep_title
-                inner_html=move || sweep.get().unwrap_or_default()
-            ></div>
+            >
+                <Show when=drawn(sweep)>
+                    <chart::view::SvgChart
+                        shapes=Signal::derive(move || sweep.get().unwrap_or_default())
+                        width=sweep_w
+                        height=sweep_h
+                        title=Signal::derive(move || sweep_title().to_string())
+                    />
+                </Show>
+            </div>
         </section>
     }
 }

@@ -3,9 +3,8 @@
 
 use plotters::prelude::*;
 
-// text and grid in INK follow the page's theme: `Svg` writes it `currentColor`
-use vram_svg::{Axis, Svg, INK};
-use vram_text::escape;
+// text and grid in INK follow the page's theme: it is written `currentColor`
+use vram_svg::{markup, Axis, Shapes, INK};
 
 const LINE: RGBColor = RGBColor(0x4e, 0x79, 0xa7);
 const FITS: RGBColor = RGBColor(0x59, 0xa1, 0x4f);
@@ -30,9 +29,10 @@ pub fn speed_chart(
     };
     let (x0, x1) = (first.0, last.0.max(first.0 + 1.0));
     let ymax = finite.iter().map(|p| p.1).fold(1.0, f64::max) * 1.1;
-    let mut svg = String::new();
+    const SIZE: (u32, u32) = (640, 260);
+    let mut shapes = Vec::new();
     let drawn = (|| -> Result<(), Box<dyn std::error::Error>> {
-        let root = Svg::new(&mut svg, (640, 260)).into_drawing_area();
+        let root = Shapes::new(&mut shapes, SIZE).into_drawing_area();
         let mut chart = ChartBuilder::on(&root)
             .margin(10)
             .x_label_area_size(36)
@@ -71,9 +71,5 @@ pub fn speed_chart(
     if drawn.is_err() {
         return String::new();
     }
-    let title = format!("<title>{}</title>", escape(title));
-    match svg.find('>') {
-        Some(at) => format!("{}{title}{}", &svg[..=at], &svg[at + 1..]),
-        None => svg,
-    }
+    markup(&shapes, SIZE, title)
 }

@@ -1,8 +1,9 @@
-//! Where plotters draws: its shapes written as compact SVG, with integers and two-decimal
-//! transparencies only. plotters' own SVG backend writes each transparency and font size with
-//! `{}` on an `f64`, which linked core's float printing (Grisu and Dragon4, about 6 KB gzip) into
-//! the first load; it also wrote `opacity="1"` on every element and a line break around each
-//! text. What plotters lays out (ticks, labels, axes, where a value lands) is unchanged.
+//! Where plotters draws: each shape it draws kept as a [`Shape`], with integer coordinates and
+//! transparencies and font sizes in hundredths. plotters' own SVG backend writes each
+//! transparency and font size with `{}` on an `f64`, which linked core's float printing (Grisu
+//! and Dragon4, about 6 KB gzip) into the first load; it also wrote `opacity="1"` on every
+//! element and a line break around each text. What plotters lays out (ticks, labels, axes,
+//! where a value lands) is unchanged.
 
 use plotters::style::RGBColor;
 use plotters_backend::text_anchor::{HPos, VPos};
@@ -10,36 +11,26 @@ use plotters_backend::{
     BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingBackend, DrawingErrorKind,
     FontTransform,
 };
-use vram_engine::decimal;
 
-use vram_text::escape;
+use crate::shape::{Anchor, Colour, Font, Geometry, Paint, Shape, Stroke, Text, Transform};
 
-/// The colour plotters is given for text, axes and grid; written `currentColor`, so they follow
-/// the page's theme.
+/// The colour plotters is given for text, axes and grid; kept as [`Paint::Ink`]
+/// (`currentColor`), so they follow the page's theme.
 pub const INK: RGBColor = RGBColor(1, 2, 3);
 
-/// An SVG document of `size` pixels, written into `out` as plotters draws.
-pub struct Svg<'a> {
-    out: &'a mut String,
+/// A drawing of `size` pixels: plotters' shapes, added to `out` as it draws them.
+pub struct Shapes<'a> {
+    out: &'a mut Vec<Shape>,
     size: (u32, u32),
-    closed: bool,
 }
 
-impl<'a> Svg<'a> {
-    pub fn new(out: &'a mut String, size: (u32, u32)) -> Svg<'a> {
-        let (w, h) = size;
-        out.push_str(&format!(
-            r#"<svg width="{w}" height="{h}" viewBox="0 0 {w} {h}" xmlns="http://www.w3.org/2000/svg">"#
-        ));
-        Svg {
-            out,
-            size,
-            closed: false,
-        }
+impl<'a> Shapes<'a> {
+    pub fn new(out: &'a mut Vec<Shape>, size: (u32, u32)) -> Shapes<'a> {
+        Shapes { out, size }
     }
 }
 
-/// Drawing into a string cannot fail.
+/// Drawing into a list cannot fail.
 #[derive(Debug)]
 pub struct Never;
 
@@ -53,47 +44,49 @@ impl std::error::Error for Never {}
 
 type Drawn = Result<(), DrawingErrorKind<Never>>;
 
-/// `#rrggbb`, or `currentColor` for [`INK`].
-fn colour(c: BackendColor) -> String {
-    match c.rgb {
-        (r, g, b) if (r, g, b) == (INK.0, INK.1, INK.2) => "currentColor".to_string(),
-        (r, g, b) => format!("#{r:02x}{g:02x}{b:02x}"),
+/// A plotters colour: [`Paint::Ink`] for [`INK`], its transparency in hundredths.
+fn colour(c: BackendColor) -> Colour {
+    let paint = match c.rgb {
+        (r, g, b) if (r, g, b) == (INK.0, INK.1, INK.2) => Paint::Ink,
+        (r, g, b) => Paint::Rgb(r, g, b),
+    };
+    Colour {
+        paint,
+        opacity: (c.alpha.clamp(0.0, 1.0) * 100.0).round() as u8,
     }
 }
 
-/// `name="colour"`, and its transparency as `name-opacity` when the colour is not opaque.
-fn paint(name: &str, c: BackendColor) -> String {
-    let mut out = format!(r#" {name}="{}""#, colour(c));
-    if c.alpha < 1.0 {
-        out.push_str(&format!(r#" {name}-opacity="{}""#, decimal(c.alpha, 2)));
+/// An outline in `style`: no fill, and its stroke.
+fn outlined<S: BackendStyle>(geometry: Geometry, style: &S) -> Shape {
+    Shape {
+        fill: Some(Colour::opaque(Paint::Nothing)),
+        stroke: Some(Stroke {
+            colour: colour(style.color()),
+            width: Some(style.stroke_width()),
+            dash: None,
+        }),
+        ..Shape::new(geometry)
     }
-    out
 }
 
-/// A filled shape's fill, or an outline's stroke.
-fn fill_or_stroke<S: BackendStyle>(s: &S, fill: bool) -> String {
+/// A filled shape in `style`'s colour.
+fn filled<S: BackendStyle>(geometry: Geometry, style: &S) -> Shape {
+    Shape {
+        fill: Some(colour(style.color())),
+        ..Shape::new(geometry)
+    }
+}
+
+/// Filled, or outlined.
+fn painted<S: BackendStyle>(geometry: Geometry, style: &S, fill: bool) -> Shape {
     if fill {
-        paint("fill", s.color())
+        filled(geometry, style)
     } else {
-        stroke(s)
+        outlined(geometry, style)
     }
 }
 
-fn stroke<S: BackendStyle>(style: &S) -> String {
-    format!(
-        r#" fill="none"{} stroke-width="{}""#,
-        paint("stroke", style.color()),
-        style.stroke_width()
-    )
-}
-
-/// A polyline or polygon through `path`, with its `look` (stroke or fill attributes).
-fn shape(tag: &str, path: impl IntoIterator<Item = BackendCoord>, look: &str) -> String {
-    let all: Vec<String> = path.into_iter().map(|(x, y)| format!("{x},{y}")).collect();
-    format!(r#"<{tag} points="{}"{look}/>"#, all.join(" "))
-}
-
-impl DrawingBackend for Svg<'_> {
+impl DrawingBackend for Shapes<'_> {
     type ErrorType = Never;
 
     fn get_size(&self) -> (u32, u32) {
@@ -105,30 +98,27 @@ impl DrawingBackend for Svg<'_> {
     }
 
     fn present(&mut self) -> Drawn {
-        if !self.closed {
-            self.out.push_str("</svg>");
-            self.closed = true;
-        }
         Ok(())
     }
 
     fn draw_pixel(&mut self, (x, y): BackendCoord, c: BackendColor) -> Drawn {
         if c.alpha > 0.0 {
-            let fill = paint("fill", c);
-            self.out.push_str(&format!(
-                r#"<rect x="{x}" y="{y}" width="1" height="1"{fill}/>"#
-            ));
+            self.out.push(Shape {
+                fill: Some(colour(c)),
+                ..Shape::new(Geometry::Rect {
+                    x,
+                    y,
+                    width: 1,
+                    height: 1,
+                })
+            });
         }
         Ok(())
     }
 
     fn draw_line<S: BackendStyle>(&mut self, from: BackendCoord, to: BackendCoord, s: &S) -> Drawn {
         if s.color().alpha > 0.0 {
-            let ((x1, y1), (x2, y2)) = (from, to);
-            self.out.push_str(&format!(
-                r#"<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}"{}/>"#,
-                stroke(s)
-            ));
+            self.out.push(outlined(Geometry::Line(Some((from, to))), s));
         }
         Ok(())
     }
@@ -141,11 +131,14 @@ impl DrawingBackend for Svg<'_> {
         fill: bool,
     ) -> Drawn {
         if s.color().alpha > 0.0 {
-            let look = fill_or_stroke(s, fill);
-            let (w, h) = (right - x, bottom - y);
-            self.out.push_str(&format!(
-                r#"<rect x="{x}" y="{y}" width="{w}" height="{h}"{look}/>"#
-            ));
+            let (width, height) = (right - x, bottom - y);
+            let rect = Geometry::Rect {
+                x,
+                y,
+                width,
+                height,
+            };
+            self.out.push(painted(rect, s, fill));
         }
         Ok(())
     }
@@ -156,7 +149,8 @@ impl DrawingBackend for Svg<'_> {
         s: &S,
     ) -> Drawn {
         if s.color().alpha > 0.0 {
-            self.out.push_str(&shape("polyline", path, &stroke(s)));
+            let line = Geometry::Polyline(path.into_iter().collect());
+            self.out.push(outlined(line, s));
         }
         Ok(())
     }
@@ -167,23 +161,22 @@ impl DrawingBackend for Svg<'_> {
         s: &S,
     ) -> Drawn {
         if s.color().alpha > 0.0 {
-            self.out
-                .push_str(&shape("polygon", path, &paint("fill", s.color())));
+            let polygon = Geometry::Polygon(path.into_iter().collect());
+            self.out.push(filled(polygon, s));
         }
         Ok(())
     }
 
     fn draw_circle<S: BackendStyle>(
         &mut self,
-        (cx, cy): BackendCoord,
+        centre: BackendCoord,
         r: u32,
         s: &S,
         fill: bool,
     ) -> Drawn {
         if s.color().alpha > 0.0 {
-            let look = fill_or_stroke(s, fill);
             self.out
-                .push_str(&format!(r#"<circle cx="{cx}" cy="{cy}" r="{r}"{look}/>"#));
+                .push(painted(Geometry::Circle(Some(centre), r), s, fill));
         }
         Ok(())
     }
@@ -193,9 +186,9 @@ impl DrawingBackend for Svg<'_> {
             return Ok(());
         }
         let anchor = match s.anchor().h_pos {
-            HPos::Left => "start",
-            HPos::Right => "end",
-            HPos::Center => "middle",
+            HPos::Left => Anchor::Start,
+            HPos::Right => Anchor::End,
+            HPos::Center => Anchor::Middle,
         };
         let dy = match s.anchor().v_pos {
             VPos::Top => "0.76em",
@@ -203,19 +196,29 @@ impl DrawingBackend for Svg<'_> {
             VPos::Bottom => "-0.5ex",
         };
         let turn = match s.transform() {
-            FontTransform::Rotate90 => format!(r#" transform="rotate(90, {x}, {y})""#),
-            FontTransform::Rotate180 => format!(r#" transform="rotate(180, {x}, {y})""#),
-            FontTransform::Rotate270 => format!(r#" transform="rotate(270, {x}, {y})""#),
-            FontTransform::None => String::new(),
+            FontTransform::Rotate90 => Some(90),
+            FontTransform::Rotate180 => Some(180),
+            FontTransform::Rotate270 => Some(270),
+            FontTransform::None => None,
         };
         // plotters' sizes are 1.24 times the CSS pixels its SVG backend writes
-        self.out.push_str(&format!(
-            r#"<text x="{x}" y="{y}" dy="{dy}" text-anchor="{anchor}" font-family="{}" font-size="{}"{}{turn}>{}</text>"#,
-            s.family().as_str(),
-            decimal(s.size() / 1.24, 2),
-            paint("fill", s.color()),
-            escape(text)
-        ));
+        let font = Font {
+            family: s.family().as_str().to_string(),
+            size: (s.size() / 1.24 * 100.0).round() as u32,
+        };
+        self.out.push(Shape {
+            fill: Some(colour(s.color())),
+            transform: turn.map(|deg| Transform::Rotate(deg, x, y)),
+            ..Shape::new(Geometry::Text(Text {
+                x: Some(x),
+                y: Some(y),
+                dy: Some(dy),
+                anchor: Some(anchor),
+                font: Some(font),
+                middle: false,
+                content: text.to_string(),
+            }))
+        });
         Ok(())
     }
 
@@ -240,9 +243,9 @@ mod tests {
 
     #[test]
     fn a_chart_is_written_in_the_themes_ink_with_transparency_only_where_asked_and_text_escaped() {
-        let mut out = String::new();
+        let mut shapes = Vec::new();
         {
-            let root = Svg::new(&mut out, (200, 100)).into_drawing_area();
+            let root = Shapes::new(&mut shapes, (200, 100)).into_drawing_area();
             let mut chart = ChartBuilder::on(&root)
                 .x_label_area_size(20)
                 .y_label_area_size(30)
@@ -260,6 +263,7 @@ mod tests {
                 .unwrap();
             root.present().unwrap();
         }
+        let out = crate::markup(&shapes, (200, 100), "");
         assert!(out.starts_with("<svg ") && out.ends_with("</svg>"), "{out}");
         assert!(
             out.contains(r#"stroke="currentColor" stroke-opacity="0.12""#),
