@@ -94,65 +94,11 @@ serve() {
 }
 
 size_budget() {
-  # What a first visit downloads: 250 KB until the measurement panel landed (gate 285 KB); issue 16's
-  # cuts brought it to 271,830 B (gate 275 KB), then loading the readers of pasted text on demand
-  # (crates/readers) and presets in link form to 259,705 B. The llama.cpp / Ollama job took it to
-  # 326,852 B; its code loading on demand (crates/local-web) brought it to 307,228 B; with the
-  # Hub id box (issue 15) and the in-place chart patch (issue 16) merged, 319,146 B. Issue 16's third
-  # round of cuts (no float parser, no Unicode case tables, no error Debug or io::Error messages, no
-  # sort in the first load) brought it to 292,132 B: the gate is that rounded up. The target stays
-  # 230 KB (BENCHMARKS.md, "Size, third round").
-  # VRAM_SIZE_GATE overrides the limit for a local run only (a branch that adds bytes before the
-  # cut that pays for them lands); CI never sets it.
-  # Each on-demand module has its own limit: the readers (measurement and config.json readers,
-  # 52,845 B, then the Hub client of issue 15: 102,330 B; picking a .gguf from a Hub repository,
-  # its listing and the Range-request header loop with the request timeout the page passes:
-  # 111,557 B); the llama.cpp job's module (142,918 B measured alone, 144,233 B after the merges,
-  # then the split-GGUF header reader the Hub pick hands its bytes to and the model bytes per
-  # device row: 146,516 B) (BENCHMARKS.md, "Size").
-  # Encoder–decoder models (issue 12, item 6: reading T5 / BART / Whisper config.json, the encoder's
-  # parameter counts, its link form, its memory lines) added 3,142 B to the readers and 2,494 B to
-  # the llama.cpp module, and reading quantization_config into a format per part (issue 12, item 7)
-  # 4,132 B to the readers: measured together after the merges, the readers are 118,969 B and the
-  # llama.cpp module 145,110 B (its chart's font named by the enum took Unicode's case tables out);
-  # with the lit-gpt FSDP no_sync setting (+78 B) the readers are 119,047 B; the gates are 120 KB and
-  # 150 KB. After every merge of this round the first load is 309,039 B: its gate is 310 KB.
-  # Issue 14's last page pieces (a vision projector picked beside the model, --tensor-split typed
-  # above the GPU table, the RAM bandwidth, the projector's offload switch) cost 5,165 B as Leptos
-  # views; the file panel written as one markup string took 1,446 B back: 311,247 B measured, a
-  # gate of 312 KB. The llama.cpp module took the projector, the split box and Ollama's defaults
-  # (their preset, the solver run again for its -ngl, the link beside the commands): 149,574 B
-  # with the first two, 154,493 B with all three; its gate is 155 KB. Issue 16's fifth round (the
-  # charts and panels patched child by child, the panels below the fold built only in sight, the
-  # controls' values as memos) cost 3,351 B; the config.json and measurement boxes written as
-  # markup took 4,344 B back: 310,506 B, a gate of 311 KB. The Chinese of the page's texts, the
-  # settings' labels and help and the formulas' sentences loading on demand (crates/zh, issue 16's
-  # sixth round) took 5,498 B off: 305,044 B, a gate of 306 KB; the Chinese module is 22,990 B (gate
-  # 24 KB), and the llama.cpp module came out 137 B larger (wasm-bindgen's `Box<[T]>` conversion
-  # compiled differently): 155,069 B, a gate of 156 KB. The settings' controls written as markup
-  # patched in place (src/components/settings_list.rs) instead of a Leptos view per control took
-  # 18,604 B more: 286,440 B, a gate of 287 KB. The Hub id box run by the readers module
-  # (crates/readers/src/hub/panel.rs; the page keeps a shell) took 1,962 B more: 284,478 B, a gate
-  # of 285 KB; the readers module grew to 122,427 B, a gate of 123 KB. The preset list and the
-  # parameter-count slider as markup patched in place took 7,662 B more: 276,816 B; the custom
-  # architecture's fields as markup 4,088 B more: 272,728 B; the link notices, the measurement's
-  # table and report and the local file panel patched in place (a memo each, no view per state)
-  # 2,895 B more: 269,833 B; the header as markup patched in place 1,739 B more: 268,094 B; the
-  # choices' names' Chinese (crates/text/src/names.rs) on demand 1,592 B more: 266,507 B, a gate of
-  # 267 KB. The Chinese module took them: 25,847 B, a gate of 27 KB. Issue 16's seventh round:
-  # no float printing in any module (crates/svg draws plotters' charts, vram_engine::decimal writes
-  # numbers) took the first load to 256,596 B, the readers to 116,150 B and the llama.cpp module
-  # to 147,463 B; the measurement's comparison written by the readers module took the first load
-  # to 250,734 B and the readers to 125,312 B; the llama.cpp and Chinese modules built as cdylibs
-  # alone (crates/local holds the code) 132,867 B and 23,944 B. The page without Leptos views (its
-  # skeleton markup patched in place, one listener per event kind: src/dom.rs) 235,083 B; without
-  # the leptos crate (Leptos' reactive system from reactive_graph: src/reactive.rs) 226,829 B, under
-  # issue 16's 230 KB target. Its thirteenth round (the bar chart's one hover label, the growth
-  # chart's held axis, the markup reader counting tags) 228,495 B. Its fourteenth round (the views
-  # that follow a step after the paint, src/later.rs) 229,871 B: the gate is the target itself.
-  # Gates: 230 KB, 126 KB, 134 KB, 24.5 KB.
-  local gate=${VRAM_SIZE_GATE:-230000}
-  say "size budget: what a first visit downloads, gzip-compressed, at most $gate B (target 230,000 B); the on-demand readers at most 126000 B, the llama.cpp job's module at most 134000 B, the Chinese tables at most 24500 B"
+  # What a first visit downloads, gzip-compressed (issue 41's budget: 300,000 B), and each
+  # on-demand module's own limit; BENCHMARKS.md has today's figures. VRAM_SIZE_GATE overrides the
+  # first load's limit for a local run only; CI never sets it.
+  local gate=${VRAM_SIZE_GATE:-300000}
+  say "size budget: what a first visit downloads, gzip-compressed, at most $gate B; the on-demand readers at most 126000 B, the llama.cpp job's module at most 134000 B, the Chinese tables at most 24500 B"
   python3 scripts/size_budget.py dist "$gate" 126000 134000 24500
   # code the first load was cut free of (float parser, case tables, error Debug, io::Error) stays out
   python3 scripts/first_load_guard.py target/wasm32-unknown-unknown/release/vram-budget-web.wasm

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fail when the page's first-load wasm links code it was cut free of (issue 16, "Size, third round").
+"""Fail when the page's first-load wasm links code it does not need.
 
     python3 scripts/first_load_guard.py target/wasm32-unknown-unknown/release/vram-budget-web.wasm
 
@@ -30,11 +30,6 @@ CUT = [
      "brought it back): `{}`, `{:.1}` or `{:?}` of an `f64`/`f32` on a path the page runs, "
      "an `f64::clamp` (its panic prints both bounds) or plotters' own SVG backend; write numbers "
      "with `vram_engine::decimal`, clamp with `max`/`min`, draw with `vram_svg::Svg`"),
-    ("wasm_streams", "server_fn's wasm-streams exports and their JavaScript glue (with the leptos "
-     "crate's other code, 8.0 KB gzip): a dependency on `leptos`; the page takes Leptos' reactive "
-     "system from `reactive_graph` (src/reactive.rs)"),
-    ("tachys", "Leptos' renderer (with its views, 15.5 KB gzip): a `view!`; write the markup as a "
-     "piece of the skeleton and patch it in place (src/dom.rs)"),
     ("io..error..Error$u20$as$u20$core..fmt", "std::io::Error's formatting and messages (1.5 KB "
      "gzip): a plotters error boxed as `dyn Error`; drop it (`chart::NotDrawn`)"),
 ]

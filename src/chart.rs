@@ -13,9 +13,8 @@ use vram_engine::{Breakdown, Component, Unit};
 // text, axes and grid in INK follow the page's theme: it is kept as `currentColor`
 pub use vram_svg::Shape;
 use vram_svg::{
-    Anchor, Axis, Colour, Geometry, Paint, Shape, Shapes, Stroke, Text, Transform, INK,
+    Anchor, Axis, Colour, Geometry, Paint, Shapes, Stroke, Text, Transform, INK,
 };
-pub use vram_text::escape;
 
 use crate::i18n::{self, t, Lang};
 
@@ -113,6 +112,7 @@ pub fn sweep_title(lang: Lang, serving: bool) -> &'static str {
 
 /// A chart's shapes written as an SVG document of `size` pixels titled `title`; nothing for a
 /// chart that was not drawn (no shapes).
+#[cfg(test)]
 pub fn svg_text(shapes: &[Shape], size: (u32, u32), title: &str) -> String {
     if shapes.is_empty() {
         return String::new();
@@ -156,7 +156,7 @@ const PARTS: usize = Component::ALL.len();
 
 /// One bar of the chart: its GPU count, its total, and each component's bytes at the peak in
 /// [`Component::ALL`]'s order. What the chart draws of a breakdown, small enough to keep between
-/// steps ([`bars_at_once`]) without copying the breakdown.
+/// steps without copying the breakdown.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Bar {
     pub gpus: u64,
@@ -232,23 +232,6 @@ fn shown_top(fitted: f64, held: Option<Held>) -> f64 {
     }
 }
 
-/// The bars a step shows in its own frame: the selected GPU count's (`gpus`) from the step's
-/// answer (`now`), the other counts' as the chart last drew them all (`drawn`); those follow once
-/// the frame is drawn. A step then writes one bar's segments in its frame instead of every
-/// bar's, and the frame's damage ends at that bar (issue 16). All of `now` when the chart last
-/// drew other GPU counts (a step of the GPU count itself), or nothing yet.
-pub fn bars_at_once(now: &[Bar], drawn: Option<&[Bar]>, gpus: u64) -> Vec<Bar> {
-    let same_counts =
-        |d: &[Bar]| d.len() == now.len() && d.iter().zip(now).all(|(a, b)| a.gpus == b.gpus);
-    match drawn {
-        Some(d) if same_counts(d) => now
-            .iter()
-            .zip(d)
-            .map(|(n, d)| if n.gpus == gpus { *n } else { *d })
-            .collect(),
-        _ => now.to_vec(),
-    }
-}
 
 /// Stacked bars: one per GPU count, one segment per component, capacity lines behind, the
 /// selected GPU's `line` (bytes, and its name: its capacity, or a server's budget) in red, and
@@ -643,26 +626,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn escaping_turns_markup_into_text() {
-        assert_eq!(
-            escape(r#"<img src=x onerror="alert(1)">"#),
-            "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;"
-        );
-    }
-
-    /// The bar chart of a scenario, its axis fitted.
-    fn bars_chart(s: &Scenario) -> Vec<Shape> {
-        let c = vram_engine::Overview::compute(s).unwrap();
-        let line = (s.gpu.bytes(), s.gpu.label());
-        stacked(&bars(&c.bars), s.gpus, line, s.unit, Lang::En, None, None).0
-    }
-
-    /// A chart's segments: its shapes of class "seg".
-    fn segments(shapes: &[Shape]) -> Vec<&Shape> {
-        shapes.iter().filter(|s| s.class == Some("seg")).collect()
-    }
-
-    #[test]
     fn a_segment_is_one_polygon_so_one_that_moves_changes_its_points_and_is_not_restyled() {
         let s = Scenario::default();
         // a larger LoRA rank: the adapters grow a little, under the same axis
@@ -762,30 +725,6 @@ mod tests {
         let label = r#"<text id="seg-hover" class="seg-label" y="-4" display="none"></text>"#;
         assert!(svg.contains(&format!("{label}</svg>")), "{svg}");
         assert!(svg.starts_with("<svg") && svg.ends_with("</svg>\n") || svg.ends_with("</svg>"));
-    }
-
-    #[test]
-    fn a_step_shows_its_own_gpu_counts_bar_at_once_and_the_others_as_last_drawn() {
-        let s = Scenario::default();
-        let bars_of = |s: &Scenario| bars(&vram_engine::Overview::compute(s).unwrap().bars);
-        let drawn = bars_of(&s);
-        let bigger = Scenario {
-            batch: s.batch * 2,
-            ..s.clone()
-        };
-        let now = bars_of(&bigger);
-        let shown = bars_at_once(&now, Some(&drawn), s.gpus);
-        assert_eq!(shown.len(), now.len());
-        for ((shown, now), drawn) in shown.iter().zip(&now).zip(&drawn) {
-            let expected = if shown.gpus == s.gpus { now } else { drawn };
-            assert_eq!(shown, expected);
-        }
-        // the step changed every bar, so the frame drew less than all of them
-        assert!(now.iter().zip(&drawn).all(|(n, d)| n.total > d.total));
-        // nothing drawn yet, or other GPU counts drawn: the whole answer at once
-        assert_eq!(bars_at_once(&now, None, s.gpus), now);
-        let other_counts = bars_of(&Scenario { gpus: 3, ..bigger });
-        assert_eq!(bars_at_once(&other_counts, Some(&drawn), 3), other_counts);
     }
 
     #[test]
