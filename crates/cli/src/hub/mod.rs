@@ -14,21 +14,14 @@ use vram_engine::{
 };
 use vram_text::{file_difference, gguf_read, hub_error, Lang};
 
-use crate::flags::{split_inline, take_value};
+use crate::args::Given;
 
 pub use read::Model;
 
-pub const USAGE: &str = "
-HUGGING FACE HUB (the model from its id; only config.json, the index and the headers are read):
-    --hf ID               owner/name, owner/name@revision, or a Hub URL (…/tree/rev, …/blob/rev/file.gguf)
-    --hf-file NAME        in a GGUF repository, a quantization (Q4_K_M) or a file name; a split
-                          file's parts (-00001-of-0000N) are read and joined, headers only
-    --hf-endpoint URL     the Hub or a mirror [HF_ENDPOINT, else https://huggingface.co]
-    --hf-timeout S        seconds per request [30]
-    HF_TOKEN              a token for gated or private repositories, sent to the endpoint's host only
-";
+/// The `--hf…` options.
+pub const FLAGS: [&str; 4] = ["--hf", "--hf-file", "--hf-endpoint", "--hf-timeout"];
 
-/// The `--hf…` flags.
+/// The `--hf…` options' values.
 pub struct HubArgs {
     pub id: String,
     pub file: Option<String>,
@@ -36,41 +29,36 @@ pub struct HubArgs {
     pub timeout: u64,
 }
 
-/// Takes the `--hf…` flags out of the arguments; the rest go to the budget or llama.cpp report.
-pub fn take_args(argv: &[String]) -> Result<(Option<HubArgs>, Vec<String>), String> {
-    let mut rest = Vec::new();
+/// The `--hf…` options among the given ones (the last of each counts), or None without `--hf`.
+pub fn hub_args(options: &[Given]) -> Result<Option<HubArgs>, String> {
     let (mut id, mut file, mut endpoint, mut timeout) = (None, None, None, 30);
-    let mut i = 0;
-    while i < argv.len() {
-        let (flag, inline) = split_inline(&argv[i]);
-        let mut value = || take_value(argv, &mut i, &flag, inline.as_deref());
-        match flag.as_str() {
-            "--hf" => id = Some(value()?),
-            "--hf-file" => file = Some(value()?),
-            "--hf-endpoint" => endpoint = Some(value()?),
+    for o in options {
+        let value = o.value.clone();
+        match o.flag.as_str() {
+            "--hf" => id = value,
+            "--hf-file" => file = value,
+            "--hf-endpoint" => endpoint = value,
             "--hf-timeout" => {
-                let v = value()?;
+                let v = value.unwrap_or_default();
                 timeout = v
                     .parse()
                     .ok()
                     .filter(|s| (1..=3_600).contains(s))
                     .ok_or_else(|| format!("--hf-timeout: seconds from 1 to 3600, not {v:?}"))?
             }
-            _ => rest.push(argv[i].clone()),
+            _ => {}
         }
-        i += 1;
     }
-    let hub = match (id, file.is_some() || endpoint.is_some()) {
-        (Some(id), _) => Some(HubArgs {
+    match (id, file.is_some() || endpoint.is_some()) {
+        (Some(id), _) => Ok(Some(HubArgs {
             id,
             file,
             endpoint,
             timeout,
-        }),
-        (None, true) => return Err("--hf-file and --hf-endpoint go with --hf ID".into()),
-        (None, false) => None,
-    };
-    Ok((hub, rest))
+        })),
+        (None, true) => Err("--hf-file and --hf-endpoint go with --hf ID".into()),
+        (None, false) => Ok(None),
+    }
 }
 
 /// A model read from the Hub, and where from.
