@@ -1,6 +1,6 @@
-//! `vram-budget --hf ID`: a Hugging Face model id (or URL) is enough. The engine builds the
-//! URLs and reads every answer; this module fetches (see `http`), in `read`'s order, and
-//! prints what was read beside the budget.
+//! `vram-budget --hf ID`: a Hugging Face model id (or URL) is enough. The engine's Hub reads
+//! (`vram_engine::hub`) say what to fetch, in which order, and read every answer; this module
+//! fetches (see `http`) and prints what was read beside the budget.
 
 mod gguf;
 mod http;
@@ -9,9 +9,7 @@ mod read;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::{json, Value};
-use vram_engine::{
-    iso_date, parse_model_id, HubEndpoint, HubRef, HubSource, ModelChoice, Unit, WeightFormat,
-};
+use vram_engine::{iso_date, HubEndpoint, HubSource, ModelChoice, Unit, WeightFormat};
 use vram_text::{file_difference, gguf_read, hub_error, Lang};
 
 use crate::args::Given;
@@ -81,24 +79,13 @@ pub fn load(h: &HubArgs) -> Result<Loaded, String> {
     };
     let token = std::env::var("HF_TOKEN").ok();
     let client = http::Client::new(endpoint.clone(), token, h.timeout);
-    let asked = parse_model_id(&h.id).map_err(|e| hub_error(Lang::En, &e))?;
-    let (listing, _) = read::listing(&client, &asked)?;
-    // the commit the revision resolved to pins every file read after the listing
-    let pinned = HubRef {
-        revision: listing.sha.clone().or(asked.revision.clone()),
-        ..asked.clone()
-    };
-    let model = read::model(&client, &pinned, &listing, h.file.as_deref())?;
     let now = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
+    let (model, source) = read::model(&client, &h.id, h.file.as_deref(), &iso_date(now))?;
     Ok(Loaded {
         model,
-        source: HubSource {
-            repo: pinned.repo.clone(),
-            revision: pinned.revision_or_main().to_string(),
-            read_on: iso_date(now),
-        },
+        source,
         endpoint: endpoint.base().to_string(),
     })
 }
@@ -144,18 +131,12 @@ impl Loaded {
         let Model::Safetensors(c) = &self.model else {
             return None;
         };
-        let format = c.files.stored_format();
-        let mut arch = c.arch.clone();
-        arch.stored = format.map(|format| vram_engine::StoredWeights {
-            format,
-            bytes: c.files.weight_bytes(),
-        });
         let choice = ModelChoice::Custom {
             name: self.source.repo.clone(),
-            arch: Box::new(arch),
+            arch: Box::new(c.arch.clone()),
             source: Some(self.source.clone()),
         };
-        Some((choice, format))
+        Some((choice, c.files.stored_format()))
     }
 
     /// What was read, for the table.
