@@ -11,7 +11,7 @@ use clap::{Arg, ArgAction, ArgMatches, Command};
 use vram_engine::{Scenario, SettingKind, SETTINGS};
 use vram_text::{setting_help, Lang};
 
-use crate::llama_flags::OLDER;
+use crate::llama_flags::{local_flag, OLDER};
 
 /// An option as typed (`--batch`, `-ngl`), with its value when it takes one, in command-line
 /// order.
@@ -84,15 +84,46 @@ const MEASURED: &str = "YOUR MEASUREMENT";
 const HUB: &str = "HUGGING FACE HUB";
 const LLAMA: &str = "LLAMA.CPP / OLLAMA";
 
-const AFTER_HELP: &str = "\
-HF_TOKEN: a token for gated or private repositories, sent to the endpoint's host only.
-With --gguf, the settings llama.cpp reads apply (--ngl, --ctx-size, --parallel, --batch-size,
---ubatch-size, --cache-type-k/-v, --flash-attn, --mmap, --op-offload, --kv-unified [0|1],
---swa-full [0|1], --n-cpu-moe, --machine gpu|mac|cpu, --gpu, --gpus, --mac, --mac-memory,
---wired-limit-mb, --ram, --ram-bandwidth, --tensor-split A,B|even (sets --gpus), --split-mode).
-Older spellings still work and print a deprecation notice: --ctx, -c, -ngl, --n-gpu-layers,
--np, -b, -ub, -ctk, -ctv, -fa/--flash-attn on|off, -ncmoe, -ts, -sm, --no-mmap,
---no-op-offload, --no-mmproj-offload, --mac M3-MAX-64, --cpu-only.";
+/// What follows the options: the token, the settings a llama.cpp run reads (the registry's,
+/// `--job` aside) and the older spellings, wrapped at 96 columns.
+fn after_help() -> String {
+    let local = SETTINGS
+        .iter()
+        .filter(|st| local_flag(st) && st.key != "j")
+        .map(|st| format!("--{}", st.flag));
+    let older = OLDER.iter().map(|o| o.typed.to_string());
+    let words = |text: &str| text.split(' ').map(str::to_string).collect::<Vec<_>>();
+    let mut out = wrapped(&words(
+        "HF_TOKEN: a token for gated or private repositories, sent to the endpoint's host only.",
+    ));
+    out.push('\n');
+    let mut with_gguf = words("With --gguf, the settings llama.cpp reads apply:");
+    with_gguf.extend(local);
+    out.push_str(&wrapped(&with_gguf));
+    out.push('\n');
+    let mut spellings = words("Older spellings still work and print a deprecation notice:");
+    spellings.extend(older);
+    spellings.extend(words("--flash-attn on|off --mac M3-MAX-64"));
+    out.push_str(&wrapped(&spellings));
+    out
+}
+
+/// Words joined by spaces into lines of at most 96 columns.
+fn wrapped(words: &[String]) -> String {
+    let mut lines = vec![String::new()];
+    for word in words {
+        let line = lines.last_mut().expect("one line at least");
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > 96 {
+            lines.push(word.clone());
+        } else {
+            if !line.is_empty() {
+                line.push(' ');
+            }
+            line.push_str(word);
+        }
+    }
+    lines.join("\n")
+}
 
 /// The help line of a setting: its help, its choices, and `[key=default]`.
 fn setting_line(st: &vram_engine::Setting, defaults: &Scenario) -> String {
@@ -125,7 +156,7 @@ pub fn command() -> Command {
         .no_binary_name(true)
         .about(ABOUT)
         .override_usage(USAGE)
-        .after_help(AFTER_HELP)
+        .after_help(after_help())
         .disable_help_flag(true);
     let arg = |(flag, value, help, heading): &(
         &'static str,

@@ -255,7 +255,7 @@ fn registry_flag(
 
 /// The registry's settings a llama.cpp run reads on some machine: its own, the GPU model and
 /// count, the Mac's.
-fn local_flag(st: &Setting) -> bool {
+pub fn local_flag(st: &Setting) -> bool {
     [LocalMachine::Gpu, LocalMachine::Mac, LocalMachine::Cpu]
         .into_iter()
         .any(|m| applies_locally(st, m))
