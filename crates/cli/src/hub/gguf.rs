@@ -4,7 +4,7 @@
 //! into one model.
 
 use vram_engine::hub::{
-    read_gguf_parts, GgufListing, GgufPartsError, GgufPartsRead, GgufReadError,
+    read_gguf_parts, GgufListing, GgufPartsError, GgufPartsRead, GgufReadError, MAX_PART_BYTES,
 };
 use vram_engine::{
     choose_gguf_entry, gguf_entries, missing_split_parts, GgufChoice, GgufEntry, GgufHeader,
@@ -53,25 +53,32 @@ pub fn read(
 
 /// Why the entry's header was not read, in one line that names the part.
 fn refused(entry: &GgufEntry, e: &GgufReadError<GgufPartsError>) -> String {
-    let part = |i: usize| entry.parts[i].as_str();
     match e {
         GgufReadError::Fetch(f) => fetch_failure(Lang::En, f),
         GgufReadError::Unread => gguf_unread(Lang::En, entry.name()),
-        GgufReadError::Refused(GgufPartsError::TooLong { part: i }) => format!(
-            "{}: the GGUF header is longer than {} MiB",
-            part(*i),
-            vram_engine::hub::MAX_PART_BYTES >> 20
+        GgufReadError::Refused(e @ GgufPartsError::NotOneModel) => gguf_refused(entry.name(), e),
+        GgufReadError::Refused(
+            e @ (GgufPartsError::TooLong { part }
+            | GgufPartsError::EndsInHeader { part }
+            | GgufPartsError::Unreadable { part, .. }),
+        ) => gguf_refused(&entry.parts[*part], e),
+    }
+}
+
+/// Why a GGUF file (or a split model's part) gives no header, in one line that names it.
+pub fn gguf_refused(file: &str, e: &GgufPartsError) -> String {
+    match e {
+        GgufPartsError::TooLong { .. } => format!(
+            "{file}: the GGUF header is longer than {} MiB",
+            MAX_PART_BYTES >> 20
         ),
-        GgufReadError::Refused(GgufPartsError::EndsInHeader { part: i }) => {
-            format!("{}: the file ends inside its GGUF header", part(*i))
+        GgufPartsError::EndsInHeader { .. } => {
+            format!("{file}: the file ends inside its GGUF header")
         }
-        GgufReadError::Refused(GgufPartsError::Unreadable { part: i, error }) => {
-            format!("{}: {error}", part(*i))
+        GgufPartsError::Unreadable { error, .. } => format!("{file}: {error}"),
+        GgufPartsError::NotOneModel => {
+            format!("{file}: its parts repeat a tensor; they are not one split model")
         }
-        GgufReadError::Refused(GgufPartsError::NotOneModel) => format!(
-            "{}: its parts repeat a tensor; they are not one split model",
-            entry.name()
-        ),
     }
 }
 

@@ -14,6 +14,7 @@ use vram_text::{file_difference, gguf_read, hub_error, Lang};
 
 use crate::args::Given;
 
+pub use gguf::gguf_refused;
 pub use read::Model;
 
 /// The `--hf…` options.

@@ -26,6 +26,6 @@ pub use listing::{
 pub use read::{
     read_gguf_parts, CheckpointRead, Get, GgufListing, GgufPartsError, GgufPartsRead,
     GgufReadError, Got, HubRead, HubReadError, ModelRead, PartsNext, PartsRead, RepoRead, Step,
-    MAX_PART_BYTES,
+    FIRST_READ, MAX_PART_BYTES,
 };
 pub use source::{check_date, iso_date, HubSource};

@@ -12,7 +12,7 @@ mod model;
 
 pub use gguf::{
     read_gguf_parts, GgufPartsError, GgufPartsRead, GgufReadError, PartsNext, PartsRead,
-    MAX_PART_BYTES,
+    FIRST_READ, MAX_PART_BYTES,
 };
 pub use model::{CheckpointRead, GgufListing, HubReadError, ModelRead, RepoRead};
 
