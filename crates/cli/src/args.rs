@@ -48,13 +48,33 @@ const USAGE: &str = "vram-budget [OPTIONS]
 
 /// The options that are not settings: (flag, value name or "" for none, help, heading).
 const OPTIONS: &[(&str, &str, &str, &str)] = &[
-    ("model", "ID", "a preset (see --list-models)  [m=llama-3.1-8b]", MODEL),
-    ("params", "N", "a bare parameter count: 7B, 1.5B, 350M (approximate dense shape)", MODEL),
+    (
+        "model",
+        "ID",
+        "a preset (see --list-models)  [m=llama-3.1-8b]",
+        MODEL,
+    ),
+    (
+        "params",
+        "N",
+        "a bare parameter count: 7B, 1.5B, 350M (approximate dense shape)",
+        MODEL,
+    ),
     ("config", "FILE", "a Hugging Face config.json", MODEL),
     ("name", "NAME", "the name of the --config model", MODEL),
-    ("link", "URL", "a link of the page: its settings, then the flags on top", MODEL),
+    (
+        "link",
+        "URL",
+        "a link of the page: its settings, then the flags on top",
+        MODEL,
+    ),
     ("json", "", "the answer as JSON, sizes in bytes", OUTPUT),
-    ("explain", "", "each line's formula with its numbers", OUTPUT),
+    (
+        "explain",
+        "",
+        "each line's formula with its numbers",
+        OUTPUT,
+    ),
     ("list-models", "", "the presets", OUTPUT),
     ("list-gpus", "", "the GPUs and their memory", OUTPUT),
     (
@@ -65,14 +85,52 @@ const OPTIONS: &[(&str, &str, &str, &str)] = &[
          or a size such as \"21.3 GiB allocated\"",
         MEASURED,
     ),
-    ("hf", "ID", "owner/name, owner/name@revision, or a Hub URL (…/tree/rev, …/blob/rev/file.gguf); only config.json, the index and the headers are read", HUB),
-    ("hf-file", "NAME", "in a GGUF repository, a quantization (Q4_K_M) or a file name; a split file's parts (-00001-of-0000N) are read and joined, headers only", HUB),
-    ("hf-endpoint", "URL", "the Hub or a mirror [HF_ENDPOINT, else https://huggingface.co]", HUB),
+    (
+        "hf",
+        "ID",
+        "owner/name, owner/name@revision, or a Hub URL (…/tree/rev, …/blob/rev/file.gguf); \
+         only config.json, the index and the headers are read",
+        HUB,
+    ),
+    (
+        "hf-file",
+        "NAME",
+        "in a GGUF repository, a quantization (Q4_K_M) or a file name; a split file's parts \
+         (-00001-of-0000N) are read and joined, headers only",
+        HUB,
+    ),
+    (
+        "hf-endpoint",
+        "URL",
+        "the Hub or a mirror [HF_ENDPOINT, else https://huggingface.co]",
+        HUB,
+    ),
     ("hf-timeout", "S", "seconds per request [30]", HUB),
-    ("gguf", "FILE", "a GGUF file's header: llama.cpp's buffers per device, with the llama.cpp settings above", LLAMA),
-    ("gguf-alt", "FILE", "another quantization of the model, for the best quant that fits (repeat it)", LLAMA),
-    ("mmproj", "FILE", "a multimodal projector loaded beside the model", LLAMA),
-    ("ollama", "", "Ollama's defaults for the model and machine (v0.30+); also with --job local", LLAMA),
+    (
+        "gguf",
+        "FILE",
+        "a GGUF file's header: llama.cpp's buffers per device, with the llama.cpp settings \
+         above",
+        LLAMA,
+    ),
+    (
+        "gguf-alt",
+        "FILE",
+        "another quantization of the model, for the best quant that fits (repeat it)",
+        LLAMA,
+    ),
+    (
+        "mmproj",
+        "FILE",
+        "a multimodal projector loaded beside the model",
+        LLAMA,
+    ),
+    (
+        "ollama",
+        "",
+        "Ollama's defaults for the model and machine (v0.30+); also with --job local",
+        LLAMA,
+    ),
     ("lang", "en|zh", "the report's language [en]", LLAMA),
 ];
 
