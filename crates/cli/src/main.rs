@@ -1,6 +1,6 @@
 //! `vram-budget`: the same budget as the page, on the command line.
 
-mod flags;
+mod args;
 mod hub;
 mod llama;
 mod llama_flags;
@@ -8,7 +8,7 @@ mod measured;
 
 use std::process::ExitCode;
 
-use flags::{split_inline, take_value};
+use args::{Given, Parsed};
 use vram_engine::{
     encode_link, estimate_with, remedies, serve_command, solve, startup_concurrency, verdicts,
     Answer, Job, Remedy, Server, Verdict,
@@ -19,58 +19,9 @@ use vram_engine::PageSettings;
 use vram_engine::{
     decode_link, decode_pairs, find_preset, link_pairs, parse_param_count, presets, Architecture,
     Breakdown, Component, EngineError, Gpu, Measurement, ModelChoice, Notice, Scenario, Setting,
-    SettingKind, MAX_CONFIG_BYTES, MAX_LINK_CHARS, SETTINGS,
+    MAX_CONFIG_BYTES, MAX_LINK_CHARS,
 };
-use vram_text::{error, notice, refusal, setting_help, Lang};
-
-const USAGE_HEAD: &str = "\
-vram-budget: how much GPU memory an LLM job needs, and whether it fits
-
-USAGE:
-    vram-budget [OPTIONS]
-    vram-budget --link 'https://…/?v=1&m=llama-3.1-8b&j=lora&b=4'
-
-MODEL (one of):
-    --model ID            a preset (see --list-models)        [llama-3.1-8b]
-    --params N            a bare parameter count: 7B, 1.5B, 350M (approximate dense shape)
-    --config FILE         a Hugging Face config.json (--name NAME to label it)
-    --hf ID               a Hugging Face model id or URL (see HUGGING FACE HUB below)
-
-SETTINGS (each is also a link key, shown in brackets with its default):
-";
-
-const USAGE_TAIL: &str = "
-OUTPUT:
-    --unit gib|gb  --explain (formulas)  --json  --list-models  --list-gpus  --help
-
-YOUR MEASUREMENT:
-    --measured FILE       compare with what you measured (- for standard input): a vLLM or
-                          llama.cpp log, torch.cuda.memory_stats()/memory_summary(), nvidia-smi,
-                          the measuring tool's JSON, or a size such as \"21.3 GiB allocated\"
-";
-
-/// The usage text: fixed parts around one line per setting of the engine's registry.
-fn usage() -> String {
-    let d = Scenario::default();
-    let mut o = USAGE_HEAD.to_string();
-    for st in SETTINGS {
-        let flag = format!("--{} {}", st.flag, st.value_hint);
-        let choices = match st.kind {
-            SettingKind::Choice => format!(": {}", st.keys().join(" ")),
-            _ => String::new(),
-        };
-        o.push_str(&format!(
-            "    {flag:<28} {}{choices}  [{}={}]\n",
-            setting_help(Lang::En, st.id),
-            st.key,
-            st.text(&d)
-        ));
-    }
-    o.push_str(USAGE_TAIL);
-    o.push_str(hub::USAGE);
-    o.push_str(llama::USAGE);
-    o
-}
+use vram_text::{error, notice, refusal, Lang};
 
 #[derive(Default)]
 struct Args {
@@ -90,7 +41,6 @@ struct Args {
 
 enum Command {
     Run(Args),
-    Help,
     ListModels,
     ListGpus,
 }
@@ -107,32 +57,27 @@ fn flag_key(flag: &str) -> Option<&'static str> {
     }
 }
 
-fn parse_args(argv: &[String]) -> Result<Command, String> {
+/// The budget's options (the Hub's are `hub`'s).
+fn budget_args(options: &[Given]) -> Result<Command, String> {
     let mut args = Args::default();
-    let mut i = 0;
-    while i < argv.len() {
-        let (flag, inline) = split_inline(&argv[i]);
-        let value = |i: &mut usize| take_value(argv, i, &flag, inline.as_deref());
-        match flag.as_str() {
-            "-h" | "--help" => return Ok(Command::Help),
+    for o in options {
+        let value = || o.value.clone().unwrap_or_default();
+        match o.flag.as_str() {
             "--list-models" => return Ok(Command::ListModels),
             "--list-gpus" => return Ok(Command::ListGpus),
             "--json" => args.json = true,
             "--explain" => args.explain = true,
             "--ollama" => args.ollama = true,
-            "--link" => args.link = Some(value(&mut i)?),
-            "--config" => args.config = Some(value(&mut i)?),
-            "--name" => args.name = Some(value(&mut i)?),
-            "--measured" => args.measured = Some(value(&mut i)?),
+            "--link" => args.link = Some(value()),
+            "--config" => args.config = Some(value()),
+            "--name" => args.name = Some(value()),
+            "--measured" => args.measured = Some(value()),
+            f if hub::FLAGS.contains(&f) => {}
             f => match flag_key(f) {
-                Some(key) => {
-                    let v = value(&mut i)?;
-                    args.flags.push((f.to_string(), key, v));
-                }
+                Some(key) => args.flags.push((f.to_string(), key, value())),
                 None => return Err(format!("unknown option {f:?} (see --help)")),
             },
         }
-        i += 1;
     }
     Ok(Command::Run(args))
 }
@@ -232,21 +177,23 @@ fn finish(result: Result<String, String>) -> ExitCode {
 
 fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().skip(1).collect();
-    let argv = match hub::take_args(&argv) {
-        Ok((Some(h), rest)) if !rest.iter().any(|a| a == "--help" || a == "-h") => {
-            return finish(run_hub(&h, rest))
+    let options = match args::parse(&argv) {
+        Ok(Parsed::Help(help)) => {
+            print!("{help}");
+            return ExitCode::SUCCESS;
         }
-        Ok((_, rest)) => rest,
+        Ok(Parsed::Run(options)) => options,
         Err(e) => return finish(Err(e)),
     };
-    if llama::wanted(&argv) && !argv.iter().any(|a| a == "--help" || a == "-h") {
-        return finish(llama::run(&argv));
+    match hub::hub_args(&options) {
+        Ok(Some(h)) => return finish(run_hub(&h, options)),
+        Ok(None) => {}
+        Err(e) => return finish(Err(e)),
     }
-    match parse_args(&argv) {
-        Ok(Command::Help) => {
-            print!("{}", usage());
-            ExitCode::SUCCESS
-        }
+    if llama::wanted(&options) {
+        return finish(llama::run(&options));
+    }
+    match budget_args(&options) {
         Ok(Command::ListModels) => {
             for p in presets() {
                 let a = p.architecture();
@@ -271,11 +218,11 @@ fn main() -> ExitCode {
 }
 
 /// `--hf ID`: the model from the Hub, then the budget (safetensors) or llama.cpp's plan (GGUF).
-fn run_hub(h: &hub::HubArgs, mut rest: Vec<String>) -> Result<String, String> {
+fn run_hub(h: &hub::HubArgs, mut options: Vec<Given>) -> Result<String, String> {
     let loaded = hub::load(h)?;
     if let hub::Model::Gguf(read) = &loaded.model {
-        let json = rest.iter().any(|a| a == "--json");
-        rest.extend(["--gguf".to_string(), read.file.clone()]);
+        let json = options.iter().any(|o| o.flag == "--json");
+        options.push(Given::new("--gguf", Some(&read.file)));
         let from_hub = |name: &str| {
             if name == read.file {
                 Ok(read.header.clone())
@@ -285,10 +232,10 @@ fn run_hub(h: &hub::HubArgs, mut rest: Vec<String>) -> Result<String, String> {
                 ))
             }
         };
-        let report = llama::run_with(&rest, &from_hub)?;
+        let report = llama::run_with(&options, &from_hub)?;
         return Ok(loaded.with_gguf_read(report, json));
     }
-    let mut args = match parse_args(&rest)? {
+    let mut args = match budget_args(&options)? {
         Command::Run(args) => args,
         _ => return Err("--hf goes with a budget's options".into()),
     };
@@ -598,6 +545,14 @@ fn table(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Reads the command line for a budget.
+    fn parse_args(argv: &[String]) -> Result<Command, String> {
+        match args::parse(argv)? {
+            Parsed::Run(options) => budget_args(&options),
+            Parsed::Help(_) => Err("the help".into()),
+        }
+    }
 
     fn args(v: &[&str]) -> Args {
         match parse_args(&v.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap() {

@@ -38,7 +38,8 @@ mod fit;
 mod formula;
 mod gguf;
 mod gpus;
-mod hub;
+/// The Hub without I/O, its read order included (`hub::ModelRead`, `hub::GgufPartsRead`).
+pub mod hub;
 mod json;
 mod link;
 mod llamacpp;

@@ -40,7 +40,9 @@ pub use errors::{error, notice, refusal};
 pub use formulas::{formula, moment, sentence};
 pub use hub::{fetch_failure, file_difference, hub_error, index_error, safetensors_error};
 pub use hub_box::hub_box_text;
-pub use hub_read::{gguf_listed, gguf_read, gguf_unread, hub_summary, no_weight_files};
+pub use hub_read::{
+    gguf_listed, gguf_read, gguf_unread, hub_read_error, hub_summary, no_weight_files,
+};
 pub use llamacpp::{llama_device, llama_error, llama_word, LlamaWord};
 pub use measured::{level_name, level_note, measure_error, reading_note, source_name};
 pub use names::{
