@@ -29,6 +29,7 @@
 
 mod named;
 
+mod band;
 mod config;
 mod decimal;
 mod dtype;
@@ -56,6 +57,10 @@ mod units;
 mod weight_parts;
 
 // The public API: everything the page, the CLI and the tests use, at one path each.
+pub use band::{
+    error_band, estimate_band, family_of, Band, BandGroup, BandLevel, FrameworkFamily, BAND_TABLE,
+    MIN_BAND_CASES,
+};
 pub use config::{parse_config, parse_quantization, Quantization, MAX_CONFIG_BYTES};
 pub use decimal::{decimal, signed_decimal};
 pub use dtype::{Bits, KvDtype, WeightFormat};

@@ -6,6 +6,7 @@ mod solve;
 pub use command::{serve_command, startup_concurrency, ServeCommand, Server};
 pub use solve::{solve, Answer, Question, Reach};
 
+use crate::band::estimate_band;
 use crate::dtype::WeightFormat;
 use crate::error::EngineError;
 use crate::gpus::Gpu;
@@ -104,6 +105,9 @@ pub struct Verdict {
     pub headroom: i64,
     /// The fewest GPUs of this model that run the job (sharding or splitting as the job allows).
     pub gpus_needed: Option<u64>,
+    /// Whether measured runs like this one ([`estimate_band`]) landed on both sides of the budget:
+    /// the need's band holds the limit, so "fits" or "does not fit" could go either way.
+    pub borderline: bool,
 }
 
 /// What a job may use of a GPU, and what it needs of it, per GPU.
@@ -202,6 +206,7 @@ pub fn spread(s: &Scenario, n: u64) -> Option<Scenario> {
 /// Verdicts for every GPU in the catalog.
 pub fn verdicts(s: &Scenario, arch: &Architecture) -> Result<Vec<Verdict>, EngineError> {
     let b = estimate_with(s, arch, false)?;
+    let band = estimate_band(s);
     let mut per_count: Vec<(u64, Breakdown, Scenario)> = Vec::new();
     for n in GPU_COUNTS {
         if let Some(t) = spread(s, n) {
@@ -233,6 +238,7 @@ pub fn verdicts(s: &Scenario, arch: &Architecture) -> Result<Vec<Verdict>, Engin
                 fits: need.fits(),
                 headroom: need.headroom(),
                 gpus_needed,
+                borderline: band.crosses(need.needed, need.budget),
             }
         })
         .collect())
