@@ -301,3 +301,14 @@ fn docs_accuracy_md_is_exactly_what_make_validate_writes() {
         "docs/accuracy.md is not what `make validate` writes from validation/ and docs/measure/: run make validate"
     );
 }
+
+#[test]
+fn the_compiled_error_bands_are_what_the_validation_set_gives() {
+    let dir = cases::in_repo_validation_dir();
+    let report = Report::load(&dir).expect("the in-repo validation set loads");
+    assert!(
+        report.band_table() == vram_engine::BAND_TABLE,
+        "crates/engine/src/band/table.txt is stale: run `cargo run -p vram-engine --example validate -- \
+         --write-bands crates/engine/src/band/table.txt`"
+    );
+}
