@@ -1754,6 +1754,8 @@ pub fn engine_figure(m: &Mapped) -> Result<(f64, String, Breakdown), String> {
             ),
         ),
         Measure::LoadDevice => {
+            // the CUDA context alone: nothing of a job's workspaces exists yet
+            let context = m.scenario.context_mib << 20;
             let w = b.bytes(Component::Weights) + b.bytes(Component::Adapter);
             (
                 gib(w + context),
