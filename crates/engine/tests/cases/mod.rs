@@ -34,7 +34,7 @@ use vram_engine::{
     VllmVersion, WeightFormat, WeightsLoad, Zero,
 };
 use vram_engine::{startup_concurrency, Encoder, MlpKind, Moe, NormKind, Server, ServingFit};
-use vram_engine::{BandLevel, FrameworkFamily};
+use vram_engine::{BandLevel, FrameworkFamily, MIN_BAND_CASES};
 
 /// The target the report is held to: median and 90th-percentile absolute error, in percent.
 pub const TARGET_MEDIAN_PCT: f64 = 10.0;
@@ -363,6 +363,78 @@ impl Report {
         out
     }
 
+    /// The summary split by framework family within each task.
+    fn by_framework_markdown(&self) -> String {
+        let mut out = String::from(
+            "### By framework\n\nThe same statistics per task and framework family (the tools built on the transformers \
+             Trainer, TRL's SFTTrainer among them, count as one family).\n\n\
+             | task | framework | cases | median | 90th percentile | worst |\n|---|---|---:|---:|---:|---:|\n",
+        );
+        for g in Group::ALL {
+            for family in FrameworkFamily::ALL {
+                let s = stats(
+                    self.counted()
+                        .filter(|c| c.mapped.group == g && c.mapped.family == *family),
+                );
+                if let Some(s) = s {
+                    let _ = writeln!(
+                        out,
+                        "| {} | {} | {} | {:.1} % | {:.1} % | {:.1} % |",
+                        g.label(),
+                        family.label(),
+                        s.n,
+                        s.median,
+                        s.p90,
+                        s.max
+                    );
+                }
+            }
+        }
+        out.push('\n');
+        out
+    }
+
+    /// The error bands the engine states beside its estimates, as `band_table` writes them.
+    fn bands_markdown(&self) -> String {
+        let mut out = format!(
+            "## Error bands\n\n\
+             Beside each estimate the page and the CLI say where measured runs like it landed: the lowest and highest \
+             residual (measured ÷ estimated − 1) of the counted cases of the same job, framework family and measured \
+             level, read from `crates/engine/src/band/table.txt` (`vram_engine::estimate_band`). A group needs at least \
+             {MIN_BAND_CASES} cases, else the answer says there are too few; of n residuals drawn alike the next falls inside \
+             their range with probability (n − 1) / (n + 1). The table is written by the same program \
+             (`--write-bands`); `cargo test -p vram-engine --test validation` fails when it is stale. Groups with \
+             {MIN_BAND_CASES} cases or more (`any` framework: every family together; `peak memory` level: allocated, reserved and \
+             device figures together):\n\n\
+             | job | framework | measured as | cases | measured runs landed within |\n|---|---|---|---:|---|\n"
+        );
+        for line in self.band_table().lines().filter(|l| !l.starts_with('#')) {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            let (Some(job), Some(level)) = (Job::from_key(f[0]), BandLevel::from_key(f[2])) else {
+                continue;
+            };
+            let family = FrameworkFamily::from_key(f[1]).map_or("any", |x| x.label());
+            let cases: u32 = f[3].parse().unwrap_or(0);
+            if cases < MIN_BAND_CASES {
+                continue;
+            }
+            let pct = |p: &str| {
+                let v: f64 = p.parse().unwrap_or(0.0);
+                format!("{:+.1} %", v / 10.0)
+            };
+            let _ = writeln!(
+                out,
+                "| {} | {family} | {} | {cases} | {} … {} |",
+                job.label(),
+                level.label(),
+                pct(f[4]),
+                pct(f[5])
+            );
+        }
+        out.push('\n');
+        out
+    }
+
     /// The counted cases, worst absolute error first.
     pub fn worst(&self) -> Vec<&Compared> {
         let mut v: Vec<&Compared> = self.counted().collect();
@@ -513,6 +585,8 @@ impl Report {
             n_sk
         );
 
+        out.push_str(&self.by_framework_markdown());
+        out.push_str(&self.bands_markdown());
         out.push_str("## How each case is compared\n\n");
         out.push_str(
             "- **allocated (tensors)**: `torch.cuda.max_memory_allocated`, torchtune's active/peak, litgpt's \"Memory used\" \
