@@ -415,3 +415,33 @@ fn a_case_marked_not_expressible_or_skipped_is_not_counted() {
         }
     }
 }
+
+#[test]
+fn a_case_counts_in_the_framework_family_its_program_belongs_to() {
+    use vram_engine::FrameworkFamily as F;
+    for (framework, family) in [
+        (
+            "fms-hf-tuning 2.5.0 sft_trainer (HF Trainer + TRL 0.13.0 SFTTrainer)",
+            F::Transformers,
+        ),
+        ("axolotl 0.6, DeepSpeed ZeRO-2", F::Transformers),
+        (
+            "LLaMA-Factory 0.9.1 (llamafactory-cli train)",
+            F::Transformers,
+        ),
+        (
+            "Unsloth notebook (Unsloth 2024.8): FastLanguageModel + TRL SFTTrainer",
+            F::Unsloth,
+        ),
+        (
+            "torchtune, recipe lora_finetune_single_device",
+            F::Torchtune,
+        ),
+        ("lit-gpt finetune/lora.py (Fabric)", F::Litgpt),
+        ("vLLM ~0.6.5 (V0 engine)", F::Vllm),
+        ("openai-whisper", F::Other),
+    ] {
+        let c = serde_json::json!({ "framework": framework, "task": "LoRA" });
+        assert_eq!(cases::framework_family(&c), family, "{framework}");
+    }
+}
