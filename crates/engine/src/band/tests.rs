@@ -130,3 +130,30 @@ fn the_compiled_table_reads_every_line_it_holds() {
         assert!(r.cases >= 1, "{t}");
     }
 }
+
+#[test]
+fn the_default_lora_job_gets_a_band_from_the_compiled_validation_residuals() {
+    // the page's opening job (Llama-3.1-8B LoRA): no framework named, so every family's LoRA
+    // cases at a peak level count; the in-repo set holds more than five of them
+    let s = Scenario::default();
+    let b = estimate_band(&s);
+    let Band::Range {
+        group,
+        cases,
+        lower_permille,
+        upper_permille,
+    } = b
+    else {
+        panic!("{b:?}")
+    };
+    assert_eq!(group.job, Job::Lora);
+    assert_eq!(group.family, None);
+    assert!(cases >= MIN_BAND_CASES);
+    assert!(lower_permille < 0 && upper_permille > 0, "{b:?}");
+    // a local llama.cpp job has no measured peak of its kind in the set
+    let local = Scenario {
+        job: Job::Local,
+        ..Scenario::default()
+    };
+    assert!(matches!(estimate_band(&local), Band::TooFew { .. }));
+}
