@@ -17,9 +17,13 @@
 //! the allocator reserve unless the case states them. No per-case factor.
 #![allow(dead_code)]
 
+mod bands;
 pub mod cpu;
 pub mod gguf_shape;
+mod gpu;
 pub mod llamacpp;
+
+pub use gpu::gpu;
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -34,7 +38,7 @@ use vram_engine::{
     VllmVersion, WeightFormat, WeightsLoad, Zero,
 };
 use vram_engine::{startup_concurrency, Encoder, MlpKind, Moe, NormKind, Server, ServingFit};
-use vram_engine::{BandLevel, FrameworkFamily, MIN_BAND_CASES};
+use vram_engine::{BandLevel, FrameworkFamily};
 
 /// The target the report is held to: median and 90th-percentile absolute error, in percent.
 pub const TARGET_MEDIAN_PCT: f64 = 10.0;
@@ -306,133 +310,6 @@ impl Report {
             self.counted()
                 .filter(|c| group.is_none_or(|g| c.mapped.group == g)),
         )
-    }
-
-    /// The error bands the engine compiles in (`crates/engine/src/band/table.txt`): for every group
-    /// of counted cases (job, framework family or any, level or any peak level), how many there
-    /// are and the lowest and highest residual, measured ÷ estimated − 1, in tenths of a percent.
-    pub fn band_table(&self) -> String {
-        use std::collections::BTreeMap;
-        type Key = (usize, usize, usize);
-        let mut groups: BTreeMap<Key, (String, Vec<(String, i32)>)> = BTreeMap::new();
-        for c in self.counted() {
-            let job = c.mapped.scenario.job;
-            let level = c.mapped.measure.band_level();
-            let mut levels = vec![level];
-            if level.is_peak() {
-                levels.push(BandLevel::Memory);
-            }
-            for level in levels {
-                for family in [Some(c.mapped.family), None] {
-                    let key = (
-                        job.index(),
-                        family.map_or(0, |f| f.index() + 1),
-                        level.index(),
-                    );
-                    let name = format!(
-                        "{} {} {}",
-                        job.key(),
-                        family.map_or("*", |f| f.key()),
-                        level.key()
-                    );
-                    let entry = groups.entry(key).or_insert_with(|| (name, Vec::new()));
-                    entry.1.push((c.id.clone(), c.residual_permille()));
-                }
-            }
-        }
-        let mut out = String::new();
-        out.push_str(
-            "# Error bands of the engine's estimates, from the counted cases of validation/.\n\
-             # Written by `cargo run -p vram-engine --example validate -- --write-bands \
-             crates/engine/src/band/table.txt`; do not edit.\n\
-             # job family level cases lowest highest ids: residuals are measured / estimated - 1, \
-             in tenths of a percent; family * is any family; level memory is any of allocated, \
-             reserved, device.\n",
-        );
-        for (name, cases) in groups.values() {
-            let lowest = cases.iter().map(|(_, r)| *r).min().unwrap_or(0);
-            let highest = cases.iter().map(|(_, r)| *r).max().unwrap_or(0);
-            let ids: Vec<&str> = cases.iter().map(|(id, _)| id.as_str()).collect();
-            let _ = writeln!(
-                out,
-                "{name} {} {lowest} {highest} {}",
-                cases.len(),
-                ids.join(",")
-            );
-        }
-        out
-    }
-
-    /// The summary split by framework family within each task.
-    fn by_framework_markdown(&self) -> String {
-        let mut out = String::from(
-            "### By framework\n\nThe same statistics per task and framework family (the tools built on the transformers \
-             Trainer, TRL's SFTTrainer among them, count as one family).\n\n\
-             | task | framework | cases | median | 90th percentile | worst |\n|---|---|---:|---:|---:|---:|\n",
-        );
-        for g in Group::ALL {
-            for family in FrameworkFamily::ALL {
-                let s = stats(
-                    self.counted()
-                        .filter(|c| c.mapped.group == g && c.mapped.family == *family),
-                );
-                if let Some(s) = s {
-                    let _ = writeln!(
-                        out,
-                        "| {} | {} | {} | {:.1} % | {:.1} % | {:.1} % |",
-                        g.label(),
-                        family.label(),
-                        s.n,
-                        s.median,
-                        s.p90,
-                        s.max
-                    );
-                }
-            }
-        }
-        out.push('\n');
-        out
-    }
-
-    /// The error bands the engine states beside its estimates, as `band_table` writes them.
-    fn bands_markdown(&self) -> String {
-        let mut out = format!(
-            "## Error bands\n\n\
-             Beside each estimate the page and the CLI say where measured runs like it landed: the lowest and highest \
-             residual (measured ÷ estimated − 1) of the counted cases of the same job, framework family and measured \
-             level, read from `crates/engine/src/band/table.txt` (`vram_engine::estimate_band`). A group needs at least \
-             {MIN_BAND_CASES} cases, else the answer says there are too few; of n residuals drawn alike the next falls inside \
-             their range with probability (n − 1) / (n + 1). The table is written by the same program \
-             (`--write-bands`); `cargo test -p vram-engine --test validation` fails when it is stale. Groups with \
-             {MIN_BAND_CASES} cases or more (`any` framework: every family together; `peak memory` level: allocated, reserved and \
-             device figures together):\n\n\
-             | job | framework | measured as | cases | measured runs landed within |\n|---|---|---|---:|---|\n"
-        );
-        for line in self.band_table().lines().filter(|l| !l.starts_with('#')) {
-            let f: Vec<&str> = line.split_whitespace().collect();
-            let (Some(job), Some(level)) = (Job::from_key(f[0]), BandLevel::from_key(f[2])) else {
-                continue;
-            };
-            let family = FrameworkFamily::from_key(f[1]).map_or("any", |x| x.label());
-            let cases: u32 = f[3].parse().unwrap_or(0);
-            if cases < MIN_BAND_CASES {
-                continue;
-            }
-            let pct = |p: &str| {
-                let v: f64 = p.parse().unwrap_or(0.0);
-                format!("{:+.1} %", v / 10.0)
-            };
-            let _ = writeln!(
-                out,
-                "| {} | {family} | {} | {cases} | {} … {} |",
-                job.label(),
-                level.label(),
-                pct(f[4]),
-                pct(f[5])
-            );
-        }
-        out.push('\n');
-        out
     }
 
     /// The counted cases, worst absolute error first.
@@ -1127,89 +1004,6 @@ fn optimizer(n: &Value) -> Optimizer {
     } else {
         Optimizer::AdamW
     }
-}
-
-/// The catalog GPU a case names: the longest catalog name among the case's words (vendor words
-/// such as NVIDIA, Tesla, GeForce and RTX dropped on both sides), then of the variants of that name
-/// the one whose capacity the case states ("A100-SXM4-40GB"), else the largest. A case that names
-/// no catalog GPU is read as an H100.
-pub fn gpu(c: &Value) -> (Gpu, bool) {
-    let words = gpu_words(&lower(c, "gpu"));
-    let spans: Vec<String> = (0..words.len())
-        .flat_map(|i| (i + 1..=(i + 3).min(words.len())).map(move |j| (i, j)))
-        .map(|(i, j)| words[i..j].concat())
-        .collect();
-    let named: Vec<(Gpu, usize)> = Gpu::ALL
-        .iter()
-        .filter_map(|&g| {
-            catalog_names(g)
-                .into_iter()
-                .filter(|n| spans.contains(n))
-                .map(|n| n.len())
-                .max()
-                .map(|len| (g, len))
-        })
-        .collect();
-    let Some(longest) = named.iter().map(|(_, len)| *len).max() else {
-        return (Gpu::H100, false);
-    };
-    let variants: Vec<Gpu> = named
-        .iter()
-        .filter(|(_, len)| *len == longest)
-        .map(|(g, _)| *g)
-        .collect();
-    let stated: Vec<u64> = words.iter().filter_map(|w| capacity_gb(w)).collect();
-    let by_capacity = variants
-        .iter()
-        .copied()
-        .find(|g| stated.contains(&label_capacity_gb(*g)));
-    let largest = variants.iter().copied().max_by_key(|g| g.bytes());
-    (by_capacity.or(largest).unwrap_or(Gpu::H100), true)
-}
-
-/// Words that name a vendor or a product line rather than the card.
-const VENDOR_WORDS: &[&str] = &["nvidia", "tesla", "geforce", "rtx", "amd", "instinct"];
-
-/// The words of a GPU's name, lower case, split at anything but letters and digits, vendor words
-/// dropped.
-fn gpu_words(text: &str) -> Vec<String> {
-    text.split(|ch: char| !ch.is_ascii_alphanumeric())
-        .filter(|w| !w.is_empty() && !VENDOR_WORDS.contains(w))
-        .map(str::to_string)
-        .collect()
-}
-
-/// The names a catalog GPU goes by: its label without the capacity, each alternative of "A10 /
-/// A10G", its words joined ("rtx 4090 d" → "4090d").
-fn catalog_names(g: Gpu) -> Vec<String> {
-    let label = g.label().to_ascii_lowercase();
-    label
-        .split('/')
-        .map(|alt| {
-            gpu_words(alt)
-                .into_iter()
-                .filter(|w| capacity_gb(w).is_none())
-                .collect::<String>()
-        })
-        .filter(|n| !n.is_empty())
-        .collect()
-}
-
-/// A capacity word: "80gb", "80g", "24gib".
-fn capacity_gb(word: &str) -> Option<u64> {
-    let digits: String = word.chars().take_while(char::is_ascii_digit).collect();
-    let rest = &word[digits.len()..];
-    matches!(rest, "gb" | "g" | "gib")
-        .then(|| digits.parse().ok())
-        .flatten()
-}
-
-/// The capacity a catalog label states ("H100 80GB" → 80).
-fn label_capacity_gb(g: Gpu) -> u64 {
-    gpu_words(&g.label().to_ascii_lowercase())
-        .iter()
-        .find_map(|w| capacity_gb(w))
-        .unwrap_or(0)
 }
 
 /// The family of the program a case ran with, from its `framework` (and, for a server, its
