@@ -426,9 +426,12 @@ fn band_json(s: &Scenario, b: &Breakdown) -> serde_json::Value {
         } => (Some(lower_permille), Some(upper_permille)),
         Band::TooFew { .. } => (None, None),
     };
-    let bounds = band.bounds(b.total);
+    let (label, figure) = banded_figure(s, b);
+    let bounds = band.bounds(figure);
     json!({
         "stated": bounds.is_some(),
+        "of": if label == "Error band" { "total" } else { "kv_pool" },
+        "of_bytes": figure,
         "group": {"job": g.job.key(), "framework": g.family.map(|f| f.key()), "level": g.level.key()},
         "cases": band.cases(),
         "min_cases": vram_engine::MIN_BAND_CASES,
@@ -436,8 +439,17 @@ fn band_json(s: &Scenario, b: &Breakdown) -> serde_json::Value {
         "upper_permille": upper,
         "low_bytes": bounds.map(|(low, _)| low),
         "high_bytes": bounds.map(|(_, high)| high),
-        "text": vram_text::error_band(Lang::En, &band, b.total, s.unit),
+        "text": vram_text::error_band(Lang::En, &band, figure, s.unit),
     })
+}
+
+/// The figure the error band is about, with its row label: the total per GPU, or for a server
+/// its KV pool (what its logs print and the band's cases measured).
+fn banded_figure(s: &Scenario, b: &Breakdown) -> (&'static str, u64) {
+    match (s.job, b.serving) {
+        (Job::Serving, Some(f)) => ("Error band (KV pool)", f.kv_pool),
+        _ => ("Error band", b.total),
+    }
 }
 
 /// An answer as JSON: the question, the setting it changes, and its reach.
@@ -519,11 +531,12 @@ fn table(
         u.format(b.tensors),
         moment(s, b.peak_phase)
     );
+    let (label, figure) = banded_figure(s, b);
     let _ = writeln!(
         o,
         "{:<28} {}",
-        "Error band",
-        vram_text::error_band(Lang::En, &estimate_band(s), b.total, u)
+        label,
+        vram_text::error_band(Lang::En, &estimate_band(s), figure, u)
     );
     if b.cpu > 0 {
         let _ = writeln!(o, "{:<28} {:>10.2}", "CPU memory (offload)", u.value(b.cpu));

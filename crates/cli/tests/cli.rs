@@ -644,3 +644,31 @@ fn the_error_band_is_in_the_table_and_the_json_and_marks_borderline_verdicts() {
         "no batch from 1 to 16 put a card inside the band"
     );
 }
+
+#[test]
+fn a_servers_error_band_is_about_its_kv_pool() {
+    let out = run(&[
+        "--link",
+        "?v=1&m=llama-3.1-8b&j=serve&gpu=a100-40",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let band = &v["error_band"];
+    assert_eq!(band["of"], "kv_pool");
+    assert_eq!(band["of_bytes"], v["serving"]["kv_pool_bytes"]);
+    assert_eq!(band["group"]["level"], "kv");
+    if band["stated"] == true {
+        let pool = band["of_bytes"].as_u64().unwrap();
+        let (low, high) = (
+            band["low_bytes"].as_u64().unwrap(),
+            band["high_bytes"].as_u64().unwrap(),
+        );
+        // lower_permille is the low end's offset from the pool, in tenths of a percent
+        let lower = band["lower_permille"].as_i64().unwrap();
+        assert_eq!(low as i128, pool as i128 * (1000 + lower as i128) / 1000);
+        assert!(low < high);
+    }
+    let table = run(&["--link", "?v=1&m=llama-3.1-8b&j=serve&gpu=a100-40"]);
+    assert!(String::from_utf8_lossy(&table.stdout).contains("Error band (KV pool)"));
+}

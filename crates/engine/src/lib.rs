@@ -66,8 +66,8 @@ pub use decimal::{decimal, signed_decimal};
 pub use dtype::{Bits, KvDtype, WeightFormat};
 pub use error::EngineError;
 pub use fit::{
-    fits, remedies, serve_command, solve, spread, startup_concurrency, verdicts, Answer, Need,
-    Question, Reach, Remedy, ServeCommand, Server, Verdict,
+    fits, remedies, serve_command, solve, spread, startup_concurrency, verdicts, Answer, KvRoom,
+    Need, Question, Reach, Remedy, ServeCommand, Server, Verdict,
 };
 pub use formula::{Arg, Clause, Formula, Msg};
 pub use gguf::{

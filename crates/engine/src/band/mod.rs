@@ -126,6 +126,13 @@ impl Band {
         self.bounds(needed)
             .is_some_and(|(low, high)| low <= budget && budget < high)
     }
+
+    /// Whether the band of a room of `room` bytes holds a `floor` it must reach: some runs like
+    /// this one would leave enough and some would not (a server's KV pool and one request).
+    pub fn straddles(&self, room: u64, floor: u64) -> bool {
+        self.bounds(room)
+            .is_some_and(|(low, high)| low < floor && floor <= high)
+    }
 }
 
 /// `bytes × (1000 + permille) / 1000`, exact in integers, never below zero.
@@ -233,9 +240,14 @@ pub fn family_of(s: &Scenario) -> Option<FrameworkFamily> {
 }
 
 /// The band of the answer the page and the CLI show for `s`: its total per GPU, the figure a
-/// device-level measurement (nvidia-smi) reads.
+/// device-level measurement (nvidia-smi) reads; for a server, its KV pool, the figure its logs
+/// print.
 pub fn estimate_band(s: &Scenario) -> Band {
-    error_band(s.job, family_of(s), BandLevel::Device)
+    let level = match s.job {
+        Job::Serving => BandLevel::KvPool,
+        _ => BandLevel::Device,
+    };
+    error_band(s.job, family_of(s), level)
 }
 
 #[cfg(test)]

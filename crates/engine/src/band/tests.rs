@@ -157,3 +157,33 @@ fn the_default_lora_job_gets_a_band_from_the_compiled_validation_residuals() {
     };
     assert!(matches!(estimate_band(&local), Band::TooFew { .. }));
 }
+
+#[test]
+fn a_pool_is_borderline_when_its_band_holds_the_floor_it_must_reach() {
+    // serving: a KV pool of 10 GiB whose measured runs landed at −29.8 % … +8.4 %
+    let table = "serve vllm kv 5 -298 84 A,B,C,D,E\n";
+    let b = band_in(
+        table,
+        Job::Serving,
+        Some(FrameworkFamily::Vllm),
+        BandLevel::KvPool,
+    );
+    assert_eq!(b.cases(), 5);
+    // 10 GiB × 0.702 = 7.02 GiB … 10 GiB × 1.084 = 10.84 GiB
+    assert!(
+        b.straddles(10 * GIB, 8 * GIB),
+        "one request of 8 GiB: may not fit"
+    );
+    assert!(
+        b.straddles(10 * GIB, 10 * GIB + GIB / 2),
+        "10.5 GiB: may fit"
+    );
+    assert!(
+        !b.straddles(10 * GIB, 7 * GIB),
+        "7 GiB is under the low end: fits"
+    );
+    assert!(
+        !b.straddles(10 * GIB, 11 * GIB),
+        "11 GiB is over the high end: does not fit"
+    );
+}
