@@ -383,6 +383,15 @@ fn ddp_layout_words_and_a_device_level_load_are_read_as_the_sources_write_them()
     assert_eq!((m.scenario.tp, m.scenario.pp), (4, 1));
     assert!(m.scenario.sequence_parallel);
 
+    // context and expert parallelism, as the sources write them, are not expressible
+    for strategy in ["FSDP 8 x CP=2", "ring attention over 4 GPUs", "TP 2, EP 4"] {
+        let n = llama2_7b(
+            serde_json::json!({"mode": "full", "gpus": 8, "par": "fsdp", "strategy": strategy}),
+        );
+        let (_, why) = cases::map_case(&case(serde_json::json!({})), &n).unwrap();
+        assert!(why.is_some(), "{strategy}");
+    }
+
     // nvidia-smi right after loading: weights and the CUDA context (1024 MiB by default)
     let load =
         llama2_7b(serde_json::json!({"kind": "weights_only", "mode": "full", "level": "device"}));

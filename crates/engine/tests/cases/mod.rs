@@ -1048,6 +1048,25 @@ fn inexpressible(c: &Value, n: &Value) -> Option<String> {
     if flag(n, "modules_to_save") && !saves_embeddings_and_head(c) {
         return Some("modules_to_save on modules other than the embeddings and the head: the engine trains full copies of those two only".into());
     }
+    let strategy = format!(
+        "{} {}",
+        lower(n, "strategy"),
+        c.get("parallelism")
+            .map(|p| lower(p, "strategy"))
+            .unwrap_or_default()
+    );
+    let context = ["context parallel", "ring attention", "ulysses"]
+        .iter()
+        .any(|w| strategy.contains(w))
+        || layout_degree(&strategy, &["cp", "context_parallel_size"]).is_some_and(|d| d > 1);
+    if context {
+        return Some("context parallelism (the sequence split over GPUs): the engine keeps every token of a sequence on one GPU".into());
+    }
+    let experts = strategy.contains("expert parallel")
+        || layout_degree(&strategy, &["ep", "expert_parallel_size"]).is_some_and(|d| d > 1);
+    if experts {
+        return Some("expert parallelism (the experts split over GPUs): the engine shards experts only with the other layouts".into());
+    }
     None
 }
 
