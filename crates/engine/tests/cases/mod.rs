@@ -324,13 +324,13 @@ impl Report {
         let mut out = String::new();
         let _ = writeln!(
             out,
-            "{:<14} {:<15} {:<9} {:<30} {:>10} {:>10} {:>8}  components at the engine's peak (GiB)",
+            "{:<20} {:<15} {:<9} {:<30} {:>10} {:>10} {:>8}  components at the engine's peak (GiB)",
             "case", "task", "inputs", "measured as", "measured", "estimated", "error"
         );
         for c in self.compared() {
             let _ = writeln!(
                 out,
-                "{:<14} {:<15} {:<9} {:<30} {:>10} {:>10} {:>7.1}%  {}",
+                "{:<20} {:<15} {:<9} {:<30} {:>10} {:>10} {:>7.1}%  {}",
                 c.id,
                 c.mapped.group.label(),
                 c.completeness,
@@ -360,10 +360,10 @@ impl Report {
                             )
                         })
                         .unwrap_or_default();
-                    let _ = writeln!(out, "not expressible  {id:<14} {why}{r}");
+                    let _ = writeln!(out, "not expressible  {id:<20} {why}{r}");
                 }
                 Outcome::Skipped { id, why, .. } => {
-                    let _ = writeln!(out, "skipped          {id:<14} {why}");
+                    let _ = writeln!(out, "skipped          {id:<20} {why}");
                 }
                 Outcome::Compared(_) => {}
             }
