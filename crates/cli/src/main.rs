@@ -10,8 +10,8 @@ use std::process::ExitCode;
 
 use args::{Given, Parsed};
 use vram_engine::{
-    encode_link, estimate_with, remedies, serve_command, solve, startup_concurrency, verdicts,
-    Answer, Job, Remedy, Server, Verdict,
+    encode_link, estimate_band, estimate_with, remedies, serve_command, solve, startup_concurrency,
+    verdicts, Answer, Job, Remedy, Server, Verdict,
 };
 
 use vram_engine::parse_quantization;
@@ -330,7 +330,7 @@ fn json(
         .collect();
     let fits: Vec<Value> = verdicts
         .iter()
-        .map(|v| json!({"gpu": v.gpu.key(), "name": v.gpu.label(), "capacity_bytes": v.capacity, "budget_bytes": v.budget, "fits": v.fits, "headroom_bytes": v.headroom, "gpus_needed": v.gpus_needed}))
+        .map(|v| json!({"gpu": v.gpu.key(), "name": v.gpu.label(), "capacity_bytes": v.capacity, "budget_bytes": v.budget, "fits": v.fits, "borderline": v.borderline, "headroom_bytes": v.headroom, "gpus_needed": v.gpus_needed}))
         .collect();
     let out = json!({
         "model": s.model.name(),
@@ -349,11 +349,54 @@ fn json(
         "serving": b.serving.map(|f| json!({"budget_bytes": f.budget, "kv_pool_bytes": f.kv_pool, "kv_bytes_per_token": f.kv_bytes_per_token, "blocks": f.blocks, "tokens": f.tokens, "max_concurrency": f.max_concurrency, "max_len_fits": f.max_len_fits, "startup_concurrency_hundredths": startup_concurrency(&f, s)})),
         "serve_commands": (s.job == Job::Serving).then(|| json!({"vllm": serve_command(s, Server::Vllm).line(), "sglang": serve_command(s, Server::Sglang).line()})),
         "fit": fits,
+        "error_band": band_json(s, b),
         "solver": {"gpu": s.gpu.key(), "answers": answers.iter().map(answer_json).collect::<Vec<Value>>()},
         "remedies": remedies.iter().map(|(r, total)| json!({"change": r.key(), "label": r.label(), "total_bytes": total})).collect::<Vec<Value>>(),
         "measured": page.measured.as_ref().map(|m| measured::json(m, b)),
     });
     out
+}
+
+/// The error band of the total as JSON: the group of validation cases it was read from, how many,
+/// and the lowest and highest residual (measured ÷ estimated − 1) in tenths of a percent with the
+/// sizes they put the total at; `lower_permille` and the rest are null when too few cases are alike.
+fn band_json(s: &Scenario, b: &Breakdown) -> serde_json::Value {
+    use serde_json::json;
+    use vram_engine::Band;
+    let band = estimate_band(s);
+    let g = band.group();
+    let (lower, upper) = match band {
+        Band::Range {
+            lower_permille,
+            upper_permille,
+            ..
+        } => (Some(lower_permille), Some(upper_permille)),
+        Band::TooFew { .. } => (None, None),
+    };
+    let (label, figure) = banded_figure(s, b);
+    let bounds = band.bounds(figure);
+    json!({
+        "stated": bounds.is_some(),
+        "of": if label == "Error band" { "total" } else { "kv_pool" },
+        "of_bytes": figure,
+        "group": {"job": g.job.key(), "framework": g.family.map(|f| f.key()), "level": g.level.key()},
+        "cases": band.cases(),
+        "min_cases": vram_engine::MIN_BAND_CASES,
+        "lower_permille": lower,
+        "upper_permille": upper,
+        "low_bytes": bounds.map(|(low, _)| low),
+        "high_bytes": bounds.map(|(_, high)| high),
+        "text": vram_text::error_band(Lang::En, &band, figure, s.unit),
+    })
+}
+
+/// The figure the error band is about, with its row label: the total per GPU, or for a server
+/// its KV pool (what its logs print and the band's cases measured).
+fn banded_figure(s: &Scenario, b: &Breakdown) -> (&'static str, u64) {
+    match (s.job, b.serving) {
+        (Job::Serving, Some(f)) => ("Error band (KV pool)", f.kv_pool),
+        _ => ("Error band", b.total),
+    }
 }
 
 /// An answer as JSON: the question, the setting it changes, and its reach.
@@ -435,6 +478,13 @@ fn table(
         u.format(b.tensors),
         moment(s, b.peak_phase)
     );
+    let (label, figure) = banded_figure(s, b);
+    let _ = writeln!(
+        o,
+        "{:<28} {}",
+        label,
+        vram_text::error_band(Lang::En, &estimate_band(s), figure, u)
+    );
     if b.cpu > 0 {
         let _ = writeln!(o, "{:<28} {:>10.2}", "CPU memory (offload)", u.value(b.cpu));
     }
@@ -481,7 +531,7 @@ fn table(
     }
     let _ = writeln!(
         o,
-        "\n{:<22} {:>10} {:>10} {:>6} {:>10} {:>12}",
+        "\n{:<22} {:>10} {:>10} {:>6} {:>10} {:>12}  band",
         "GPU", "capacity", "budget", "fits", "headroom", "GPUs needed"
     );
     for v in verdicts {
@@ -489,16 +539,21 @@ fn table(
             .gpus_needed
             .map(|n| n.to_string())
             .unwrap_or_else(|| "-".into());
-        let _ = writeln!(
-            o,
-            "{:<22} {:>10.2} {:>10.2} {:>6} {:>10.2} {:>12}",
+        let row = format!(
+            "{:<22} {:>10.2} {:>10.2} {:>6} {:>10.2} {:>12}  {}",
             v.gpu.label(),
             u.value(v.capacity),
             u.value(v.budget),
             if v.fits { "yes" } else { "no" },
             v.headroom as f64 / u.bytes() as f64,
-            needed
+            needed,
+            if v.borderline {
+                vram_text::borderline(Lang::En)
+            } else {
+                ""
+            }
         );
+        let _ = writeln!(o, "{}", row.trim_end());
     }
     if let Some(v) = verdicts.iter().find(|v| v.gpu == s.gpu) {
         let serving = s.job == Job::Serving;
@@ -513,6 +568,14 @@ fn table(
             vram_text::budget_equation(Lang::En, util, &budget, &visible, &capacity)
         };
         let _ = writeln!(o, "{}: {equation}", v.gpu.label());
+        if v.borderline {
+            let _ = writeln!(
+                o,
+                "{}: {}",
+                v.gpu.label(),
+                vram_text::borderline_why(Lang::En)
+            );
+        }
     }
     let _ = writeln!(o, "\nOn {}:", s.gpu.label());
     for a in answers {

@@ -29,6 +29,7 @@
 
 mod named;
 
+mod band;
 mod config;
 mod decimal;
 mod dtype;
@@ -57,13 +58,17 @@ mod units;
 mod weight_parts;
 
 // The public API: everything the page, the CLI and the tests use, at one path each.
+pub use band::{
+    error_band, estimate_band, family_of, Band, BandGroup, BandLevel, FrameworkFamily, BAND_TABLE,
+    MIN_BAND_CASES,
+};
 pub use config::{parse_config, parse_quantization, Quantization, MAX_CONFIG_BYTES};
 pub use decimal::{decimal, signed_decimal};
 pub use dtype::{Bits, KvDtype, WeightFormat};
 pub use error::EngineError;
 pub use fit::{
-    fits, remedies, serve_command, solve, spread, startup_concurrency, verdicts, Answer, Need,
-    Question, Reach, Remedy, ServeCommand, Server, Verdict,
+    fits, remedies, serve_command, solve, spread, startup_concurrency, verdicts, Answer, KvRoom,
+    Need, Question, Reach, Remedy, ServeCommand, Server, Verdict,
 };
 pub use formula::{Arg, Clause, Formula, Msg};
 pub use gguf::{

@@ -22,6 +22,7 @@
 //! ```
 
 mod answers;
+mod band;
 mod errors;
 mod formulas;
 mod hub;
@@ -36,6 +37,7 @@ mod settings;
 mod zh;
 
 pub use answers::{answer, budget_equation, question, sglang_budget_equation, startup_concurrency};
+pub use band::{band_family, band_group, band_level, borderline, borderline_why, error_band};
 pub use errors::{error, notice, refusal};
 pub use formulas::{formula, moment, sentence};
 pub use hub::{fetch_failure, file_difference, hub_error, index_error, safetensors_error};
