@@ -36,7 +36,7 @@ mod settings;
 mod zh;
 
 pub use answers::{answer, budget_equation, question, sglang_budget_equation, startup_concurrency};
-pub use errors::{error, notice, refusal};
+pub use errors::{error, notice, refusal, repair};
 pub use formulas::{formula, moment, sentence};
 pub use hub::{fetch_failure, file_difference, hub_error, index_error, safetensors_error};
 pub use hub_box::hub_box_text;
