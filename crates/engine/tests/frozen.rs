@@ -12,8 +12,9 @@
 //! reports, or `u<pct>`, gpu_memory_utilization of it): the value most GPUs share, then
 //! `name@gpu=` for each GPU that differs, so the 22 headrooms (budget − need) move as one figure.
 //!
-//! A failing run names each moved figure, old → new with the change in %. A change that moves the
-//! physics on purpose re-records the files: `VRAM_BLESS=1 cargo test -p vram-engine --test frozen`.
+//! A failing run names each moved figure, recorded → now, with the change and its %. A change that
+//! moves the physics on purpose re-records the files:
+//! `VRAM_BLESS=1 cargo test -p vram-engine --test frozen`.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
