@@ -198,7 +198,7 @@ pub fn parse(options: &[Given]) -> Result<GgufRun, String> {
     let decoded = decode_pairs(&pairs);
     if let Some(first) = decoded.notices.first() {
         return Err(match first {
-            Notice::Reset(e) => error(Lang::En, e),
+            Notice::Normalized(r) => error(Lang::En, r.cause()),
             n => notice(Lang::En, n),
         });
     }

@@ -126,7 +126,7 @@ fn scenario(args: &Args) -> Result<Scenario, String> {
     if let Some(first) = decoded.notices.iter().find(|n| !n.is_information()) {
         return Err(match first {
             // flags were checked above: what is left is the link's, or a conflict
-            Notice::Reset(e) => error(Lang::En, e),
+            Notice::Normalized(r) => error(Lang::En, r.cause()),
             n => format!("link: {}", notice(Lang::En, n)),
         });
     }

@@ -49,6 +49,7 @@ mod memory;
 mod model;
 mod overview;
 mod presets;
+mod repair;
 mod safetensors;
 mod scenario;
 mod server;
@@ -120,6 +121,7 @@ pub use memory::{
 pub use model::{Architecture, Encoder, Mla, MlpKind, Moe, NormKind, ParamCounts, StoredWeights};
 pub use overview::{sweep, sweep_points, Advice, Overview};
 pub use presets::{all as presets, find as find_preset, Preset};
+pub use repair::Repair;
 pub use safetensors::{
     compare_with_config, header_length, is_shard_name, quant_scheme, read_header_json, read_index,
     read_safetensors, size_weights, tensor_role, EntryField, FileDifference, FileWeights,

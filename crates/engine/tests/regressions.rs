@@ -72,8 +72,10 @@ const CASES: &[(Reader, &str, Expect, &str)] = &[
     (Decode, "cfg=%0A%1B[31m5", Notices(&["BadArchField(\"\\n\\u{1b}[\")"]), "a newline and an escape sequence in the notice"),
     // encode writes t= for a job without adapters; decode refused it (property test)
     (Decode, "v=1&m=llama-3.1-8b&j=infer&t=", Notices(&[]), "ignored t=\"\": not a list of LoRA targets"),
-    (Decode, "t=", Notices(&["Reset(NoLoraTargets)"]), "(a notice, now from the repair)"),
-    (Decode, "j=qlora&t=", Notices(&["Reset(NoLoraTargets)"]), "(a notice, now from the repair)"),
+    (Decode, "t=", Notices(&["Reset { cause: NoLoraTargets, setting: \"t\" }"]), "(a notice, now from the repair)"),
+    (Decode, "j=qlora&t=", Notices(&["Reset { cause: NoLoraTargets, setting: \"t\" }"]), "(a notice, now from the repair)"),
+    // normalizing stopped after four repairs and reset the weights for a part's format
+    (Decode, "v=1&j=qlora&w=int8&wa=int8&n=6&tp=4&pp=4&obw=1&ga=2", Notices(&["TpDoesNotDivide", "PpDoesNotDivide", "PartFormatNotForJob", "StepInBackwardAccumulates"]), "four notices, the weights reset, then no estimate: see the test below"),
     // a config error echoed the whole value: a megabyte number made a megabyte message
     (Config, r#"{"hidden_size":1234567890123456789012345678901234567890123456789012345678901234567890e-3,"num_hidden_layers":2,"num_attention_heads":2,"vocab_size":10}"#, Refused("shown: \"1234567890123456789012345678901234567890…\""), "the whole number in the message"),
     // links and configs that must keep working
@@ -142,6 +144,62 @@ fn every_input_that_once_broke_a_reader_gives_what_it_should() {
             panic!("{what}: {why}");
         }
     }
+}
+
+/// The link of issue 42: four conflicts, each repaired by the one setting that causes it. Before,
+/// normalizing stopped after four repairs (the optimizer step in backward with accumulation was
+/// left, and the page showed "Cannot estimate"), and the attention's int8 under QLoRA reset the
+/// weights, with a notice telling the QLoRA user to choose the QLoRA job.
+#[test]
+fn a_link_with_four_conflicts_is_repaired_whole_and_each_notice_names_its_cause() {
+    use vram_text::Lang;
+    let d = decode_link("?v=1&j=qlora&w=int8&wa=int8&n=6&tp=4&pp=4&obw=1&ga=2");
+    let reset = |cause, setting| Notice::Normalized(Repair::Reset { cause, setting });
+    assert_eq!(
+        d.notices,
+        [
+            reset(EngineError::TpDoesNotDivide { gpus: 6, tp: 4 }, "tp"),
+            // tp is 1 by then: 6 GPUs are still not 4 stages
+            reset(
+                EngineError::PpDoesNotDivide {
+                    gpus: 6,
+                    tp: 1,
+                    pp: 4
+                },
+                "pp"
+            ),
+            reset(
+                EngineError::PartFormatNotForJob {
+                    job: Job::Qlora,
+                    part: WeightPart::Attention,
+                    format: WeightFormat::Int8,
+                },
+                "wa",
+            ),
+            reset(EngineError::StepInBackwardAccumulates { steps: 2 }, "obw"),
+        ]
+    );
+    let english: Vec<String> = d
+        .notices
+        .iter()
+        .map(|n| vram_text::notice(Lang::En, n))
+        .collect();
+    assert_eq!(
+        english,
+        [
+            "6 GPUs cannot be split into tensor-parallel groups of 4; \"Tensor parallel\" was reset to its default (1)",
+            "6 GPUs cannot be split into 4 pipeline stages of 1 tensor-parallel GPUs each; \"Pipeline stages\" was reset to its default (1)",
+            "QLoRA keeps a part of the model in a format of its own only unquantized or in bitsandbytes 4-bit (NF4, FP4), so \"Attention stored as\" cannot be int8 (LLM.int8); \"Attention stored as\" was reset to its default (auto)",
+            "with the optimizer step in backward each gradient is applied and freed as it is produced, so it cannot accumulate over 2 micro-batches; \"optimizer step fused into backward\" was reset to its default (off)",
+        ]
+    );
+    // QLoRA over LLM.int8 weights stays: only the attention's own format went
+    let s = &d.scenario;
+    assert_eq!((s.job, s.weights), (Job::Qlora, WeightFormat::Int8));
+    assert_eq!((s.gpus, s.tp, s.pp, s.grad_accum), (6, 1, 1, 2));
+    assert_eq!(s.weight_parts, PartFormats::default());
+    assert!(!s.optimizer_in_backward);
+    assert!(estimate(s).is_ok());
 }
 
 #[test]

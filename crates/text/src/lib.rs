@@ -38,7 +38,7 @@ mod zh;
 
 pub use answers::{answer, budget_equation, question, sglang_budget_equation, startup_concurrency};
 pub use band::{band_family, band_group, band_level, borderline, borderline_why, error_band};
-pub use errors::{error, notice, refusal};
+pub use errors::{error, notice, refusal, repair};
 pub use formulas::{formula, moment, sentence};
 pub use hub::{fetch_failure, file_difference, hub_error, index_error, safetensors_error};
 pub use hub_box::hub_box_text;
