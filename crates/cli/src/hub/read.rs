@@ -2,10 +2,10 @@
 //! and each shard's header (8 bytes, then the header alone), or a GGUF file's header (`gguf`).
 
 use vram_engine::{
-    compare_with_config, header_length, parse_config, parse_json, read_header_json, read_index,
-    read_listing, size_weights, Architecture, FetchFailure, FileDifference, FileWeights, HubRef,
-    RepoListing, SafetensorsHeader, WeightFiles, CONFIG_FILE, INDEX_FILE, MAX_CONFIG_BYTES,
-    MAX_INDEX_BYTES, MAX_LISTING_BYTES, SAFETENSORS_LENGTH_PREFIX,
+    compare_with_config, header_length, json_whole, parse_config, parse_json, read_header_json,
+    read_index, read_listing, size_weights, Architecture, FetchFailure, FileDifference,
+    FileWeights, HubRef, RepoListing, SafetensorsHeader, WeightFiles, CONFIG_FILE, INDEX_FILE,
+    MAX_CONFIG_BYTES, MAX_INDEX_BYTES, MAX_LISTING_BYTES, SAFETENSORS_LENGTH_PREFIX,
 };
 use vram_text::{fetch_failure, hub_error, index_error, safetensors_error, Lang};
 
@@ -113,7 +113,7 @@ fn safetensors(
 fn packed_bits(config: &str) -> u64 {
     parse_json(config)
         .ok()
-        .and_then(|v| v.get("quantization_config")?.get("bits")?.as_u64())
+        .and_then(|v| json_whole(v.get("quantization_config")?.get("bits")?))
         .unwrap_or(4)
 }
 

@@ -3,7 +3,9 @@
 
 use super::error::HubError;
 use super::id::check_path;
-use crate::json::{self, Value};
+use serde::Deserialize;
+
+use crate::json::{self, Lenient, Whole};
 
 /// The largest listing read (a repository with thousands of files stays far below).
 pub const MAX_LISTING_BYTES: usize = 8 << 20;
@@ -34,6 +36,23 @@ pub enum WeightFiles {
     Nothing,
 }
 
+/// The fields of the answer a listing reads; a field of another type is left out, a sibling
+/// without a file name skipped.
+#[derive(Default, Deserialize)]
+struct Listing {
+    #[serde(default)]
+    sha: Lenient<String>,
+    #[serde(default)]
+    siblings: Lenient<Vec<Lenient<Sibling>>>,
+}
+
+#[derive(Deserialize)]
+struct Sibling {
+    rfilename: String,
+    #[serde(default)]
+    size: Lenient<Whole>,
+}
+
 /// Reads a listing's text.
 pub fn read_listing(text: &str) -> Result<RepoListing, HubError> {
     if text.len() > MAX_LISTING_BYTES {
@@ -43,30 +62,28 @@ pub fn read_listing(text: &str) -> Result<RepoListing, HubError> {
         });
     }
     let value = json::parse(text).map_err(HubError::NotJson)?;
-    let siblings = value
-        .get("siblings")
-        .and_then(Value::as_array)
-        .ok_or(HubError::NoFileList)?;
+    let listing: Listing = json::typed(&value).unwrap_or_default();
+    let siblings: Vec<Sibling> = listing
+        .siblings
+        .0
+        .ok_or(HubError::NoFileList)?
+        .into_iter()
+        .filter_map(|s| s.0)
+        .collect();
     let mut files: Vec<String> = siblings
         .iter()
-        .filter_map(|s| s.get("rfilename").and_then(Value::as_str))
-        .filter_map(|f| check_path(f).ok())
+        .filter_map(|s| check_path(&s.rfilename).ok())
         .collect();
     files.sort();
     files.dedup();
     let sizes: Vec<(String, u64)> = siblings
         .iter()
-        .filter_map(|s| {
-            let name = s.get("rfilename").and_then(Value::as_str)?;
-            let size = s.get("size").and_then(Value::as_u64)?;
-            Some((check_path(name).ok()?, size))
-        })
+        .filter_map(|s| Some((check_path(&s.rfilename).ok()?, s.size.0?.0)))
         .collect();
-    let sha = value
-        .get("sha")
-        .and_then(Value::as_str)
-        .filter(|s| s.len() == 40 && s.chars().all(|c| c.is_ascii_hexdigit()))
-        .map(str::to_string);
+    let sha = listing
+        .sha
+        .0
+        .filter(|s| s.len() == 40 && s.chars().all(|c| c.is_ascii_hexdigit()));
     Ok(RepoListing { sha, files, sizes })
 }
 

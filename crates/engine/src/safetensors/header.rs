@@ -205,15 +205,15 @@ fn read_entry(name: &str, entry: &Value) -> Result<SafeTensor, SafetensorsError>
     check_count(SafetensorsLimit::Dimensions, shape_values.len())?;
     let shape = shape_values
         .iter()
-        .map(|d| d.as_u64().ok_or(bad(EntryField::Shape)))
+        .map(|d| json::whole(d).ok_or(bad(EntryField::Shape)))
         .collect::<Result<Vec<u64>, _>>()?;
     let offsets = object
         .get("data_offsets")
         .and_then(Value::as_array)
         .filter(|o| o.len() == 2)
         .ok_or(bad(EntryField::DataOffsets))?;
-    let begin = offsets[0].as_u64().ok_or(bad(EntryField::DataOffsets))?;
-    let end = offsets[1].as_u64().ok_or(bad(EntryField::DataOffsets))?;
+    let begin = json::whole(&offsets[0]).ok_or(bad(EntryField::DataOffsets))?;
+    let end = json::whole(&offsets[1]).ok_or(bad(EntryField::DataOffsets))?;
     let too_large = || SafetensorsError::TensorTooLarge {
         tensor: shown_name(name),
     };

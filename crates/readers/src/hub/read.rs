@@ -1,11 +1,11 @@
 //! Reading a safetensors model from the Hub with the fewest bytes, in the CLI's order.
 
 use vram_engine::{
-    compare_with_config, gguf_entries, header_length, parse_config, parse_json, parse_model_id,
-    read_header_json, read_index, read_listing, size_weights, status_failure, Architecture,
-    EngineError, FetchFailure, FileDifference, FileWeights, GgufEntry, HubEndpoint, HubError,
-    HubRef, HubSource, IndexError, SafetensorsError, SafetensorsHeader, StoredWeights, WeightFiles,
-    CONFIG_FILE, INDEX_FILE, MAX_CONFIG_BYTES, MAX_INDEX_BYTES, MAX_LISTING_BYTES,
+    compare_with_config, gguf_entries, header_length, json_whole, parse_config, parse_json,
+    parse_model_id, read_header_json, read_index, read_listing, size_weights, status_failure,
+    Architecture, EngineError, FetchFailure, FileDifference, FileWeights, GgufEntry, HubEndpoint,
+    HubError, HubRef, HubSource, IndexError, SafetensorsError, SafetensorsHeader, StoredWeights,
+    WeightFiles, CONFIG_FILE, INDEX_FILE, MAX_CONFIG_BYTES, MAX_INDEX_BYTES, MAX_LISTING_BYTES,
     SAFETENSORS_LENGTH_PREFIX,
 };
 
@@ -152,7 +152,7 @@ pub async fn read_model<F: Fetch>(
 fn packed_bits(config: &str) -> u64 {
     parse_json(config)
         .ok()
-        .and_then(|v| v.get("quantization_config")?.get("bits")?.as_u64())
+        .and_then(|v| json_whole(v.get("quantization_config")?.get("bits")?))
         .unwrap_or(4)
 }
 
