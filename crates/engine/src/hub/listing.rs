@@ -154,4 +154,21 @@ mod tests {
         assert_eq!(l.size("m-Q4_K_M.gguf"), Some(4_920_734_016));
         assert_eq!(l.size("README.md"), None);
     }
+
+    #[test]
+    fn fields_of_another_type_are_skipped_as_before_and_the_rest_is_read() {
+        // a sibling that is a number, one without a name, a size in words, a sha that is a number
+        let text = r#"{"sha":5,"siblings":[7,{"size":3},{"rfilename":"a.gguf","size":"big"},{"rfilename":"b.gguf","size":2.0}]}"#;
+        let l = read_listing(text).unwrap();
+        assert_eq!(
+            (l.sha.clone(), l.files.clone()),
+            (None, vec!["a.gguf".into(), "b.gguf".into()])
+        );
+        assert_eq!((l.size("a.gguf"), l.size("b.gguf")), (None, Some(2)));
+        assert_eq!(
+            read_listing(r#"{"siblings":{}}"#),
+            Err(HubError::NoFileList)
+        );
+        assert_eq!(read_listing("[1]"), Err(HubError::NoFileList));
+    }
 }

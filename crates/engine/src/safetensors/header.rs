@@ -240,8 +240,8 @@ fn read_entry(name: &str, entry: &Value) -> Result<SafeTensor, SafetensorsError>
     })
 }
 
-/// Sorts tensors by offset and checks that they tile the data from byte 0 (a duplicated name
-/// overlaps its twin, so it fails here too).
+/// Sorts tensors by offset and checks that they tile the data from byte 0 (a repeated name is
+/// refused before, by the JSON reader).
 fn check_tiling(tensors: &mut [SafeTensor]) -> Result<(), SafetensorsError> {
     tensors.sort_by_key(|t| (t.begin, t.end));
     let mut expected = 0;
@@ -280,6 +280,19 @@ mod tests {
         assert_eq!(h.file_bytes(), 8 + json.len() as u64 + 28);
         assert!(h.check_file_length(h.file_bytes()).is_ok());
         assert!(h.check_file_length(h.file_bytes() - 1).is_err());
+    }
+
+    #[test]
+    fn a_tensor_named_twice_is_refused_where_the_name_repeats() {
+        // the second "a" is the header's bytes 54 to 56 (1-based): the error is at its end
+        let json = r#"{"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1]},"a":{"dtype":"U8","shape":[1],"data_offsets":[1,2]}}"#;
+        match read_safetensors(&file(json)) {
+            Err(SafetensorsError::NotJson(e)) => {
+                assert_eq!(e.why, crate::json::JsonProblem::DuplicateKey);
+                assert_eq!((e.line, e.column), (1, 56));
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]
