@@ -6,7 +6,9 @@
 
 use super::dtype::SafeDtype;
 use super::error::{EntryField, SafetensorsError, SafetensorsLimit};
-use crate::json::{self, Value};
+use serde::Deserialize;
+
+use crate::json::{self, Lenient, Value, Whole};
 
 /// The length prefix before the JSON header, in bytes.
 pub const LENGTH_PREFIX: u64 = 8;
@@ -182,38 +184,41 @@ fn read_metadata(entry: &Value) -> Result<Vec<(String, String)>, SafetensorsErro
         .collect()
 }
 
+/// A tensor's entry as the header writes it; a field of another type is read as missing, and the
+/// error names it.
+#[derive(Deserialize)]
+struct TensorEntry {
+    #[serde(default)]
+    dtype: Lenient<String>,
+    #[serde(default)]
+    shape: Lenient<Vec<Lenient<Whole>>>,
+    #[serde(default)]
+    data_offsets: Lenient<[Whole; 2]>,
+}
+
 fn read_entry(name: &str, entry: &Value) -> Result<SafeTensor, SafetensorsError> {
     check_count(SafetensorsLimit::NameLength, name.len())?;
     let bad = |field| SafetensorsError::BadEntry {
         tensor: shown_name(name),
         field,
     };
-    let object = entry.as_object().ok_or(bad(EntryField::Entry))?;
-    let dtype_name = object
-        .get("dtype")
-        .and_then(Value::as_str)
-        .ok_or(bad(EntryField::Dtype))?;
+    let entry: TensorEntry = Some(entry)
+        .filter(|e| e.is_object())
+        .and_then(json::typed)
+        .ok_or(bad(EntryField::Entry))?;
+    let dtype_name = entry.dtype.0.ok_or(bad(EntryField::Dtype))?;
     let dtype =
-        SafeDtype::from_header(dtype_name).ok_or_else(|| SafetensorsError::UnknownDtype {
+        SafeDtype::from_header(&dtype_name).ok_or_else(|| SafetensorsError::UnknownDtype {
             tensor: shown_name(name),
             dtype: dtype_name.chars().take(20).collect(),
         })?;
-    let shape_values = object
-        .get("shape")
-        .and_then(Value::as_array)
-        .ok_or(bad(EntryField::Shape))?;
-    check_count(SafetensorsLimit::Dimensions, shape_values.len())?;
-    let shape = shape_values
-        .iter()
-        .map(|d| json::whole(d).ok_or(bad(EntryField::Shape)))
+    let dimensions = entry.shape.0.ok_or(bad(EntryField::Shape))?;
+    check_count(SafetensorsLimit::Dimensions, dimensions.len())?;
+    let shape = dimensions
+        .into_iter()
+        .map(|d| d.0.map(|w| w.0).ok_or(bad(EntryField::Shape)))
         .collect::<Result<Vec<u64>, _>>()?;
-    let offsets = object
-        .get("data_offsets")
-        .and_then(Value::as_array)
-        .filter(|o| o.len() == 2)
-        .ok_or(bad(EntryField::DataOffsets))?;
-    let begin = json::whole(&offsets[0]).ok_or(bad(EntryField::DataOffsets))?;
-    let end = json::whole(&offsets[1]).ok_or(bad(EntryField::DataOffsets))?;
+    let [Whole(begin), Whole(end)] = entry.data_offsets.0.ok_or(bad(EntryField::DataOffsets))?;
     let too_large = || SafetensorsError::TensorTooLarge {
         tensor: shown_name(name),
     };
@@ -293,6 +298,46 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn an_entry_field_of_the_wrong_type_is_named_in_the_error() {
+        let read = |entry: &str| read_safetensors(&file(&format!(r#"{{"t":{entry}}}"#)));
+        let bad = |field| {
+            Err(SafetensorsError::BadEntry {
+                tensor: "t".into(),
+                field,
+            })
+        };
+        for (entry, field) in [
+            (r#"["U8",[1],[0,1]]"#, EntryField::Entry),
+            (
+                r#"{"dtype":5,"shape":[1],"data_offsets":[0,1]}"#,
+                EntryField::Dtype,
+            ),
+            (
+                r#"{"dtype":"U8","shape":"1","data_offsets":[0,1]}"#,
+                EntryField::Shape,
+            ),
+            (
+                r#"{"dtype":"U8","shape":[1,"a"],"data_offsets":[0,1]}"#,
+                EntryField::Shape,
+            ),
+            (
+                r#"{"dtype":"U8","shape":[1],"data_offsets":[1]}"#,
+                EntryField::DataOffsets,
+            ),
+            (
+                r#"{"dtype":"U8","shape":[1],"data_offsets":[0,1,2]}"#,
+                EntryField::DataOffsets,
+            ),
+            (r#"{"dtype":"U8","shape":[1]}"#, EntryField::DataOffsets),
+        ] {
+            assert_eq!(read(entry), bad(field), "{entry}");
+        }
+        // one U8 is one byte: offsets 0 and 1.0 read as whole numbers
+        let h = read(r#"{"dtype":"U8","shape":[1],"data_offsets":[0,1.0]}"#).unwrap();
+        assert_eq!(h.data_bytes(), 1);
     }
 
     #[test]
