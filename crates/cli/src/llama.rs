@@ -3,7 +3,7 @@
 
 use std::io::Read;
 
-use serde_json::json;
+use serde::Serialize;
 
 use crate::args::Given;
 use crate::llama_flags;
@@ -351,45 +351,112 @@ impl Report<'_> {
     fn json(&self) -> String {
         let p = self.plan;
         let fit = self.machine.fit(p);
-        let devices: Vec<_> = p
+        let devices = p
             .devices
             .iter()
             .zip(&fit)
-            .map(|((d, b), f)| {
-                json!({
-                    "device": llama_device(Lang::En, *d),
-                    "model_bytes": b.model, "kv_bytes": b.kv, "compute_bytes": b.compute,
-                    "output_bytes": b.output, "total_bytes": b.total(), "layers": b.layers,
-                    "projector_bytes": b.projector, "projector_compute_bytes": b.projector_compute,
-                    "limit_bytes": f.limit, "fits": f.fits(),
-                })
+            .map(|((d, b), f)| DeviceJson {
+                device: llama_device(Lang::En, *d),
+                model_bytes: b.model,
+                kv_bytes: b.kv,
+                compute_bytes: b.compute,
+                output_bytes: b.output,
+                total_bytes: b.total(),
+                layers: b.layers,
+                projector_bytes: b.projector,
+                projector_compute_bytes: b.projector_compute,
+                limit_bytes: f.limit,
+                fits: f.fits(),
             })
             .collect();
         let c = launch_commands(&self.args.settings, p.shape.n_layer);
         let bound = decode_bound(self.header, p, self.args.settings.cpu_moe_layers, |d| {
             self.machine.bandwidth(d)
         });
-        let (ollama_env, ollama_modelfile, _) = self.ollama_lines();
-        let v = json!({
-            "file": self.args.file,
-            "mmproj": self.args.projector,
-            "n_layer": p.shape.n_layer,
-            "context": {"n_ctx": p.sizes.n_ctx, "n_ctx_seq": p.sizes.n_ctx_seq, "streams": p.sizes.streams,
-                        "n_batch": p.sizes.n_batch, "n_ubatch": p.sizes.n_ubatch, "swa_cells": p.sizes.swa_cells},
-            "offloaded_layers": p.placement.offloaded,
-            "devices": devices,
-            "fits": self.machine.fits(p),
-            "max_gpu_layers": self.ngl,
-            "max_context": self.ctx,
-            "best_quant": self.best,
-            "llama_server": self.server_line(),
-            "llama_server_flags": c.llama_server,
-            "ollama_env": c.ollama_env,
-            "ollama_options": c.ollama_options,
-            "ollama_serve": ollama_env,
-            "ollama_modelfile": ollama_modelfile,
-            "decode_tokens_per_s_max": {"empty_context": bound.empty_context, "full_context": bound.full_context},
-        });
-        format!("{}\n", serde_json::to_string_pretty(&v).unwrap())
+        let (ollama_serve, ollama_modelfile, _) = self.ollama_lines();
+        let sizes = &p.sizes;
+        let plan = PlanJson {
+            file: &self.args.file,
+            mmproj: self.args.projector.as_deref(),
+            n_layer: p.shape.n_layer,
+            context: ContextJson {
+                n_ctx: sizes.n_ctx,
+                n_ctx_seq: sizes.n_ctx_seq,
+                streams: sizes.streams,
+                n_batch: sizes.n_batch,
+                n_ubatch: sizes.n_ubatch,
+                swa_cells: sizes.swa_cells,
+            },
+            offloaded_layers: p.placement.offloaded,
+            devices,
+            fits: self.machine.fits(p),
+            max_gpu_layers: self.ngl,
+            max_context: self.ctx,
+            best_quant: self.best,
+            llama_server: self.server_line(),
+            llama_server_flags: c.llama_server,
+            ollama_env: c.ollama_env,
+            ollama_options: c.ollama_options,
+            ollama_serve,
+            ollama_modelfile,
+            decode_tokens_per_s_max: SpeedJson {
+                empty_context: bound.empty_context,
+                full_context: bound.full_context,
+            },
+        };
+        format!("{}\n", serde_json::to_string_pretty(&plan).unwrap())
     }
+}
+
+/// `--json` of a llama.cpp plan.
+#[derive(Serialize)]
+struct PlanJson<'a> {
+    file: &'a str,
+    mmproj: Option<&'a str>,
+    n_layer: u64,
+    context: ContextJson,
+    offloaded_layers: u64,
+    devices: Vec<DeviceJson>,
+    fits: bool,
+    max_gpu_layers: Option<u64>,
+    max_context: Option<u64>,
+    best_quant: Option<&'a str>,
+    llama_server: String,
+    llama_server_flags: Vec<(&'static str, String)>,
+    ollama_env: Vec<(&'static str, String)>,
+    ollama_options: Vec<(&'static str, String)>,
+    ollama_serve: String,
+    ollama_modelfile: String,
+    decode_tokens_per_s_max: SpeedJson,
+}
+
+#[derive(Serialize)]
+struct ContextJson {
+    n_ctx: u64,
+    n_ctx_seq: u64,
+    streams: u64,
+    n_batch: u64,
+    n_ubatch: u64,
+    swa_cells: Option<u64>,
+}
+
+#[derive(Serialize)]
+struct DeviceJson {
+    device: String,
+    model_bytes: u64,
+    kv_bytes: u64,
+    compute_bytes: u64,
+    output_bytes: u64,
+    total_bytes: u64,
+    layers: u64,
+    projector_bytes: u64,
+    projector_compute_bytes: u64,
+    limit_bytes: Option<u64>,
+    fits: bool,
+}
+
+#[derive(Serialize)]
+struct SpeedJson {
+    empty_context: f64,
+    full_context: f64,
 }

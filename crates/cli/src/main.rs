@@ -5,10 +5,12 @@ mod hub;
 mod llama;
 mod llama_flags;
 mod measured;
+mod report_json;
 
 use std::process::ExitCode;
 
 use args::{Given, Parsed};
+use report_json::Report;
 use vram_engine::{
     encode_link, estimate_band, estimate_with, remedies, serve_command, solve, startup_concurrency,
     verdicts, Answer, Job, Remedy, Server, Verdict,
@@ -272,10 +274,8 @@ fn run(args: &Args) -> Result<String, String> {
             .and_then(|h| vram_engine::HubEndpoint::parse(&h.endpoint).ok()),
     };
     if args.json {
-        let mut out = json(&s, &b, &verdicts, &solved, &remedies, &page);
-        if let Some(h) = &args.hub {
-            out["hub"] = h.json();
-        }
+        let mut out = Report::new(&s, &b, &verdicts, &solved, &remedies, &page);
+        out.hub = args.hub.as_ref().map(|h| h.json());
         Ok(serde_json::to_string_pretty(&out).expect("JSON of plain values") + "\n")
     } else {
         let mut out = args
@@ -310,57 +310,10 @@ fn moment(s: &Scenario, phase: vram_engine::Phase) -> &'static str {
     vram_text::moment(vram_text::Lang::En, phase.describe(s.job))
 }
 
-fn json(
-    s: &Scenario,
-    b: &Breakdown,
-    verdicts: &[Verdict],
-    answers: &[Answer],
-    remedies: &[(Remedy, u64)],
-    page: &PageSettings,
-) -> serde_json::Value {
-    use serde_json::{json, Map, Value};
-    let mut components = Map::new();
-    for c in Component::ALL {
-        components.insert(c.key().into(), json!(b.bytes(*c)));
-    }
-    let lines: Vec<Value> = b
-        .lines
-        .iter()
-        .map(|l| json!({"component": l.component.key(), "phase": l.phase.key(), "bytes": l.bytes, "at_peak": b.at_peak(l), "formula": formula(s, &l.formula)}))
-        .collect();
-    let fits: Vec<Value> = verdicts
-        .iter()
-        .map(|v| json!({"gpu": v.gpu.key(), "name": v.gpu.label(), "capacity_bytes": v.capacity, "budget_bytes": v.budget, "fits": v.fits, "borderline": v.borderline, "headroom_bytes": v.headroom, "gpus_needed": v.gpus_needed}))
-        .collect();
-    let out = json!({
-        "model": s.model.name(),
-        "link": encode_link(s, page),
-        "params": b.params.total(),
-        "active_params": b.active_params,
-        "trainable_params": b.trainable,
-        "per_gpu": true,
-        "gpus": s.gpus,
-        "peak_phase": moment(s, b.peak_phase),
-        "components_bytes": components,
-        "tensors_bytes": b.tensors,
-        "total_bytes": b.total,
-        "cpu_offload_bytes": b.cpu,
-        "lines": lines,
-        "serving": b.serving.map(|f| json!({"budget_bytes": f.budget, "kv_pool_bytes": f.kv_pool, "kv_bytes_per_token": f.kv_bytes_per_token, "blocks": f.blocks, "tokens": f.tokens, "max_concurrency": f.max_concurrency, "max_len_fits": f.max_len_fits, "startup_concurrency_hundredths": startup_concurrency(&f, s)})),
-        "serve_commands": (s.job == Job::Serving).then(|| json!({"vllm": serve_command(s, Server::Vllm).line(), "sglang": serve_command(s, Server::Sglang).line()})),
-        "fit": fits,
-        "error_band": band_json(s, b),
-        "solver": {"gpu": s.gpu.key(), "answers": answers.iter().map(answer_json).collect::<Vec<Value>>()},
-        "remedies": remedies.iter().map(|(r, total)| json!({"change": r.key(), "label": r.label(), "total_bytes": total})).collect::<Vec<Value>>(),
-        "measured": page.measured.as_ref().map(|m| measured::json(m, b)),
-    });
-    out
-}
-
 /// The error band of the total as JSON: the group of validation cases it was read from, how many,
 /// and the lowest and highest residual (measured ÷ estimated − 1) in tenths of a percent with the
 /// sizes they put the total at; `lower_permille` and the rest are null when too few cases are alike.
-fn band_json(s: &Scenario, b: &Breakdown) -> serde_json::Value {
+pub(crate) fn band_json(s: &Scenario, b: &Breakdown) -> serde_json::Value {
     use serde_json::json;
     use vram_engine::Band;
     let band = estimate_band(s);
@@ -397,28 +350,6 @@ fn banded_figure(s: &Scenario, b: &Breakdown) -> (&'static str, u64) {
         (Job::Serving, Some(f)) => ("Error band (KV pool)", f.kv_pool),
         _ => ("Error band", b.total),
     }
-}
-
-/// An answer as JSON: the question, the setting it changes, and its reach.
-fn answer_json(a: &Answer) -> serde_json::Value {
-    use serde_json::json;
-    use vram_engine::{Reach, SettingValue};
-    let value = |v: &SettingValue| match v {
-        SettingValue::Number(n) => json!(n),
-        SettingValue::Choice(k) => json!(k),
-        other => json!(format!("{other:?}")),
-    };
-    let (reach, v) = match &a.reach {
-        Reach::Set(v) => ("set", value(v)),
-        Reach::Nothing => ("nothing_fits", json!(null)),
-        Reach::UpToLimit(n) => ("up_to_limit", json!(n)),
-    };
-    let with: serde_json::Map<String, serde_json::Value> = a
-        .with
-        .iter()
-        .map(|(k, v)| (k.to_string(), value(v)))
-        .collect();
-    json!({"question": a.question.id(), "setting": a.question.setting(), "reach": reach, "value": v, "with": with})
 }
 
 fn table(
@@ -659,7 +590,7 @@ mod tests {
         let s = Scenario::default();
         let arch = s.model.architecture().unwrap();
         let b = estimate_with(&s, &arch, true).unwrap();
-        let v = json(
+        let report = Report::new(
             &s,
             &b,
             &verdicts(&s, &arch).unwrap(),
@@ -667,6 +598,7 @@ mod tests {
             &remedies(&s, &arch, &b),
             &PageSettings::default(),
         );
+        let v = serde_json::to_value(&report).unwrap();
         for c in Component::ALL {
             assert!(v["components_bytes"][c.key()].is_u64(), "{}", c.key());
         }

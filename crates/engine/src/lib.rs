@@ -35,6 +35,7 @@ mod decimal;
 mod dtype;
 mod encoder;
 mod error;
+mod exact;
 mod fit;
 mod formula;
 mod gguf;
@@ -87,7 +88,8 @@ pub use hub::{
     MAX_REDIRECTS,
 };
 pub use json::{
-    parse as parse_json, JsonError, JsonProblem, Value as JsonValue, MAX_DEPTH as JSON_MAX_DEPTH,
+    parse as parse_json, whole as json_whole, JsonError, JsonProblem, Value as JsonValue,
+    MAX_DEPTH as JSON_MAX_DEPTH,
 };
 pub use link::{
     decode as decode_link, decode_arch, decode_gguf_unread as decode_link_gguf_unread,

@@ -438,8 +438,8 @@ fn parse_count(v: &str) -> Option<u64> {
         't' | 'T' => (&v[..v.len() - 1], 12),
         _ => (v, 0),
     };
-    let (negative, mantissa, exp) = crate::json::decimal(num.trim())?;
-    let n = crate::json::scaled(mantissa, exp, shift)?;
+    let (negative, mantissa, exp) = crate::exact::decimal(num.trim())?;
+    let n = crate::exact::scaled(mantissa, exp, shift)?;
     (!negative && (1..=1_000_000_000_000_000).contains(&n)).then_some(n)
 }
 

@@ -143,9 +143,23 @@ pub(crate) fn json_problem(lang: Lang, p: JsonProblem) -> &'static str {
             "此处应为 `,` 或右括号",
         ),
         BadEscape => lang.pick("bad escape in a string", "字符串中的转义无效"),
-        BadUtf8 => lang.pick("invalid UTF-8 in a string", "字符串中有无效的 UTF-8"),
+        TrailingComma => lang.pick(
+            "a comma right before the closing bracket",
+            "右括号前多了一个逗号",
+        ),
         ControlCharacter => lang.pick("control character in a string", "字符串中有控制字符"),
-        BadNumber => lang.pick("a malformed number", "数字格式错误"),
+        BadNumber => lang.pick(
+            "a malformed number, or one too large",
+            "数字格式错误或数值过大",
+        ),
+        NotANumber => lang.pick(
+            "NaN or Infinity, which JSON does not have (write a number or null)",
+            "NaN 或 Infinity，JSON 没有这样的数（请写数字或 null）",
+        ),
+        DuplicateKey => lang.pick(
+            "a key that appears earlier in the same object",
+            "同一对象中重复出现的键",
+        ),
     }
 }
 
@@ -344,6 +358,21 @@ mod tests {
                 column: 8,
                 why: JsonProblem::ExpectedValue,
             }),
+            NotJson(JsonError {
+                line: 3,
+                column: 17,
+                why: JsonProblem::DuplicateKey,
+            }),
+            NotJson(JsonError {
+                line: 1,
+                column: 15,
+                why: JsonProblem::NotANumber,
+            }),
+            NotJson(JsonError {
+                line: 1,
+                column: 65,
+                why: JsonProblem::TooDeep,
+            }),
             NotAnObject,
             MissingField("hidden_size".into()),
             NotAWholeNumber {
@@ -432,7 +461,9 @@ mod tests {
             "GPU",
             "EiB",
             "KiB",
-            "UTF",
+            "NaN",
+            "Infinity",
+            "null",
             "fp32",
             "bf16",
             "NF4",
@@ -482,6 +513,24 @@ mod tests {
                 english_words(&zh)
             );
         }
+    }
+
+    #[test]
+    fn a_config_with_a_repeated_key_or_nan_is_refused_with_its_place_in_both_languages() {
+        let repeated = "{\"hidden_size\": 4096,\n \"hidden_size\": 8}";
+        let e = vram_engine::parse_config(repeated).unwrap_err();
+        let (en, zh) = (error(Lang::En, &e), error(Lang::Zh, &e));
+        assert!(
+            en.contains("a key that appears earlier in the same object at line 2"),
+            "{en}"
+        );
+        assert!(
+            zh.contains("第 2 行") && zh.contains("重复出现的键"),
+            "{zh}"
+        );
+        let e = vram_engine::parse_config(r#"{"rope_theta": NaN}"#).unwrap_err();
+        assert!(error(Lang::En, &e).contains("NaN or Infinity"));
+        assert!(error(Lang::Zh, &e).contains("JSON 没有这样的数"));
     }
 
     #[test]

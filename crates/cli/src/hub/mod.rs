@@ -8,7 +8,8 @@ mod read;
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::{Map, Value};
 use vram_engine::{iso_date, HubEndpoint, HubSource, ModelChoice, Unit, WeightFormat};
 use vram_text::{file_difference, gguf_read, hub_error, Lang};
 
@@ -102,18 +103,16 @@ impl Loaded {
             let Ok(Value::Object(mut out)) = serde_json::from_str::<Value>(&report) else {
                 return report;
             };
-            out.insert(
-                "hub".into(),
-                json!({
-                    "endpoint": self.endpoint,
-                    "repo": self.source.repo,
-                    "revision": self.source.revision,
-                    "read_on": self.source.read_on,
-                    "parts": g.parts,
-                    "fetched_bytes": g.fetched,
-                    "requests": g.requests,
-                }),
-            );
+            let read = GgufJson {
+                endpoint: &self.endpoint,
+                repo: &self.source.repo,
+                revision: &self.source.revision,
+                read_on: &self.source.read_on,
+                parts: &g.parts,
+                fetched_bytes: g.fetched,
+                requests: g.requests,
+            };
+            out.insert("hub".into(), to_json(&read));
             return serde_json::to_string_pretty(&out).expect("JSON of plain values") + "\n";
         }
         let line = gguf_read(
@@ -178,22 +177,74 @@ impl Loaded {
         let Model::Safetensors(c) = &self.model else {
             return Value::Null;
         };
-        json!({
-            "endpoint": self.endpoint,
-            "repo": self.source.repo,
-            "revision": self.source.revision,
-            "read_on": self.source.read_on,
-            "shards": c.shards,
-            "fetched_bytes": c.fetched,
-            "tensors": c.files.total.tensors,
-            "params": c.files.params,
-            "tensor_bytes": c.files.total.bytes,
-            "weight_bytes": c.files.weight_bytes(),
-            "scheme": c.files.scheme.key(),
-            "stored_format": c.files.stored_format().map(|f| f.key()),
-            "dtype_bytes": c.files.by_dtype.iter().map(|(d, t)| (d.key().to_string(), json!(t.bytes))).collect::<serde_json::Map<String, Value>>(),
-            "role_bytes": c.files.by_role.iter().map(|(r, t)| (r.key().to_string(), json!(t.bytes))).collect::<serde_json::Map<String, Value>>(),
-            "differences": c.differences.iter().map(|d| file_difference(Lang::En, d, Unit::Gib)).collect::<Vec<String>>(),
+        let bytes = |key: &str, t: &vram_engine::Tally| (key.to_string(), Value::from(t.bytes));
+        to_json(&SafetensorsJson {
+            endpoint: &self.endpoint,
+            repo: &self.source.repo,
+            revision: &self.source.revision,
+            read_on: &self.source.read_on,
+            shards: &c.shards,
+            fetched_bytes: c.fetched,
+            tensors: c.files.total.tensors,
+            params: c.files.params,
+            tensor_bytes: c.files.total.bytes,
+            weight_bytes: c.files.weight_bytes(),
+            scheme: c.files.scheme.key(),
+            stored_format: c.files.stored_format().map(|f| f.key()),
+            dtype_bytes: c
+                .files
+                .by_dtype
+                .iter()
+                .map(|(d, t)| bytes(d.key(), t))
+                .collect(),
+            role_bytes: c
+                .files
+                .by_role
+                .iter()
+                .map(|(r, t)| bytes(r.key(), t))
+                .collect(),
+            differences: c
+                .differences
+                .iter()
+                .map(|d| file_difference(Lang::En, d, Unit::Gib))
+                .collect(),
         })
     }
+}
+
+/// `--json`'s `hub` member when the model came from safetensors files.
+#[derive(Serialize)]
+struct SafetensorsJson<'a> {
+    endpoint: &'a str,
+    repo: &'a str,
+    revision: &'a str,
+    read_on: &'a str,
+    shards: &'a [String],
+    fetched_bytes: u64,
+    tensors: u64,
+    params: u64,
+    tensor_bytes: u64,
+    weight_bytes: u64,
+    scheme: &'static str,
+    stored_format: Option<&'static str>,
+    dtype_bytes: Map<String, Value>,
+    role_bytes: Map<String, Value>,
+    differences: Vec<String>,
+}
+
+/// `--json`'s `hub` member when the model came from a GGUF file.
+#[derive(Serialize)]
+struct GgufJson<'a> {
+    endpoint: &'a str,
+    repo: &'a str,
+    revision: &'a str,
+    read_on: &'a str,
+    parts: &'a [String],
+    fetched_bytes: u64,
+    requests: usize,
+}
+
+/// A plain struct as a JSON value (its fields are strings and numbers: it cannot fail).
+fn to_json(value: &impl Serialize) -> Value {
+    serde_json::to_value(value).unwrap_or(Value::Null)
 }
