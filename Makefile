@@ -13,7 +13,7 @@ setup:   ## only install the tools
 bench:   ## engine and browser benchmarks (see BENCHMARKS.md)
 	@bash scripts/dev.sh bench
 .PHONY: validate measure llamacpp
-validate: ## rewrite docs/accuracy.md: the engine against the measured cases in validation/
+validate: ## rewrite docs/accuracy.md and the compiled error bands: the engine against the measured cases in validation/
 	@bash scripts/dev.sh validate
 measure: ## rerun the CPU measurements of docs/measure/runs.json into docs/measure/results/ (installs .venv-measure)
 	@bash scripts/dev.sh measure

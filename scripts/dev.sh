@@ -124,9 +124,9 @@ test_all() {
 }
 
 validate() {
-  say "docs/accuracy.md: the engine against the measured cases in validation/"
-  run_step "validate" "cargo run -p vram-engine --example validate -- --write docs/accuracy.md" \
-    cargo run -q -p vram-engine --example validate -- --write docs/accuracy.md
+  say "docs/accuracy.md and the error bands: the engine against the measured cases in validation/"
+  run_step "validate" "cargo run -p vram-engine --example validate -- --write docs/accuracy.md --write-bands crates/engine/src/band/table.txt" \
+    cargo run -q -p vram-engine --example validate -- --write docs/accuracy.md --write-bands crates/engine/src/band/table.txt
 }
 
 # .venv-measure holds docs/measure/requirements.txt; a copy of that file inside it says which pins it holds

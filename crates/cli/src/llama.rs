@@ -3,35 +3,17 @@
 
 use std::io::Read;
 
-use serde_json::json;
+use serde::Serialize;
 
+use crate::args::Given;
 use crate::llama_flags;
+use vram_engine::hub::{read_gguf_parts, GgufPartsError, PartsNext, FIRST_READ};
 use vram_engine::{
     best_quant, decode_bound, launch_commands, local_header, local_machine, local_settings,
-    max_context, max_gpu_layers, plan_llama, read_gguf, synthesize_gguf, with_ollama_defaults,
-    GgufError, GgufHeader, LlamaPlan, LlamaSettings, Machine, Projector, Scenario, WeightFormat,
-    GIB, MIB,
+    max_context, max_gpu_layers, plan_llama, synthesize_gguf, with_ollama_defaults, GgufHeader,
+    LlamaPlan, LlamaSettings, Machine, Projector, Scenario, WeightFormat, GIB, MIB,
 };
 use vram_text::{llama_device, llama_error, llama_word, Lang, LlamaWord as W};
-
-/// The largest header prefix read (vocabularies and chat templates stay far below).
-const MAX_HEADER_BYTES: u64 = 256 * MIB;
-
-pub const USAGE: &str = "
-LLAMA.CPP / OLLAMA (a GGUF file's header; the llama.cpp settings above, as in links):
-    --gguf FILE  [--gguf-alt FILE …]  [--mmproj FILE [--mmproj-offload 0|1]]
-    --ngl N  --ctx-size N  --parallel N  --batch-size N  --ubatch-size N
-    --cache-type-k T  --cache-type-v T  --flash-attn 0|1  --mmap 0|1
-    --op-offload 0|1  --kv-unified [0|1]  --swa-full [0|1]  --n-cpu-moe N
-    --machine gpu|mac|cpu  --gpu KEY  --gpus N  --mac CHIP --mac-memory GB [--wired-limit-mb N]
-    --ram GIB  --ram-bandwidth GBPS (0: 89.6)  --tensor-split A,B|even (sets --gpus)
-    --split-mode layer|none
-  and beyond the registry: --ollama (Ollama's defaults for the model and machine, v0.30+)
-    --json  --lang en|zh
-  Older spellings still work and print a deprecation notice: --ctx, -c, -ngl, --n-gpu-layers,
-  -np, -b, -ub, -ctk, -ctv, -fa/--flash-attn on|off, -ncmoe, -ts, -sm, --no-mmap,
-  --no-op-offload, --no-mmproj-offload, --mac M3-MAX-64, --cpu-only.
-";
 
 /// What the report prints from: the files' names, llama.cpp's settings, how to print.
 struct Args {
@@ -44,23 +26,22 @@ struct Args {
     lang: Lang,
 }
 
-/// Whether these arguments ask for the llama.cpp report.
-pub fn wanted(argv: &[String]) -> bool {
-    argv.iter()
-        .any(|a| a == "--gguf" || a.starts_with("--gguf="))
+/// Whether these options ask for the llama.cpp report.
+pub fn wanted(options: &[Given]) -> bool {
+    options.iter().any(|o| o.flag == "--gguf")
 }
 
-pub fn run(argv: &[String]) -> Result<String, String> {
-    run_with(argv, &read_header)
+pub fn run(options: &[Given]) -> Result<String, String> {
+    run_with(options, &read_header)
 }
 
 /// The report with each `--gguf` / `--gguf-alt` header read by `load` (a local file, or a
 /// Range read from the Hub).
 pub fn run_with(
-    argv: &[String],
+    options: &[Given],
     load: &dyn Fn(&str) -> Result<GgufHeader, String>,
 ) -> Result<String, String> {
-    let run = llama_flags::parse(argv)?;
+    let run = llama_flags::parse(options)?;
     for line in &run.deprecations {
         eprintln!("vram-budget: {line}");
     }
@@ -160,30 +141,29 @@ fn report(
     })
 }
 
-/// Reads the file's first bytes, growing the prefix as the reader asks, up to 256 MiB.
+/// Reads the file's first bytes, growing the prefix as the engine's reader of GGUF prefixes
+/// asks (`read_gguf_parts`, the rule a Hub read follows too), up to 256 MiB.
 fn read_header(path: &str) -> Result<GgufHeader, String> {
-    let mut file = std::fs::File::open(path).map_err(|e| format!("{path}: {e}"))?;
+    let failed = |e: std::io::Error| format!("{path}: {e}");
+    let mut file = std::fs::File::open(path).map_err(failed)?;
+    let size = file.metadata().map_err(failed)?.len();
     let mut bytes: Vec<u8> = Vec::new();
-    let mut want: u64 = MIB;
+    let mut upto = FIRST_READ;
     loop {
         let have = bytes.len() as u64;
         (&mut file)
-            .take(want.saturating_sub(have))
+            .take(upto - have)
             .read_to_end(&mut bytes)
-            .map_err(|e| format!("{path}: {e}"))?;
-        let at_end = (bytes.len() as u64) < want;
-        match read_gguf(&bytes) {
-            Ok(header) => return Ok(header),
-            Err(GgufError::NeedMoreBytes { needed }) if !at_end && needed <= MAX_HEADER_BYTES => {
-                want = needed.max(2 * want).min(MAX_HEADER_BYTES);
+            .map_err(failed)?;
+        let refused = |e| crate::hub::gguf_refused(path, &e);
+        match read_gguf_parts(std::slice::from_ref(&bytes), &[size]) {
+            PartsNext::Done(header) => return Ok(header),
+            // a file that ends before its length said ends inside its header
+            PartsNext::More { upto: next, .. } if next <= bytes.len() as u64 => {
+                return Err(refused(GgufPartsError::EndsInHeader { part: 0 }))
             }
-            Err(GgufError::NeedMoreBytes { needed }) if needed > MAX_HEADER_BYTES => {
-                return Err(format!(
-                    "{path}: the GGUF header is longer than {} MiB",
-                    MAX_HEADER_BYTES / MIB
-                ));
-            }
-            Err(e) => return Err(format!("{path}: {e}")),
+            PartsNext::More { upto: next, .. } => upto = next,
+            PartsNext::Refused(e) => return Err(refused(e)),
         }
     }
 }
@@ -371,45 +351,112 @@ impl Report<'_> {
     fn json(&self) -> String {
         let p = self.plan;
         let fit = self.machine.fit(p);
-        let devices: Vec<_> = p
+        let devices = p
             .devices
             .iter()
             .zip(&fit)
-            .map(|((d, b), f)| {
-                json!({
-                    "device": llama_device(Lang::En, *d),
-                    "model_bytes": b.model, "kv_bytes": b.kv, "compute_bytes": b.compute,
-                    "output_bytes": b.output, "total_bytes": b.total(), "layers": b.layers,
-                    "projector_bytes": b.projector, "projector_compute_bytes": b.projector_compute,
-                    "limit_bytes": f.limit, "fits": f.fits(),
-                })
+            .map(|((d, b), f)| DeviceJson {
+                device: llama_device(Lang::En, *d),
+                model_bytes: b.model,
+                kv_bytes: b.kv,
+                compute_bytes: b.compute,
+                output_bytes: b.output,
+                total_bytes: b.total(),
+                layers: b.layers,
+                projector_bytes: b.projector,
+                projector_compute_bytes: b.projector_compute,
+                limit_bytes: f.limit,
+                fits: f.fits(),
             })
             .collect();
         let c = launch_commands(&self.args.settings, p.shape.n_layer);
         let bound = decode_bound(self.header, p, self.args.settings.cpu_moe_layers, |d| {
             self.machine.bandwidth(d)
         });
-        let (ollama_env, ollama_modelfile, _) = self.ollama_lines();
-        let v = json!({
-            "file": self.args.file,
-            "mmproj": self.args.projector,
-            "n_layer": p.shape.n_layer,
-            "context": {"n_ctx": p.sizes.n_ctx, "n_ctx_seq": p.sizes.n_ctx_seq, "streams": p.sizes.streams,
-                        "n_batch": p.sizes.n_batch, "n_ubatch": p.sizes.n_ubatch, "swa_cells": p.sizes.swa_cells},
-            "offloaded_layers": p.placement.offloaded,
-            "devices": devices,
-            "fits": self.machine.fits(p),
-            "max_gpu_layers": self.ngl,
-            "max_context": self.ctx,
-            "best_quant": self.best,
-            "llama_server": self.server_line(),
-            "llama_server_flags": c.llama_server,
-            "ollama_env": c.ollama_env,
-            "ollama_options": c.ollama_options,
-            "ollama_serve": ollama_env,
-            "ollama_modelfile": ollama_modelfile,
-            "decode_tokens_per_s_max": {"empty_context": bound.empty_context, "full_context": bound.full_context},
-        });
-        format!("{}\n", serde_json::to_string_pretty(&v).unwrap())
+        let (ollama_serve, ollama_modelfile, _) = self.ollama_lines();
+        let sizes = &p.sizes;
+        let plan = PlanJson {
+            file: &self.args.file,
+            mmproj: self.args.projector.as_deref(),
+            n_layer: p.shape.n_layer,
+            context: ContextJson {
+                n_ctx: sizes.n_ctx,
+                n_ctx_seq: sizes.n_ctx_seq,
+                streams: sizes.streams,
+                n_batch: sizes.n_batch,
+                n_ubatch: sizes.n_ubatch,
+                swa_cells: sizes.swa_cells,
+            },
+            offloaded_layers: p.placement.offloaded,
+            devices,
+            fits: self.machine.fits(p),
+            max_gpu_layers: self.ngl,
+            max_context: self.ctx,
+            best_quant: self.best,
+            llama_server: self.server_line(),
+            llama_server_flags: c.llama_server,
+            ollama_env: c.ollama_env,
+            ollama_options: c.ollama_options,
+            ollama_serve,
+            ollama_modelfile,
+            decode_tokens_per_s_max: SpeedJson {
+                empty_context: bound.empty_context,
+                full_context: bound.full_context,
+            },
+        };
+        format!("{}\n", serde_json::to_string_pretty(&plan).unwrap())
     }
+}
+
+/// `--json` of a llama.cpp plan.
+#[derive(Serialize)]
+struct PlanJson<'a> {
+    file: &'a str,
+    mmproj: Option<&'a str>,
+    n_layer: u64,
+    context: ContextJson,
+    offloaded_layers: u64,
+    devices: Vec<DeviceJson>,
+    fits: bool,
+    max_gpu_layers: Option<u64>,
+    max_context: Option<u64>,
+    best_quant: Option<&'a str>,
+    llama_server: String,
+    llama_server_flags: Vec<(&'static str, String)>,
+    ollama_env: Vec<(&'static str, String)>,
+    ollama_options: Vec<(&'static str, String)>,
+    ollama_serve: String,
+    ollama_modelfile: String,
+    decode_tokens_per_s_max: SpeedJson,
+}
+
+#[derive(Serialize)]
+struct ContextJson {
+    n_ctx: u64,
+    n_ctx_seq: u64,
+    streams: u64,
+    n_batch: u64,
+    n_ubatch: u64,
+    swa_cells: Option<u64>,
+}
+
+#[derive(Serialize)]
+struct DeviceJson {
+    device: String,
+    model_bytes: u64,
+    kv_bytes: u64,
+    compute_bytes: u64,
+    output_bytes: u64,
+    total_bytes: u64,
+    layers: u64,
+    projector_bytes: u64,
+    projector_compute_bytes: u64,
+    limit_bytes: Option<u64>,
+    fits: bool,
+}
+
+#[derive(Serialize)]
+struct SpeedJson {
+    empty_context: f64,
+    full_context: f64,
 }

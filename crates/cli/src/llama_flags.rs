@@ -4,7 +4,7 @@
 //! `--tensor-split`, which also sets the GPU count when `--gpus` is not given); and the older
 //! spellings, kept as aliases that print a one-line deprecation notice.
 
-use crate::flags::{split_inline, take_value};
+use crate::args::Given;
 use vram_engine::{
     decode_pairs, Job, LocalMachine, Mac, Notice, Projector, ProjectorFile, Scenario, Setting,
     MAC_CHIPS,
@@ -28,34 +28,78 @@ pub struct GgufRun {
     pub deprecations: Vec<String>,
 }
 
-/// An older spelling as the registry's flags (name without `--`, value), or None.
-fn alias(flag: &str, value: &mut dyn FnMut() -> Result<String, String>) -> AliasResult {
-    let mut renamed = |to: &'static str| -> AliasResult { Ok(Some(vec![(to, value()?)])) };
-    match flag {
-        "--ctx" | "-c" => renamed("ctx-size"),
-        "--n-gpu-layers" | "-ngl" => renamed("ngl"),
-        "-np" => renamed("parallel"),
-        "-b" => renamed("batch-size"),
-        "-ub" => renamed("ubatch-size"),
-        "-ctk" => renamed("cache-type-k"),
-        "-ctv" => renamed("cache-type-v"),
-        "-ncmoe" => renamed("n-cpu-moe"),
-        "-ts" => renamed("tensor-split"),
-        "-sm" => renamed("split-mode"),
-        "-fa" => {
-            let v = value()?;
-            let bit = flash_attn_words(&v).map_or(v, String::from);
-            Ok(Some(vec![("flash-attn", bit)]))
-        }
-        "--no-mmap" => Ok(Some(vec![("mmap", "0".into())])),
-        "--no-op-offload" => Ok(Some(vec![("op-offload", "0".into())])),
-        "--no-mmproj-offload" => Ok(Some(vec![("mmproj-offload", "0".into())])),
-        "--cpu-only" => Ok(Some(vec![("machine", "cpu".into())])),
-        _ => Ok(None),
+/// An older spelling of a llama.cpp option.
+pub struct Older {
+    /// As typed: `--ctx`, `-c`, `-ngl`.
+    pub typed: &'static str,
+    /// The hidden long name clap reads a one-dash spelling of several letters by.
+    pub clap_long: &'static str,
+    pub takes_value: bool,
+    meaning: Meaning,
+}
+
+/// What an older spelling stands for.
+enum Meaning {
+    /// The registry's flag of this name, with the same value.
+    Renamed(&'static str),
+    /// `-fa on|off|0|1`: `--flash-attn 1|0`.
+    FlashAttn,
+    /// The registry's flag of this name, set to this value (`--no-mmap`: `--mmap 0`).
+    Set(&'static str, &'static str),
+}
+
+const fn older(typed: &'static str, clap_long: &'static str, meaning: Meaning) -> Older {
+    let takes_value = !matches!(meaning, Meaning::Set(..));
+    Older {
+        typed,
+        clap_long,
+        takes_value,
+        meaning,
     }
 }
 
-type AliasResult = Result<Option<Vec<(&'static str, String)>>, String>;
+/// llama.cpp's and this CLI's older spellings, kept as aliases.
+pub const OLDER: &[Older] = &[
+    older("--ctx", "ctx", Meaning::Renamed("ctx-size")),
+    older("-c", "", Meaning::Renamed("ctx-size")),
+    older("--n-gpu-layers", "n-gpu-layers", Meaning::Renamed("ngl")),
+    older("-ngl", "llama-cpp-ngl", Meaning::Renamed("ngl")),
+    older("-np", "llama-cpp-np", Meaning::Renamed("parallel")),
+    older("-b", "", Meaning::Renamed("batch-size")),
+    older("-ub", "llama-cpp-ub", Meaning::Renamed("ubatch-size")),
+    older("-ctk", "llama-cpp-ctk", Meaning::Renamed("cache-type-k")),
+    older("-ctv", "llama-cpp-ctv", Meaning::Renamed("cache-type-v")),
+    older("-ncmoe", "llama-cpp-ncmoe", Meaning::Renamed("n-cpu-moe")),
+    older("-ts", "llama-cpp-ts", Meaning::Renamed("tensor-split")),
+    older("-sm", "llama-cpp-sm", Meaning::Renamed("split-mode")),
+    older("-fa", "llama-cpp-fa", Meaning::FlashAttn),
+    older("--no-mmap", "no-mmap", Meaning::Set("mmap", "0")),
+    older(
+        "--no-op-offload",
+        "no-op-offload",
+        Meaning::Set("op-offload", "0"),
+    ),
+    older(
+        "--no-mmproj-offload",
+        "no-mmproj-offload",
+        Meaning::Set("mmproj-offload", "0"),
+    ),
+    older("--cpu-only", "cpu-only", Meaning::Set("machine", "cpu")),
+];
+
+/// An older spelling as the registry's flags (name without `--`, value), or None.
+fn alias(given: &Given) -> Option<Vec<(&'static str, String)>> {
+    let older = OLDER.iter().find(|o| o.typed == given.flag)?;
+    let value = given.value.clone().unwrap_or_default();
+    Some(match older.meaning {
+        Meaning::Renamed(to) => vec![(to, value)],
+        Meaning::FlashAttn => {
+            let bit = flash_attn_words(&value).map_or(value, String::from);
+            vec![("flash-attn", bit)]
+        }
+        Meaning::Set(to, v) => vec![(to, v.to_string())],
+    })
+}
 
 /// `--flash-attn on|off` (llama.cpp's words) as the registry's 1|0.
 fn flash_attn_words(v: &str) -> Option<&'static str> {
@@ -88,8 +132,8 @@ fn spelled(flags: &[(&'static str, String)]) -> String {
         .join(" ")
 }
 
-/// Reads `--gguf`'s arguments.
-pub fn parse(argv: &[String]) -> Result<GgufRun, String> {
+/// Reads `--gguf`'s options (the Hub's are `hub`'s).
+pub fn parse(options: &[Given]) -> Result<GgufRun, String> {
     let mut file = String::new();
     let mut mmproj = None;
     let mut ollama = false;
@@ -99,43 +143,36 @@ pub fn parse(argv: &[String]) -> Result<GgufRun, String> {
     let mut deprecations = Vec::new();
     // (flag as typed, registry setting, value)
     let mut given: Vec<(String, &'static Setting, String)> = Vec::new();
-    let mut i = 0;
-    while i < argv.len() {
-        let (flag, inline) = split_inline(&argv[i]);
-        let bit_follows = matches!(argv.get(i + 1).map(String::as_str), Some("0" | "1"));
-        let mut value = || take_value(argv, &mut i, &flag, inline.as_deref());
-        match flag.as_str() {
-            "--gguf" => file = value()?,
-            "--gguf-alt" => alternatives.push(value()?),
-            "--mmproj" => mmproj = Some(value()?),
+    for option in options {
+        let f = option.flag.as_str();
+        let value = || option.value.clone().unwrap_or_default();
+        match f {
+            "--gguf" => file = value(),
+            "--gguf-alt" => alternatives.push(value()),
+            "--mmproj" => mmproj = Some(value()),
             "--json" => json = true,
             "--ollama" => ollama = true,
             "--lang" => {
-                let v = value()?;
+                let v = value();
                 lang = Lang::from_key(&v)
                     .ok_or_else(|| format!("--lang: en or zh, not \"{}\"", vram_text::shown(&v)))?
             }
-            // llama.cpp's bare switches: on, unless a 0 or 1 follows (the registry's form)
-            "--kv-unified" | "--swa-full" if inline.is_none() && !bit_follows => {
-                let st = Setting::by_flag(&flag[2..]).expect("a registry switch");
-                given.push((flag.clone(), st, "1".into()));
-            }
+            _ if crate::hub::FLAGS.contains(&f) => {}
             "--job" => return Err("--gguf plans a llama.cpp run: --job does not apply".into()),
             f => {
-                let mut flags = match alias(f, &mut value)? {
+                let flags = match alias(option) {
                     Some(flags) => {
                         deprecations.push(format!("{f} is deprecated; use {}", spelled(&flags)));
                         flags
                     }
-                    None => registry_flag(f, &mut value, &mut deprecations)?,
+                    None => registry_flag(f, value(), &mut deprecations)?,
                 };
-                for (name, v) in flags.drain(..) {
+                for (name, v) in flags {
                     let st = Setting::by_flag(name).expect("aliases name registry flags");
                     given.push((f.to_string(), st, v));
                 }
             }
         }
-        i += 1;
     }
     if file.is_empty() {
         return Err("--gguf needs a file".into());
@@ -161,7 +198,7 @@ pub fn parse(argv: &[String]) -> Result<GgufRun, String> {
     let decoded = decode_pairs(&pairs);
     if let Some(first) = decoded.notices.first() {
         return Err(match first {
-            Notice::Reset(e) => error(Lang::En, e),
+            Notice::Normalized(r) => error(Lang::En, r.cause()),
             n => notice(Lang::En, n),
         });
     }
@@ -193,7 +230,7 @@ pub fn parse(argv: &[String]) -> Result<GgufRun, String> {
 /// (`--flash-attn on`, `--mac M3-MAX-64`) turned into the registry's.
 fn registry_flag(
     f: &str,
-    value: &mut dyn FnMut() -> Result<String, String>,
+    v: String,
     deprecations: &mut Vec<String>,
 ) -> Result<Vec<(&'static str, String)>, String> {
     let Some(st) = f.strip_prefix("--").and_then(Setting::by_flag) else {
@@ -202,7 +239,6 @@ fn registry_flag(
             vram_text::shown(f)
         ));
     };
-    let v = value()?;
     let older = match st.flag {
         "flash-attn" => flash_attn_words(&v).map(|bit| vec![(st.flag, bit.to_string())]),
         "mac" if st.parse(&v).is_err() => mac_with_memory(&v),
@@ -219,7 +255,7 @@ fn registry_flag(
 
 /// The registry's settings a llama.cpp run reads on some machine: its own, the GPU model and
 /// count, the Mac's.
-fn local_flag(st: &Setting) -> bool {
+pub fn local_flag(st: &Setting) -> bool {
     [LocalMachine::Gpu, LocalMachine::Mac, LocalMachine::Cpu]
         .into_iter()
         .any(|m| applies_locally(st, m))

@@ -1,17 +1,19 @@
 //! `vram-budget`: the same budget as the page, on the command line.
 
-mod flags;
+mod args;
 mod hub;
 mod llama;
 mod llama_flags;
 mod measured;
+mod report_json;
 
 use std::process::ExitCode;
 
-use flags::{split_inline, take_value};
+use args::{Given, Parsed};
+use report_json::Report;
 use vram_engine::{
-    encode_link, estimate_with, remedies, serve_command, solve, startup_concurrency, verdicts,
-    Answer, Job, Remedy, Server, Verdict,
+    encode_link, estimate_band, estimate_with, remedies, serve_command, solve, startup_concurrency,
+    verdicts, Answer, Job, Remedy, Server, Verdict,
 };
 
 use vram_engine::parse_quantization;
@@ -19,58 +21,9 @@ use vram_engine::PageSettings;
 use vram_engine::{
     decode_link, decode_pairs, find_preset, link_pairs, parse_param_count, presets, Architecture,
     Breakdown, Component, EngineError, Gpu, Measurement, ModelChoice, Notice, Scenario, Setting,
-    SettingKind, MAX_CONFIG_BYTES, MAX_LINK_CHARS, SETTINGS,
+    MAX_CONFIG_BYTES, MAX_LINK_CHARS,
 };
-use vram_text::{error, notice, refusal, setting_help, Lang};
-
-const USAGE_HEAD: &str = "\
-vram-budget: how much GPU memory an LLM job needs, and whether it fits
-
-USAGE:
-    vram-budget [OPTIONS]
-    vram-budget --link 'https://…/?v=1&m=llama-3.1-8b&j=lora&b=4'
-
-MODEL (one of):
-    --model ID            a preset (see --list-models)        [llama-3.1-8b]
-    --params N            a bare parameter count: 7B, 1.5B, 350M (approximate dense shape)
-    --config FILE         a Hugging Face config.json (--name NAME to label it)
-    --hf ID               a Hugging Face model id or URL (see HUGGING FACE HUB below)
-
-SETTINGS (each is also a link key, shown in brackets with its default):
-";
-
-const USAGE_TAIL: &str = "
-OUTPUT:
-    --unit gib|gb  --explain (formulas)  --json  --list-models  --list-gpus  --help
-
-YOUR MEASUREMENT:
-    --measured FILE       compare with what you measured (- for standard input): a vLLM or
-                          llama.cpp log, torch.cuda.memory_stats()/memory_summary(), nvidia-smi,
-                          the measuring tool's JSON, or a size such as \"21.3 GiB allocated\"
-";
-
-/// The usage text: fixed parts around one line per setting of the engine's registry.
-fn usage() -> String {
-    let d = Scenario::default();
-    let mut o = USAGE_HEAD.to_string();
-    for st in SETTINGS {
-        let flag = format!("--{} {}", st.flag, st.value_hint);
-        let choices = match st.kind {
-            SettingKind::Choice => format!(": {}", st.keys().join(" ")),
-            _ => String::new(),
-        };
-        o.push_str(&format!(
-            "    {flag:<28} {}{choices}  [{}={}]\n",
-            setting_help(Lang::En, st.id),
-            st.key,
-            st.text(&d)
-        ));
-    }
-    o.push_str(USAGE_TAIL);
-    o.push_str(hub::USAGE);
-    o.push_str(llama::USAGE);
-    o
-}
+use vram_text::{error, notice, refusal, Lang};
 
 #[derive(Default)]
 struct Args {
@@ -90,7 +43,6 @@ struct Args {
 
 enum Command {
     Run(Args),
-    Help,
     ListModels,
     ListGpus,
 }
@@ -107,32 +59,27 @@ fn flag_key(flag: &str) -> Option<&'static str> {
     }
 }
 
-fn parse_args(argv: &[String]) -> Result<Command, String> {
+/// The budget's options (the Hub's are `hub`'s).
+fn budget_args(options: &[Given]) -> Result<Command, String> {
     let mut args = Args::default();
-    let mut i = 0;
-    while i < argv.len() {
-        let (flag, inline) = split_inline(&argv[i]);
-        let value = |i: &mut usize| take_value(argv, i, &flag, inline.as_deref());
-        match flag.as_str() {
-            "-h" | "--help" => return Ok(Command::Help),
+    for o in options {
+        let value = || o.value.clone().unwrap_or_default();
+        match o.flag.as_str() {
             "--list-models" => return Ok(Command::ListModels),
             "--list-gpus" => return Ok(Command::ListGpus),
             "--json" => args.json = true,
             "--explain" => args.explain = true,
             "--ollama" => args.ollama = true,
-            "--link" => args.link = Some(value(&mut i)?),
-            "--config" => args.config = Some(value(&mut i)?),
-            "--name" => args.name = Some(value(&mut i)?),
-            "--measured" => args.measured = Some(value(&mut i)?),
+            "--link" => args.link = Some(value()),
+            "--config" => args.config = Some(value()),
+            "--name" => args.name = Some(value()),
+            "--measured" => args.measured = Some(value()),
+            f if hub::FLAGS.contains(&f) => {}
             f => match flag_key(f) {
-                Some(key) => {
-                    let v = value(&mut i)?;
-                    args.flags.push((f.to_string(), key, v));
-                }
+                Some(key) => args.flags.push((f.to_string(), key, value())),
                 None => return Err(format!("unknown option {f:?} (see --help)")),
             },
         }
-        i += 1;
     }
     Ok(Command::Run(args))
 }
@@ -181,7 +128,7 @@ fn scenario(args: &Args) -> Result<Scenario, String> {
     if let Some(first) = decoded.notices.iter().find(|n| !n.is_information()) {
         return Err(match first {
             // flags were checked above: what is left is the link's, or a conflict
-            Notice::Reset(e) => error(Lang::En, e),
+            Notice::Normalized(r) => error(Lang::En, r.cause()),
             n => format!("link: {}", notice(Lang::En, n)),
         });
     }
@@ -232,21 +179,23 @@ fn finish(result: Result<String, String>) -> ExitCode {
 
 fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().skip(1).collect();
-    let argv = match hub::take_args(&argv) {
-        Ok((Some(h), rest)) if !rest.iter().any(|a| a == "--help" || a == "-h") => {
-            return finish(run_hub(&h, rest))
+    let options = match args::parse(&argv) {
+        Ok(Parsed::Help(help)) => {
+            print!("{help}");
+            return ExitCode::SUCCESS;
         }
-        Ok((_, rest)) => rest,
+        Ok(Parsed::Run(options)) => options,
         Err(e) => return finish(Err(e)),
     };
-    if llama::wanted(&argv) && !argv.iter().any(|a| a == "--help" || a == "-h") {
-        return finish(llama::run(&argv));
+    match hub::hub_args(&options) {
+        Ok(Some(h)) => return finish(run_hub(&h, options)),
+        Ok(None) => {}
+        Err(e) => return finish(Err(e)),
     }
-    match parse_args(&argv) {
-        Ok(Command::Help) => {
-            print!("{}", usage());
-            ExitCode::SUCCESS
-        }
+    if llama::wanted(&options) {
+        return finish(llama::run(&options));
+    }
+    match budget_args(&options) {
         Ok(Command::ListModels) => {
             for p in presets() {
                 let a = p.architecture();
@@ -271,11 +220,11 @@ fn main() -> ExitCode {
 }
 
 /// `--hf ID`: the model from the Hub, then the budget (safetensors) or llama.cpp's plan (GGUF).
-fn run_hub(h: &hub::HubArgs, mut rest: Vec<String>) -> Result<String, String> {
+fn run_hub(h: &hub::HubArgs, mut options: Vec<Given>) -> Result<String, String> {
     let loaded = hub::load(h)?;
     if let hub::Model::Gguf(read) = &loaded.model {
-        let json = rest.iter().any(|a| a == "--json");
-        rest.extend(["--gguf".to_string(), read.file.clone()]);
+        let json = options.iter().any(|o| o.flag == "--json");
+        options.push(Given::new("--gguf", Some(&read.file)));
         let from_hub = |name: &str| {
             if name == read.file {
                 Ok(read.header.clone())
@@ -285,10 +234,10 @@ fn run_hub(h: &hub::HubArgs, mut rest: Vec<String>) -> Result<String, String> {
                 ))
             }
         };
-        let report = llama::run_with(&rest, &from_hub)?;
+        let report = llama::run_with(&options, &from_hub)?;
         return Ok(loaded.with_gguf_read(report, json));
     }
-    let mut args = match parse_args(&rest)? {
+    let mut args = match budget_args(&options)? {
         Command::Run(args) => args,
         _ => return Err("--hf goes with a budget's options".into()),
     };
@@ -325,10 +274,8 @@ fn run(args: &Args) -> Result<String, String> {
             .and_then(|h| vram_engine::HubEndpoint::parse(&h.endpoint).ok()),
     };
     if args.json {
-        let mut out = json(&s, &b, &verdicts, &solved, &remedies, &page);
-        if let Some(h) = &args.hub {
-            out["hub"] = h.json();
-        }
+        let mut out = Report::new(&s, &b, &verdicts, &solved, &remedies, &page);
+        out.hub = args.hub.as_ref().map(|h| h.json());
         Ok(serde_json::to_string_pretty(&out).expect("JSON of plain values") + "\n")
     } else {
         let mut out = args
@@ -363,72 +310,46 @@ fn moment(s: &Scenario, phase: vram_engine::Phase) -> &'static str {
     vram_text::moment(vram_text::Lang::En, phase.describe(s.job))
 }
 
-fn json(
-    s: &Scenario,
-    b: &Breakdown,
-    verdicts: &[Verdict],
-    answers: &[Answer],
-    remedies: &[(Remedy, u64)],
-    page: &PageSettings,
-) -> serde_json::Value {
-    use serde_json::{json, Map, Value};
-    let mut components = Map::new();
-    for c in Component::ALL {
-        components.insert(c.key().into(), json!(b.bytes(*c)));
-    }
-    let lines: Vec<Value> = b
-        .lines
-        .iter()
-        .map(|l| json!({"component": l.component.key(), "phase": l.phase.key(), "bytes": l.bytes, "at_peak": b.at_peak(l), "formula": formula(s, &l.formula)}))
-        .collect();
-    let fits: Vec<Value> = verdicts
-        .iter()
-        .map(|v| json!({"gpu": v.gpu.key(), "name": v.gpu.label(), "capacity_bytes": v.capacity, "budget_bytes": v.budget, "fits": v.fits, "headroom_bytes": v.headroom, "gpus_needed": v.gpus_needed}))
-        .collect();
-    let out = json!({
-        "model": s.model.name(),
-        "link": encode_link(s, page),
-        "params": b.params.total(),
-        "active_params": b.active_params,
-        "trainable_params": b.trainable,
-        "per_gpu": true,
-        "gpus": s.gpus,
-        "peak_phase": moment(s, b.peak_phase),
-        "components_bytes": components,
-        "tensors_bytes": b.tensors,
-        "total_bytes": b.total,
-        "cpu_offload_bytes": b.cpu,
-        "lines": lines,
-        "serving": b.serving.map(|f| json!({"budget_bytes": f.budget, "kv_pool_bytes": f.kv_pool, "kv_bytes_per_token": f.kv_bytes_per_token, "blocks": f.blocks, "tokens": f.tokens, "max_concurrency": f.max_concurrency, "max_len_fits": f.max_len_fits, "startup_concurrency_hundredths": startup_concurrency(&f, s)})),
-        "serve_commands": (s.job == Job::Serving).then(|| json!({"vllm": serve_command(s, Server::Vllm).line(), "sglang": serve_command(s, Server::Sglang).line()})),
-        "fit": fits,
-        "solver": {"gpu": s.gpu.key(), "answers": answers.iter().map(answer_json).collect::<Vec<Value>>()},
-        "remedies": remedies.iter().map(|(r, total)| json!({"change": r.key(), "label": r.label(), "total_bytes": total})).collect::<Vec<Value>>(),
-        "measured": page.measured.as_ref().map(|m| measured::json(m, b)),
-    });
-    out
+/// The error band of the total as JSON: the group of validation cases it was read from, how many,
+/// and the lowest and highest residual (measured ÷ estimated − 1) in tenths of a percent with the
+/// sizes they put the total at; `lower_permille` and the rest are null when too few cases are alike.
+pub(crate) fn band_json(s: &Scenario, b: &Breakdown) -> serde_json::Value {
+    use serde_json::json;
+    use vram_engine::Band;
+    let band = estimate_band(s);
+    let g = band.group();
+    let (lower, upper) = match band {
+        Band::Range {
+            lower_permille,
+            upper_permille,
+            ..
+        } => (Some(lower_permille), Some(upper_permille)),
+        Band::TooFew { .. } => (None, None),
+    };
+    let (label, figure) = banded_figure(s, b);
+    let bounds = band.bounds(figure);
+    json!({
+        "stated": bounds.is_some(),
+        "of": if label == "Error band" { "total" } else { "kv_pool" },
+        "of_bytes": figure,
+        "group": {"job": g.job.key(), "framework": g.family.map(|f| f.key()), "level": g.level.key()},
+        "cases": band.cases(),
+        "min_cases": vram_engine::MIN_BAND_CASES,
+        "lower_permille": lower,
+        "upper_permille": upper,
+        "low_bytes": bounds.map(|(low, _)| low),
+        "high_bytes": bounds.map(|(_, high)| high),
+        "text": vram_text::error_band(Lang::En, &band, figure, s.unit),
+    })
 }
 
-/// An answer as JSON: the question, the setting it changes, and its reach.
-fn answer_json(a: &Answer) -> serde_json::Value {
-    use serde_json::json;
-    use vram_engine::{Reach, SettingValue};
-    let value = |v: &SettingValue| match v {
-        SettingValue::Number(n) => json!(n),
-        SettingValue::Choice(k) => json!(k),
-        other => json!(format!("{other:?}")),
-    };
-    let (reach, v) = match &a.reach {
-        Reach::Set(v) => ("set", value(v)),
-        Reach::Nothing => ("nothing_fits", json!(null)),
-        Reach::UpToLimit(n) => ("up_to_limit", json!(n)),
-    };
-    let with: serde_json::Map<String, serde_json::Value> = a
-        .with
-        .iter()
-        .map(|(k, v)| (k.to_string(), value(v)))
-        .collect();
-    json!({"question": a.question.id(), "setting": a.question.setting(), "reach": reach, "value": v, "with": with})
+/// The figure the error band is about, with its row label: the total per GPU, or for a server
+/// its KV pool (what its logs print and the band's cases measured).
+fn banded_figure(s: &Scenario, b: &Breakdown) -> (&'static str, u64) {
+    match (s.job, b.serving) {
+        (Job::Serving, Some(f)) => ("Error band (KV pool)", f.kv_pool),
+        _ => ("Error band", b.total),
+    }
 }
 
 fn table(
@@ -488,6 +409,13 @@ fn table(
         u.format(b.tensors),
         moment(s, b.peak_phase)
     );
+    let (label, figure) = banded_figure(s, b);
+    let _ = writeln!(
+        o,
+        "{:<28} {}",
+        label,
+        vram_text::error_band(Lang::En, &estimate_band(s), figure, u)
+    );
     if b.cpu > 0 {
         let _ = writeln!(o, "{:<28} {:>10.2}", "CPU memory (offload)", u.value(b.cpu));
     }
@@ -534,7 +462,7 @@ fn table(
     }
     let _ = writeln!(
         o,
-        "\n{:<22} {:>10} {:>10} {:>6} {:>10} {:>12}",
+        "\n{:<22} {:>10} {:>10} {:>6} {:>10} {:>12}  band",
         "GPU", "capacity", "budget", "fits", "headroom", "GPUs needed"
     );
     for v in verdicts {
@@ -542,16 +470,21 @@ fn table(
             .gpus_needed
             .map(|n| n.to_string())
             .unwrap_or_else(|| "-".into());
-        let _ = writeln!(
-            o,
-            "{:<22} {:>10.2} {:>10.2} {:>6} {:>10.2} {:>12}",
+        let row = format!(
+            "{:<22} {:>10.2} {:>10.2} {:>6} {:>10.2} {:>12}  {}",
             v.gpu.label(),
             u.value(v.capacity),
             u.value(v.budget),
             if v.fits { "yes" } else { "no" },
             v.headroom as f64 / u.bytes() as f64,
-            needed
+            needed,
+            if v.borderline {
+                vram_text::borderline(Lang::En)
+            } else {
+                ""
+            }
         );
+        let _ = writeln!(o, "{}", row.trim_end());
     }
     if let Some(v) = verdicts.iter().find(|v| v.gpu == s.gpu) {
         let serving = s.job == Job::Serving;
@@ -566,6 +499,14 @@ fn table(
             vram_text::budget_equation(Lang::En, util, &budget, &visible, &capacity)
         };
         let _ = writeln!(o, "{}: {equation}", v.gpu.label());
+        if v.borderline {
+            let _ = writeln!(
+                o,
+                "{}: {}",
+                v.gpu.label(),
+                vram_text::borderline_why(Lang::En)
+            );
+        }
     }
     let _ = writeln!(o, "\nOn {}:", s.gpu.label());
     for a in answers {
@@ -598,6 +539,14 @@ fn table(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Reads the command line for a budget.
+    fn parse_args(argv: &[String]) -> Result<Command, String> {
+        match args::parse(argv)? {
+            Parsed::Run(options) => budget_args(&options),
+            Parsed::Help(_) => Err("the help".into()),
+        }
+    }
 
     fn args(v: &[&str]) -> Args {
         match parse_args(&v.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap() {
@@ -641,7 +590,7 @@ mod tests {
         let s = Scenario::default();
         let arch = s.model.architecture().unwrap();
         let b = estimate_with(&s, &arch, true).unwrap();
-        let v = json(
+        let report = Report::new(
             &s,
             &b,
             &verdicts(&s, &arch).unwrap(),
@@ -649,6 +598,7 @@ mod tests {
             &remedies(&s, &arch, &b),
             &PageSettings::default(),
         );
+        let v = serde_json::to_value(&report).unwrap();
         for c in Component::ALL {
             assert!(v["components_bytes"][c.key()].is_u64(), "{}", c.key());
         }

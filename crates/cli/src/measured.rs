@@ -2,6 +2,8 @@
 
 use std::io::Read;
 
+use serde::Serialize;
+
 use vram_engine::{
     parse_measurement, Breakdown, Comparison, Figure, Measurement, Unit, MAX_MEASUREMENT_BYTES,
 };
@@ -132,42 +134,86 @@ fn reading_notes(m: &Measurement) -> Vec<String> {
 }
 
 /// The `measured` object of `--json`: every figure in bytes and each comparison.
-pub fn json(m: &Measurement, b: &Breakdown) -> serde_json::Value {
-    use serde_json::{json, Value};
-    let figures: Vec<Value> = m.figures().iter().map(figure_json).collect();
-    let comparisons: Vec<Value> = m
-        .compare(b)
-        .iter()
-        .map(|c| {
-            json!({
-                "level": c.level.key(),
-                "measured_bytes": c.measured,
-                "estimated_bytes": c.estimated,
-                "difference_bytes": c.difference() as i64,
-                "difference_basis_points": c.basis_points().map(|bp| bp as i64),
-                "over_10_percent": mismatched(c),
-            })
-        })
-        .collect();
-    let f = m.facts();
-    json!({
-        "source": m.source().key(),
-        "figures": figures,
-        "facts": {
-            "gpu_blocks": f.gpu_blocks, "cpu_blocks": f.cpu_blocks, "kv_tokens": f.kv_tokens,
-            "concurrency_tokens": f.concurrency_tokens, "concurrency_hundredths": f.concurrency_hundredths,
-            "gpu_util_hundredths": f.gpu_util_hundredths, "params": f.params, "trainable_params": f.trainable_params,
-        },
-        "comparisons": comparisons,
-    })
+#[derive(Serialize)]
+pub struct MeasuredJson {
+    source: &'static str,
+    figures: Vec<FigureJson>,
+    facts: FactsJson,
+    comparisons: Vec<ComparisonJson>,
 }
 
-fn figure_json(f: &Figure) -> serde_json::Value {
-    serde_json::json!({
-        "level": f.level.key(),
-        "bytes": f.bytes,
-        "unit": f.unit.label(),
-        "reading": f.reading.key(),
-        "device": f.device.map(|d| serde_json::json!({"api": d.api.key(), "index": d.index, "mapped": d.mapped})),
-    })
+#[derive(Serialize)]
+struct FigureJson {
+    level: &'static str,
+    bytes: u64,
+    unit: &'static str,
+    reading: &'static str,
+    device: Option<DeviceJson>,
+}
+
+#[derive(Serialize)]
+struct DeviceJson {
+    api: &'static str,
+    index: Option<u16>,
+    mapped: bool,
+}
+
+#[derive(Serialize)]
+struct FactsJson {
+    gpu_blocks: Option<u64>,
+    cpu_blocks: Option<u64>,
+    kv_tokens: Option<u64>,
+    concurrency_tokens: Option<u64>,
+    concurrency_hundredths: Option<u64>,
+    gpu_util_hundredths: Option<u64>,
+    params: Option<u64>,
+    trainable_params: Option<u64>,
+}
+
+#[derive(Serialize)]
+struct ComparisonJson {
+    level: &'static str,
+    measured_bytes: u64,
+    estimated_bytes: u64,
+    difference_bytes: i64,
+    difference_basis_points: Option<i64>,
+    over_10_percent: bool,
+}
+
+pub fn json(m: &Measurement, b: &Breakdown) -> MeasuredJson {
+    let figure = |f: &Figure| FigureJson {
+        level: f.level.key(),
+        bytes: f.bytes,
+        unit: f.unit.label(),
+        reading: f.reading.key(),
+        device: f.device.map(|d| DeviceJson {
+            api: d.api.key(),
+            index: d.index,
+            mapped: d.mapped,
+        }),
+    };
+    let comparison = |c: &Comparison| ComparisonJson {
+        level: c.level.key(),
+        measured_bytes: c.measured,
+        estimated_bytes: c.estimated,
+        difference_bytes: c.difference() as i64,
+        difference_basis_points: c.basis_points().map(|bp| bp as i64),
+        over_10_percent: mismatched(c),
+    };
+    let f = m.facts();
+    MeasuredJson {
+        source: m.source().key(),
+        figures: m.figures().iter().map(figure).collect(),
+        facts: FactsJson {
+            gpu_blocks: f.gpu_blocks,
+            cpu_blocks: f.cpu_blocks,
+            kv_tokens: f.kv_tokens,
+            concurrency_tokens: f.concurrency_tokens,
+            concurrency_hundredths: f.concurrency_hundredths,
+            gpu_util_hundredths: f.gpu_util_hundredths,
+            params: f.params,
+            trainable_params: f.trainable_params,
+        },
+        comparisons: m.compare(b).iter().map(comparison).collect(),
+    }
 }

@@ -159,9 +159,10 @@ fn a_missing_malformed_or_oversized_config_exits_2_with_one_line() {
         )
         .as_bytes(),
     );
+    // 100,000 digits are past a float's range: not a JSON number serde_json reads
     refused(
         &["--config", huge_number.to_str().unwrap()],
-        "should be a whole number",
+        "a malformed number, or one too large",
     );
     let big = scratch(
         "big.json",
@@ -588,4 +589,87 @@ fn a_config_with_a_quantization_config_sets_the_format_and_parts_unless_a_flag_c
         "{stdout}"
     );
     assert!(!stdout.contains("w=mxfp4"), "{stdout}");
+}
+
+#[test]
+fn the_error_band_is_in_the_table_and_the_json_and_marks_borderline_verdicts() {
+    let mut seen_borderline = false;
+    for batch in 1..=16 {
+        let link = format!("?v=1&m=llama-3.1-8b&j=qlora&b={batch}&gpu=t4");
+        let out = run(&["--link", &link, "--json"]);
+        assert_eq!(out.status.code(), Some(0));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let band = &v["error_band"];
+        assert_eq!(band["group"]["job"], "qlora");
+        if band["stated"] != true {
+            assert!(band["text"].as_str().unwrap().starts_with("too few"));
+            continue;
+        }
+        assert!(band["cases"].as_u64().unwrap() >= band["min_cases"].as_u64().unwrap());
+        let (low, high) = (
+            band["low_bytes"].as_u64().unwrap(),
+            band["high_bytes"].as_u64().unwrap(),
+        );
+        assert!(low < high, "{band}");
+        // a verdict is borderline exactly when the band of the total holds the GPU's budget
+        for fit in v["fit"].as_array().unwrap() {
+            let budget = fit["budget_bytes"].as_u64().unwrap();
+            assert_eq!(
+                fit["borderline"].as_bool().unwrap(),
+                low <= budget && budget < high,
+                "{link}: {fit}"
+            );
+            seen_borderline |= fit["borderline"] == true;
+        }
+        if v["fit"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["borderline"] == true)
+        {
+            let table = run(&["--link", &link]);
+            let text = String::from_utf8_lossy(&table.stdout);
+            assert!(text.contains("Error band"), "{text}");
+            assert!(
+                text.contains("measured runs like this landed within"),
+                "{text}"
+            );
+            assert!(
+                text.lines().any(|l| l.trim_end().ends_with("borderline")),
+                "{text}"
+            );
+        }
+    }
+    assert!(
+        seen_borderline,
+        "no batch from 1 to 16 put a card inside the band"
+    );
+}
+
+#[test]
+fn a_servers_error_band_is_about_its_kv_pool() {
+    let out = run(&[
+        "--link",
+        "?v=1&m=llama-3.1-8b&j=serve&gpu=a100-40",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let band = &v["error_band"];
+    assert_eq!(band["of"], "kv_pool");
+    assert_eq!(band["of_bytes"], v["serving"]["kv_pool_bytes"]);
+    assert_eq!(band["group"]["level"], "kv");
+    if band["stated"] == true {
+        let pool = band["of_bytes"].as_u64().unwrap();
+        let (low, high) = (
+            band["low_bytes"].as_u64().unwrap(),
+            band["high_bytes"].as_u64().unwrap(),
+        );
+        // lower_permille is the low end's offset from the pool, in tenths of a percent
+        let lower = band["lower_permille"].as_i64().unwrap();
+        assert_eq!(low as i128, pool as i128 * (1000 + lower as i128) / 1000);
+        assert!(low < high);
+    }
+    let table = run(&["--link", "?v=1&m=llama-3.1-8b&j=serve&gpu=a100-40"]);
+    assert!(String::from_utf8_lossy(&table.stdout).contains("Error band (KV pool)"));
 }

@@ -143,6 +143,21 @@ fn a_file_that_is_not_gguf_is_refused() {
 }
 
 #[test]
+fn a_gguf_file_cut_inside_its_header_is_one_line_that_says_so() {
+    // the fixture is a 14,592-byte header alone; its first 5,000 bytes stop inside it
+    let whole = std::fs::read(fixture("llama-q4_k.header.gguf")).unwrap();
+    let cut = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cut.header.gguf");
+    std::fs::write(&cut, &whole[..5_000]).unwrap();
+    let out = run(&["--gguf", cut.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr.contains("the file ends inside its GGUF header") && stderr.lines().count() == 1,
+        "{stderr}"
+    );
+}
+
+#[test]
 fn the_local_job_plans_a_preset_in_a_gguf_quant_through_the_registry_flags() {
     let args = [
         "--job",

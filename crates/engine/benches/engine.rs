@@ -1,6 +1,7 @@
 //! Engine benchmarks (criterion): one estimate with and without the formula text, the verdicts for
 //! the GPU catalog, the solver, the 27-point sweep of sequence lengths, and the page's whole memo
-//! (`Overview::compute` then `Advice::compute`: estimate + bars + sweep, then verdicts + solver), for representative scenarios.
+//! (`Overview::compute`, then `Advice::compute` and `verdicts`: estimate + bars, then solver +
+//! remedies + verdicts), for representative scenarios.
 //!
 //! Run: cargo bench -p vram-engine --bench engine   (about two minutes; budgets in BENCHMARKS.md)
 

@@ -3,7 +3,11 @@
 //! ```sh
 //! cargo run -p vram-engine --example validate              # a table on stdout
 //! cargo run -p vram-engine --example validate -- --write docs/accuracy.md
+//! cargo run -p vram-engine --example validate -- --write-bands crates/engine/src/band/table.txt
 //! ```
+//!
+//! `--write-bands` writes the error bands the engine compiles in: per group of counted cases (job,
+//! framework family, what was measured), the lowest and highest residual (see `vram_engine::Band`).
 //!
 //! `make validate` runs the second line (it takes well under a second once built; the test build
 //! has already compiled what it needs). The cases are read from the repository's `validation/`
@@ -25,13 +29,17 @@ use cases::cpu::{cpu_section, COMMAND};
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
     let mut write: Option<PathBuf> = None;
+    let mut write_bands: Option<PathBuf> = None;
     let mut measure_dir: Option<PathBuf> = None;
     while let Some(a) = args.next() {
         match a.as_str() {
             "--write" => write = args.next().map(PathBuf::from),
+            "--write-bands" => write_bands = args.next().map(PathBuf::from),
             "--measure" => measure_dir = args.next().map(PathBuf::from),
             "-h" | "--help" => {
-                println!("usage: validate [--write docs/accuracy.md] [--measure docs/measure]");
+                println!(
+                    "usage: validate [--write docs/accuracy.md] [--write-bands crates/engine/src/band/table.txt] [--measure docs/measure]"
+                );
                 return ExitCode::SUCCESS;
             }
             other => {
@@ -53,6 +61,16 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    if let Some(path) = write_bands {
+        if let Err(e) = std::fs::write(&path, report.band_table()) {
+            eprintln!("cannot write {}: {e}", path.display());
+            return ExitCode::FAILURE;
+        }
+        println!("wrote {}", path.display());
+        if write.is_none() {
+            return ExitCode::SUCCESS;
+        }
+    }
     let measure_dir = measure_dir.unwrap_or_else(cases::cpu::measure_dir);
     let cpu = match cpu_section(&measure_dir) {
         Ok(s) => s,

@@ -76,9 +76,8 @@ fn rounded_digits(value: f64, places: u32) -> String {
 }
 
 /// The same digits for the values the page writes (a mantissa times 10^places within 64 bits:
-/// up to three places), on machine integers: on the big-number path alone, writing a slider
-/// step's numbers took about 0.6 ms of the page's script (issue 16, ninth round). `None` sends
-/// the rest there.
+/// up to three places), on machine integers, so the common case skips the big-number path.
+/// `None` sends the rest there.
 fn rounded_in_u64(mantissa: u64, exponent: i32, places: u32) -> Option<String> {
     let scaled = mantissa.checked_mul(10u64.checked_pow(places)?)?;
     let whole = if exponent >= 0 {

@@ -4,6 +4,7 @@
 use crate::dtype::WeightFormat;
 use crate::json::JsonError;
 use crate::scenario::{Job, LoraTargets};
+use crate::weight_parts::WeightPart;
 
 /// What went wrong, with what the user needs to fix it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -50,6 +51,12 @@ pub enum EngineError {
     PpDoesNotDivide { gpus: u64, tp: u64, pp: u64 },
     /// The job cannot use weights in this format.
     FormatNotForJob { job: Job, format: WeightFormat },
+    /// The job cannot keep this part of the model in a format of its own that is this one.
+    PartFormatNotForJob {
+        job: Job,
+        part: WeightPart,
+        format: WeightFormat,
+    },
     /// The optimizer step in backward cannot accumulate gradients over several micro-batches.
     StepInBackwardAccumulates { steps: u64 },
     /// LoRA without a target module.

@@ -1,172 +1,20 @@
-//! A small JSON reader for config.json files: the whole grammar, a depth limit, exact integers.
-//!
-//! The engine reads only a handful of fields, so it keeps its own reader rather than a general
-//! serialisation framework (which is most of what a config costs in the page's download).
+//! JSON that crosses a boundary (config.json, the Hub's answers, safetensors headers, the measuring
+//! tool's output), read with serde_json into its `Value`, plus what serde_json leaves to its
+//! caller: a key repeated in one object is refused (serde_json keeps the last value silently, so
+//! two readers of one config could disagree on its numbers), nesting stops at [`MAX_DEPTH`] with
+//! its own error, and every failure is a [`JsonError`] with a place and a kind the shells put
+//! into words.
 
+use std::cell::Cell;
 use std::fmt;
 
-/// Nesting deeper than this is refused (a config.json nests two or three levels).
+use serde::de::{self, DeserializeOwned, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
+pub use serde_json::{Map, Value};
+
+/// The most arrays or objects one inside another (a config.json nests two or three); below
+/// serde_json's own limit of 128, so deep text gets [`JsonProblem::TooDeep`] from this reader.
 pub const MAX_DEPTH: usize = 64;
-
-/// A parsed JSON value. Numbers keep their text so integers stay exact.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Value {
-    Null,
-    Bool(bool),
-    Number(String),
-    String(String),
-    Array(Vec<Value>),
-    Object(Map<String, Value>),
-}
-
-/// A JSON object: keys in document order (a later duplicate wins on lookup, as in most readers).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Map<K, V> {
-    entries: Vec<(K, V)>,
-}
-
-impl<V> Map<String, V> {
-    pub fn get(&self, key: &str) -> Option<&V> {
-        self.entries
-            .iter()
-            .rev()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v)
-    }
-
-    pub fn contains_key(&self, key: &str) -> bool {
-        self.get(key).is_some()
-    }
-
-    pub fn len(&self) -> usize {
-        self.entries.len()
-    }
-
-    /// Entries in document order (duplicates included).
-    pub fn iter(&self) -> impl Iterator<Item = (&String, &V)> {
-        self.entries.iter().map(|(k, v)| (k, v))
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
-    }
-}
-
-impl Value {
-    pub fn is_null(&self) -> bool {
-        matches!(self, Value::Null)
-    }
-
-    pub fn as_bool(&self) -> Option<bool> {
-        match self {
-            Value::Bool(b) => Some(*b),
-            _ => None,
-        }
-    }
-
-    /// The number as a whole u64 when it is one exactly ("4096", "4096.0", "4.096e3").
-    pub fn as_u64(&self) -> Option<u64> {
-        match self {
-            Value::Number(n) => {
-                let (negative, mantissa, exp) = decimal(n)?;
-                let v = scaled(mantissa, exp, 0)?;
-                (!negative || v == 0).then_some(v)
-            }
-            _ => None,
-        }
-    }
-
-    /// Whether the value is a number greater than zero (a dropout probability, say).
-    pub fn is_positive(&self) -> bool {
-        match self {
-            Value::Number(n) => decimal(n).is_some_and(|(neg, m, _)| !neg && m > 0),
-            _ => false,
-        }
-    }
-
-    pub fn as_str(&self) -> Option<&str> {
-        match self {
-            Value::String(s) => Some(s),
-            _ => None,
-        }
-    }
-
-    pub fn as_array(&self) -> Option<&Vec<Value>> {
-        match self {
-            Value::Array(a) => Some(a),
-            _ => None,
-        }
-    }
-
-    pub fn as_object(&self) -> Option<&Map<String, Value>> {
-        match self {
-            Value::Object(o) => Some(o),
-            _ => None,
-        }
-    }
-
-    pub fn get(&self, key: &str) -> Option<&Value> {
-        self.as_object().and_then(|o| o.get(key))
-    }
-}
-
-impl fmt::Display for Value {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Value::Null => f.write_str("null"),
-            Value::Bool(b) => write!(f, "{b}"),
-            Value::Number(n) => f.write_str(n),
-            Value::String(s) => write!(f, "{s:?}"),
-            Value::Array(a) => write!(f, "[{} items]", a.len()),
-            Value::Object(o) => write!(f, "{{{} fields}}", o.len()),
-        }
-    }
-}
-
-/// A JSON number's text as (negative, digits, power of ten): "-1.25e3" is (true, 125, 1).
-/// Exact, with no floating point; None past 38 significant digits.
-pub fn decimal(text: &str) -> Option<(bool, u128, i32)> {
-    let (negative, rest) = match text.strip_prefix('-') {
-        Some(r) => (true, r),
-        None => (false, text),
-    };
-    let (mant, exp) = match rest.find(['e', 'E']) {
-        Some(i) => (
-            &rest[..i],
-            rest[i + 1..].trim_start_matches('+').parse::<i32>().ok()?,
-        ),
-        None => (rest, 0),
-    };
-    let (int, frac) = mant.split_once('.').unwrap_or((mant, ""));
-    if int.is_empty() || !int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let mut m: u128 = 0;
-    for b in int.bytes().chain(frac.bytes()) {
-        m = m.checked_mul(10)?.checked_add(u128::from(b - b'0'))?;
-    }
-    Some((negative, m, exp.checked_sub(frac.len() as i32)?))
-}
-
-/// `mantissa × 10^(exp + shift)` as a whole u64, rounded half up; None when it does not fit.
-pub fn scaled(mantissa: u128, exp: i32, shift: i32) -> Option<u64> {
-    let e = exp.checked_add(shift)?;
-    if mantissa == 0 {
-        return Some(0);
-    }
-    let v = if e >= 0 {
-        mantissa.checked_mul(10u128.checked_pow(e as u32)?)?
-    } else {
-        // a divisor past u128 (10^39 and up) exceeds twice any mantissa: the value rounds to 0
-        let Some(d) = 10u128.checked_pow(e.unsigned_abs()) else {
-            return Some(0);
-        };
-        // half up without `mantissa + d / 2`, which overflows for 39-digit mantissas
-        let (q, r) = (mantissa / d, mantissa % d);
-        q + u128::from(r >= d - r)
-    };
-    u64::try_from(v).ok()
-}
 
 /// Where and why the text is not JSON.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -183,224 +31,246 @@ pub enum JsonProblem {
     EndOfText,
     /// More text after the value.
     Trailing,
-    /// Arrays or objects nested deeper than the reader goes.
+    /// Arrays or objects nested deeper than [`MAX_DEPTH`].
     TooDeep,
     ExpectedValue,
     ExpectedKey,
     ExpectedColon,
     /// Expected a comma or the end of the object or list.
     ExpectedCommaOrEnd,
+    /// A comma right before `]` or `}`.
+    TrailingComma,
     BadEscape,
-    BadUtf8,
     ControlCharacter,
+    /// A malformed number, or one beyond a 64-bit float's range.
     BadNumber,
+    /// `NaN` or `Infinity`, which Python's json.dumps writes and JSON does not have.
+    NotANumber,
+    /// A key that appears earlier in the same object.
+    DuplicateKey,
 }
 
 /// Parses a whole JSON document.
 pub fn parse(text: &str) -> Result<Value, JsonError> {
-    let mut p = Parser {
-        s: text.as_bytes(),
-        i: 0,
+    let refused = Cell::new(None);
+    let mut de = serde_json::Deserializer::from_str(text);
+    let read = Checked {
+        depth: 0,
+        refused: &refused,
+    }
+    .deserialize(&mut de)
+    .and_then(|value| de.end().map(|()| value));
+    read.map_err(|e| JsonError {
+        line: e.line(),
+        column: e.column(),
+        why: refused.get().unwrap_or_else(|| kind(text, &e)),
+    })
+}
+
+/// Reads an already-parsed value into `T`; `None` when its shape is not `T`'s.
+pub fn typed<T: DeserializeOwned>(value: &Value) -> Option<T> {
+    T::deserialize(value).ok()
+}
+
+/// The kind of a serde_json error. serde_json tells only syntax from end of text through its
+/// API (`classify`); its finer kinds are in its messages, matched here (a test pins each one).
+fn kind(text: &str, e: &serde_json::Error) -> JsonProblem {
+    use JsonProblem::*;
+    if e.classify() == serde_json::error::Category::Eof {
+        return EndOfText;
+    }
+    if names_a_non_number(text, e.line(), e.column()) {
+        return NotANumber;
+    }
+    let message = e.to_string();
+    const KINDS: &[(&str, JsonProblem)] = &[
+        ("trailing characters", Trailing),
+        ("trailing comma", TrailingComma),
+        ("recursion limit", TooDeep),
+        ("expected `:`", ExpectedColon),
+        ("expected `,` or", ExpectedCommaOrEnd),
+        ("key must be a string", ExpectedKey),
+        ("invalid escape", BadEscape),
+        ("invalid unicode code point", BadEscape),
+        ("lone leading surrogate", BadEscape),
+        ("unexpected end of hex escape", BadEscape),
+        ("control character", ControlCharacter),
+        ("invalid number", BadNumber),
+        ("number out of range", BadNumber),
+    ];
+    KINDS
+        .iter()
+        .find(|(start, _)| message.starts_with(start))
+        .map_or(ExpectedValue, |&(_, kind)| kind)
+}
+
+/// Whether `NaN`, `Infinity` or `-Infinity` starts at or just before the error's place.
+fn names_a_non_number(text: &str, line: usize, column: usize) -> bool {
+    let Some(row) = text.split('\n').nth(line.saturating_sub(1)) else {
+        return false;
     };
-    p.ws();
-    let v = p.value(0)?;
-    p.ws();
-    if p.i != p.s.len() {
-        return Err(p.err(JsonProblem::Trailing));
-    }
-    Ok(v)
+    let at = column.saturating_sub(1);
+    (at.saturating_sub(1)..=at).any(|i| {
+        row.get(i..).is_some_and(|rest| {
+            ["NaN", "Infinity", "-Infinity"]
+                .iter()
+                .any(|w| rest.starts_with(w))
+        })
+    })
 }
 
-struct Parser<'a> {
-    s: &'a [u8],
-    i: usize,
+/// Builds a `Value` like serde_json's own, refusing a repeated key and nesting past [`MAX_DEPTH`];
+/// the refusal's kind goes into `refused`, as serde's errors carry only a message.
+struct Checked<'a> {
+    depth: usize,
+    refused: &'a Cell<Option<JsonProblem>>,
 }
 
-impl Parser<'_> {
-    fn err(&self, why: JsonProblem) -> JsonError {
-        let upto = &self.s[..self.i.min(self.s.len())];
-        let line = upto.iter().filter(|&&b| b == b'\n').count() + 1;
-        let column = upto.iter().rev().take_while(|&&b| b != b'\n').count() + 1;
-        JsonError { line, column, why }
+impl Checked<'_> {
+    fn refuse<E: de::Error>(&self, why: JsonProblem) -> E {
+        self.refused.set(Some(why));
+        E::custom(format_args!("{why:?}"))
     }
 
-    fn ws(&mut self) {
-        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.s.get(self.i) {
-            self.i += 1;
+    fn inner(&self) -> Self {
+        Checked {
+            depth: self.depth + 1,
+            refused: self.refused,
         }
     }
+}
 
-    fn eat(&mut self, lit: &[u8]) -> bool {
-        if self.s[self.i..].starts_with(lit) {
-            self.i += lit.len();
-            true
-        } else {
-            false
-        }
+impl<'de> DeserializeSeed<'de> for Checked<'_> {
+    type Value = Value;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Checked<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
     }
 
-    fn value(&mut self, depth: usize) -> Result<Value, JsonError> {
-        if depth > MAX_DEPTH {
-            return Err(self.err(JsonProblem::TooDeep));
-        }
-        match self.s.get(self.i) {
-            None => Err(self.err(JsonProblem::EndOfText)),
-            Some(b'{') => self.object(depth),
-            Some(b'[') => self.array(depth),
-            Some(b'"') => self.string().map(Value::String),
-            Some(b't') if self.eat(b"true") => Ok(Value::Bool(true)),
-            Some(b'f') if self.eat(b"false") => Ok(Value::Bool(false)),
-            Some(b'n') if self.eat(b"null") => Ok(Value::Null),
-            Some(b'-' | b'0'..=b'9') => self.number(),
-            Some(_) => Err(self.err(JsonProblem::ExpectedValue)),
-        }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
     }
 
-    fn object(&mut self, depth: usize) -> Result<Value, JsonError> {
-        self.i += 1;
-        let mut entries = Vec::new();
-        self.ws();
-        if self.eat(b"}") {
-            return Ok(Value::Object(Map { entries }));
-        }
-        loop {
-            self.ws();
-            if self.s.get(self.i) != Some(&b'"') {
-                return Err(self.err(JsonProblem::ExpectedKey));
-            }
-            let k = self.string()?;
-            self.ws();
-            if !self.eat(b":") {
-                return Err(self.err(JsonProblem::ExpectedColon));
-            }
-            self.ws();
-            let v = self.value(depth + 1)?;
-            entries.push((k, v));
-            self.ws();
-            if self.eat(b",") {
-                continue;
-            }
-            if self.eat(b"}") {
-                return Ok(Value::Object(Map { entries }));
-            }
-            return Err(self.err(if self.i >= self.s.len() {
-                JsonProblem::EndOfText
-            } else {
-                JsonProblem::ExpectedCommaOrEnd
-            }));
-        }
+    fn visit_bool<E>(self, b: bool) -> Result<Value, E> {
+        Ok(Value::Bool(b))
     }
 
-    fn array(&mut self, depth: usize) -> Result<Value, JsonError> {
-        self.i += 1;
+    fn visit_u64<E>(self, n: u64) -> Result<Value, E> {
+        Ok(Value::Number(n.into()))
+    }
+
+    fn visit_i64<E>(self, n: i64) -> Result<Value, E> {
+        Ok(Value::Number(n.into()))
+    }
+
+    fn visit_f64<E: de::Error>(self, n: f64) -> Result<Value, E> {
+        // serde_json refuses numbers beyond f64's range before they get here
+        serde_json::Number::from_f64(n)
+            .map(Value::Number)
+            .ok_or_else(|| self.refuse(JsonProblem::BadNumber))
+    }
+
+    fn visit_str<E>(self, s: &str) -> Result<Value, E> {
+        Ok(Value::String(s.to_string()))
+    }
+
+    fn visit_string<E>(self, s: String) -> Result<Value, E> {
+        Ok(Value::String(s))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        if self.depth >= MAX_DEPTH {
+            return Err(self.refuse(JsonProblem::TooDeep));
+        }
         let mut items = Vec::new();
-        self.ws();
-        if self.eat(b"]") {
-            return Ok(Value::Array(items));
+        while let Some(item) = seq.next_element_seed(self.inner())? {
+            items.push(item);
         }
-        loop {
-            self.ws();
-            items.push(self.value(depth + 1)?);
-            self.ws();
-            if self.eat(b",") {
-                continue;
-            }
-            if self.eat(b"]") {
-                return Ok(Value::Array(items));
-            }
-            return Err(self.err(if self.i >= self.s.len() {
-                JsonProblem::EndOfText
-            } else {
-                JsonProblem::ExpectedCommaOrEnd
-            }));
-        }
+        Ok(Value::Array(items))
     }
 
-    fn hex4(&mut self) -> Result<u32, JsonError> {
-        let h = self
-            .s
-            .get(self.i..self.i + 4)
-            .ok_or_else(|| self.err(JsonProblem::EndOfText))?;
-        let h = std::str::from_utf8(h)
-            .ok()
-            .and_then(|h| u32::from_str_radix(h, 16).ok())
-            .ok_or_else(|| self.err(JsonProblem::BadEscape))?;
-        self.i += 4;
-        Ok(h)
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        if self.depth >= MAX_DEPTH {
+            return Err(self.refuse(JsonProblem::TooDeep));
+        }
+        let mut object = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if object.contains_key(&key) {
+                return Err(self.refuse(JsonProblem::DuplicateKey));
+            }
+            let value = map.next_value_seed(self.inner())?;
+            object.insert(key, value);
+        }
+        Ok(Value::Object(object))
     }
+}
 
-    fn string(&mut self) -> Result<String, JsonError> {
-        self.i += 1;
-        let mut out = Vec::new();
-        loop {
-            let Some(&b) = self.s.get(self.i) else {
-                return Err(self.err(JsonProblem::EndOfText));
-            };
-            self.i += 1;
-            match b {
-                b'"' => return String::from_utf8(out).map_err(|_| self.err(JsonProblem::BadUtf8)),
-                b'\\' => {
-                    let Some(&e) = self.s.get(self.i) else {
-                        return Err(self.err(JsonProblem::EndOfText));
-                    };
-                    self.i += 1;
-                    let c = match e {
-                        b'"' => '"',
-                        b'\\' => '\\',
-                        b'/' => '/',
-                        b'b' => '\u{8}',
-                        b'f' => '\u{c}',
-                        b'n' => '\n',
-                        b'r' => '\r',
-                        b't' => '\t',
-                        b'u' => {
-                            let hi = self.hex4()?;
-                            let code = if (0xD800..0xDC00).contains(&hi) && self.eat(b"\\u") {
-                                let lo = self.hex4()?;
-                                0x10000 + ((hi - 0xD800) << 10) + (lo.wrapping_sub(0xDC00) & 0x3FF)
-                            } else {
-                                hi
-                            };
-                            char::from_u32(code).unwrap_or('\u{FFFD}')
-                        }
-                        _ => return Err(self.err(JsonProblem::BadEscape)),
-                    };
-                    let mut buf = [0u8; 4];
-                    out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
-                }
-                0..=0x1f => return Err(self.err(JsonProblem::ControlCharacter)),
-                _ => out.push(b),
-            }
-        }
+/// The number as a whole u64, rounded half up ("4096", "4096.0", "4.096e3", "15e-1" is 2); `None`
+/// for anything else, a negative number or one past u64.
+pub fn whole(value: &Value) -> Option<u64> {
+    let Value::Number(n) = value else {
+        return None;
+    };
+    if let Some(u) = n.as_u64() {
+        return Some(u);
     }
+    let f = n.as_f64().filter(|f| *f >= 0.0)?.round();
+    // 2^64 is the first float past u64
+    (f < 18_446_744_073_709_551_616.0).then_some(f as u64)
+}
 
-    fn number(&mut self) -> Result<Value, JsonError> {
-        let start = self.i;
-        self.eat(b"-");
-        let digits = |p: &mut Self| {
-            let s = p.i;
-            while let Some(b'0'..=b'9') = p.s.get(p.i) {
-                p.i += 1;
-            }
-            p.i > s
-        };
-        if !digits(self) {
-            return Err(self.err(JsonProblem::BadNumber));
-        }
-        if self.eat(b".") && !digits(self) {
-            return Err(self.err(JsonProblem::BadNumber));
-        }
-        if let Some(b'e' | b'E') = self.s.get(self.i) {
-            self.i += 1;
-            if let Some(b'+' | b'-') = self.s.get(self.i) {
-                self.i += 1;
-            }
-            if !digits(self) {
-                return Err(self.err(JsonProblem::BadNumber));
-            }
-        }
-        let text = std::str::from_utf8(&self.s[start..self.i]).expect("ASCII digits");
-        Ok(Value::Number(text.to_string()))
+/// Whether the value is a number greater than zero (a dropout probability, say).
+pub fn is_positive(value: &Value) -> bool {
+    value.as_f64().is_some_and(|f| f > 0.0)
+}
+
+/// A short account of a value for an error: a number or string as written, a list or object by
+/// its size (a value can be a megabyte long).
+pub fn brief(value: &Value) -> String {
+    match value {
+        Value::String(s) => format!("{s:?}"),
+        Value::Array(a) => format!("[{} items]", a.len()),
+        Value::Object(o) => format!("{{{} fields}}", o.len()),
+        other => other.to_string(),
+    }
+}
+
+/// A field read when it has the type it should and left out otherwise (serde_with's
+/// `DefaultOnError`): the Hub's answers carry fields a reader skips rather than refuses over.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Lenient<T>(pub Option<T>);
+
+impl<T> Default for Lenient<T> {
+    fn default() -> Self {
+        Lenient(None)
+    }
+}
+
+impl<'de, T: DeserializeOwned> Deserialize<'de> for Lenient<T> {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(d)?;
+        Ok(Lenient(T::deserialize(value).ok()))
+    }
+}
+
+/// A whole number as [`whole`] reads it, for typed fields.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Whole(pub u64);
+
+impl<'de> Deserialize<'de> for Whole {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(d)?;
+        whole(&value)
+            .map(Whole)
+            .ok_or_else(|| de::Error::custom("not a whole number"))
     }
 }
 
@@ -408,44 +278,116 @@ impl Parser<'_> {
 mod tests {
     use super::*;
 
+    fn why(text: &str) -> JsonProblem {
+        parse(text).unwrap_err().why
+    }
+
     #[test]
     fn a_config_json_parses_with_exact_integers_and_nested_objects() {
         let v = parse(r#"{"a": 18446744073709551615, "b": [1, 2.5e3, -3], "c": {"d": null, "e": true}, "s": "x\"\u00e9\ud83d\ude00"}"#).unwrap();
-        assert_eq!(v.get("a").unwrap().as_u64(), Some(u64::MAX));
+        assert_eq!(whole(&v["a"]), Some(u64::MAX));
+        assert_eq!(whole(&v["b"][1]), Some(2500));
+        assert_eq!(whole(&v["b"][2]), None);
+        assert!(v["c"]["d"].is_null());
+        assert_eq!(v["s"].as_str(), Some("x\"é😀"));
+    }
+
+    #[test]
+    fn whole_numbers_round_half_up_and_stop_at_u64() {
+        let n = |t: &str| whole(&parse(t).unwrap());
+        // 4096.0 and 4.096e3 are 4096; 1.5 rounds up to 2, 1.4 down to 1
         assert_eq!(
-            v.get("b").unwrap().as_array().unwrap()[1].as_u64(),
-            Some(2500)
+            [n("4096.0"), n("4.096e3"), n("15e-1"), n("14e-1")],
+            [Some(4096), Some(4096), Some(2), Some(1)]
         );
-        assert!(v.get("c").unwrap().get("d").unwrap().is_null());
-        assert_eq!(v.get("s").unwrap().as_str(), Some("x\"é😀"));
+        // 2^64 = 18,446,744,073,709,551,616 is one past u64::MAX
+        assert_eq!(n("18446744073709551616"), None);
+        assert_eq!((n("-1"), n("\"7\""), n("0e50")), (None, None, Some(0)));
+    }
+
+    #[test]
+    fn an_object_keeps_its_keys_in_document_order() {
+        let v = parse(r#"{"z": 1, "a": 2, "m": 3}"#).unwrap();
+        let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["z", "a", "m"]);
     }
 
     #[test]
     fn malformed_json_is_an_error_with_a_position_never_a_panic() {
-        for bad in [
-            "",
-            "{",
-            "{\"a\":",
-            "[1,",
-            "{\"a\" 1}",
-            "tru",
-            "\"abc",
-            "{\"a\":1}x",
-            "01x",
-            "-",
-            "[\"\\u12\"]",
-            "{1:2}",
-            "\"\\q\"",
+        use JsonProblem::*;
+        for (bad, kind) in [
+            ("", EndOfText),
+            ("{", EndOfText),
+            ("{\"a\":", EndOfText),
+            ("[1,", EndOfText),
+            ("\"abc", EndOfText),
+            ("{\"a\" 1}", ExpectedColon),
+            ("[1 2]", ExpectedCommaOrEnd),
+            ("{\"a\":1 \"b\":2}", ExpectedCommaOrEnd),
+            ("tru", EndOfText),
+            ("trux", ExpectedValue),
+            ("{\"a\":1}x", Trailing),
+            ("01x", BadNumber),
+            ("-", EndOfText),
+            ("-x", BadNumber),
+            ("[\"\\u12\"]", BadEscape),
+            ("\"\\q\"", BadEscape),
+            ("\"\\ud800\"", BadEscape),
+            ("\"a\u{1}b\"", ControlCharacter),
+            ("{1:2}", ExpectedKey),
+            ("[1,]", TrailingComma),
+            ("{\"a\":1,}", TrailingComma),
+            ("1e400", BadNumber),
         ] {
-            assert!(parse(bad).is_err(), "{bad:?}");
+            assert_eq!(why(bad), kind, "{bad:?}");
         }
         let e = parse("{\n  \"a\": ,\n}").unwrap_err();
-        assert_eq!((e.line, e.column), (2, 8));
+        assert_eq!((e.line, e.column, e.why), (2, 8, ExpectedValue));
+    }
+
+    #[test]
+    fn nan_and_infinity_are_named_as_such() {
+        for text in [
+            r#"{"rope_theta": NaN}"#,
+            r#"{"x": Infinity}"#,
+            r#"{"x": -Infinity}"#,
+            "[1,\n NaN]",
+        ] {
+            assert_eq!(why(text), JsonProblem::NotANumber, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_repeated_key_is_refused_where_it_repeats() {
+        let e = parse("{\"hidden_size\": 4096,\n \"hidden_size\": 8}").unwrap_err();
+        assert_eq!((e.line, e.why), (2, JsonProblem::DuplicateKey));
+        // in a nested object too; the same key in two objects is fine
+        assert_eq!(why(r#"{"a": {"b": 1, "b": 1}}"#), JsonProblem::DuplicateKey);
+        assert!(parse(r#"[{"b": 1}, {"b": 2}]"#).is_ok());
     }
 
     #[test]
     fn deep_nesting_is_refused_instead_of_overflowing_the_stack() {
-        let deep = "[".repeat(100_000);
-        assert_eq!(parse(&deep).unwrap_err().why, JsonProblem::TooDeep);
+        assert_eq!(why(&"[".repeat(100_000)), JsonProblem::TooDeep);
+        assert_eq!(why(&"{\"a\":".repeat(100_000)), JsonProblem::TooDeep);
+        // 64 arrays one in another read; 65 do not
+        let nested = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        assert!(parse(&nested(MAX_DEPTH)).is_ok());
+        assert_eq!(why(&nested(MAX_DEPTH + 1)), JsonProblem::TooDeep);
+    }
+
+    #[test]
+    fn a_lenient_field_of_the_wrong_type_is_left_out() {
+        #[derive(Deserialize)]
+        struct Sized {
+            size: Lenient<Whole>,
+            name: Lenient<String>,
+        }
+        let v = parse(r#"{"size": "big", "name": "m.gguf"}"#).unwrap();
+        let s: Sized = typed(&v).unwrap();
+        assert_eq!((s.size.0, s.name.0.as_deref()), (None, Some("m.gguf")));
+        let v = parse(r#"{"size": 4.0, "name": 7}"#).unwrap();
+        let s: Sized = typed(&v).unwrap();
+        assert_eq!((s.size.0, s.name.0), (Some(Whole(4)), None));
     }
 }

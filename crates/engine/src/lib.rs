@@ -29,16 +29,19 @@
 
 mod named;
 
+mod band;
 mod config;
 mod decimal;
 mod dtype;
 mod encoder;
 mod error;
+mod exact;
 mod fit;
 mod formula;
 mod gguf;
 mod gpus;
-mod hub;
+/// The Hub without I/O, its read order included (`hub::ModelRead`, `hub::GgufPartsRead`).
+pub mod hub;
 mod json;
 mod link;
 mod llamacpp;
@@ -47,6 +50,7 @@ mod memory;
 mod model;
 mod overview;
 mod presets;
+mod repair;
 mod safetensors;
 mod scenario;
 mod server;
@@ -56,13 +60,17 @@ mod units;
 mod weight_parts;
 
 // The public API: everything the page, the CLI and the tests use, at one path each.
+pub use band::{
+    error_band, estimate_band, family_of, Band, BandGroup, BandLevel, FrameworkFamily, BAND_TABLE,
+    MIN_BAND_CASES,
+};
 pub use config::{parse_config, parse_quantization, Quantization, MAX_CONFIG_BYTES};
 pub use decimal::{decimal, signed_decimal};
 pub use dtype::{Bits, KvDtype, WeightFormat};
 pub use error::EngineError;
 pub use fit::{
-    fits, remedies, serve_command, solve, spread, startup_concurrency, verdicts, Answer, Need,
-    Question, Reach, Remedy, ServeCommand, Server, Verdict,
+    fits, remedies, serve_command, solve, spread, startup_concurrency, verdicts, Answer, KvRoom,
+    Need, Question, Reach, Remedy, ServeCommand, Server, Verdict,
 };
 pub use formula::{Arg, Clause, Formula, Msg};
 pub use gguf::{
@@ -80,7 +88,8 @@ pub use hub::{
     MAX_REDIRECTS,
 };
 pub use json::{
-    parse as parse_json, JsonError, JsonProblem, Value as JsonValue, MAX_DEPTH as JSON_MAX_DEPTH,
+    parse as parse_json, whole as json_whole, JsonError, JsonProblem, Value as JsonValue,
+    MAX_DEPTH as JSON_MAX_DEPTH,
 };
 pub use link::{
     decode as decode_link, decode_arch, decode_gguf_unread as decode_link_gguf_unread,
@@ -114,6 +123,7 @@ pub use memory::{
 pub use model::{Architecture, Encoder, Mla, MlpKind, Moe, NormKind, ParamCounts, StoredWeights};
 pub use overview::{sweep, sweep_points, Advice, Overview};
 pub use presets::{all as presets, find as find_preset, Preset};
+pub use repair::Repair;
 pub use safetensors::{
     compare_with_config, header_length, is_shard_name, quant_scheme, read_header_json, read_index,
     read_safetensors, size_weights, tensor_role, EntryField, FileDifference, FileWeights,

@@ -12,6 +12,7 @@ use crate::llamacpp::{Projector, ProjectorFile};
 use crate::measured::{MeasureError, Measurement};
 use crate::model::{Architecture, Encoder, Mla, MlpKind, Moe, NormKind, StoredWeights};
 use crate::presets;
+use crate::repair::Repair;
 use crate::scenario::{GgufFile, ModelChoice, Scenario};
 use crate::settings::{Refusal, Setting, SETTINGS};
 
@@ -55,8 +56,9 @@ pub enum Notice {
     UnknownKey(String),
     /// The compact architecture (`cfg=`) did not read back.
     BadArchitecture(EngineError),
-    /// A setting that could not go with the others was reset (see [`Scenario::normalize`]).
-    Reset(EngineError),
+    /// A setting that could not go with the others was reset, or the conflict that no reset
+    /// repairs (see [`Scenario::normalize`]).
+    Normalized(Repair),
     /// The measurement (`ms=`) did not read back and was left out.
     BadMeasurement(MeasureError),
     /// The GGUF summary (`gg=`) keeps less than every tensor: it was coarsened so that the link
@@ -389,7 +391,7 @@ fn decode_pairs_checking(
     if let Some(file) = s.mmproj.as_mut() {
         file.name = projector_name.unwrap_or_else(|| "mmproj.gguf".into());
     }
-    notices.extend(s.normalize().into_iter().map(Notice::Reset));
+    notices.extend(s.normalize().into_iter().map(Notice::Normalized));
     Decoded {
         scenario: s,
         page,
@@ -436,8 +438,8 @@ fn parse_count(v: &str) -> Option<u64> {
         't' | 'T' => (&v[..v.len() - 1], 12),
         _ => (v, 0),
     };
-    let (negative, mantissa, exp) = crate::json::decimal(num.trim())?;
-    let n = crate::json::scaled(mantissa, exp, shift)?;
+    let (negative, mantissa, exp) = crate::exact::decimal(num.trim())?;
+    let n = crate::exact::scaled(mantissa, exp, shift)?;
     (!negative && (1..=1_000_000_000_000_000).contains(&n)).then_some(n)
 }
 
@@ -925,7 +927,10 @@ mod tests {
         assert_eq!(d.notices.len(), 1, "{:?}", d.notices);
         assert_eq!(
             d.notices[0],
-            Notice::Reset(EngineError::StepInBackwardAccumulates { steps: 4 })
+            Notice::Normalized(Repair::Reset {
+                cause: EngineError::StepInBackwardAccumulates { steps: 4 },
+                setting: "obw"
+            })
         );
     }
 

@@ -61,8 +61,8 @@ impl Overview {
 
 /// Total per GPU as the sequence (or prompt, or a served request) of `s` grows over
 /// [`sweep_points`], for its architecture `arch`: (tokens, bytes). Apart from [`Overview`]
-/// because it is 27 estimates of the 32 an overview would make, and the page draws the growth
-/// chart after a step's frame: the step's frame computes only what it shows (issue 16).
+/// because it is 27 estimates of the 32 an overview would make, and only the growth chart reads
+/// it: a caller that does not draw that chart does not pay for it.
 pub fn sweep(s: &Scenario, arch: &Architecture) -> Vec<(u64, u64)> {
     sweep_points()
         .into_iter()

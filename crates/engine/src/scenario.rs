@@ -781,13 +781,14 @@ impl Scenario {
                 format: self.weights,
             });
         }
-        if let Some((_, format)) = self
+        if let Some((part, format)) = self
             .part_formats()
             .overridden()
             .find(|(_, f)| !self.job.allows_part(*f))
         {
-            return Err(EngineError::FormatNotForJob {
+            return Err(EngineError::PartFormatNotForJob {
                 job: self.job,
+                part,
                 format,
             });
         }
@@ -800,45 +801,6 @@ impl Scenario {
             return Err(EngineError::NoLoraTargets);
         }
         Ok(())
-    }
-
-    /// Makes the settings work together, saying what it changed: LoRA targets the model lacks
-    /// become the default targets, and each setting that cannot go with the others is reset.
-    /// The link decoder, the page and the CLI all call this after changing settings.
-    pub fn normalize(&mut self) -> Vec<EngineError> {
-        let mut changed = Vec::new();
-        if self.job.is_peft() && self.lora_targets != LoraTargets::empty() {
-            if let Ok(arch) = self.model.architecture() {
-                if crate::memory::lora_params(&arch, self) == 0 {
-                    changed.push(EngineError::LoraTargetsAbsent(self.lora_targets));
-                    self.lora_targets = LoraTargets::all_linear();
-                }
-            }
-        }
-        for _ in 0..4 {
-            let Err(e) = self.validate() else {
-                return changed;
-            };
-            let d = Scenario::default();
-            match &e {
-                EngineError::TpDoesNotDivide { .. } => self.tp = 1,
-                EngineError::PpDoesNotDivide { .. } => self.pp = 1,
-                EngineError::FormatNotForJob { format, .. } if *format != self.weights => {
-                    self.weight_parts = d.weight_parts
-                }
-                EngineError::FormatNotForJob { .. } => self.weights = d.weights,
-                EngineError::NoLoraTargets => self.lora_targets = d.lora_targets,
-                EngineError::StepInBackwardAccumulates { .. } => self.optimizer_in_backward = false,
-                _ => {
-                    *self = Scenario {
-                        model: self.model.clone(),
-                        ..d
-                    }
-                }
-            }
-            changed.push(e);
-        }
-        changed
     }
 
     /// Tensor-parallel degrees the page offers: powers of two up to 64 that divide the GPUs of

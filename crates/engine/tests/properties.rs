@@ -75,8 +75,142 @@ fn arb_lora_scenario() -> impl Strategy<Value = Scenario> {
         .prop_map(within_bounds)
 }
 
+/// `key=value` for one setting of the registry: any key of a choice, a switch either way, a number
+/// at the ends of its range or small, LoRA targets (none among them), shares.
+fn arb_setting_pair() -> impl Strategy<Value = String> {
+    (0..SETTINGS.len()).prop_flat_map(|i| {
+        let st = &SETTINGS[i];
+        let value = match st.kind {
+            SettingKind::Number { min, max, .. } => prop_oneof![
+                Just(min),
+                Just(max),
+                min..=max.min(min.saturating_add(8)),
+                (0u32..=6).prop_map(move |e| (1u64 << e).clamp(min, max)),
+            ]
+            .prop_map(|n| n.to_string())
+            .boxed(),
+            SettingKind::Choice => proptest::sample::select(st.keys())
+                .prop_map(str::to_string)
+                .boxed(),
+            SettingKind::Switch => proptest::sample::select(vec!["0", "1"])
+                .prop_map(str::to_string)
+                .boxed(),
+            SettingKind::Targets => {
+                proptest::sample::select(vec!["", "all", "q,v", "gate", "embed,head"])
+                    .prop_map(str::to_string)
+                    .boxed()
+            }
+            SettingKind::Shares => proptest::sample::select(vec!["even", "3,1", "1,1,1"])
+                .prop_map(str::to_string)
+                .boxed(),
+        };
+        value.prop_map(move |v| format!("{}={v}", st.key))
+    })
+}
+
+/// Links that set the settings that conflict (job, formats, GPUs, tensor and pipeline parallel,
+/// the optimizer step in backward with accumulation, LoRA targets) among any others.
+fn arb_conflicting_link() -> impl Strategy<Value = String> {
+    let keyed = |key: &'static str, values: Vec<&'static str>| {
+        proptest::option::of(
+            proptest::sample::select(values).prop_map(move |v| format!("{key}={v}")),
+        )
+    };
+    let formats = || {
+        WeightFormat::ALL
+            .iter()
+            .map(|f| f.key())
+            .collect::<Vec<_>>()
+    };
+    let conflicts = (
+        keyed(
+            "m",
+            vec![
+                "llama-3.1-8b",
+                "qwen3-30b-a3b",
+                "gpt-oss-20b",
+                "deepseek-v3",
+            ],
+        ),
+        keyed("j", Job::ALL.iter().map(|j| j.key()).collect()),
+        keyed("w", formats()),
+        (
+            keyed("we", formats()),
+            keyed("wa", formats()),
+            keyed("wx", formats()),
+            keyed("wh", formats()),
+        ),
+        keyed("n", vec!["1", "2", "3", "4", "6", "8", "12"]),
+        keyed("tp", vec!["1", "2", "3", "4", "8"]),
+        keyed("pp", vec!["1", "2", "3", "4"]),
+        (
+            keyed("obw", vec!["0", "1"]),
+            keyed("ga", vec!["1", "2", "4"]),
+        ),
+        keyed("t", vec!["", "gate", "q,v", "embed"]),
+    );
+    (
+        conflicts,
+        proptest::collection::vec(arb_setting_pair(), 0..12),
+    )
+        .prop_map(
+            |((m, j, w, (we, wa, wx, wh), n, tp, pp, (obw, ga), t), others)| {
+                [m, j, w, we, wa, wx, wh, n, tp, pp, obw, ga, t]
+                    .into_iter()
+                    .flatten()
+                    .chain(others)
+                    .collect::<Vec<_>>()
+                    .join("&")
+            },
+        )
+}
+
 proptest! {
     #![proptest_config(config())]
+
+    /// A link's settings either end up working together (the scenario estimates, or is refused
+    /// only as beyond any hardware) or the last notice names the conflict left; and each reset
+    /// names a setting the link gave, now at its default, a cause of the job the link opens as,
+    /// and words for both languages that name the setting.
+    #[test]
+    fn every_decoded_link_estimates_or_its_last_notice_says_why_not(link in arb_conflicting_link()) {
+        let d = decode_link(&link);
+        let repairs: Vec<&Repair> = d
+            .notices
+            .iter()
+            .filter_map(|n| match n {
+                Notice::Normalized(r) => Some(r),
+                _ => None,
+            })
+            .collect();
+        match estimate(&d.scenario) {
+            Ok(_) | Err(EngineError::BeyondHardware) => prop_assert!(
+                !repairs.iter().any(|r| matches!(r, Repair::Unrepaired(_))),
+                "{link}: {:?}", d.notices
+            ),
+            Err(e) => prop_assert_eq!(
+                d.notices.last(),
+                Some(&Notice::Normalized(Repair::Unrepaired(e))),
+                "{}", link
+            ),
+        }
+        let default = Scenario::default();
+        for r in repairs {
+            let Repair::Reset { cause, setting } = r else { continue };
+            let st = Setting::by_key(setting).unwrap();
+            prop_assert!(link.split('&').any(|p| p.starts_with(&format!("{setting}="))), "{link}: {r:?}");
+            prop_assert_eq!(st.get(&d.scenario), st.get(&default), "{}: {:?}", link, r);
+            if let EngineError::FormatNotForJob { job, .. } | EngineError::PartFormatNotForJob { job, .. } = cause {
+                prop_assert_eq!(*job, d.scenario.job, "{}: {:?}", link, r);
+            }
+            for lang in [vram_text::Lang::En, vram_text::Lang::Zh] {
+                let words = vram_text::repair(lang, r);
+                let named = vram_text::setting_name(lang, setting);
+                let lora_default = matches!(cause, EngineError::LoraTargetsAbsent(_));
+                prop_assert!(lora_default || words.contains(&named), "{:?} does not name {:?}", words, named);
+            }
+        }
+    }
 
     #[test]
     fn every_valid_scenario_survives_its_share_link_unchanged_and_without_notices(

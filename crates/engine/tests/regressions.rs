@@ -12,7 +12,7 @@ enum Reader {
     DecodeArch,
     /// `parse_config`
     Config,
-    /// `parse_json`, then `as_u64` of the value
+    /// `parse_json`, then `json_whole` of the value
     JsonU64,
     /// `parse_param_count`
     ParamCount,
@@ -72,16 +72,19 @@ const CASES: &[(Reader, &str, Expect, &str)] = &[
     (Decode, "cfg=%0A%1B[31m5", Notices(&["BadArchField(\"\\n\\u{1b}[\")"]), "a newline and an escape sequence in the notice"),
     // encode writes t= for a job without adapters; decode refused it (property test)
     (Decode, "v=1&m=llama-3.1-8b&j=infer&t=", Notices(&[]), "ignored t=\"\": not a list of LoRA targets"),
-    (Decode, "t=", Notices(&["Reset(NoLoraTargets)"]), "(a notice, now from the repair)"),
-    (Decode, "j=qlora&t=", Notices(&["Reset(NoLoraTargets)"]), "(a notice, now from the repair)"),
-    // a config error echoed the whole value: a megabyte number made a megabyte message
-    (Config, r#"{"hidden_size":1234567890123456789012345678901234567890123456789012345678901234567890e-3,"num_hidden_layers":2,"num_attention_heads":2,"vocab_size":10}"#, Refused("shown: \"1234567890123456789012345678901234567890…\""), "the whole number in the message"),
+    (Decode, "t=", Notices(&["Reset { cause: NoLoraTargets, setting: \"t\" }"]), "(a notice, now from the repair)"),
+    (Decode, "j=qlora&t=", Notices(&["Reset { cause: NoLoraTargets, setting: \"t\" }"]), "(a notice, now from the repair)"),
+    // normalizing stopped after four repairs and reset the weights for a part's format
+    (Decode, "v=1&j=qlora&w=int8&wa=int8&n=6&tp=4&pp=4&obw=1&ga=2", Notices(&["TpDoesNotDivide", "PpDoesNotDivide", "PartFormatNotForJob", "StepInBackwardAccumulates"]), "four notices, the weights reset, then no estimate: see the test below"),
+    // a config error echoed the whole value: a megabyte number made a megabyte message (a
+    // number past u64 is shown as the float serde_json reads)
+    (Config, r#"{"hidden_size":1234567890123456789012345678901234567890123456789012345678901234567890e-3,"num_hidden_layers":2,"num_attention_heads":2,"vocab_size":10}"#, Refused("shown: \"1.2345678901234567e+66\""), "the whole number in the message"),
     // links and configs that must keep working
     (Decode, "#v=1&b=2", Notices(&[]), "(fragment links)"),
     (Decode, "?", Notices(&[]), "(empty query)"),
     (Decode, "v=2&zzz=1&b=0&%=%&&&==", Notices(&["OtherVersion", "UnknownKey(\"zzz\")", "key: \"b\"", "UnknownKey(\"%\")", "UnknownKey(\"\")"]), "(bad values, one notice each)"),
     (Config, "[]", Refused("NotAnObject"), "(unchanged)"),
-    (Config, "{\"a\":\"\\ud800\"}", Refused("hidden_size"), "(a lone surrogate reads as U+FFFD)"),
+    (Config, "{\"a\":\"\\ud800\"}", Refused("BadEscape"), "read as U+FFFD (serde_json refuses a lone surrogate)"),
     // the LLaVA projector doubled a text width that had not been checked yet
     (Config, "{\"model_type\":\"llava\",\"text_config\":{\"hidden_size\":18446744073709551615},\"vision_config\":{}}", Refused("hidden_size"), "panic: attempt to multiply with overflow"),
 ];
@@ -126,7 +129,7 @@ fn every_input_that_once_broke_a_reader_gives_what_it_should() {
                 assert!(e.contains(phrase), "{e:?} does not hold {phrase:?}");
             }
             (JsonU64, Number(n)) => {
-                assert_eq!(parse_json(input).unwrap().as_u64(), *n);
+                assert_eq!(json_whole(&parse_json(input).unwrap()), *n);
             }
             (ParamCount, Number(n)) => {
                 assert_eq!(parse_param_count(input).ok(), *n);
@@ -142,6 +145,62 @@ fn every_input_that_once_broke_a_reader_gives_what_it_should() {
             panic!("{what}: {why}");
         }
     }
+}
+
+/// The link of issue 42: four conflicts, each repaired by the one setting that causes it. Before,
+/// normalizing stopped after four repairs (the optimizer step in backward with accumulation was
+/// left, and the page showed "Cannot estimate"), and the attention's int8 under QLoRA reset the
+/// weights, with a notice telling the QLoRA user to choose the QLoRA job.
+#[test]
+fn a_link_with_four_conflicts_is_repaired_whole_and_each_notice_names_its_cause() {
+    use vram_text::Lang;
+    let d = decode_link("?v=1&j=qlora&w=int8&wa=int8&n=6&tp=4&pp=4&obw=1&ga=2");
+    let reset = |cause, setting| Notice::Normalized(Repair::Reset { cause, setting });
+    assert_eq!(
+        d.notices,
+        [
+            reset(EngineError::TpDoesNotDivide { gpus: 6, tp: 4 }, "tp"),
+            // tp is 1 by then: 6 GPUs are still not 4 stages
+            reset(
+                EngineError::PpDoesNotDivide {
+                    gpus: 6,
+                    tp: 1,
+                    pp: 4
+                },
+                "pp"
+            ),
+            reset(
+                EngineError::PartFormatNotForJob {
+                    job: Job::Qlora,
+                    part: WeightPart::Attention,
+                    format: WeightFormat::Int8,
+                },
+                "wa",
+            ),
+            reset(EngineError::StepInBackwardAccumulates { steps: 2 }, "obw"),
+        ]
+    );
+    let english: Vec<String> = d
+        .notices
+        .iter()
+        .map(|n| vram_text::notice(Lang::En, n))
+        .collect();
+    assert_eq!(
+        english,
+        [
+            "6 GPUs cannot be split into tensor-parallel groups of 4; \"Tensor parallel\" was reset to its default (1)",
+            "6 GPUs cannot be split into 4 pipeline stages of 1 tensor-parallel GPUs each; \"Pipeline stages\" was reset to its default (1)",
+            "QLoRA keeps a part of the model in a format of its own only unquantized or in bitsandbytes 4-bit (NF4, FP4), so \"Attention stored as\" cannot be int8 (LLM.int8); \"Attention stored as\" was reset to its default (auto)",
+            "with the optimizer step in backward each gradient is applied and freed as it is produced, so it cannot accumulate over 2 micro-batches; \"optimizer step fused into backward\" was reset to its default (off)",
+        ]
+    );
+    // QLoRA over LLM.int8 weights stays: only the attention's own format went
+    let s = &d.scenario;
+    assert_eq!((s.job, s.weights), (Job::Qlora, WeightFormat::Int8));
+    assert_eq!((s.gpus, s.tp, s.pp, s.grad_accum), (6, 1, 1, 2));
+    assert_eq!(s.weight_parts, PartFormats::default());
+    assert!(!s.optimizer_in_backward);
+    assert!(estimate(s).is_ok());
 }
 
 #[test]
@@ -171,18 +230,32 @@ fn an_inference_scenario_without_lora_targets_survives_its_link() {
 
 #[test]
 fn a_megabyte_value_in_a_config_gives_a_short_error() {
-    for value in ["9".repeat(900_000), format!("\"{}\"", "x".repeat(900_000))] {
-        let cfg = format!(
-            r#"{{"hidden_size":{value},"num_hidden_layers":2,"num_attention_heads":2,"vocab_size":10}}"#
-        );
-        let e = parse_config(&cfg).unwrap_err();
-        match &e {
-            EngineError::NotAWholeNumber { field, shown } => {
-                assert_eq!(field, "hidden_size");
-                assert!(shown.len() < 200, "{} bytes", shown.len());
-            }
-            other => panic!("{other:?}"),
+    // a megabyte of digits is past a float's range: a JSON error with its place
+    let digits = "9".repeat(900_000);
+    let cfg = format!(r#"{{"hidden_size":{digits},"num_hidden_layers":2}}"#);
+    let e = parse_config(&cfg).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            EngineError::NotJson(JsonError {
+                why: JsonProblem::BadNumber,
+                line: 1,
+                ..
+            })
+        ),
+        "{e:?}"
+    );
+    // a megabyte string is shown by its first characters
+    let value = format!("\"{}\"", "x".repeat(900_000));
+    let cfg = format!(
+        r#"{{"hidden_size":{value},"num_hidden_layers":2,"num_attention_heads":2,"vocab_size":10}}"#
+    );
+    match parse_config(&cfg).unwrap_err() {
+        EngineError::NotAWholeNumber { field, shown } => {
+            assert_eq!(field, "hidden_size");
+            assert!(shown.len() < 200, "{} bytes", shown.len());
         }
+        other => panic!("{other:?}"),
     }
 }
 

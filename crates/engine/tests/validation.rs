@@ -17,7 +17,7 @@ use serde_json::Value;
 use cases::{Group, Outcome, Report, Stats, DIR_VAR, TARGET_MEDIAN_PCT, TARGET_P90_PCT};
 
 /// How many cases the repository's `validation/` holds: a removed or truncated file changes it.
-const IN_REPO_CASES: usize = 76;
+const IN_REPO_CASES: usize = 115;
 
 /// The bound every task's 90th percentile stays within today, the two that miss the 25 % target
 /// included (serving 36.5 %, LoRA 33.0 %): a regression past it fails.
@@ -153,7 +153,7 @@ fn every_task_reports_its_median_and_p90_and_no_task_p90_exceeds_40_percent() {
 }
 
 #[test]
-fn the_in_repo_set_holds_all_76_cases_once_in_both_files() {
+fn the_in_repo_set_holds_all_115_cases_once_in_both_files() {
     let dir = cases::in_repo_validation_dir();
     let sources = read(&dir, "cases.jsonl");
     let normalized = read(&dir, "normalized.jsonl");
@@ -300,4 +300,157 @@ fn docs_accuracy_md_is_exactly_what_make_validate_writes() {
         written == on_disk,
         "docs/accuracy.md is not what `make validate` writes from validation/ and docs/measure/: run make validate"
     );
+}
+
+#[test]
+fn the_compiled_error_bands_are_what_the_validation_set_gives() {
+    let dir = cases::in_repo_validation_dir();
+    let report = Report::load(&dir).expect("the in-repo validation set loads");
+    assert!(
+        report.band_table() == vram_engine::BAND_TABLE,
+        "crates/engine/src/band/table.txt is stale: run `cargo run -p vram-engine --example validate -- \
+         --write-bands crates/engine/src/band/table.txt`"
+    );
+}
+
+/// A Llama-2-7B shape in `normalized.jsonl`'s fields, for mapping tests.
+fn llama2_7b(extra: Value) -> Value {
+    let mut n = serde_json::json!({
+        "id": "T", "P": 6_738_415_616u64, "L": 32, "h": 4096, "H": 32, "KV": 32, "hd": 128,
+        "f": 11008, "V": 32000, "tied": false, "wfmt": "bf16", "kind": "train", "mode": "lora",
+        "gpus": 1, "par": "single", "batch": 1, "seq": 512, "level": "allocator", "measured": 10.0
+    });
+    for (k, v) in extra.as_object().unwrap() {
+        n[k] = v.clone();
+    }
+    n
+}
+
+fn case(extra: Value) -> Value {
+    let mut c = serde_json::json!({"id": "T", "task": "LoRA", "model": "Llama-2-7b",
+        "completeness": "complete", "framework": "transformers Trainer"});
+    for (k, v) in extra.as_object().unwrap() {
+        c[k] = v.clone();
+    }
+    c
+}
+
+#[test]
+fn a_case_is_run_on_the_catalog_gpu_it_names() {
+    use vram_engine::Gpu;
+    for (named, gpu) in [
+        ("Tesla T4", Gpu::T4),
+        ("NVIDIA L4 (24 GB)", Gpu::L4),
+        ("A10G", Gpu::A10),
+        ("A100-SXM4-40GB", Gpu::A100_40),
+        ("A100 80GB PCIe", Gpu::A100_80),
+        ("8x A100", Gpu::A100_80),
+        ("RTX 4090 D", Gpu::Rtx4090D),
+        ("GeForce RTX 4090", Gpu::Rtx4090),
+        ("H100 NVL", Gpu::H100Nvl),
+        ("H100 SXM 96GB HBM2e", Gpu::H100),
+        ("L40S 48GB", Gpu::L40S),
+    ] {
+        let c = case(serde_json::json!({ "gpu": named }));
+        let (m, _) = cases::map_case(&c, &llama2_7b(serde_json::json!({}))).unwrap();
+        assert_eq!(m.scenario.gpu, gpu, "{named}");
+    }
+    // a card the catalog does not hold is read as an H100, and the case says so
+    let c = case(serde_json::json!({ "gpu": "2 GPUs" }));
+    let (m, _) = cases::map_case(&c, &llama2_7b(serde_json::json!({}))).unwrap();
+    assert_eq!(m.scenario.gpu, Gpu::H100);
+    assert!(m.notes.iter().any(|n| n.contains("no catalog GPU")));
+}
+
+#[test]
+fn ddp_layout_words_and_a_device_level_load_are_read_as_the_sources_write_them() {
+    use vram_engine::DpFramework;
+    let ddp = case(serde_json::json!({ "framework": "torchrun, DistributedDataParallel" }));
+    let (m, _) = cases::map_case(
+        &ddp,
+        &llama2_7b(serde_json::json!({"gpus": 4, "par": "ddp"})),
+    )
+    .unwrap();
+    assert_eq!(m.scenario.dp_framework, DpFramework::Ddp);
+    assert_eq!(m.scenario.gpus, 4);
+
+    // "FSDP 2 x TP=4 with sequence parallelism": 8 GPUs, tensor parallel 4, SP on
+    let layout = llama2_7b(serde_json::json!({
+        "mode": "full", "gpus": 8, "par": "fsdp",
+        "strategy": "FSDP 2 x TP=4 with sequence parallelism"
+    }));
+    let (m, _) = cases::map_case(&case(serde_json::json!({})), &layout).unwrap();
+    assert_eq!((m.scenario.tp, m.scenario.pp), (4, 1));
+    assert!(m.scenario.sequence_parallel);
+
+    // context and expert parallelism, as the sources write them, are not expressible
+    for strategy in ["FSDP 8 x CP=2", "ring attention over 4 GPUs", "TP 2, EP 4"] {
+        let n = llama2_7b(
+            serde_json::json!({"mode": "full", "gpus": 8, "par": "fsdp", "strategy": strategy}),
+        );
+        let (_, why) = cases::map_case(&case(serde_json::json!({})), &n).unwrap();
+        assert!(why.is_some(), "{strategy}");
+    }
+
+    // nvidia-smi right after loading: weights and the CUDA context (1024 MiB by default)
+    let load =
+        llama2_7b(serde_json::json!({"kind": "weights_only", "mode": "full", "level": "device"}));
+    let c = case(serde_json::json!({"task": "model load only"}));
+    let (m, _) = cases::map_case(&c, &load).unwrap();
+    assert_eq!(m.measure, cases::Measure::LoadDevice);
+    let (est, _, b) = cases::engine_figure(&m).unwrap();
+    let weights =
+        b.bytes(vram_engine::Component::Weights) + b.bytes(vram_engine::Component::Adapter);
+    let expected = (weights + (1024 << 20)) as f64 / vram_engine::GIB as f64;
+    assert!((est - expected).abs() < 1e-9, "{est} vs {expected}");
+}
+
+#[test]
+fn a_case_marked_not_expressible_or_skipped_is_not_counted() {
+    let r = report();
+    for o in &r.outcomes {
+        if let Outcome::Compared(c) = o {
+            let n = cases::read_jsonl(&cases::validation_dir().join("normalized.jsonl"))
+                .unwrap()
+                .into_iter()
+                .find(|n| n["id"] == c.id.as_str())
+                .unwrap();
+            let skip = n["skip"].as_str().unwrap_or("");
+            assert!(
+                skip.is_empty() || skip == "completeness partial",
+                "{} is marked skip {skip:?} but was compared",
+                c.id
+            );
+        }
+    }
+}
+
+#[test]
+fn a_case_counts_in_the_framework_family_its_program_belongs_to() {
+    use vram_engine::FrameworkFamily as F;
+    for (framework, family) in [
+        (
+            "fms-hf-tuning 2.5.0 sft_trainer (HF Trainer + TRL 0.13.0 SFTTrainer)",
+            F::Transformers,
+        ),
+        ("axolotl 0.6, DeepSpeed ZeRO-2", F::Transformers),
+        (
+            "LLaMA-Factory 0.9.1 (llamafactory-cli train)",
+            F::Transformers,
+        ),
+        (
+            "Unsloth notebook (Unsloth 2024.8): FastLanguageModel + TRL SFTTrainer",
+            F::Unsloth,
+        ),
+        (
+            "torchtune, recipe lora_finetune_single_device",
+            F::Torchtune,
+        ),
+        ("lit-gpt finetune/lora.py (Fabric)", F::Litgpt),
+        ("vLLM ~0.6.5 (V0 engine)", F::Vllm),
+        ("openai-whisper", F::Other),
+    ] {
+        let c = serde_json::json!({ "framework": framework, "task": "LoRA" });
+        assert_eq!(cases::framework_family(&c), family, "{framework}");
+    }
 }

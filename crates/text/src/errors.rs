@@ -1,8 +1,8 @@
 //! Errors, refused values and link notices as sentences.
 
 use vram_engine::{
-    EngineError, GgufDetail, Ignored, Job, JsonProblem, Notice, Refusal, Setting,
-    PADDING_PER_TENSOR,
+    EngineError, GgufDetail, Ignored, Job, JsonProblem, Notice, Refusal, Repair, Scenario, Setting,
+    SettingValue, PADDING_PER_TENSOR,
 };
 
 use crate::settings::{setting_label, setting_name};
@@ -72,20 +72,12 @@ pub fn error(lang: Lang, e: &EngineError) -> String {
             false => format!("{gpus} GPUs cannot be split into {pp} pipeline stages of {tp} tensor-parallel GPUs each"),
             true => format!("{gpus} 张 GPU 无法分成 {pp} 个流水线级、每级 {tp} 张张量并行卡"),
         },
-        FormatNotForJob { job: Job::Local, format } => match zh {
-            false => format!("llama.cpp runs GGUF files, and its quantizer does not write {}; choose f16 or a GGUF quant", format.label()),
-            true => format!("llama.cpp 运行 GGUF 文件，其量化工具不写 {}；请选择 f16 或一种 GGUF 量化", format.label()),
-        },
-        FormatNotForJob { job, format } => match (zh, job.is_peft()) {
-            (false, false) => format!("full fine-tuning updates every weight, so they cannot stay {}; choose fp32 or bf16, or QLoRA", format.label()),
-            (true, false) => format!("全量微调会更新每个权重，权重不能保持为 {}；请选择 fp32 或 bf16，或改用 QLoRA", format.label()),
-            (false, true) => format!("LoRA on a {} base is QLoRA; choose the QLoRA job", format.label()),
-            (true, true) => format!("在 {} 基座上做 LoRA 就是 QLoRA；请选择 QLoRA 任务", format.label()),
-        },
-        StepInBackwardAccumulates { steps } => match zh {
-            false => format!("with the optimizer step in backward each gradient is applied and freed as it is produced, so it cannot accumulate over {steps} micro-batches; set gradient accumulation to 1"),
-            true => format!("优化器在反向传播中更新时，每个梯度一产生就被应用并释放，无法在 {steps} 个 micro-batch 上累积；请把梯度累积设为 1"),
-        },
+        FormatNotForJob { .. } | PartFormatNotForJob { .. } | StepInBackwardAccumulates { .. } => {
+            match conflict(lang, e) {
+                (cause, Some(advice)) => format!("{cause}{}{advice}", lang.pick("; ", "；")),
+                (cause, None) => cause,
+            }
+        }
         NoLoraTargets => lang.pick("LoRA needs at least one target module", "LoRA 至少需要一个目标模块").into(),
         LoraTargetsAbsent(t) => match zh {
             false => format!("none of the LoRA targets ({}) exists in this model, so nothing would train", t.key()),
@@ -93,6 +85,45 @@ pub fn error(lang: Lang, e: &EngineError) -> String {
         },
         BeyondHardware => lang.pick("this job needs more than 1 EiB per GPU, beyond any hardware: check the sizes", "该任务每卡需要超过 1 EiB，超出任何硬件：请检查各项大小").into(),
     }
+}
+
+/// A conflict between settings as its cause and, apart, what to change (a repaired link says
+/// what it changed instead); other errors as [`error`] words them.
+fn conflict(lang: Lang, e: &EngineError) -> (String, Option<String>) {
+    use EngineError::*;
+    let zh = lang == Lang::Zh;
+    let (cause, advice) = match e {
+        FormatNotForJob { job: Job::Local, format } => match zh {
+            false => (format!("llama.cpp runs GGUF files, and its quantizer does not write {}", format.label()), "choose f16 or a GGUF quant"),
+            true => (format!("llama.cpp 运行 GGUF 文件，其量化工具不写 {}", format.label()), "请选择 f16 或一种 GGUF 量化"),
+        },
+        FormatNotForJob { job: Job::Full, format } => match zh {
+            false => (format!("full fine-tuning updates every weight, so they cannot stay {}", format.label()), "choose fp32 or bf16, or QLoRA"),
+            true => (format!("全量微调会更新每个权重，权重不能保持为 {}", format.label()), "请选择 fp32 或 bf16，或改用 QLoRA"),
+        },
+        FormatNotForJob { job: Job::Lora, format } => match zh {
+            false => (format!("LoRA on a {} base is QLoRA", format.label()), "choose the QLoRA job"),
+            true => (format!("在 {} 基座上做 LoRA 就是 QLoRA", format.label()), "请选择 QLoRA 任务"),
+        },
+        FormatNotForJob { job, format } => match zh {
+            false => (format!("{} cannot use weights in {}", crate::names::job(lang, *job), format.label()), "choose another format"),
+            true => (format!("{} 不能使用 {} 格式的权重", crate::names::job(lang, *job), format.label()), "请选择其他格式"),
+        },
+        PartFormatNotForJob { job: Job::Qlora, part, format } => match zh {
+            false => (format!("QLoRA keeps a part of the model in a format of its own only unquantized or in bitsandbytes 4-bit (NF4, FP4), so \"{}\" cannot be {}", setting_name(lang, part.key()), format.label()), "let it follow the weights' format"),
+            true => (format!("QLoRA 只能把模型的某一部分单独存为未量化格式或 bitsandbytes 4 位（NF4、FP4），因此“{}”不能是 {}", setting_name(lang, part.key()), format.label()), "请让它跟随权重格式"),
+        },
+        PartFormatNotForJob { job, part, format } => match zh {
+            false => (format!("{} stores every part of the model alike, so \"{}\" cannot be {}", crate::names::job(lang, *job), setting_name(lang, part.key()), format.label()), "let it follow the weights' format"),
+            true => (format!("{} 对模型各部分使用同一种格式，因此“{}”不能是 {}", crate::names::job(lang, *job), setting_name(lang, part.key()), format.label()), "请让它跟随权重格式"),
+        },
+        StepInBackwardAccumulates { steps } => match zh {
+            false => (format!("with the optimizer step in backward each gradient is applied and freed as it is produced, so it cannot accumulate over {steps} micro-batches"), "set gradient accumulation to 1"),
+            true => (format!("优化器在反向传播中更新时，每个梯度一产生就被应用并释放，无法在 {steps} 个 micro-batch 上累积"), "请把梯度累积设为 1"),
+        },
+        _ => return (error(lang, e), None),
+    };
+    (cause, Some(advice.to_string()))
 }
 
 pub(crate) fn json_problem(lang: Lang, p: JsonProblem) -> &'static str {
@@ -112,9 +143,23 @@ pub(crate) fn json_problem(lang: Lang, p: JsonProblem) -> &'static str {
             "此处应为 `,` 或右括号",
         ),
         BadEscape => lang.pick("bad escape in a string", "字符串中的转义无效"),
-        BadUtf8 => lang.pick("invalid UTF-8 in a string", "字符串中有无效的 UTF-8"),
+        TrailingComma => lang.pick(
+            "a comma right before the closing bracket",
+            "右括号前多了一个逗号",
+        ),
         ControlCharacter => lang.pick("control character in a string", "字符串中有控制字符"),
-        BadNumber => lang.pick("a malformed number", "数字格式错误"),
+        BadNumber => lang.pick(
+            "a malformed number, or one too large",
+            "数字格式错误或数值过大",
+        ),
+        NotANumber => lang.pick(
+            "NaN or Infinity, which JSON does not have (write a number or null)",
+            "NaN 或 Infinity，JSON 没有这样的数（请写数字或 null）",
+        ),
+        DuplicateKey => lang.pick(
+            "a key that appears earlier in the same object",
+            "同一对象中重复出现的键",
+        ),
     }
 }
 
@@ -227,18 +272,7 @@ pub fn notice(lang: Lang, n: &Notice) -> String {
             false => format!("ignored the custom architecture: {}", error(lang, e)),
             true => format!("已忽略自定义结构：{}", error(lang, e)),
         },
-        Notice::Reset(e) => match (zh, e) {
-            (false, EngineError::LoraTargetsAbsent(t)) => format!(
-                "none of the LoRA targets ({}) exists in this model; the default targets were used",
-                t.key()
-            ),
-            (true, EngineError::LoraTargetsAbsent(t)) => format!(
-                "这些 LoRA 目标模块（{}）在该模型中都不存在；已改用默认目标模块",
-                t.key()
-            ),
-            (false, e) => format!("{}; that setting was reset", error(lang, e)),
-            (true, e) => format!("{}；该设置已重置", error(lang, e)),
-        },
+        Notice::Normalized(r) => repair(lang, r),
         // a link's measurement fails only as BadLink (`Measurement::from_link`); naming it here
         // keeps the other reading errors' sentences out of the page's first load
         Notice::BadMeasurement(_) => crate::measured::bad_link(lang).into(),
@@ -250,6 +284,42 @@ pub fn notice(lang: Lang, n: &Notice) -> String {
             ),
             true => format!("GGUF 文件 {} 放不进链接；请重新选择", shown(name)),
         },
+    }
+}
+
+/// A conflict between settings and what was done about it: the setting put back to its default
+/// (and that default), or that nothing could be.
+pub fn repair(lang: Lang, r: &Repair) -> String {
+    let zh = lang == Lang::Zh;
+    match r {
+        Repair::Reset { cause: EngineError::LoraTargetsAbsent(t), .. } => match zh {
+            false => format!("none of the LoRA targets ({}) exists in this model; the default targets were used", t.key()),
+            true => format!("这些 LoRA 目标模块（{}）在该模型中都不存在；已改用默认目标模块", t.key()),
+        },
+        Repair::Reset { cause, setting } => {
+            let (name, default) = (setting_name(lang, setting), default_shown(lang, setting));
+            match zh {
+                false => format!("{}; \"{name}\" was reset to its default ({default})", conflict(lang, cause).0),
+                true => format!("{}；已将“{name}”恢复为默认值（{default}）", conflict(lang, cause).0),
+            }
+        }
+        Repair::Unrepaired(cause) => match zh {
+            false => format!("{}; no setting could be reset to repair this, so there is no estimate until it is changed", error(lang, cause)),
+            true => format!("{}；无法通过重置某个设置来修复，修改之前无法估算", error(lang, cause)),
+        },
+    }
+}
+
+/// A setting's default as a link writes it (a switch: off or on).
+fn default_shown(lang: Lang, key: &str) -> String {
+    let Some(st) = Setting::by_key(key) else {
+        return String::new();
+    };
+    match st.get(&Scenario::default()) {
+        SettingValue::On(on) => lang
+            .pick(if on { "on" } else { "off" }, if on { "开" } else { "关" })
+            .into(),
+        _ => st.text(&Scenario::default()),
     }
 }
 
@@ -274,7 +344,7 @@ fn gguf_detail(lang: Lang, detail: GgufDetail) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use vram_engine::{decode_link, Job, JsonError, LoraTargets, WeightFormat};
+    use vram_engine::{decode_link, Job, JsonError, LoraTargets, WeightFormat, WeightPart};
 
     fn every_error() -> Vec<EngineError> {
         use EngineError::*;
@@ -287,6 +357,21 @@ mod tests {
                 line: 2,
                 column: 8,
                 why: JsonProblem::ExpectedValue,
+            }),
+            NotJson(JsonError {
+                line: 3,
+                column: 17,
+                why: JsonProblem::DuplicateKey,
+            }),
+            NotJson(JsonError {
+                line: 1,
+                column: 15,
+                why: JsonProblem::NotANumber,
+            }),
+            NotJson(JsonError {
+                line: 1,
+                column: 65,
+                why: JsonProblem::TooDeep,
             }),
             NotAnObject,
             MissingField("hidden_size".into()),
@@ -335,6 +420,24 @@ mod tests {
                 job: Job::Lora,
                 format: WeightFormat::Nf4,
             },
+            FormatNotForJob {
+                job: Job::Qlora,
+                format: WeightFormat::Int8,
+            },
+            FormatNotForJob {
+                job: Job::Local,
+                format: WeightFormat::Nf4,
+            },
+            PartFormatNotForJob {
+                job: Job::Qlora,
+                part: WeightPart::Attention,
+                format: WeightFormat::Int8,
+            },
+            PartFormatNotForJob {
+                job: Job::Full,
+                part: WeightPart::Mlp,
+                format: WeightFormat::Nf4,
+            },
             StepInBackwardAccumulates { steps: 4 },
             NoLoraTargets,
             LoraTargetsAbsent(LoraTargets::parse("gate").unwrap()),
@@ -358,10 +461,20 @@ mod tests {
             "GPU",
             "EiB",
             "KiB",
-            "UTF",
+            "NaN",
+            "Infinity",
+            "null",
             "fp32",
             "bf16",
             "NF4",
+            "FP4",
+            "int8",
+            "LLM",
+            "f16",
+            "GGUF",
+            "llama",
+            "cpp",
+            "MLP",
             "micro",
             "batch",
             "hidden_size",
@@ -403,6 +516,24 @@ mod tests {
     }
 
     #[test]
+    fn a_config_with_a_repeated_key_or_nan_is_refused_with_its_place_in_both_languages() {
+        let repeated = "{\"hidden_size\": 4096,\n \"hidden_size\": 8}";
+        let e = vram_engine::parse_config(repeated).unwrap_err();
+        let (en, zh) = (error(Lang::En, &e), error(Lang::Zh, &e));
+        assert!(
+            en.contains("a key that appears earlier in the same object at line 2"),
+            "{en}"
+        );
+        assert!(
+            zh.contains("第 2 行") && zh.contains("重复出现的键"),
+            "{zh}"
+        );
+        let e = vram_engine::parse_config(r#"{"rope_theta": NaN}"#).unwrap_err();
+        assert!(error(Lang::En, &e).contains("NaN or Infinity"));
+        assert!(error(Lang::Zh, &e).contains("JSON 没有这样的数"));
+    }
+
+    #[test]
     fn link_notices_are_sentences_in_both_languages() {
         let d = decode_link("v=2&b=0&zzz=1&m=nope&p=lots&lang=fr&j=full&w=nf4&ks=2&t=q,x&cfg=%0A");
         assert_eq!(d.notices.len(), 10, "{:?}", d.notices);
@@ -423,5 +554,88 @@ mod tests {
             notice(Lang::Zh, &d.notices[1]),
             "已忽略 b=\"0\"：批大小（每卡） 必须是 1 到 1048576 之间的整数"
         );
+    }
+
+    #[test]
+    fn every_repair_says_its_cause_then_the_setting_put_back_and_its_default() {
+        use EngineError::*;
+        let resets = [
+            (TpDoesNotDivide { gpus: 6, tp: 4 }, "tp"),
+            (
+                PartFormatNotForJob {
+                    job: Job::Qlora,
+                    part: WeightPart::Attention,
+                    format: WeightFormat::Int8,
+                },
+                "wa",
+            ),
+            (StepInBackwardAccumulates { steps: 2 }, "obw"),
+            (
+                FormatNotForJob {
+                    job: Job::Full,
+                    format: WeightFormat::Nf4,
+                },
+                "w",
+            ),
+        ];
+        for (cause, setting) in resets {
+            let r = Repair::Reset {
+                cause: cause.clone(),
+                setting,
+            };
+            for lang in [Lang::En, Lang::Zh] {
+                let words = repair(lang, &r);
+                assert!(words.starts_with(&conflict(lang, &cause).0), "{words}");
+                assert!(words.contains(&setting_name(lang, setting)), "{words}");
+            }
+        }
+        // a repair does not repeat the advice it took another way (here: gradient accumulation 1)
+        let r = Repair::Reset {
+            cause: StepInBackwardAccumulates { steps: 2 },
+            setting: "obw",
+        };
+        assert_eq!(
+            repair(Lang::En, &r),
+            "with the optimizer step in backward each gradient is applied and freed as it is \
+             produced, so it cannot accumulate over 2 micro-batches; \"optimizer step fused into \
+             backward\" was reset to its default (off)"
+        );
+        assert_eq!(
+            repair(Lang::Zh, &r),
+            "优化器在反向传播中更新时，每个梯度一产生就被应用并释放，无法在 2 个 micro-batch 上累积；\
+             已将“优化器在反向传播中逐参数更新 (optimizer_in_bwd)”恢复为默认值（关）"
+        );
+        assert_eq!(
+            repair(Lang::En, &Repair::Unrepaired(NoLoraTargets)),
+            "LoRA needs at least one target module; no setting could be reset to repair this, so \
+             there is no estimate until it is changed"
+        );
+        assert!(repair(Lang::Zh, &Repair::Unrepaired(NoLoraTargets)).contains("无法通过重置"));
+    }
+
+    #[test]
+    fn a_qlora_user_is_never_told_to_choose_the_qlora_job() {
+        for format in WeightFormat::ALL {
+            let errors = [
+                EngineError::FormatNotForJob {
+                    job: Job::Qlora,
+                    format: *format,
+                },
+                EngineError::PartFormatNotForJob {
+                    job: Job::Qlora,
+                    part: WeightPart::Attention,
+                    format: *format,
+                },
+            ];
+            for e in errors {
+                for lang in [Lang::En, Lang::Zh] {
+                    let words = error(lang, &e);
+                    assert!(
+                        !words.contains(lang.pick("QLoRA job", "QLoRA 任务")),
+                        "{words}"
+                    );
+                }
+            }
+        }
     }
 }

@@ -1,7 +1,8 @@
-//! What the page says after reading a model from the Hub: what was read, and why a repository
-//! gave no safetensors model.
+//! What the page and the CLI say after reading a model from the Hub: what was read, and why a
+//! model was not read.
 
-use vram_engine::{FileWeights, HubSource, Unit};
+use vram_engine::hub::HubReadError;
+use vram_engine::{FileWeights, HubSource, Unit, CONFIG_FILE, INDEX_FILE};
 
 use crate::{shown, Lang};
 
@@ -105,6 +106,18 @@ pub fn no_weight_files(lang: Lang, repo: &str) -> String {
     }
 }
 
+/// Why a model was not read from the Hub.
+pub fn hub_read_error(lang: Lang, e: &HubReadError) -> String {
+    match e {
+        HubReadError::Id(e) => crate::hub_error(lang, e),
+        HubReadError::Fetch(f) => crate::fetch_failure(lang, f),
+        HubReadError::Config(e) => format!("{CONFIG_FILE}: {}", crate::error(lang, e)),
+        HubReadError::Index(e) => format!("{INDEX_FILE}: {}", crate::index_error(lang, e)),
+        HubReadError::Shard(file, e) => crate::safetensors_error(lang, file, e),
+        HubReadError::NoWeights(repo) => no_weight_files(lang, repo),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -128,5 +141,18 @@ mod tests {
         );
         assert!(gguf_listed(Lang::En, &source, 3).contains("holds 3 GGUF"));
         assert!(no_weight_files(Lang::En, "a/b").starts_with("a/b has no"));
+    }
+
+    #[test]
+    fn a_read_that_failed_names_the_file_in_both_languages() {
+        let e = HubReadError::Config(vram_engine::EngineError::NotAnObject);
+        for lang in [Lang::En, Lang::Zh] {
+            assert!(hub_read_error(lang, &e).starts_with("config.json: "));
+        }
+        let none = HubReadError::NoWeights("a/b".into());
+        assert_eq!(
+            hub_read_error(Lang::En, &none),
+            no_weight_files(Lang::En, "a/b")
+        );
     }
 }

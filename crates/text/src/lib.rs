@@ -22,6 +22,8 @@
 //! ```
 
 mod answers;
+mod band;
+mod choices;
 mod errors;
 mod formulas;
 mod hub;
@@ -36,15 +38,21 @@ mod settings;
 mod zh;
 
 pub use answers::{answer, budget_equation, question, sglang_budget_equation, startup_concurrency};
-pub use errors::{error, notice, refusal};
+pub use band::{band_family, band_group, band_level, borderline, borderline_why, error_band};
+pub use choices::choice_label;
+pub use errors::{error, notice, refusal, repair};
 pub use formulas::{formula, moment, sentence};
 pub use hub::{fetch_failure, file_difference, hub_error, index_error, safetensors_error};
 pub use hub_box::hub_box_text;
-pub use hub_read::{gguf_listed, gguf_read, gguf_unread, hub_summary, no_weight_files};
+pub use hub_read::{
+    gguf_listed, gguf_read, gguf_unread, hub_read_error, hub_summary, no_weight_files,
+};
 pub use llamacpp::{llama_device, llama_error, llama_word, LlamaWord};
 pub use measured::{level_name, level_note, measure_error, reading_note, source_name};
 pub use names::{
-    attention, ckpt, component, component_doc, job, loss, machine, offload, optimizer, remedy, zero,
+    attention, ckpt, component, component_doc, cuda_graphs, dp_framework, job, loss, machine,
+    offload, optimizer, pipeline_schedule, remedy, spec_method, split_mode, vllm_version,
+    weights_load, zero,
 };
 pub use page::page_text;
 pub use report::report_text;

@@ -3,6 +3,7 @@
 
 use vram_engine::{Figure, Level, MeasureError, Reading, SourceKind};
 
+use crate::errors::json_problem;
 use crate::Lang;
 
 /// Why a link's `ms=` gives no measurement.
@@ -40,9 +41,9 @@ pub fn measure_error(lang: Lang, e: &MeasureError) -> String {
             false => format!("the figure on line {line} is larger than any device holds (over 16 PiB)"),
             true => format!("第 {line} 行的数字超过了任何设备的容量（大于 16 PiB）"),
         },
-        BadJson { line, column } => match zh {
-            false => format!("the measuring tool's JSON is malformed at line {line} column {column}"),
-            true => format!("测量工具的 JSON 在第 {line} 行第 {column} 列格式有误"),
+        BadJson { line, column, why } => match zh {
+            false => format!("the measuring tool's JSON is malformed at line {line} column {column}: {}", json_problem(lang, why)),
+            true => format!("测量工具的 JSON 在第 {line} 行第 {column} 列格式有误：{}", json_problem(lang, why)),
         },
         BadLink => bad_link(lang).into(),
     }
@@ -235,7 +236,7 @@ fn larger(f: &Figure) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use vram_engine::SizeUnit;
+    use vram_engine::{JsonProblem, SizeUnit};
 
     /// Latin words in a Chinese sentence beyond names that stay as they are (tools, functions,
     /// options, units).
@@ -301,7 +302,11 @@ mod tests {
             Unrecognized,
             BadNumber { line: 3 },
             OutOfRange { line: 4 },
-            BadJson { line: 1, column: 9 },
+            BadJson {
+                line: 1,
+                column: 9,
+                why: JsonProblem::DuplicateKey,
+            },
             BadLink,
         ];
         v.extend(SourceKind::ALL.iter().map(|&source| NoFigures { source }));

@@ -1,11 +1,14 @@
 //! The names of the engine's choices (components, jobs, optimizers, checkpointing, attention,
-//! losses, remedies, ZeRO stages, offload, local machines) in both languages: English is the
+//! losses, remedies, ZeRO stages, offload, data-parallel frameworks, weight loading, vLLM
+//! versions, pipeline schedules, CUDA graphs, speculative decoding, split modes, local
+//! machines) in both languages: English is the
 //! engine's label, Chinese written `zh!("…")` and loaded on demand in the page (`zh.rs` collects
 //! every pair with [`enumerated_pairs`]). The components' short names keep their Chinese in the
 //! first load: "Weights" is also the weights setting's label, whose Chinese differs.
 
 use vram_engine::{
-    Attention, Checkpointing, Component, Job, LocalMachine, Loss, Offload, Optimizer, Remedy, Zero,
+    Attention, Checkpointing, Component, CudaGraphs, DpFramework, Job, LocalMachine, Loss, Offload,
+    Optimizer, PipelineSchedule, Remedy, SpecMethod, SplitMode, VllmVersion, WeightsLoad, Zero,
 };
 
 use crate::zh;
@@ -129,6 +132,85 @@ pub fn offload(lang: Lang, o: Offload) -> &'static str {
     )
 }
 
+pub fn dp_framework(lang: Lang, d: DpFramework) -> &'static str {
+    lang.text(
+        d.label(),
+        match d {
+            DpFramework::None => zh!("只算模型状态"),
+            DpFramework::Ddp => zh!("PyTorch DDP"),
+            DpFramework::DeepSpeed => zh!("DeepSpeed"),
+            DpFramework::Fsdp1 => zh!("FSDP1（扁平参数）"),
+            DpFramework::Fsdp2 => zh!("FSDP2（fully_shard）"),
+        },
+    )
+}
+
+pub fn weights_load(lang: Lang, w: WeightsLoad) -> &'static str {
+    lang.text(
+        w.label(),
+        match w {
+            WeightsLoad::Sharded => zh!("每个 rank 只建自己的分片（meta 设备）"),
+            WeightsLoad::Full => zh!("每个 rank 先载入完整模型"),
+            WeightsLoad::Rank0 => zh!("rank 0 载入 + sync_module_states"),
+        },
+    )
+}
+
+pub fn vllm_version(lang: Lang, v: VllmVersion) -> &'static str {
+    lang.text(
+        v.label(),
+        match v {
+            VllmVersion::V0 => zh!("V0（0.10 及以前）"),
+            VllmVersion::V1 => zh!("V1（0.8 至 0.20）"),
+            VllmVersion::V1Graphs => zh!("V1（0.21 及以后）"),
+        },
+    )
+}
+
+pub fn pipeline_schedule(lang: Lang, p: PipelineSchedule) -> &'static str {
+    lang.text(
+        p.label(),
+        match p {
+            PipelineSchedule::OneFOneB => zh!("1F1B"),
+            PipelineSchedule::GPipe => zh!("GPipe"),
+            PipelineSchedule::Interleaved => zh!("交错式 1F1B"),
+        },
+    )
+}
+
+pub fn cuda_graphs(lang: Lang, g: CudaGraphs) -> &'static str {
+    lang.text(
+        g.label(),
+        match g {
+            CudaGraphs::Captured => zh!("捕获（默认）"),
+            CudaGraphs::Eager => zh!("关闭（--enforce-eager）"),
+        },
+    )
+}
+
+pub fn spec_method(lang: Lang, m: SpecMethod) -> &'static str {
+    lang.text(
+        m.label(),
+        match m {
+            SpecMethod::Off => zh!("关闭"),
+            SpecMethod::Ngram => zh!("n-gram（提示词查找）"),
+            SpecMethod::Eagle => zh!("EAGLE 头"),
+            SpecMethod::Mtp => zh!("MTP 层"),
+            SpecMethod::Draft => zh!("草稿模型"),
+        },
+    )
+}
+
+pub fn split_mode(lang: Lang, m: SplitMode) -> &'static str {
+    lang.text(
+        m.label(),
+        match m {
+            SplitMode::Layer => zh!("按层（默认）"),
+            SplitMode::Single => zh!("只用一块 GPU (-sm none)"),
+        },
+    )
+}
+
 /// The component's name.
 pub fn component(lang: Lang, c: Component) -> &'static str {
     lang.pick(
@@ -216,6 +298,13 @@ pub(crate) fn enumerated_pairs() -> Vec<(&'static str, &'static str)> {
         all(Remedy::ALL, remedy),
         all(Zero::ALL, zero),
         all(Offload::ALL, offload),
+        all(DpFramework::ALL, dp_framework),
+        all(WeightsLoad::ALL, weights_load),
+        all(VllmVersion::ALL, vllm_version),
+        all(PipelineSchedule::ALL, pipeline_schedule),
+        all(CudaGraphs::ALL, cuda_graphs),
+        all(SpecMethod::ALL, spec_method),
+        all(SplitMode::ALL, split_mode),
     ]
     .concat()
 }

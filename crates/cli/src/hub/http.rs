@@ -1,14 +1,15 @@
-//! HTTP for `--hf`: GETs with a size limit, Range reads, redirects followed by hand so that the
-//! token goes only to the endpoint's host, and every failure as the engine's [`FetchFailure`].
+//! HTTP for `--hf`: the GETs the engine's Hub reads ask for (`vram_engine::hub`), each with its
+//! Range and size limit, redirects followed by hand so that the token goes only to the
+//! endpoint's host, and every network failure as the engine's [`FetchFailure`].
 
 use std::io::Read;
 use std::time::Duration;
 
 use ureq::http::Response;
 use ureq::Body;
+use vram_engine::hub::{Get, Got, HubRead, Step};
 use vram_engine::{
-    content_range_total, range_header, redirect_target, status_failure, FetchFailure, HubEndpoint,
-    MAX_REDIRECTS,
+    content_range_total, range_header, redirect_target, FetchFailure, HubEndpoint, MAX_REDIRECTS,
 };
 
 /// A client for one endpoint, with an optional token.
@@ -17,12 +18,6 @@ pub struct Client {
     endpoint: HubEndpoint,
     token: Option<String>,
     timeout: u64,
-}
-
-/// Bytes read by a Range request, and the whole file's length when the server said.
-pub struct Ranged {
-    pub bytes: Vec<u8>,
-    pub total: Option<u64>,
 }
 
 impl Client {
@@ -45,73 +40,50 @@ impl Client {
         &self.endpoint
     }
 
-    /// A whole answer as text, refused past `limit` bytes.
-    pub fn text(&self, repo: &str, url: &str, limit: u64) -> Result<String, FetchFailure> {
-        let response = self.get(repo, url, None)?;
-        let bytes = self.read_limited(response, url, limit + 1)?;
-        if bytes.len() as u64 > limit {
-            return Err(FetchFailure::TooLarge {
-                url: url.to_string(),
-                limit,
-            });
+    /// Runs a read of the Hub to its answer, fetching each GET it asks for.
+    pub fn drive<R: HubRead>(&self, mut read: R) -> R::Answer {
+        let mut step = read.start();
+        loop {
+            match step {
+                Step::Get(get) => step = read.answer(self.fetch(&get)),
+                Step::Done(answer) => return answer,
+            }
         }
-        Ok(String::from_utf8_lossy(&bytes).into_owned())
     }
 
-    /// Exactly `len` bytes from `start`, or [`FetchFailure::Truncated`].
-    pub fn range(
-        &self,
-        repo: &str,
-        url: &str,
-        start: u64,
-        len: u64,
-    ) -> Result<Ranged, FetchFailure> {
-        let got = self.range_upto(repo, url, start, len)?;
-        if (got.bytes.len() as u64) < len {
-            return Err(FetchFailure::Truncated {
-                url: url.to_string(),
-                expected: len,
-                got: got.bytes.len() as u64,
-            });
-        }
-        Ok(got)
-    }
-
-    /// Up to `len` bytes from `start` (fewer when the file ends); a server that ignores Range
-    /// is read no further than asked.
-    pub fn range_upto(
-        &self,
-        repo: &str,
-        url: &str,
-        start: u64,
-        len: u64,
-    ) -> Result<Ranged, FetchFailure> {
-        let response = self.get(repo, url, Some(range_header(start, len)))?;
-        let partial = response.status().as_u16() == 206;
-        let total = response
-            .headers()
-            .get("content-range")
-            .and_then(|v| v.to_str().ok())
-            .and_then(content_range_total);
-        let mut bytes = if partial {
-            self.read_limited(response, url, len)?
-        } else {
-            // a plain 200: the file from byte 0, so skip to `start` and keep `len`
-            let mut all = self.read_limited(response, url, start + len)?;
-            all.drain(..(start as usize).min(all.len()));
-            all
+    /// One GET: its status, at most `limit + 1` bytes of a success's body, the file's length
+    /// from `Content-Range`, and `Retry-After`.
+    fn fetch(&self, get: &Get) -> Result<Got, FetchFailure> {
+        let response = self.get(
+            &get.url,
+            get.range.map(|(start, len)| range_header(start, len)),
+        )?;
+        let header = |name: &str| {
+            response
+                .headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string)
         };
-        bytes.truncate(len as usize);
-        Ok(Ranged { bytes, total })
+        let status = response.status().as_u16();
+        let total = header("content-range")
+            .as_deref()
+            .and_then(content_range_total);
+        let retry_after = header("retry-after");
+        let bytes = match status {
+            200..=299 => self.read_limited(response, &get.url, get.limit + 1)?,
+            _ => Vec::new(),
+        };
+        Ok(Got {
+            status,
+            bytes,
+            total,
+            retry_after,
+        })
     }
 
     /// A GET that follows redirects itself: the token only on the endpoint's host.
-    fn get(
-        &self,
-        repo: &str,
-        url: &str,
-        range: Option<String>,
-    ) -> Result<Response<Body>, FetchFailure> {
+    fn get(&self, url: &str, range: Option<String>) -> Result<Response<Body>, FetchFailure> {
         let mut current = url.to_string();
         for _ in 0..=MAX_REDIRECTS {
             let mut request = self.agent.get(&current);
@@ -137,14 +109,7 @@ impl Client {
                 current = location;
                 continue;
             }
-            let retry = response
-                .headers()
-                .get("retry-after")
-                .and_then(|v| v.to_str().ok());
-            return match status_failure(status, repo, &current, retry) {
-                Some(f) => Err(f),
-                None => Ok(response),
-            };
+            return Ok(response);
         }
         Err(FetchFailure::TooManyRedirects {
             url: url.to_string(),

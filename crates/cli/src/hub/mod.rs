@@ -1,6 +1,6 @@
-//! `vram-budget --hf ID`: a Hugging Face model id (or URL) is enough. The engine builds the
-//! URLs and reads every answer; this module fetches (see `http`), in `read`'s order, and
-//! prints what was read beside the budget.
+//! `vram-budget --hf ID`: a Hugging Face model id (or URL) is enough. The engine's Hub reads
+//! (`vram_engine::hub`) say what to fetch, in which order, and read every answer; this module
+//! fetches (see `http`) and prints what was read beside the budget.
 
 mod gguf;
 mod http;
@@ -8,27 +8,20 @@ mod read;
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use serde_json::{json, Value};
-use vram_engine::{
-    iso_date, parse_model_id, HubEndpoint, HubRef, HubSource, ModelChoice, Unit, WeightFormat,
-};
+use serde::Serialize;
+use serde_json::{Map, Value};
+use vram_engine::{iso_date, HubEndpoint, HubSource, ModelChoice, Unit, WeightFormat};
 use vram_text::{file_difference, gguf_read, hub_error, Lang};
 
-use crate::flags::{split_inline, take_value};
+use crate::args::Given;
 
+pub use gguf::gguf_refused;
 pub use read::Model;
 
-pub const USAGE: &str = "
-HUGGING FACE HUB (the model from its id; only config.json, the index and the headers are read):
-    --hf ID               owner/name, owner/name@revision, or a Hub URL (…/tree/rev, …/blob/rev/file.gguf)
-    --hf-file NAME        in a GGUF repository, a quantization (Q4_K_M) or a file name; a split
-                          file's parts (-00001-of-0000N) are read and joined, headers only
-    --hf-endpoint URL     the Hub or a mirror [HF_ENDPOINT, else https://huggingface.co]
-    --hf-timeout S        seconds per request [30]
-    HF_TOKEN              a token for gated or private repositories, sent to the endpoint's host only
-";
+/// The `--hf…` options.
+pub const FLAGS: [&str; 4] = ["--hf", "--hf-file", "--hf-endpoint", "--hf-timeout"];
 
-/// The `--hf…` flags.
+/// The `--hf…` options' values.
 pub struct HubArgs {
     pub id: String,
     pub file: Option<String>,
@@ -36,41 +29,36 @@ pub struct HubArgs {
     pub timeout: u64,
 }
 
-/// Takes the `--hf…` flags out of the arguments; the rest go to the budget or llama.cpp report.
-pub fn take_args(argv: &[String]) -> Result<(Option<HubArgs>, Vec<String>), String> {
-    let mut rest = Vec::new();
+/// The `--hf…` options among the given ones (the last of each counts), or None without `--hf`.
+pub fn hub_args(options: &[Given]) -> Result<Option<HubArgs>, String> {
     let (mut id, mut file, mut endpoint, mut timeout) = (None, None, None, 30);
-    let mut i = 0;
-    while i < argv.len() {
-        let (flag, inline) = split_inline(&argv[i]);
-        let mut value = || take_value(argv, &mut i, &flag, inline.as_deref());
-        match flag.as_str() {
-            "--hf" => id = Some(value()?),
-            "--hf-file" => file = Some(value()?),
-            "--hf-endpoint" => endpoint = Some(value()?),
+    for o in options {
+        let value = o.value.clone();
+        match o.flag.as_str() {
+            "--hf" => id = value,
+            "--hf-file" => file = value,
+            "--hf-endpoint" => endpoint = value,
             "--hf-timeout" => {
-                let v = value()?;
+                let v = value.unwrap_or_default();
                 timeout = v
                     .parse()
                     .ok()
                     .filter(|s| (1..=3_600).contains(s))
                     .ok_or_else(|| format!("--hf-timeout: seconds from 1 to 3600, not {v:?}"))?
             }
-            _ => rest.push(argv[i].clone()),
+            _ => {}
         }
-        i += 1;
     }
-    let hub = match (id, file.is_some() || endpoint.is_some()) {
-        (Some(id), _) => Some(HubArgs {
+    match (id, file.is_some() || endpoint.is_some()) {
+        (Some(id), _) => Ok(Some(HubArgs {
             id,
             file,
             endpoint,
             timeout,
-        }),
-        (None, true) => return Err("--hf-file and --hf-endpoint go with --hf ID".into()),
-        (None, false) => None,
-    };
-    Ok((hub, rest))
+        })),
+        (None, true) => Err("--hf-file and --hf-endpoint go with --hf ID".into()),
+        (None, false) => Ok(None),
+    }
 }
 
 /// A model read from the Hub, and where from.
@@ -93,24 +81,13 @@ pub fn load(h: &HubArgs) -> Result<Loaded, String> {
     };
     let token = std::env::var("HF_TOKEN").ok();
     let client = http::Client::new(endpoint.clone(), token, h.timeout);
-    let asked = parse_model_id(&h.id).map_err(|e| hub_error(Lang::En, &e))?;
-    let (listing, _) = read::listing(&client, &asked)?;
-    // the commit the revision resolved to pins every file read after the listing
-    let pinned = HubRef {
-        revision: listing.sha.clone().or(asked.revision.clone()),
-        ..asked.clone()
-    };
-    let model = read::model(&client, &pinned, &listing, h.file.as_deref())?;
     let now = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
+    let (model, source) = read::model(&client, &h.id, h.file.as_deref(), &iso_date(now))?;
     Ok(Loaded {
         model,
-        source: HubSource {
-            repo: pinned.repo.clone(),
-            revision: pinned.revision_or_main().to_string(),
-            read_on: iso_date(now),
-        },
+        source,
         endpoint: endpoint.base().to_string(),
     })
 }
@@ -126,18 +103,16 @@ impl Loaded {
             let Ok(Value::Object(mut out)) = serde_json::from_str::<Value>(&report) else {
                 return report;
             };
-            out.insert(
-                "hub".into(),
-                json!({
-                    "endpoint": self.endpoint,
-                    "repo": self.source.repo,
-                    "revision": self.source.revision,
-                    "read_on": self.source.read_on,
-                    "parts": g.parts,
-                    "fetched_bytes": g.fetched,
-                    "requests": g.requests,
-                }),
-            );
+            let read = GgufJson {
+                endpoint: &self.endpoint,
+                repo: &self.source.repo,
+                revision: &self.source.revision,
+                read_on: &self.source.read_on,
+                parts: &g.parts,
+                fetched_bytes: g.fetched,
+                requests: g.requests,
+            };
+            out.insert("hub".into(), to_json(&read));
             return serde_json::to_string_pretty(&out).expect("JSON of plain values") + "\n";
         }
         let line = gguf_read(
@@ -156,18 +131,12 @@ impl Loaded {
         let Model::Safetensors(c) = &self.model else {
             return None;
         };
-        let format = c.files.stored_format();
-        let mut arch = c.arch.clone();
-        arch.stored = format.map(|format| vram_engine::StoredWeights {
-            format,
-            bytes: c.files.weight_bytes(),
-        });
         let choice = ModelChoice::Custom {
             name: self.source.repo.clone(),
-            arch: Box::new(arch),
+            arch: Box::new(c.arch.clone()),
             source: Some(self.source.clone()),
         };
-        Some((choice, format))
+        Some((choice, c.files.stored_format()))
     }
 
     /// What was read, for the table.
@@ -208,22 +177,74 @@ impl Loaded {
         let Model::Safetensors(c) = &self.model else {
             return Value::Null;
         };
-        json!({
-            "endpoint": self.endpoint,
-            "repo": self.source.repo,
-            "revision": self.source.revision,
-            "read_on": self.source.read_on,
-            "shards": c.shards,
-            "fetched_bytes": c.fetched,
-            "tensors": c.files.total.tensors,
-            "params": c.files.params,
-            "tensor_bytes": c.files.total.bytes,
-            "weight_bytes": c.files.weight_bytes(),
-            "scheme": c.files.scheme.key(),
-            "stored_format": c.files.stored_format().map(|f| f.key()),
-            "dtype_bytes": c.files.by_dtype.iter().map(|(d, t)| (d.key().to_string(), json!(t.bytes))).collect::<serde_json::Map<String, Value>>(),
-            "role_bytes": c.files.by_role.iter().map(|(r, t)| (r.key().to_string(), json!(t.bytes))).collect::<serde_json::Map<String, Value>>(),
-            "differences": c.differences.iter().map(|d| file_difference(Lang::En, d, Unit::Gib)).collect::<Vec<String>>(),
+        let bytes = |key: &str, t: &vram_engine::Tally| (key.to_string(), Value::from(t.bytes));
+        to_json(&SafetensorsJson {
+            endpoint: &self.endpoint,
+            repo: &self.source.repo,
+            revision: &self.source.revision,
+            read_on: &self.source.read_on,
+            shards: &c.shards,
+            fetched_bytes: c.fetched,
+            tensors: c.files.total.tensors,
+            params: c.files.params,
+            tensor_bytes: c.files.total.bytes,
+            weight_bytes: c.files.weight_bytes(),
+            scheme: c.files.scheme.key(),
+            stored_format: c.files.stored_format().map(|f| f.key()),
+            dtype_bytes: c
+                .files
+                .by_dtype
+                .iter()
+                .map(|(d, t)| bytes(d.key(), t))
+                .collect(),
+            role_bytes: c
+                .files
+                .by_role
+                .iter()
+                .map(|(r, t)| bytes(r.key(), t))
+                .collect(),
+            differences: c
+                .differences
+                .iter()
+                .map(|d| file_difference(Lang::En, d, Unit::Gib))
+                .collect(),
         })
     }
+}
+
+/// `--json`'s `hub` member when the model came from safetensors files.
+#[derive(Serialize)]
+struct SafetensorsJson<'a> {
+    endpoint: &'a str,
+    repo: &'a str,
+    revision: &'a str,
+    read_on: &'a str,
+    shards: &'a [String],
+    fetched_bytes: u64,
+    tensors: u64,
+    params: u64,
+    tensor_bytes: u64,
+    weight_bytes: u64,
+    scheme: &'static str,
+    stored_format: Option<&'static str>,
+    dtype_bytes: Map<String, Value>,
+    role_bytes: Map<String, Value>,
+    differences: Vec<String>,
+}
+
+/// `--json`'s `hub` member when the model came from a GGUF file.
+#[derive(Serialize)]
+struct GgufJson<'a> {
+    endpoint: &'a str,
+    repo: &'a str,
+    revision: &'a str,
+    read_on: &'a str,
+    parts: &'a [String],
+    fetched_bytes: u64,
+    requests: usize,
+}
+
+/// A plain struct as a JSON value (its fields are strings and numbers: it cannot fail).
+fn to_json(value: &impl Serialize) -> Value {
+    serde_json::to_value(value).unwrap_or(Value::Null)
 }

@@ -2,7 +2,7 @@
 //! the defaults transformers fills in for a family.
 
 use crate::error::EngineError;
-use crate::json::{Map, Value};
+use crate::json::{self, Map, Value};
 
 /// Defaults transformers fills in for fields a family's config.json may leave out.
 pub(super) fn defaults(model_type: &str) -> &'static [(&'static str, u64)] {
@@ -80,9 +80,9 @@ impl Fields<'_> {
     pub(super) fn get(&self, names: &[&str]) -> Option<&Value> {
         names.iter().find_map(|n| {
             self.text
-                .get(n)
+                .get(*n)
                 .filter(|v| !v.is_null())
-                .or_else(|| self.top.get(n).filter(|v| !v.is_null()))
+                .or_else(|| self.top.get(*n).filter(|v| !v.is_null()))
         })
     }
 
@@ -93,11 +93,11 @@ impl Fields<'_> {
                 .iter()
                 .find(|(n, _)| names.contains(n))
                 .map(|&(_, v)| v)),
-            Some(v) => match v.as_u64() {
+            Some(v) => match json::whole(v) {
                 Some(n) => Ok(Some(n)),
                 None => {
                     // a number or string can be a megabyte long: show its start
-                    let text = v.to_string();
+                    let text = json::brief(v);
                     let mut shown: String = text.chars().take(40).collect();
                     if shown.len() < text.len() {
                         shown.push('…');
@@ -121,7 +121,7 @@ impl Fields<'_> {
     }
 
     pub(super) fn positive(&self, names: &[&str]) -> bool {
-        self.get(names).is_some_and(Value::is_positive)
+        self.get(names).is_some_and(json::is_positive)
     }
 
     pub(super) fn string(&self, names: &[&str]) -> Option<&str> {

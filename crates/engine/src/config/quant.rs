@@ -66,13 +66,13 @@ pub fn parse_quantization(text: &str) -> Result<Option<Quantization>, EngineErro
 /// Reads one `quantization_config` object.
 fn read_quantization(q: &Map<String, Value>) -> Option<Quantization> {
     let method = text(q, "quant_method").unwrap_or("").to_ascii_lowercase();
-    let bits = q.get("bits").and_then(Value::as_u64);
+    let bits = q.get("bits").and_then(json::whole);
     let mut parts = PartFormats::default();
     let (format, skipped) = match method.as_str() {
         "bitsandbytes" => (bitsandbytes_format(q)?, "llm_int8_skip_modules"),
         "gptq" => (gptq_format(bits.unwrap_or(4))?, "modules_to_not_convert"),
         "awq" => {
-            let bits = bits.or_else(|| q.get("w_bit").and_then(Value::as_u64));
+            let bits = bits.or_else(|| q.get("w_bit").and_then(json::whole));
             (
                 (bits.unwrap_or(4) == 4).then_some(WeightFormat::Awq4)?,
                 "modules_to_not_convert",
@@ -111,7 +111,7 @@ fn bitsandbytes_format(q: &Map<String, Value>) -> Option<WeightFormat> {
     let on = |names: &[&str]| {
         names
             .iter()
-            .any(|n| q.get(n).and_then(Value::as_bool) == Some(true))
+            .any(|n| q.get(*n).and_then(Value::as_bool) == Some(true))
     };
     if on(&["load_in_4bit", "_load_in_4bit"]) {
         let nf4 = text(q, "bnb_4bit_quant_type") == Some("nf4");
@@ -202,12 +202,12 @@ fn compressed_group_format(group: &Map<String, Value>, top: Option<&str>) -> Opt
         return Some(f);
     }
     let weights = group.get("weights")?.as_object()?;
-    let bits = weights.get("num_bits").and_then(Value::as_u64)?;
+    let bits = weights.get("num_bits").and_then(json::whole)?;
     let float = text(weights, "type") == Some("float");
     match (bits, float) {
         (8, true) => Some(WeightFormat::Fp8),
         (8, false) => Some(WeightFormat::Int8),
-        (4, true) if weights.get("group_size").and_then(Value::as_u64) == Some(32) => {
+        (4, true) if weights.get("group_size").and_then(json::whole) == Some(32) => {
             Some(WeightFormat::Mxfp4)
         }
         (4, true) => Some(WeightFormat::Nvfp4),
@@ -238,7 +238,7 @@ fn gptq_dynamic(q: &Map<String, Value>, format: WeightFormat, parts: &mut PartFo
             overrides
                 .as_object()
                 .and_then(|o| o.get("bits"))
-                .and_then(Value::as_u64)
+                .and_then(json::whole)
                 .and_then(gptq_format)
                 .or(Some(format))
         };

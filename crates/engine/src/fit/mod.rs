@@ -6,6 +6,7 @@ mod solve;
 pub use command::{serve_command, startup_concurrency, ServeCommand, Server};
 pub use solve::{solve, Answer, Question, Reach};
 
+use crate::band::estimate_band;
 use crate::dtype::WeightFormat;
 use crate::error::EngineError;
 use crate::gpus::Gpu;
@@ -104,6 +105,10 @@ pub struct Verdict {
     pub headroom: i64,
     /// The fewest GPUs of this model that run the job (sharding or splitting as the job allows).
     pub gpus_needed: Option<u64>,
+    /// Whether measured runs like this one ([`estimate_band`]) landed on both sides of the limit:
+    /// the band of the need holds the budget (for a server, the band of its KV pool holds one
+    /// request), so "fits" or "does not fit" could go either way.
+    pub borderline: bool,
 }
 
 /// What a job may use of a GPU, and what it needs of it, per GPU.
@@ -114,6 +119,17 @@ pub struct Need {
     /// The peak, or for a server the larger of its peak and what it takes to start: everything
     /// but the KV cache plus the KV blocks of one max_model_len request.
     pub needed: u64,
+    /// For a server: the KV pool the budget leaves and what one request needs of it.
+    pub kv: Option<KvRoom>,
+}
+
+/// A server's KV cache on one GPU: it starts when the pool holds one max_model_len request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KvRoom {
+    /// What the budget leaves for the KV cache once everything else is placed.
+    pub pool: u64,
+    /// The KV blocks of one max_model_len request.
+    pub one_request: u64,
 }
 
 impl Need {
@@ -125,6 +141,7 @@ impl Need {
             return Need {
                 budget: gpu.visible_bytes(),
                 needed: b.total,
+                kv: None,
             };
         }
         let blocks = div_ceil(s.max_model_len, s.block_size);
@@ -135,9 +152,14 @@ impl Need {
             let split = b.sglang_split(s, gpu);
             let room = split.free_before - split.static_budget;
             let kv = b.bytes(Component::KvCache).max(one_request);
+            let overflow = split.dynamic.saturating_sub(room);
             return Need {
                 budget: split.static_budget,
-                needed: split.loaded + kv + split.dynamic.saturating_sub(room),
+                needed: split.loaded + kv + overflow,
+                kv: Some(KvRoom {
+                    pool: split.static_budget.saturating_sub(split.loaded + overflow),
+                    one_request,
+                }),
             };
         }
         // the serving fit's arithmetic: the KV pool is the budget less everything else; graphs
@@ -153,6 +175,10 @@ impl Need {
             needed: (b.total - graphs)
                 .max(fixed.saturating_add(one_request))
                 .saturating_add(overflow),
+            kv: Some(KvRoom {
+                pool: budget.saturating_sub(fixed.saturating_add(overflow)),
+                one_request,
+            }),
         }
     }
 
@@ -202,6 +228,7 @@ pub fn spread(s: &Scenario, n: u64) -> Option<Scenario> {
 /// Verdicts for every GPU in the catalog.
 pub fn verdicts(s: &Scenario, arch: &Architecture) -> Result<Vec<Verdict>, EngineError> {
     let b = estimate_with(s, arch, false)?;
+    let band = estimate_band(s);
     let mut per_count: Vec<(u64, Breakdown, Scenario)> = Vec::new();
     for n in GPU_COUNTS {
         if let Some(t) = spread(s, n) {
@@ -233,6 +260,15 @@ pub fn verdicts(s: &Scenario, arch: &Architecture) -> Result<Vec<Verdict>, Engin
                 fits: need.fits(),
                 headroom: need.headroom(),
                 gpus_needed,
+                borderline: match need.kv {
+                    // a server's band is its KV pool's: borderline when it holds one request
+                    // and only when that request decides the verdict
+                    Some(kv) => {
+                        band.straddles(kv.pool, kv.one_request)
+                            && need.fits() == (kv.one_request <= kv.pool)
+                    }
+                    None => band.crosses(need.needed, need.budget),
+                },
             }
         })
         .collect())
@@ -293,6 +329,51 @@ mod tests {
         let v = verdicts(&s, &arch).unwrap();
         let here = v.iter().find(|v| v.gpu == s.gpu).unwrap();
         assert_eq!(here.headroom, s.gpu.visible_bytes() as i64 - b.total as i64);
+    }
+
+    #[test]
+    fn a_server_is_borderline_when_its_kv_pools_band_holds_one_request() {
+        use crate::band::{estimate_band, Band};
+        let mut s = Scenario {
+            job: Job::Serving,
+            gpu: Gpu::A100_40,
+            ..Scenario::default()
+        };
+        let arch = s.model.architecture().unwrap();
+        let band = estimate_band(&s);
+        let Band::Range { lower_permille, .. } = band else {
+            panic!("the in-repo set has vLLM pools: {band:?}")
+        };
+        assert!(lower_permille < 0);
+        // lengthen the request until one takes more than the pool's low end but no more than
+        // the pool: a verdict that fits, yet measured pools like it were smaller
+        let mut seen = false;
+        for len in (1..=64).map(|k| k * 2_048) {
+            s.max_model_len = len;
+            let Ok(b) = estimate_with(&s, &arch, false) else {
+                continue;
+            };
+            let kv = Need::on(&s, &b, s.gpu).kv.unwrap();
+            let v = verdicts(&s, &arch).unwrap();
+            let here = v.iter().find(|v| v.gpu == s.gpu).unwrap();
+            eprintln!(
+                "{len} {kv:?} fits {} borderline {}",
+                here.fits, here.borderline
+            );
+            let decided_by_request = here.fits == (kv.one_request <= kv.pool);
+            assert_eq!(
+                here.borderline,
+                decided_by_request && band.straddles(kv.pool, kv.one_request)
+            );
+            if here.borderline && here.fits {
+                seen = true;
+                break;
+            }
+        }
+        assert!(
+            seen,
+            "no max_model_len put one request inside the pool's band"
+        );
     }
 
     #[test]

@@ -3,7 +3,9 @@
 
 use super::error::HubError;
 use super::id::check_path;
-use crate::json::{self, Value};
+use serde::Deserialize;
+
+use crate::json::{self, Lenient, Whole};
 
 /// The largest listing read (a repository with thousands of files stays far below).
 pub const MAX_LISTING_BYTES: usize = 8 << 20;
@@ -34,6 +36,23 @@ pub enum WeightFiles {
     Nothing,
 }
 
+/// The fields of the answer a listing reads; a field of another type is left out, a sibling
+/// without a file name skipped.
+#[derive(Default, Deserialize)]
+struct Listing {
+    #[serde(default)]
+    sha: Lenient<String>,
+    #[serde(default)]
+    siblings: Lenient<Vec<Lenient<Sibling>>>,
+}
+
+#[derive(Deserialize)]
+struct Sibling {
+    rfilename: String,
+    #[serde(default)]
+    size: Lenient<Whole>,
+}
+
 /// Reads a listing's text.
 pub fn read_listing(text: &str) -> Result<RepoListing, HubError> {
     if text.len() > MAX_LISTING_BYTES {
@@ -43,30 +62,28 @@ pub fn read_listing(text: &str) -> Result<RepoListing, HubError> {
         });
     }
     let value = json::parse(text).map_err(HubError::NotJson)?;
-    let siblings = value
-        .get("siblings")
-        .and_then(Value::as_array)
-        .ok_or(HubError::NoFileList)?;
+    let listing: Listing = json::typed(&value).unwrap_or_default();
+    let siblings: Vec<Sibling> = listing
+        .siblings
+        .0
+        .ok_or(HubError::NoFileList)?
+        .into_iter()
+        .filter_map(|s| s.0)
+        .collect();
     let mut files: Vec<String> = siblings
         .iter()
-        .filter_map(|s| s.get("rfilename").and_then(Value::as_str))
-        .filter_map(|f| check_path(f).ok())
+        .filter_map(|s| check_path(&s.rfilename).ok())
         .collect();
     files.sort();
     files.dedup();
     let sizes: Vec<(String, u64)> = siblings
         .iter()
-        .filter_map(|s| {
-            let name = s.get("rfilename").and_then(Value::as_str)?;
-            let size = s.get("size").and_then(Value::as_u64)?;
-            Some((check_path(name).ok()?, size))
-        })
+        .filter_map(|s| Some((check_path(&s.rfilename).ok()?, s.size.0?.0)))
         .collect();
-    let sha = value
-        .get("sha")
-        .and_then(Value::as_str)
-        .filter(|s| s.len() == 40 && s.chars().all(|c| c.is_ascii_hexdigit()))
-        .map(str::to_string);
+    let sha = listing
+        .sha
+        .0
+        .filter(|s| s.len() == 40 && s.chars().all(|c| c.is_ascii_hexdigit()));
     Ok(RepoListing { sha, files, sizes })
 }
 
@@ -136,5 +153,22 @@ mod tests {
         let l = read_listing(sized).unwrap();
         assert_eq!(l.size("m-Q4_K_M.gguf"), Some(4_920_734_016));
         assert_eq!(l.size("README.md"), None);
+    }
+
+    #[test]
+    fn fields_of_another_type_are_skipped_as_before_and_the_rest_is_read() {
+        // a sibling that is a number, one without a name, a size in words, a sha that is a number
+        let text = r#"{"sha":5,"siblings":[7,{"size":3},{"rfilename":"a.gguf","size":"big"},{"rfilename":"b.gguf","size":2.0}]}"#;
+        let l = read_listing(text).unwrap();
+        assert_eq!(
+            (l.sha.clone(), l.files.clone()),
+            (None, vec!["a.gguf".into(), "b.gguf".into()])
+        );
+        assert_eq!((l.size("a.gguf"), l.size("b.gguf")), (None, Some(2)));
+        assert_eq!(
+            read_listing(r#"{"siblings":{}}"#),
+            Err(HubError::NoFileList)
+        );
+        assert_eq!(read_listing("[1]"), Err(HubError::NoFileList));
     }
 }

@@ -8,6 +8,7 @@ mod fetch;
 mod gguf_files;
 mod id;
 mod listing;
+mod read;
 mod source;
 
 pub use endpoint::{HubEndpoint, DEFAULT_ENDPOINT};
@@ -21,5 +22,10 @@ pub use gguf_files::{
 pub use id::{parse_model_id, HubRef};
 pub use listing::{
     read_listing, RepoListing, WeightFiles, CONFIG_FILE, INDEX_FILE, MAX_LISTING_BYTES,
+};
+pub use read::{
+    read_gguf_parts, CheckpointRead, Get, GgufListing, GgufPartsError, GgufPartsRead,
+    GgufReadError, Got, HubRead, HubReadError, ModelRead, PartsNext, PartsRead, RepoRead, Step,
+    FIRST_READ, MAX_PART_BYTES,
 };
 pub use source::{check_date, iso_date, HubSource};

@@ -19,6 +19,7 @@ mod vllm;
 pub use compare::{Comparison, Estimated, Target};
 pub use quantity::{Reading, SizeUnit};
 
+use crate::json::JsonProblem;
 use crate::named::named_enum;
 use quantity::{NumberProblem, Quantity};
 
@@ -202,10 +203,11 @@ pub enum MeasureError {
     OutOfRange {
         line: usize,
     },
-    /// The measuring tool's JSON is malformed here.
+    /// The measuring tool's JSON is malformed here, in this way.
     BadJson {
         line: usize,
         column: usize,
+        why: JsonProblem,
     },
     /// A link's measurement part cannot be decoded.
     BadLink,
@@ -248,7 +250,9 @@ impl std::fmt::Display for MeasureError {
             MeasureError::BadNumber { line } | MeasureError::OutOfRange { line } => {
                 write!(f, " line={line}")
             }
-            MeasureError::BadJson { line, column } => write!(f, " line={line} column={column}"),
+            MeasureError::BadJson { line, column, why } => {
+                write!(f, " line={line} column={column} why={why:?}")
+            }
             _ => Ok(()),
         }
     }

@@ -433,7 +433,11 @@ fn the_measuring_tools_json_gives_its_breakdown_and_counts() {
     );
     assert_eq!(
         parse("{\"peak_bytes_total\": 1,\n\"x\": }"),
-        Err(MeasureError::BadJson { line: 2, column: 6 })
+        Err(MeasureError::BadJson {
+            line: 2,
+            column: 6,
+            why: JsonProblem::ExpectedValue
+        })
     );
 }
 

@@ -36,6 +36,7 @@ pub(crate) fn read(text: &str, c: &mut Collect) -> Result<(), MeasureError> {
     let doc = json::parse(text).map_err(|e| MeasureError::BadJson {
         line: e.line,
         column: e.column,
+        why: e.why,
     })?;
     let sections = [
         (Some(&doc), TOP),
@@ -54,11 +55,11 @@ pub(crate) fn read(text: &str, c: &mut Collect) -> Result<(), MeasureError> {
     let facts = c.facts();
     facts.params = count(
         line_of(text, "params"),
-        doc.get("params").and_then(Value::as_u64),
+        doc.get("params").and_then(json::whole),
     )?;
     facts.trainable_params = count(
         line_of(text, "trainable_params"),
-        doc.get("trainable_params").and_then(Value::as_u64),
+        doc.get("trainable_params").and_then(json::whole),
     )?;
     Ok(())
 }
@@ -71,13 +72,12 @@ fn bytes_at(text: &str, section: &Value, key: &str) -> Result<Option<u64>, Measu
     let out_of_range = MeasureError::OutOfRange {
         line: line_of(text, key),
     };
-    match v.as_u64() {
+    match json::whole(v) {
         Some(b) if b > MAX_BYTES => Err(out_of_range),
         Some(b) => Ok(Some(b)),
-        // a number too large for u64 is out of range; anything else is not a figure
-        None if matches!(v, Value::Number(n) if !n.starts_with('-') && !n.contains(['.', 'e', 'E'])) => {
-            Err(out_of_range)
-        }
+        // a positive number that is not a whole u64 is past u64: out of range; anything else
+        // is not a figure
+        None if json::is_positive(v) => Err(out_of_range),
         None => Ok(None),
     }
 }

@@ -6,7 +6,9 @@
 
 use super::dtype::SafeDtype;
 use super::error::{EntryField, SafetensorsError, SafetensorsLimit};
-use crate::json::{self, Value};
+use serde::Deserialize;
+
+use crate::json::{self, Lenient, Value, Whole};
 
 /// The length prefix before the JSON header, in bytes.
 pub const LENGTH_PREFIX: u64 = 8;
@@ -182,38 +184,41 @@ fn read_metadata(entry: &Value) -> Result<Vec<(String, String)>, SafetensorsErro
         .collect()
 }
 
+/// A tensor's entry as the header writes it; a field of another type is read as missing, and the
+/// error names it.
+#[derive(Deserialize)]
+struct TensorEntry {
+    #[serde(default)]
+    dtype: Lenient<String>,
+    #[serde(default)]
+    shape: Lenient<Vec<Lenient<Whole>>>,
+    #[serde(default)]
+    data_offsets: Lenient<[Whole; 2]>,
+}
+
 fn read_entry(name: &str, entry: &Value) -> Result<SafeTensor, SafetensorsError> {
     check_count(SafetensorsLimit::NameLength, name.len())?;
     let bad = |field| SafetensorsError::BadEntry {
         tensor: shown_name(name),
         field,
     };
-    let object = entry.as_object().ok_or(bad(EntryField::Entry))?;
-    let dtype_name = object
-        .get("dtype")
-        .and_then(Value::as_str)
-        .ok_or(bad(EntryField::Dtype))?;
+    let entry: TensorEntry = Some(entry)
+        .filter(|e| e.is_object())
+        .and_then(json::typed)
+        .ok_or(bad(EntryField::Entry))?;
+    let dtype_name = entry.dtype.0.ok_or(bad(EntryField::Dtype))?;
     let dtype =
-        SafeDtype::from_header(dtype_name).ok_or_else(|| SafetensorsError::UnknownDtype {
+        SafeDtype::from_header(&dtype_name).ok_or_else(|| SafetensorsError::UnknownDtype {
             tensor: shown_name(name),
             dtype: dtype_name.chars().take(20).collect(),
         })?;
-    let shape_values = object
-        .get("shape")
-        .and_then(Value::as_array)
-        .ok_or(bad(EntryField::Shape))?;
-    check_count(SafetensorsLimit::Dimensions, shape_values.len())?;
-    let shape = shape_values
-        .iter()
-        .map(|d| d.as_u64().ok_or(bad(EntryField::Shape)))
+    let dimensions = entry.shape.0.ok_or(bad(EntryField::Shape))?;
+    check_count(SafetensorsLimit::Dimensions, dimensions.len())?;
+    let shape = dimensions
+        .into_iter()
+        .map(|d| d.0.map(|w| w.0).ok_or(bad(EntryField::Shape)))
         .collect::<Result<Vec<u64>, _>>()?;
-    let offsets = object
-        .get("data_offsets")
-        .and_then(Value::as_array)
-        .filter(|o| o.len() == 2)
-        .ok_or(bad(EntryField::DataOffsets))?;
-    let begin = offsets[0].as_u64().ok_or(bad(EntryField::DataOffsets))?;
-    let end = offsets[1].as_u64().ok_or(bad(EntryField::DataOffsets))?;
+    let [Whole(begin), Whole(end)] = entry.data_offsets.0.ok_or(bad(EntryField::DataOffsets))?;
     let too_large = || SafetensorsError::TensorTooLarge {
         tensor: shown_name(name),
     };
@@ -240,8 +245,8 @@ fn read_entry(name: &str, entry: &Value) -> Result<SafeTensor, SafetensorsError>
     })
 }
 
-/// Sorts tensors by offset and checks that they tile the data from byte 0 (a duplicated name
-/// overlaps its twin, so it fails here too).
+/// Sorts tensors by offset and checks that they tile the data from byte 0 (a repeated name is
+/// refused before, by the JSON reader).
 fn check_tiling(tensors: &mut [SafeTensor]) -> Result<(), SafetensorsError> {
     tensors.sort_by_key(|t| (t.begin, t.end));
     let mut expected = 0;
@@ -280,6 +285,59 @@ mod tests {
         assert_eq!(h.file_bytes(), 8 + json.len() as u64 + 28);
         assert!(h.check_file_length(h.file_bytes()).is_ok());
         assert!(h.check_file_length(h.file_bytes() - 1).is_err());
+    }
+
+    #[test]
+    fn a_tensor_named_twice_is_refused_where_the_name_repeats() {
+        // the second "a" is the header's bytes 54 to 56 (1-based): the error is at its end
+        let json = r#"{"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1]},"a":{"dtype":"U8","shape":[1],"data_offsets":[1,2]}}"#;
+        match read_safetensors(&file(json)) {
+            Err(SafetensorsError::NotJson(e)) => {
+                assert_eq!(e.why, crate::json::JsonProblem::DuplicateKey);
+                assert_eq!((e.line, e.column), (1, 56));
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn an_entry_field_of_the_wrong_type_is_named_in_the_error() {
+        let read = |entry: &str| read_safetensors(&file(&format!(r#"{{"t":{entry}}}"#)));
+        let bad = |field| {
+            Err(SafetensorsError::BadEntry {
+                tensor: "t".into(),
+                field,
+            })
+        };
+        for (entry, field) in [
+            (r#"["U8",[1],[0,1]]"#, EntryField::Entry),
+            (
+                r#"{"dtype":5,"shape":[1],"data_offsets":[0,1]}"#,
+                EntryField::Dtype,
+            ),
+            (
+                r#"{"dtype":"U8","shape":"1","data_offsets":[0,1]}"#,
+                EntryField::Shape,
+            ),
+            (
+                r#"{"dtype":"U8","shape":[1,"a"],"data_offsets":[0,1]}"#,
+                EntryField::Shape,
+            ),
+            (
+                r#"{"dtype":"U8","shape":[1],"data_offsets":[1]}"#,
+                EntryField::DataOffsets,
+            ),
+            (
+                r#"{"dtype":"U8","shape":[1],"data_offsets":[0,1,2]}"#,
+                EntryField::DataOffsets,
+            ),
+            (r#"{"dtype":"U8","shape":[1]}"#, EntryField::DataOffsets),
+        ] {
+            assert_eq!(read(entry), bad(field), "{entry}");
+        }
+        // one U8 is one byte: offsets 0 and 1.0 read as whole numbers
+        let h = read(r#"{"dtype":"U8","shape":[1],"data_offsets":[0,1.0]}"#).unwrap();
+        assert_eq!(h.data_bytes(), 1);
     }
 
     #[test]

@@ -2,7 +2,9 @@
 //! exporter wrote (`metadata.total_size`, transformers' sum of tensor bytes).
 
 use super::error::{IndexError, SafetensorsLimit};
-use crate::json::{self, Value};
+use serde::Deserialize;
+
+use crate::json::{self, Lenient, Map, Value, Whole};
 
 /// The largest index accepted, in bytes (DeepSeek-V3's, with 91,000 names, is about 9 MB).
 pub const MAX_INDEX_BYTES: usize = 32 << 20;
@@ -32,6 +34,21 @@ impl SafetensorsIndex {
     }
 }
 
+/// The fields of model.safetensors.index.json a budget reads.
+#[derive(Default, Deserialize)]
+struct IndexFile {
+    #[serde(default)]
+    weight_map: Lenient<Map<String, Value>>,
+    #[serde(default)]
+    metadata: Lenient<IndexMetadata>,
+}
+
+#[derive(Deserialize)]
+struct IndexMetadata {
+    #[serde(default)]
+    total_size: Lenient<Whole>,
+}
+
 /// Reads an index's text.
 pub fn read_index(text: &str) -> Result<SafetensorsIndex, IndexError> {
     if text.len() > MAX_INDEX_BYTES {
@@ -41,10 +58,8 @@ pub fn read_index(text: &str) -> Result<SafetensorsIndex, IndexError> {
         });
     }
     let value = json::parse(text).map_err(IndexError::NotJson)?;
-    let map = value
-        .get("weight_map")
-        .and_then(Value::as_object)
-        .ok_or(IndexError::NoWeightMap)?;
+    let index: IndexFile = json::typed(&value).unwrap_or_default();
+    let map = index.weight_map.0.ok_or(IndexError::NoWeightMap)?;
     let over = |limit: SafetensorsLimit, n: usize| {
         (n as u64 > limit.max()).then_some(IndexError::OverLimit {
             limit,
@@ -59,7 +74,7 @@ pub fn read_index(text: &str) -> Result<SafetensorsIndex, IndexError> {
         let file = file
             .as_str()
             .filter(|f| is_shard_name(f))
-            .ok_or_else(|| IndexError::BadShard(file.to_string().chars().take(80).collect()))?;
+            .ok_or_else(|| IndexError::BadShard(json::brief(file).chars().take(80).collect()))?;
         shards.push(file.to_string());
     }
     shards.sort();
@@ -67,10 +82,7 @@ pub fn read_index(text: &str) -> Result<SafetensorsIndex, IndexError> {
     if let Some(e) = over(SafetensorsLimit::Shards, shards.len()) {
         return Err(e);
     }
-    let total_size = value
-        .get("metadata")
-        .and_then(|m| m.get("total_size"))
-        .and_then(Value::as_u64);
+    let total_size = index.metadata.0.and_then(|m| m.total_size.0).map(|w| w.0);
     Ok(SafetensorsIndex {
         shards,
         tensors: map.len() as u64,

@@ -17,9 +17,13 @@
 //! the allocator reserve unless the case states them. No per-case factor.
 #![allow(dead_code)]
 
+mod bands;
 pub mod cpu;
 pub mod gguf_shape;
+mod gpu;
 pub mod llamacpp;
+
+pub use gpu::gpu;
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -34,6 +38,7 @@ use vram_engine::{
     VllmVersion, WeightFormat, WeightsLoad, Zero,
 };
 use vram_engine::{startup_concurrency, Encoder, MlpKind, Moe, NormKind, Server, ServingFit};
+use vram_engine::{BandLevel, FrameworkFamily};
 
 /// The target the report is held to: median and 90th-percentile absolute error, in percent.
 pub const TARGET_MEDIAN_PCT: f64 = 10.0;
@@ -107,6 +112,8 @@ pub enum Measure {
     Device,
     /// The allocator peak right after loading the model: weights and adapters.
     Load,
+    /// The device right after loading the model (nvidia-smi): weights, adapters and the CUDA context.
+    LoadDevice,
     /// vLLM's logged KV-cache size in GiB: the serving fit's KV pool.
     VllmKvPool,
     /// vLLM's logged number of GPU blocks: the serving fit's blocks.
@@ -122,9 +129,21 @@ impl Measure {
             Measure::Reserved => "reserved (tensors + reserve)",
             Measure::Device => "device (total)",
             Measure::Load => "allocated after load (weights)",
+            Measure::LoadDevice => "device after load (weights + context)",
             Measure::VllmKvPool => "vLLM KV cache (GiB)",
             Measure::VllmBlocks => "vLLM GPU blocks",
             Measure::SglangTokens => "SGLang KV tokens",
+        }
+    }
+
+    /// The level of the error bands this measure's residuals go into.
+    pub fn band_level(self) -> BandLevel {
+        match self {
+            Measure::Tensors => BandLevel::Allocated,
+            Measure::Reserved => BandLevel::Reserved,
+            Measure::Device => BandLevel::Device,
+            Measure::Load | Measure::LoadDevice => BandLevel::Load,
+            Measure::VllmKvPool | Measure::VllmBlocks | Measure::SglangTokens => BandLevel::KvPool,
         }
     }
 
@@ -143,6 +162,8 @@ pub struct Mapped {
     pub scenario: Scenario,
     pub arch: Architecture,
     pub group: Group,
+    /// The family of the program the case ran with.
+    pub family: FrameworkFamily,
     pub measure: Measure,
     /// The measured figure, in `measure.unit()`.
     pub measured: f64,
@@ -169,6 +190,11 @@ impl Compared {
     /// Signed error of the estimate, in percent of the measurement.
     pub fn error_pct(&self) -> f64 {
         (self.estimated - self.mapped.measured) / self.mapped.measured * 100.0
+    }
+
+    /// measured ÷ estimated − 1, in tenths of a percent: where the run landed from the estimate.
+    pub fn residual_permille(&self) -> i32 {
+        ((self.mapped.measured / self.estimated - 1.0) * 1_000.0).round() as i32
     }
 
     /// Whether the case counts in the statistics (complete or mostly complete).
@@ -298,13 +324,13 @@ impl Report {
         let mut out = String::new();
         let _ = writeln!(
             out,
-            "{:<14} {:<15} {:<9} {:<30} {:>10} {:>10} {:>8}  components at the engine's peak (GiB)",
+            "{:<20} {:<15} {:<9} {:<30} {:>10} {:>10} {:>8}  components at the engine's peak (GiB)",
             "case", "task", "inputs", "measured as", "measured", "estimated", "error"
         );
         for c in self.compared() {
             let _ = writeln!(
                 out,
-                "{:<14} {:<15} {:<9} {:<30} {:>10} {:>10} {:>7.1}%  {}",
+                "{:<20} {:<15} {:<9} {:<30} {:>10} {:>10} {:>7.1}%  {}",
                 c.id,
                 c.mapped.group.label(),
                 c.completeness,
@@ -334,10 +360,10 @@ impl Report {
                             )
                         })
                         .unwrap_or_default();
-                    let _ = writeln!(out, "not expressible  {id:<14} {why}{r}");
+                    let _ = writeln!(out, "not expressible  {id:<20} {why}{r}");
                 }
                 Outcome::Skipped { id, why, .. } => {
-                    let _ = writeln!(out, "skipped          {id:<14} {why}");
+                    let _ = writeln!(out, "skipped          {id:<20} {why}");
                 }
                 Outcome::Compared(_) => {}
             }
@@ -436,6 +462,8 @@ impl Report {
             n_sk
         );
 
+        out.push_str(&self.by_framework_markdown());
+        out.push_str(&self.bands_markdown());
         out.push_str("## How each case is compared\n\n");
         out.push_str(
             "- **allocated (tensors)**: `torch.cuda.max_memory_allocated`, torchtune's active/peak, litgpt's \"Memory used\" \
@@ -454,7 +482,8 @@ impl Report {
              - **SGLang**: the tokens its log prints (`max_total_num_tokens`, \"KV Cache is allocated. #tokens\") → \
              the serving fit's tokens: `mem_fraction_static` × what is free before the weights load (the driver's \
              total less the CUDA context and the communicators) − weights, over the KV bytes per token.\n\
-             - **allocated after load**: the peak right after loading the model → weights + adapters.\n\n\
+             - **allocated after load**: the peak right after loading the model → weights + adapters; \
+             **device after load** (nvidia-smi once the model is loaded) → weights + adapters + CUDA context.\n\n\
              Settings every case of a kind shares: CUDA context 1024 MiB and allocator reserve 5 % (scenario defaults) \
              unless the source states them (the BERT runs state 1343 MiB of context; a one-GPU vLLM log its \
              `non_torch` memory); vLLM cases use block size 16, \
@@ -977,26 +1006,40 @@ fn optimizer(n: &Value) -> Optimizer {
     }
 }
 
-fn gpu(c: &Value) -> Gpu {
-    let g = lower(c, "gpu");
-    if g.contains("h100") {
-        Gpu::H100
-    } else if g.contains("3090") {
-        Gpu::Rtx3090
-    } else if g.contains("4090") {
-        Gpu::Rtx4090
-    } else if g.contains("a100") && g.contains("40") {
-        Gpu::A100_40
-    } else if g.contains("a100") {
-        Gpu::A100_80
-    } else if g.contains("l40s") {
-        Gpu::L40S
-    } else if g.contains("a6000") {
-        Gpu::RtxA6000
-    } else if g.contains("v100") {
-        Gpu::V100_32
+/// The family of the program a case ran with, from its `framework` (and, for a server, its
+/// `task`): the tools built on the transformers Trainer count as one family.
+pub fn framework_family(c: &Value) -> FrameworkFamily {
+    let text = format!("{} {}", lower(c, "framework"), lower(c, "task"));
+    let has = |words: &[&str]| words.iter().any(|w| text.contains(w));
+    if has(&["unsloth"]) {
+        FrameworkFamily::Unsloth
+    } else if has(&["torchtune"]) {
+        FrameworkFamily::Torchtune
+    } else if has(&["lit-gpt", "litgpt"]) {
+        FrameworkFamily::Litgpt
+    } else if has(&["torchtitan"]) {
+        FrameworkFamily::Torchtitan
+    } else if has(&["sglang"]) {
+        FrameworkFamily::Sglang
+    } else if has(&["vllm"]) {
+        FrameworkFamily::Vllm
+    } else if has(&["llama.cpp", "ollama"]) {
+        FrameworkFamily::LlamaCpp
+    } else if has(&[
+        "transformers",
+        "peft",
+        "trl",
+        "axolotl",
+        "llama-factory",
+        "llamafactory",
+        "hf trainer",
+        "accelerate",
+        "deepspeed",
+        "fms-hf-tuning",
+    ]) {
+        FrameworkFamily::Transformers
     } else {
-        Gpu::H100
+        FrameworkFamily::Other
     }
 }
 
@@ -1004,6 +1047,25 @@ fn gpu(c: &Value) -> Gpu {
 fn inexpressible(c: &Value, n: &Value) -> Option<String> {
     if flag(n, "modules_to_save") && !saves_embeddings_and_head(c) {
         return Some("modules_to_save on modules other than the embeddings and the head: the engine trains full copies of those two only".into());
+    }
+    let strategy = format!(
+        "{} {}",
+        lower(n, "strategy"),
+        c.get("parallelism")
+            .map(|p| lower(p, "strategy"))
+            .unwrap_or_default()
+    );
+    let context = ["context parallel", "ring attention", "ulysses"]
+        .iter()
+        .any(|w| strategy.contains(w))
+        || layout_degree(&strategy, &["cp", "context_parallel_size"]).is_some_and(|d| d > 1);
+    if context {
+        return Some("context parallelism (the sequence split over GPUs): the engine keeps every token of a sequence on one GPU".into());
+    }
+    let experts = strategy.contains("expert parallel")
+        || layout_degree(&strategy, &["ep", "expert_parallel_size"]).is_some_and(|d| d > 1);
+    if experts {
+        return Some("expert parallelism (the experts split over GPUs): the engine shards experts only with the other layouts".into());
     }
     None
 }
@@ -1064,7 +1126,7 @@ fn vllm_profile(c: &Value, ctx: u64) -> VllmProfile {
         VllmVersion::V0
     };
     let stated = format!("{} {}", lower(c, "batch_size"), lower(c, "notes"));
-    let g = gpu(c);
+    let (g, _) = gpu(c);
     let big = g.bytes() >= 70 * GIB && !matches!(g, Gpu::A100_80);
     let (seqs, tokens) = match version {
         VllmVersion::V0 if ctx > 32_768 => (256, 2_048),
@@ -1094,6 +1156,40 @@ fn checkpointing(c: &Value, n: &Value) -> Checkpointing {
     }
 }
 
+/// The degree a layout word states as the sources write it ("TP=8", "tp 4", "x TP 8",
+/// "tensor_parallel_size=2"): the number right after the first of `words` that stands as a word.
+fn layout_degree(text: &str, words: &[&str]) -> Option<u64> {
+    words.iter().find_map(|w| {
+        text.match_indices(w).find_map(|(i, _)| {
+            let before = text[..i].chars().next_back();
+            if before.is_some_and(|ch| ch.is_ascii_alphanumeric()) {
+                return None;
+            }
+            let digits: String = text[i + w.len()..]
+                .trim_start_matches([' ', '=', ':', '-'])
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            digits.parse().ok().filter(|d| *d > 0)
+        })
+    })
+}
+
+/// Whether a strategy names sequence parallelism: "sequence parallel(ism)", "sequence-parallel",
+/// `sequence_parallel`, or Megatron's "SP" as a word of its own.
+fn names_sequence_parallelism(text: &str) -> bool {
+    [
+        "sequence parallel",
+        "sequence-parallel",
+        "sequence_parallel",
+    ]
+    .iter()
+    .any(|w| text.contains(w))
+        || text
+            .split(|ch: char| !ch.is_ascii_alphanumeric())
+            .any(|w| w == "sp")
+}
+
 /// Which unmodelled features of a run the engine has a setting for.
 const MODELLED: &[&str] = &[
     "chunked CE",
@@ -1106,6 +1202,10 @@ const MODELLED: &[&str] = &[
 pub fn map_case(c: &Value, n: &Value) -> Result<(Mapped, Option<String>), String> {
     let fam = family(c, n);
     let mut notes = Vec::new();
+    let (gpu, gpu_named) = gpu(c);
+    if !gpu_named {
+        notes.push("no catalog GPU named: read as an H100".into());
+    }
     let why_not = inexpressible(c, n);
     let arch = architecture(n, fam, &mut notes)?;
     let kind = lower(n, "kind");
@@ -1143,8 +1243,22 @@ pub fn map_case(c: &Value, n: &Value) -> Result<(Mapped, Option<String>), String
     );
     // a composed layout states its degrees; a plain tensor-parallel or layer-split run uses
     // every GPU for that one
-    let tp = uint(n, "tp").unwrap_or(if par == "tp" { gpus } else { 1 });
-    let pp = uint(n, "pp").unwrap_or(if par == "pp" { gpus } else { 1 });
+    let tp = uint(n, "tp")
+        .or_else(|| {
+            layout_degree(
+                &strategy,
+                &["tp", "tensor parallel", "tensor_parallel_size"],
+            )
+        })
+        .unwrap_or(if par == "tp" { gpus } else { 1 });
+    let pp = uint(n, "pp")
+        .or_else(|| {
+            layout_degree(
+                &strategy,
+                &["pp", "pipeline parallel", "pipeline_parallel_size"],
+            )
+        })
+        .unwrap_or(if par == "pp" { gpus } else { 1 });
     let pipeline_schedule = if strategy.contains("gpipe") {
         PipelineSchedule::GPipe
     } else if strategy.contains("interleaved") {
@@ -1165,7 +1279,12 @@ pub fn map_case(c: &Value, n: &Value) -> Result<(Mapped, Option<String>), String
     };
     // the framework as the case names it, and how its weights were loaded, as its config says
     let framework_text = format!("{strategy} {framework}");
-    let dp_framework = if gpus < 2 || par != "fsdp" && !framework_text.contains("deepspeed") {
+    let ddp = par == "ddp"
+        || framework_text.contains("ddp")
+        || framework_text.contains("distributeddataparallel");
+    let dp_framework = if gpus >= 2 && zero == Zero::Z0 && ddp {
+        DpFramework::Ddp
+    } else if gpus < 2 || par != "fsdp" && !framework_text.contains("deepspeed") {
         DpFramework::None
     } else if framework_text.contains("fsdp2") {
         DpFramework::Fsdp2
@@ -1340,7 +1459,7 @@ pub fn map_case(c: &Value, n: &Value) -> Result<(Mapped, Option<String>), String
         pipeline_schedule,
         // torchtitan's multi-stage schedules default to two stages per rank
         virtual_stages: uint(n, "vs").unwrap_or(2),
-        sequence_parallel: tp > 1 && strategy.contains("sequence parallel"),
+        sequence_parallel: tp > 1 && names_sequence_parallelism(&strategy),
         gpu_util_pct: (util * 100.0).round() as u64,
         server,
         mem_fraction_permille,
@@ -1352,7 +1471,7 @@ pub fn map_case(c: &Value, n: &Value) -> Result<(Mapped, Option<String>), String
         max_num_seqs: profile.max_num_seqs,
         vllm: profile.version,
         context_mib,
-        gpu: gpu(c),
+        gpu,
         // an encoder–decoder's target tokens, as stated (`seq` is then its source)
         target_len: uint(n, "tgt").unwrap_or(Scenario::default().target_len),
         ..Scenario::default()
@@ -1392,7 +1511,10 @@ pub fn map_case(c: &Value, n: &Value) -> Result<(Mapped, Option<String>), String
     }
 
     // what was measured
-    let measure = if kind == "weights_only" {
+    let device_level = matches!(lower(n, "level").as_str(), "device" | "unknown");
+    let measure = if kind == "weights_only" && device_level {
+        Measure::LoadDevice
+    } else if kind == "weights_only" {
         Measure::Load
     } else if job == Job::Serving {
         if server == Server::Sglang {
@@ -1407,7 +1529,7 @@ pub fn map_case(c: &Value, n: &Value) -> Result<(Mapped, Option<String>), String
         || lower(n, "level") == "reserved"
     {
         Measure::Reserved
-    } else if matches!(lower(n, "level").as_str(), "device" | "unknown") {
+    } else if device_level {
         Measure::Device
     } else {
         Measure::Tensors
@@ -1476,6 +1598,7 @@ pub fn map_case(c: &Value, n: &Value) -> Result<(Mapped, Option<String>), String
             scenario: s,
             arch,
             group,
+            family: framework_family(c),
             measure,
             measured,
             stated_params: uint(n, "P"),
@@ -1517,6 +1640,20 @@ pub fn engine_figure(m: &Mapped) -> Result<(f64, String, Breakdown), String> {
                 gib(reserve)
             ),
         ),
+        Measure::LoadDevice => {
+            // the CUDA context alone: nothing of a job's workspaces exists yet
+            let context = m.scenario.context_mib << 20;
+            let w = b.bytes(Component::Weights) + b.bytes(Component::Adapter);
+            (
+                gib(w + context),
+                format!(
+                    "weights {:.2} · adapter {:.2} · context {:.2}",
+                    gib(b.bytes(Component::Weights)),
+                    gib(b.bytes(Component::Adapter)),
+                    gib(context)
+                ),
+            )
+        }
         Measure::Load => {
             let w = b.bytes(Component::Weights) + b.bytes(Component::Adapter);
             (
@@ -1595,14 +1732,30 @@ fn startup_lines(m: &Mapped, fit: &ServingFit) -> String {
     format!("{engine}, from the logged blocks {logged:.2}x")
 }
 
+/// The `skip` a case states, unless it only repeats that its inputs are partial (such a case is
+/// still compared and shown, not counted).
+fn stated_skip(n: &Value) -> Option<&str> {
+    let skip = n.get("skip").and_then(Value::as_str)?.trim();
+    (!skip.is_empty() && skip != "completeness partial").then_some(skip)
+}
+
 fn evaluate(c: &Value, n: &Value) -> Outcome {
     let id = str_of(c, "id").to_string();
     let task = str_of(c, "task").to_string();
     let completeness = str_of(c, "completeness").to_string();
+    if let Some(skip) = stated_skip(n) {
+        if !skip.starts_with("not expressible") {
+            return Outcome::Skipped {
+                id,
+                task,
+                why: skip.to_string(),
+            };
+        }
+    }
     let mapped = match map_case(c, n) {
         Ok(m) => m,
         Err(why) => {
-            return match inexpressible(c, n) {
+            return match inexpressible(c, n).or_else(|| stated_skip(n).map(str::to_string)) {
                 Some(w) => Outcome::NotExpressible {
                     id,
                     task,
@@ -1638,7 +1791,8 @@ fn evaluate(c: &Value, n: &Value) -> Outcome {
             }
         }
     };
-    if let Some(why) = why_not {
+    let marked = stated_skip(n).map(str::to_string);
+    if let Some(why) = why_not.or(marked) {
         return Outcome::NotExpressible {
             id,
             task,

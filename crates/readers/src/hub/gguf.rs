@@ -1,15 +1,14 @@
-//! A GGUF file's header from the Hub: Range requests for growing prefixes of each part (24 bytes
-//! first: magic, version and counts), each answer handed to the llama.cpp module's GGUF reader
-//! (`vram_local_run::parts_reply`, the reader of a picked file) until it has every part's header.
-//! Only the header is asked for; the tensor data is never read.
+//! A GGUF file's header from the Hub, in the engine's read order
+//! (`vram_engine::hub::GgufPartsRead`: Range requests for growing prefixes of each part), each
+//! answer handed to the llama.cpp module's GGUF reader (`vram_local_run::parts_reply`, the
+//! reader of a picked file) until it has every part's header. Only the header is asked for; the
+//! tensor data is never read.
 
-use vram_engine::{FetchFailure, HubEndpoint, HubRef, HubSource};
+use vram_engine::hub::{GgufPartsRead, GgufReadError, PartsNext};
+use vram_engine::{HubEndpoint, HubSource};
 
-use super::read::{HubProblem, Reader};
+use super::read::{drive, HubProblem};
 use super::Fetch;
-
-/// The most bytes asked of one part (the llama.cpp module stops at its own 256 MiB first).
-const MAX_PART_BYTES: u64 = 256 << 20;
 
 /// What the GGUF reader answers for the prefixes it was given.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -70,68 +69,30 @@ pub async fn read_gguf_file<F: Fetch, R: PartsReader>(
     parts: &[String],
     reader: &R,
 ) -> Result<GgufRead, HubProblem> {
-    let pinned = HubRef {
-        repo: source.repo.clone(),
-        revision: Some(source.revision.clone()),
-        file: None,
-    };
-    let files = Reader {
-        fetch,
-        endpoint,
-        repo: &source.repo,
-    };
-    let mut bytes: Vec<Vec<u8>> = vec![Vec::new(); parts.len()];
-    // unknown until a part's first answer gives its length
-    let mut sizes: Vec<u64> = vec![u64::MAX; parts.len()];
-    let (mut fetched, mut requests) = (0u64, 0usize);
-    let (mut part, mut want) = (0usize, 24u64);
     let unread = || HubProblem::GgufUnread(parts.first().cloned().unwrap_or_default());
-    loop {
-        let Some(have) = bytes.get(part).map(|b| b.len() as u64) else {
-            return Err(unread());
-        };
-        if want <= have || want > MAX_PART_BYTES {
-            return Err(unread());
-        }
-        let url = endpoint.file_url(&pinned, &parts[part]);
-        let got = files.range_upto(&url, have, want - have).await?;
-        requests += 1;
-        fetched += got.bytes.len() as u64;
-        sizes[part] = got.total.unwrap_or(sizes[part]);
-        if (got.bytes.len() as u64) < want - have {
-            sizes[part] = have + got.bytes.len() as u64;
-        }
-        bytes[part].extend_from_slice(&got.bytes);
-        match reader.read(&bytes, &sizes) {
-            PartsAnswer::Summary(summary) => {
-                return Ok(GgufRead {
-                    summary,
-                    source: source.clone(),
-                    parts: parts.to_vec(),
-                    fetched,
-                    requests,
-                })
-            }
-            PartsAnswer::More(next_part, next) => (part, want) = (next_part, next),
-            PartsAnswer::Refused(said) => return Err(HubProblem::GgufRefused(said)),
-            PartsAnswer::Broken => return Err(unread()),
-        }
-    }
-}
-
-impl<F: Fetch> Reader<'_, F> {
-    /// At most `len` bytes from `start` (fewer at the file's end).
-    pub(super) async fn range_upto(
-        &self,
-        url: &str,
-        start: u64,
-        len: u64,
-    ) -> Result<super::Got, FetchFailure> {
-        let mut got = self.ok(url, Some((start, len)), start + len).await?;
-        if got.status != 206 {
-            got.bytes.drain(..(start as usize).min(got.bytes.len()));
-        }
-        got.bytes.truncate(len as usize);
-        Ok(got)
+    let next = |bytes: &[Vec<u8>], sizes: &[u64]| match reader.read(bytes, sizes) {
+        PartsAnswer::Summary(summary) => PartsNext::Done(summary),
+        PartsAnswer::More(part, upto) => PartsNext::More { part, upto },
+        PartsAnswer::Refused(said) => PartsNext::Refused(HubProblem::GgufRefused(said)),
+        PartsAnswer::Broken => PartsNext::Refused(unread()),
+    };
+    let read = GgufPartsRead::new(
+        endpoint.clone(),
+        &source.repo,
+        &source.revision,
+        parts.to_vec(),
+        next,
+    );
+    match drive(fetch, read).await {
+        Ok(read) => Ok(GgufRead {
+            summary: read.header,
+            source: source.clone(),
+            parts: parts.to_vec(),
+            fetched: read.fetched,
+            requests: read.requests,
+        }),
+        Err(GgufReadError::Fetch(f)) => Err(HubProblem::Fetch(f)),
+        Err(GgufReadError::Unread) => Err(unread()),
+        Err(GgufReadError::Refused(problem)) => Err(problem),
     }
 }

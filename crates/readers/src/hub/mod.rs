@@ -1,6 +1,7 @@
-//! The page's Hub client: a model id in, the exact model out. The order of fetches is the CLI's
-//! (the file list, config.json, the index, two Range reads per shard header) and is written once
-//! here over a [`Fetch`], so the native tests drive it with a stand-in and the page with the
+//! The page's Hub client: a model id in, the exact model out. The order of fetches is the
+//! engine's (`vram_engine::hub`: the file list, the index, config.json, two Range reads per
+//! shard header; a GGUF file's header in growing ranges), shared with the CLI, and driven here
+//! over a [`Fetch`], so the native tests drive it with a stand-in and the page with the
 //! browser's `fetch` (`browser.rs`).
 
 #[cfg(target_arch = "wasm32")]
@@ -14,16 +15,8 @@ pub use gguf::{read_gguf_file, GgufRead, PartsAnswer, PartsReader};
 pub use read::{read_model, GgufRepo, HubAnswer, HubProblem, HubRead};
 pub use reply::{gguf_reply, hub_reply};
 
+pub use vram_engine::hub::Got;
 use vram_engine::FetchFailure;
-
-/// What one GET gave: its status, body (at most the limit asked for), the file's whole length
-/// when a `Content-Range` said it, and `Retry-After` on a 429.
-pub struct Got {
-    pub status: u16,
-    pub bytes: Vec<u8>,
-    pub total: Option<u64>,
-    pub retry_after: Option<String>,
-}
 
 /// A GET, with a `Range` of `(start, len)` when given; redirects are the fetcher's to follow.
 /// A body over `limit` bytes is refused (`TooLarge`) before it is read whole where the answer's
