@@ -84,6 +84,12 @@ pub fn SettingsList(
     host: &'static str,
     settings: &'static [(&'static str, Look)],
 ) -> impl IntoView {
+    settings_list(host, settings)
+}
+
+/// [`SettingsList`]'s view, built by one copy of its code for the page's four lists.
+#[inline(never)]
+fn settings_list(host: &'static str, settings: &'static [(&'static str, Look)]) -> AnyView {
     let st = expect_context::<AppState>();
     let invalid = RwSignal::new(None::<(&'static str, String)>);
     let shown = Memo::new(move |_| st.scenario.with(|s| shown_settings(settings, s)));
@@ -105,6 +111,7 @@ pub fn SettingsList(
             <For each=move || shown.get() key=|id| *id children=control/>
         </div>
     }
+    .into_any()
 }
 
 /// One setting's control, by its kind and look.
