@@ -264,9 +264,8 @@ fn http(
     Ok((status, serde_json::from_str(&body).unwrap_or(Value::Null)))
 }
 
-/// A script function that calls its argument once the page's work waiting for the next paint has
-/// run: the page runs that work 17 ms after the next animation frame (`src/later.rs`), and a
-/// timer set later from that frame or a later one, for longer, fires after it.
+/// A script function that calls its argument once the next frame has been drawn and the work
+/// that follows it has run.
 pub const AFTER_THE_PAINT: &str = "((f) => requestAnimationFrame(() => setTimeout(f, 20)))";
 
 /// A WebDriver session in headless Chromium with a fresh profile.
@@ -425,11 +424,9 @@ impl Session {
         panic!("timed out waiting for {what}");
     }
 
-    /// `expr` of `css` (`arguments[0]`) once the page has no work waiting: what follows a
-    /// change after the next paint (the page's `crate::later`: the settings' controls, the growth
-    /// chart, the panels below) has run, and no panel off screen says `data-stale` (it waits until
-    /// input pauses, 100 ms after a change), so a read right after a change sees what a user who
-    /// looks there a moment later sees.
+    /// `expr` of `css` (`arguments[0]`) once the page has no work waiting: the next frame is
+    /// drawn and nothing says `data-stale` (a panel held while a slider moves, a module loading),
+    /// so a read right after a change sees what a user who looks there a moment later sees.
     pub fn read_settled(&self, expr: &str, css: &str) -> Value {
         let script = format!(
             "const done = arguments[arguments.length - 1]; const t0 = performance.now();

@@ -492,8 +492,8 @@ fn the_language_toggle_switches_everything_to_chinese_and_the_link_keeps_it() {
     let zh_fetched =
         "return performance.getEntriesByType('resource').some((r) => r.name.includes('/vram-zh-'))";
     assert_eq!(page.js(zh_fetched, vec![]), json!(false));
-    // the skeleton's headings, a chart and a control are marked: a switch patches their words in
-    // place, it does not write the page (src/dom.rs) or a panel anew
+    // the headings, a chart and a control are marked: a switch changes their words in place, it
+    // does not build the page or a panel anew
     const KEPT: &str = "['#job-h', '#chart svg', '#batch', '#verdict']";
     page.js(
         &format!("{KEPT}.forEach((s) => {{ document.querySelector(s).dataset.kept = '1'; }})"),

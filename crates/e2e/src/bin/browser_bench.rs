@@ -651,24 +651,6 @@ fn main() {
             w / 80.0
         );
     }
-    // a step's patch of the bars, timed inside the page on an element outside it (the page's
-    // code, not the browser's work on the page): the whole patch, and its reading of the markup
-    let patched = hook_texts(&session, "patch_bench", ENGINE_RUNS);
-    if let Some(last) = patched.last() {
-        let pick = |key: &str| {
-            let v: Vec<f64> = patched
-                .iter()
-                .filter_map(|t| number_after(t, key))
-                .collect();
-            stats(v).0
-        };
-        println!(
-            "patch in wasm, last of {} runs: {last}; medians: {:.0} us, reading {:.0} us",
-            patched.len(),
-            pick("markup):"),
-            pick("reading the markup")
-        );
-    }
     drop(session);
     drop(driver);
     drop(server);
