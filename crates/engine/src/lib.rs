@@ -94,9 +94,9 @@ pub use llamacpp::{
     with_ollama_defaults, AttentionLayer, Backend, ComputeBuffer, ContextSizes, DeviceBuffers,
     DeviceFit, DeviceReads, KvCache, KvPart, LaunchCommands, LlamaDevice, LlamaError, LlamaFlag,
     LlamaPlan, LlamaSettings, LlamaShape, LocalOverview, Mac, MacChip, Machine, MissingKey,
-    Placement, Projector, ProjectorError, ProjectorFile, SpeedBound, TensorShares, CACHE_TYPES,
-    CELL_PAD, DEFAULT_HOST_BANDWIDTH, EVEN_SPLIT, MAC_CHIPS, MAX_CONTEXT, MAX_GPUS,
-    MAX_LAYERS_FLAG, MAX_PARALLEL, OFFLOAD_MIN_BATCH,
+    Placement, Projector, ProjectorError, ProjectorFile, SpeedBound, TensorShares, UmaBox, UmaKind,
+    CACHE_TYPES, CELL_PAD, DEFAULT_HOST_BANDWIDTH, EVEN_SPLIT, MAC_CHIPS, MAX_CONTEXT, MAX_GPUS,
+    MAX_LAYERS_FLAG, MAX_PARALLEL, OFFLOAD_MIN_BATCH, SPARK_OS_BYTES,
 };
 pub use measured::link::LINK_MAX as MAX_MEASUREMENT_LINK;
 pub use measured::{

@@ -6,7 +6,7 @@ use crate::error::EngineError;
 use crate::gguf::{GgmlType, GgufSummary};
 use crate::gpus::Gpu;
 use crate::hub::HubSource;
-use crate::llamacpp::{ProjectorFile, TensorShares};
+use crate::llamacpp::{ProjectorFile, TensorShares, UmaKind};
 use crate::model::Architecture;
 use crate::named::named_enum;
 use crate::presets;
@@ -256,6 +256,7 @@ named_enum! {
     pub enum LocalMachine {
         Gpu => ("gpu", "GPU + CPU RAM"),
         Mac => ("mac", "Mac (unified memory)"),
+        Uma => ("uma", "DGX Spark / Ryzen AI Max (unified memory)"),
         Cpu => ("cpu", "CPU only"),
     }
 }
@@ -586,6 +587,12 @@ pub struct Scenario {
     pub mac_memory_gb: u64,
     /// `sudo sysctl iogpu.wired_limit_mb=N`; 0: macOS's default working set.
     pub wired_limit_mb: u64,
+    /// A unified-memory PC: which, its memory in GB, the Ryzen's BIOS carve-out in MiB and its
+    /// GTT limit (`ttm.pages_limit` as MiB; 0: the kernel's default, half the OS's memory).
+    pub uma_kind: UmaKind,
+    pub uma_memory_gb: u64,
+    pub uma_carve_out_mib: u64,
+    pub gtt_limit_mib: u64,
     /// The host's RAM in GiB; 0: not given (not checked).
     pub ram_gib: u64,
     /// The host RAM's bandwidth in GB/s for the decode-speed bound; 0: dual-channel DDR5-5600's
@@ -693,6 +700,10 @@ impl Default for Scenario {
             mac_chip: "M4-MAX",
             mac_memory_gb: 64,
             wired_limit_mb: 0,
+            uma_kind: UmaKind::DgxSpark,
+            uma_memory_gb: 128,
+            uma_carve_out_mib: 512,
+            gtt_limit_mib: 0,
             ram_gib: 0,
             ram_gbps: 0,
             tensor_split: TensorShares::EVEN,

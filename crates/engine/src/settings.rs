@@ -8,7 +8,7 @@
 
 use crate::dtype::{KvDtype, WeightFormat};
 use crate::gpus::Gpu;
-use crate::llamacpp::{TensorShares, CACHE_TYPES, MAC_CHIPS};
+use crate::llamacpp::{TensorShares, UmaKind, CACHE_TYPES, MAC_CHIPS};
 use crate::presets;
 use crate::scenario::{
     Attention, Checkpointing, DpFramework, Job, LocalMachine, LoraTargets, Loss, Offload,
@@ -313,9 +313,17 @@ fn local_gpus(s: &Scenario) -> bool {
 fn local_mac(s: &Scenario) -> bool {
     s.job == Job::Local && s.machine == LocalMachine::Mac
 }
+/// A llama.cpp run on a unified-memory PC (DGX Spark, Ryzen AI Max).
+fn local_uma(s: &Scenario) -> bool {
+    s.job == Job::Local && s.machine == LocalMachine::Uma
+}
+/// The Ryzen AI Max's BIOS carve-out and GTT limit.
+fn local_ryzen_uma(s: &Scenario) -> bool {
+    local_uma(s) && s.uma_kind == UmaKind::RyzenAiMax395
+}
 /// A host whose RAM is separate from the GPU's: GPUs beside CPU RAM, or the CPU alone.
 fn local_ram(s: &Scenario) -> bool {
-    s.job == Job::Local && s.machine != LocalMachine::Mac
+    s.job == Job::Local && matches!(s.machine, LocalMachine::Gpu | LocalMachine::Cpu)
 }
 /// A job that can keep parts of the model in formats of their own (not a full fine-tune, not
 /// LoRA over 16-bit weights, not a GGUF file's own per-tensor types).
@@ -778,6 +786,18 @@ pub static SETTINGS: &[Setting] = &[
     },
     number!("mgb", "mac-memory", "local-mac-memory", mac_memory_gb, 8, 512, slider 8, 512, true, false, local_mac),
     number!("wmb", "wired-limit-mb", "local-wired", wired_limit_mb, 0, 1 << 24, slider 0, 524_288, true, false, local_mac),
+    choice!(
+        "ub",
+        "uma-box",
+        "local-uma",
+        "BOX",
+        UmaKind,
+        uma_kind,
+        local_uma
+    ),
+    number!("ugb", "uma-memory", "local-uma-memory", uma_memory_gb, 32, 128, slider 32, 128, false, false, local_uma),
+    number!("uvr", "uma-vram-mib", "local-uma-vram", uma_carve_out_mib, 512, 98_304, slider 512, 98_304, true, false, local_ryzen_uma),
+    number!("gtt", "gtt-limit-mib", "local-gtt", gtt_limit_mib, 0, 131_072, slider 0, 131_072, false, false, local_ryzen_uma),
     number!("ram", "ram", "local-ram", ram_gib, 0, 65_536, slider 0, 1_024, true, false, local_ram),
     number!("rbw", "ram-bandwidth", "local-ram-bandwidth", ram_gbps, 0, 100_000, slider 0, 1_024, true, false, local_ram),
     Setting {

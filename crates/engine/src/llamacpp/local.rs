@@ -12,6 +12,7 @@ use super::quantize::synthesize_gguf;
 use super::settings::{LlamaSettings, MAX_GPUS};
 use super::solve::{best_quant, launch_commands, max_context, max_gpu_layers, LaunchCommands};
 use super::speed::{decode_bound, SpeedBound};
+use super::uma::UmaBox;
 use crate::dtype::WeightFormat;
 use crate::gguf::GgufHeader;
 use crate::scenario::{LocalMachine, Scenario, SplitMode};
@@ -58,7 +59,7 @@ pub fn local_settings(s: &Scenario) -> LlamaSettings {
     let gpus = match s.machine {
         LocalMachine::Gpu if single_gpu => 1,
         LocalMachine::Gpu => (s.gpus as usize).clamp(1, MAX_GPUS),
-        LocalMachine::Mac | LocalMachine::Cpu => 1,
+        LocalMachine::Mac | LocalMachine::Uma | LocalMachine::Cpu => 1,
     };
     LlamaSettings {
         gpu_layers: Some(s.ngl),
@@ -81,7 +82,7 @@ pub fn local_settings(s: &Scenario) -> LlamaSettings {
     }
 }
 
-/// The scenario's machine: its GPUs and RAM, its Mac, or its CPU.
+/// The scenario's machine: its GPUs and RAM, its Mac, its unified-memory PC, or its CPU.
 pub fn local_machine(s: &Scenario) -> Machine {
     let ram = (s.ram_gib > 0).then(|| s.ram_gib * GIB);
     let host_bandwidth = match s.ram_gbps {
@@ -106,6 +107,12 @@ pub fn local_machine(s: &Scenario) -> Machine {
                 mib => mac.with_wired_limit(mib),
             })
         }
+        LocalMachine::Uma => Machine::Uma(UmaBox::new(
+            s.uma_kind,
+            s.uma_memory_gb,
+            s.uma_carve_out_mib,
+            s.gtt_limit_mib,
+        )),
         LocalMachine::Cpu => Machine::Cpu {
             ram,
             bandwidth: host_bandwidth,

@@ -1,10 +1,12 @@
 //! The machine a llama.cpp run must fit: NVIDIA/AMD GPUs beside CPU RAM, a Mac whose GPU may
-//! wire only its working set of the unified memory, or a CPU alone.
+//! wire only its working set of the unified memory, a unified-memory PC (DGX Spark, Ryzen AI
+//! Max) whose GPU may map what its driver allows, or a CPU alone.
 
 use super::bandwidth::gpu_bandwidth;
 use super::mac::Mac;
 use super::placement::{Backend, LlamaDevice};
 use super::plan::LlamaPlan;
+use super::uma::UmaBox;
 use crate::gpus::Gpu;
 
 /// Dual-channel DDR5-5600: 2 × 8 B × 5.6 GT/s, the host bandwidth assumed when none is given.
@@ -20,6 +22,8 @@ pub enum Machine {
         host_bandwidth: u64,
     },
     Mac(Mac),
+    /// A unified-memory PC beside the Macs: DGX Spark, Ryzen AI Max+ 395.
+    Uma(UmaBox),
     /// Plain CPU inference: RAM only.
     Cpu {
         ram: Option<u64>,
@@ -47,6 +51,8 @@ impl Machine {
         match self {
             Machine::Gpus { .. } => Backend::Cuda,
             Machine::Mac(_) => Backend::Metal,
+            // CUDA on GB10, HIP (the same ggml-cuda code) on the Radeon 8060S
+            Machine::Uma(_) => Backend::Cuda,
             Machine::Cpu { .. } => Backend::CpuOnly,
         }
     }
@@ -54,7 +60,7 @@ impl Machine {
     pub fn gpu_count(&self) -> usize {
         match self {
             Machine::Gpus { count, .. } => *count,
-            Machine::Mac(_) => 1,
+            Machine::Mac(_) | Machine::Uma(_) => 1,
             Machine::Cpu { .. } => 0,
         }
     }
@@ -65,14 +71,16 @@ impl Machine {
             (Machine::Gpus { gpu, .. }, LlamaDevice::Gpu(_)) => gpu_bandwidth(*gpu),
             (Machine::Gpus { host_bandwidth, .. }, LlamaDevice::Host) => *host_bandwidth,
             (Machine::Mac(mac), _) => mac.bandwidth_centi_gbps * 10_000_000,
+            (Machine::Uma(uma), _) => uma.kind.bandwidth(),
             (Machine::Cpu { bandwidth, .. }, _) => *bandwidth,
         }
     }
 
     /// Each device's need and limit: a GPU's memory as the CUDA driver reports it to a process
     /// (what llama.cpp's `cudaMemGetInfo` sees, below nvidia-smi's figure: [`Gpu::visible_bytes`]);
-    /// a Mac's GPU working set, and its whole memory for GPU and host together; the host's RAM
-    /// when given.
+    /// a Mac's GPU working set, and its whole memory for GPU and host together; a unified-memory
+    /// PC's GPU limit, and its OS's memory less what the GPU maps of it for the host; the host's
+    /// RAM when given.
     pub fn fit(&self, plan: &LlamaPlan) -> Vec<DeviceFit> {
         plan.devices
             .iter()
@@ -86,6 +94,10 @@ impl Machine {
                         mac.memory_bytes()
                             .saturating_sub(plan.total() - buffers.total()),
                     ),
+                    (Machine::Uma(uma), LlamaDevice::Gpu(_)) => Some(uma.gpu_limit()),
+                    (Machine::Uma(uma), LlamaDevice::Host) => {
+                        Some(uma.host_limit(plan.total() - buffers.total()))
+                    }
                     (Machine::Cpu { ram, .. }, _) => *ram,
                 };
                 DeviceFit {

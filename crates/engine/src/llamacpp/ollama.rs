@@ -49,6 +49,7 @@ fn gpu_memory(machine: &Machine) -> u64 {
     match machine {
         Machine::Gpus { gpu, count, .. } => gpu.visible_bytes() * *count as u64,
         Machine::Mac(mac) => mac.working_set(),
+        Machine::Uma(uma) => uma.gpu_limit(),
         Machine::Cpu { .. } => 0,
     }
 }
@@ -84,7 +85,7 @@ pub fn with_ollama_defaults(s: &Scenario, header: &GgufHeader) -> Scenario {
     out.mmap = match machine {
         Machine::Cpu { .. } => false,
         Machine::Mac(_) => out.ngl >= all_layers,
-        Machine::Gpus { .. } => s.mmap,
+        Machine::Gpus { .. } | Machine::Uma(_) => s.mmap,
     };
     out
 }
