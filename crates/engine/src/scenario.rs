@@ -666,7 +666,9 @@ impl Default for Scenario {
             // vLLM's SchedulerConfig default (vllm/config.py); V1 raises it to 1024 on GPUs of
             // 70 GiB and more (vllm/engine/arg_utils.py, _set_default_args_v1)
             max_num_seqs: 256,
-            vllm: VllmVersion::V0,
+            // what `vllm serve` runs today: V0 was removed in vLLM 0.11, and CUDA-graph memory
+            // profiling is on by default from 0.21
+            vllm: VllmVersion::V1Graphs,
             max_loras: 0,
             // vLLM's LoRAConfig default (vllm/config/lora.py)
             max_lora_rank: 16,
