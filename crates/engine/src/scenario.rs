@@ -36,6 +36,16 @@ impl Job {
         matches!(self, Job::Lora | Job::Qlora)
     }
 
+    /// The weights a job starts with: a llama.cpp run Q4_K_M, the build `ollama pull` fetches
+    /// for a model's default tag (ollama.com/library: `llama3.1:8b` is `8b-instruct-q4_K_M`),
+    /// every other job 16-bit weights.
+    pub fn default_weights(self) -> WeightFormat {
+        match self {
+            Job::Local => WeightFormat::GgufQ4KM,
+            _ => WeightFormat::Bf16,
+        }
+    }
+
     /// Whether the job can run on weights stored in `format`: full fine-tuning and LoRA update
     /// or sit on 16/32-bit weights, QLoRA trains adapters over a bitsandbytes 4-bit base, NF4 or
     /// FP4 (the quantized bases its backward runs through); inference and serving take any.
@@ -839,7 +849,7 @@ impl Scenario {
                 EngineError::FormatNotForJob { format, .. } if *format != self.weights => {
                     self.weight_parts = d.weight_parts
                 }
-                EngineError::FormatNotForJob { .. } => self.weights = d.weights,
+                EngineError::FormatNotForJob { .. } => self.weights = self.job.default_weights(),
                 EngineError::NoLoraTargets => self.lora_targets = d.lora_targets,
                 EngineError::StepInBackwardAccumulates { .. } => self.optimizer_in_backward = false,
                 _ => {
@@ -924,6 +934,23 @@ impl Scenario {
                 self.weight_parts.set(part, Some(format));
             }
         }
+    }
+
+    /// The default scenario for `job`, with the weights that job starts with.
+    pub fn for_job(job: Job) -> Scenario {
+        Scenario {
+            job,
+            weights: job.default_weights(),
+            ..Scenario::default()
+        }
+    }
+
+    /// Moves to `job`; weights left at the old job's default take the new job's.
+    pub fn switch_job(&mut self, job: Job) {
+        if self.weights == self.job.default_weights() {
+            self.weights = job.default_weights();
+        }
+        self.job = job;
     }
 
     /// The quantization QLoRA uses when the chosen weights are not quantized.

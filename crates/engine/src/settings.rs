@@ -490,7 +490,23 @@ macro_rules! local_switch {
 
 /// Every setting of a scenario, in the order links write them.
 pub static SETTINGS: &[Setting] = &[
-    choice!("j", "job", "job", "J", Job, job, always),
+    Setting {
+        key: "j",
+        flag: "job",
+        id: "job",
+        value_hint: "J",
+        kind: SettingKind::Choice,
+        applies: always,
+        read: |s| SettingValue::Choice(s.job.key()),
+        write: |s, v| {
+            if let SettingValue::Choice(k) = v {
+                if let Some(j) = Job::from_key(k) {
+                    s.switch_job(j);
+                }
+            }
+        },
+        keys: || Job::ALL.iter().map(|j| j.key()).collect(),
+    },
     choice!(
         "w",
         "weights",
