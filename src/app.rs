@@ -305,6 +305,8 @@ pub(crate) const HARDWARE_PANEL: &[(&str, Look)] = &[
     ("local-machine", Look::Buttons),
     ("gpu", Look::Plain),
     ("gpus", Look::Plain),
+    ("gpu-held", Look::Plain),
+    ("last-gpu", Look::Plain),
     ("tp", Look::Plain),
     ("switch-sqp", Look::Plain),
     ("pp", Look::Plain),

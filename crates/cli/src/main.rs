@@ -383,7 +383,7 @@ fn json(
         .collect();
     let fits: Vec<Value> = verdicts
         .iter()
-        .map(|v| json!({"gpu": v.gpu.key(), "name": v.gpu.label(), "capacity_bytes": v.capacity, "budget_bytes": v.budget, "fits": v.fits, "headroom_bytes": v.headroom, "gpus_needed": v.gpus_needed}))
+        .map(|v| json!({"gpu": v.gpu.key(), "name": v.gpu.label(), "capacity_bytes": v.capacity, "budget_bytes": v.budget, "fits": v.fits, "headroom_bytes": v.headroom, "gpus_needed": v.gpus_needed, "refusal": v.refusal.map(|r| vram_text::start_refusal(Lang::En, &r, |x| x.to_string()))}))
         .collect();
     let out = json!({
         "model": s.model.name(),
@@ -566,6 +566,13 @@ fn table(
             vram_text::budget_equation(Lang::En, util, &budget, &visible, &capacity)
         };
         let _ = writeln!(o, "{}: {equation}", v.gpu.label());
+        if let Some(r) = &v.refusal {
+            let _ = writeln!(
+                o,
+                "{}",
+                vram_text::start_refusal(Lang::En, r, |x| u.format(x))
+            );
+        }
     }
     let _ = writeln!(o, "\nOn {}:", s.gpu.label());
     for a in answers {

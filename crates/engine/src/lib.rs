@@ -62,7 +62,7 @@ pub use dtype::{Bits, KvDtype, WeightFormat};
 pub use error::EngineError;
 pub use fit::{
     fits, remedies, serve_command, solve, spread, startup_concurrency, verdicts, Answer, Need,
-    Question, Reach, Remedy, ServeCommand, Server, Verdict,
+    Question, Reach, Remedy, ServeCommand, Server, StartRefusal, Verdict,
 };
 pub use formula::{Arg, Clause, Formula, Msg};
 pub use gguf::{

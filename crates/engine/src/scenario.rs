@@ -603,6 +603,11 @@ pub struct Scenario {
     pub uma_memory_gb: u64,
     pub uma_carve_out_mib: u64,
     pub gtt_limit_mib: u64,
+    /// Memory other processes already hold on each GPU (a desktop, another job), MiB: what the
+    /// driver reports as used before the job starts.
+    pub held_mib: u64,
+    /// A box of mixed GPUs: the model of its last GPU (the others are `gpu`); None: all alike.
+    pub last_gpu: Option<Gpu>,
     /// The host's RAM in GiB; 0: not given (not checked).
     pub ram_gib: u64,
     /// The host RAM's bandwidth in GB/s for the decode-speed bound; 0: dual-channel DDR5-5600's
@@ -712,6 +717,8 @@ impl Default for Scenario {
             mac_chip: "M4-MAX",
             mac_memory_gb: 64,
             wired_limit_mb: 0,
+            held_mib: 0,
+            last_gpu: None,
             uma_kind: UmaKind::DgxSpark,
             uma_memory_gb: 128,
             uma_carve_out_mib: 512,
@@ -934,6 +941,19 @@ impl Scenario {
                 self.weight_parts.set(part, Some(format));
             }
         }
+    }
+
+    /// The model of GPU `i` of `count`: the last one's when the box is mixed.
+    pub fn gpu_at(&self, i: usize, count: usize) -> Gpu {
+        match self.last_gpu {
+            Some(last) if count > 1 && i + 1 == count => last,
+            _ => self.gpu,
+        }
+    }
+
+    /// Whether the GPUs the job runs on are of different models.
+    pub fn mixed_gpus(&self) -> bool {
+        self.gpus > 1 && self.last_gpu.is_some_and(|g| g != self.gpu)
     }
 
     /// The default scenario for `job`, with the weights that job starts with.

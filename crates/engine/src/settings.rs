@@ -302,6 +302,17 @@ fn weights_chosen(s: &Scenario) -> bool {
 fn local_gpus_several(s: &Scenario) -> bool {
     local_gpus(s) && s.gpus > 1
 }
+/// Several GPUs that may be of two models: a llama.cpp split or a vLLM tensor-parallel group.
+fn mixable_gpus(s: &Scenario) -> bool {
+    local_gpus_several(s) || (s.job == Job::Serving && s.tp > 1)
+}
+/// The key of "every GPU alike" among the last GPU's choices.
+const SAME_GPU: &str = "same";
+fn last_gpu_keys() -> Vec<&'static str> {
+    std::iter::once(SAME_GPU)
+        .chain(Gpu::ALL.iter().map(|g| g.key()))
+        .collect()
+}
 /// A llama.cpp run that loads a multimodal projector.
 fn local_projector(s: &Scenario) -> bool {
     s.job == Job::Local && s.mmproj.is_some()
@@ -802,6 +813,22 @@ pub static SETTINGS: &[Setting] = &[
     },
     number!("mgb", "mac-memory", "local-mac-memory", mac_memory_gb, 8, 512, slider 8, 512, true, false, local_mac),
     number!("wmb", "wired-limit-mb", "local-wired", wired_limit_mb, 0, 1 << 24, slider 0, 524_288, true, false, local_mac),
+    number!("held", "held-mib", "gpu-held", held_mib, 0, 1 << 20, slider 0, 65_536, false, false, on_gpus),
+    Setting {
+        key: "g2",
+        flag: "last-gpu",
+        id: "last-gpu",
+        value_hint: "GPU|same",
+        kind: SettingKind::Choice,
+        applies: mixable_gpus,
+        read: |s| SettingValue::Choice(s.last_gpu.map_or(SAME_GPU, |g| g.key())),
+        write: |s, v| {
+            if let SettingValue::Choice(k) = v {
+                s.last_gpu = Gpu::from_key(k);
+            }
+        },
+        keys: last_gpu_keys,
+    },
     choice!(
         "ub",
         "uma-box",

@@ -35,7 +35,9 @@ mod report;
 mod settings;
 mod zh;
 
-pub use answers::{answer, budget_equation, question, sglang_budget_equation, startup_concurrency};
+pub use answers::{
+    answer, budget_equation, question, sglang_budget_equation, start_refusal, startup_concurrency,
+};
 pub use errors::{error, notice, refusal};
 pub use formulas::{formula, moment, sentence};
 pub use hub::{fetch_failure, file_difference, hub_error, index_error, safetensors_error};

@@ -13,7 +13,7 @@ use crate::memory::{estimate_with, Breakdown, Component};
 use crate::model::Architecture;
 use crate::named::named_enum;
 use crate::scenario::{Checkpointing, Job, Loss, Offload, Optimizer, Scenario, Zero};
-use crate::units::{div_ceil, prod, scale};
+use crate::units::{div_ceil, prod, scale, MIB};
 
 named_enum! {
     /// One change that lowers what a job needs, tried when it does not fit the selected GPU.
@@ -104,6 +104,21 @@ pub struct Verdict {
     pub headroom: i64,
     /// The fewest GPUs of this model that run the job (sharding or splitting as the job allows).
     pub gpus_needed: Option<u64>,
+    /// Why the server would not start here, whatever the memory says.
+    pub refusal: Option<StartRefusal>,
+}
+
+/// Why a server refuses to start on these GPUs, as its start-up checks read them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StartRefusal {
+    /// vLLM V1 requires the free memory at start-up to cover gpu_memory_utilization × the total
+    /// (`vllm/v1/worker/gpu_worker.py`: "Free memory on device … on startup is less than desired
+    /// GPU memory utilization"): other processes hold more than the rest.
+    FreeBelowRequested { free: u64, requested: u64 },
+    /// vLLM shards the model evenly over its tensor-parallel ranks and does not support GPUs of
+    /// different models in one group (vllm-project/vllm#13760; it warns "Detected different
+    /// devices in the system"): the page does not plan one.
+    MixedTensorParallel { gpu: Gpu, other: Gpu },
 }
 
 /// What a job may use of a GPU, and what it needs of it, per GPU.
@@ -114,17 +129,29 @@ pub struct Need {
     /// The peak, or for a server the larger of its peak and what it takes to start: everything
     /// but the KV cache plus the KV blocks of one max_model_len request.
     pub needed: u64,
+    /// Why the server would not start, whatever the memory says.
+    pub refusal: Option<StartRefusal>,
 }
 
 impl Need {
     /// What the job of `s` (its breakdown `b`) may use of `gpu` and needs of it.
     pub fn on(s: &Scenario, b: &Breakdown, gpu: Gpu) -> Need {
-        // what a process can allocate is what cudaMemGetInfo reports, not nvidia-smi's total
+        let other = s.last_gpu.filter(|g| *g != gpu && s.gpus > 1);
+        // a mixed box runs at its smaller card, as a tensor-parallel group of equal shards must
+        let gpu = match other {
+            Some(o) if s.job == Job::Serving && o.visible_bytes() < gpu.visible_bytes() => o,
+            _ => gpu,
+        };
+        // what a process can allocate is what cudaMemGetInfo reports, not nvidia-smi's total,
+        // less what other processes already hold
         let b = &*b.on_gpu(s, gpu);
+        let held = s.held_mib * MIB;
+        let visible = gpu.visible_bytes();
         if s.job != Job::Serving {
             return Need {
-                budget: gpu.visible_bytes(),
+                budget: visible.saturating_sub(held),
                 needed: b.total,
+                refusal: None,
             };
         }
         let blocks = div_ceil(s.max_model_len, s.block_size);
@@ -138,26 +165,36 @@ impl Need {
             return Need {
                 budget: split.static_budget,
                 needed: split.loaded + kv + split.dynamic.saturating_sub(room),
+                refusal: None,
             };
         }
         // the serving fit's arithmetic: the KV pool is the budget less everything else; graphs
         // captured after the pool is sized live in what the budget leaves of the visible total,
         // and only what overflows that counts against the budget
-        let visible = gpu.visible_bytes();
         let budget = scale(visible, s.gpu_util_pct, 100);
         let graphs = b.graphs_after_sizing(s);
         let fixed = b.total - b.bytes(Component::KvCache) - b.bytes(Component::Reserve) - graphs;
-        let overflow = graphs.saturating_sub(visible - budget);
+        let overflow = graphs.saturating_sub((visible - budget).saturating_sub(held));
+        let free = visible.saturating_sub(held);
+        let refusal = match other {
+            Some(other) => Some(StartRefusal::MixedTensorParallel { gpu, other }),
+            None if s.vllm.is_v1() && free < budget => Some(StartRefusal::FreeBelowRequested {
+                free,
+                requested: budget,
+            }),
+            None => None,
+        };
         Need {
             budget,
             needed: (b.total - graphs)
                 .max(fixed.saturating_add(one_request))
                 .saturating_add(overflow),
+            refusal,
         }
     }
 
     pub fn fits(self) -> bool {
-        self.needed <= self.budget
+        self.needed <= self.budget && self.refusal.is_none()
     }
 
     /// budget - needed, saturated to `i64`.
@@ -233,6 +270,7 @@ pub fn verdicts(s: &Scenario, arch: &Architecture) -> Result<Vec<Verdict>, Engin
                 fits: need.fits(),
                 headroom: need.headroom(),
                 gpus_needed,
+                refusal: need.refusal,
             }
         })
         .collect())

@@ -14,10 +14,14 @@ pub const DEFAULT_HOST_BANDWIDTH: u64 = 89_600_000_000;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Machine {
-    /// `count` GPUs of one model (the split's length), and optionally the host's RAM.
+    /// `count` GPUs (the split's length): all `gpu` but the last, which is `last` (the same model
+    /// unless the box is mixed), each with `held` bytes taken by other processes; and
+    /// optionally the host's RAM.
     Gpus {
         gpu: Gpu,
+        last: Gpu,
         count: usize,
+        held: u64,
         ram: Option<u64>,
         host_bandwidth: u64,
     },
@@ -47,6 +51,28 @@ impl DeviceFit {
 }
 
 impl Machine {
+    /// The model of GPU `i`.
+    pub fn gpu_at(&self, i: usize) -> Option<Gpu> {
+        match self {
+            Machine::Gpus {
+                gpu, last, count, ..
+            } => Some(if i + 1 == *count { *last } else { *gpu }),
+            _ => None,
+        }
+    }
+
+    /// What llama.cpp sees free on each GPU when it loads: the total the driver reports less
+    /// what other processes hold (`ggml_backend_dev_memory`'s free).
+    pub fn free_per_gpu(&self) -> Vec<u64> {
+        match self {
+            Machine::Gpus { count, held, .. } => (0..*count)
+                .filter_map(|i| self.gpu_at(i))
+                .map(|g| g.visible_bytes().saturating_sub(*held))
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
     pub fn backend(&self) -> Backend {
         match self {
             Machine::Gpus { .. } => Backend::Cuda,
@@ -68,7 +94,9 @@ impl Machine {
     /// Bytes per second of the memory a device's buffers live in.
     pub fn bandwidth(&self, device: LlamaDevice) -> u64 {
         match (self, device) {
-            (Machine::Gpus { gpu, .. }, LlamaDevice::Gpu(_)) => gpu_bandwidth(*gpu),
+            (Machine::Gpus { gpu, .. }, LlamaDevice::Gpu(i)) => {
+                gpu_bandwidth(self.gpu_at(i).unwrap_or(*gpu))
+            }
             (Machine::Gpus { host_bandwidth, .. }, LlamaDevice::Host) => *host_bandwidth,
             (Machine::Mac(mac), _) => mac.bandwidth_centi_gbps * 10_000_000,
             (Machine::Uma(uma), _) => uma.kind.bandwidth(),
@@ -77,7 +105,8 @@ impl Machine {
     }
 
     /// Each device's need and limit: a GPU's memory as the CUDA driver reports it to a process
-    /// (what llama.cpp's `cudaMemGetInfo` sees, below nvidia-smi's figure: [`Gpu::visible_bytes`]);
+    /// (what llama.cpp's `cudaMemGetInfo` sees, below nvidia-smi's figure: [`Gpu::visible_bytes`])
+    /// less what other processes hold;
     /// a Mac's GPU working set, and its whole memory for GPU and host together; a unified-memory
     /// PC's GPU limit, and its OS's memory less what the GPU maps of it for the host; the host's
     /// RAM when given.
@@ -87,7 +116,12 @@ impl Machine {
             .map(|(device, buffers)| {
                 let need = buffers.total();
                 let limit = match (self, device) {
-                    (Machine::Gpus { gpu, .. }, LlamaDevice::Gpu(_)) => Some(gpu.visible_bytes()),
+                    (Machine::Gpus { gpu, held, .. }, LlamaDevice::Gpu(i)) => Some(
+                        self.gpu_at(*i)
+                            .unwrap_or(*gpu)
+                            .visible_bytes()
+                            .saturating_sub(*held),
+                    ),
                     (Machine::Gpus { ram, .. }, LlamaDevice::Host) => *ram,
                     (Machine::Mac(mac), LlamaDevice::Gpu(_)) => Some(mac.working_set()),
                     (Machine::Mac(mac), LlamaDevice::Host) => Some(

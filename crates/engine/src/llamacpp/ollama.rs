@@ -47,7 +47,10 @@ pub fn ollama_batch(n_ctx: u64) -> u64 {
 /// set, as Metal reports `recommendedMaxWorkingSetSize`); none on the CPU alone.
 fn gpu_memory(machine: &Machine) -> u64 {
     match machine {
-        Machine::Gpus { gpu, count, .. } => gpu.visible_bytes() * *count as u64,
+        Machine::Gpus { count, .. } => (0..*count)
+            .filter_map(|i| machine.gpu_at(i))
+            .map(|g| g.visible_bytes())
+            .sum(),
         Machine::Mac(mac) => mac.working_set(),
         Machine::Uma(uma) => uma.gpu_limit(),
         Machine::Cpu { .. } => 0,
