@@ -308,6 +308,7 @@ pub(crate) const HARDWARE_PANEL: &[(&str, Look)] = &[
     ("gpu-held", Look::Plain),
     ("last-gpu", Look::Plain),
     ("tp", Look::Plain),
+    ("expert-parallel", Look::Plain),
     ("switch-sqp", Look::Plain),
     ("pp", Look::Plain),
     ("pipeline-schedule", Look::Plain),

@@ -603,6 +603,10 @@ pub struct Scenario {
     pub uma_memory_gb: u64,
     pub uma_carve_out_mib: u64,
     pub gtt_limit_mib: u64,
+    /// vLLM `--enable-expert-parallel` / SGLang `--ep-size`: a MoE model's routed experts spread
+    /// over all the server's GPUs, its attention split over `tp` and replicated on each of the
+    /// `gpus / tp` data-parallel ranks, each with its own requests and KV cache.
+    pub expert_parallel: bool,
     /// Memory other processes already hold on each GPU (a desktop, another job), MiB: what the
     /// driver reports as used before the job starts.
     pub held_mib: u64,
@@ -717,6 +721,7 @@ impl Default for Scenario {
             mac_chip: "M4-MAX",
             mac_memory_gb: 64,
             wired_limit_mb: 0,
+            expert_parallel: false,
             held_mib: 0,
             last_gpu: None,
             uma_kind: UmaKind::DgxSpark,
@@ -948,6 +953,15 @@ impl Scenario {
         match self.last_gpu {
             Some(last) if count > 1 && i + 1 == count => last,
             _ => self.gpu,
+        }
+    }
+
+    /// The data-parallel attention ranks of an expert-parallel server (1 otherwise).
+    pub fn attention_ranks(&self) -> u64 {
+        if self.job == Job::Serving && self.expert_parallel {
+            (self.gpus / (self.tp * self.pp).max(1)).max(1)
+        } else {
+            1
         }
     }
 

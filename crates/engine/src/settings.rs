@@ -813,6 +813,21 @@ pub static SETTINGS: &[Setting] = &[
     },
     number!("mgb", "mac-memory", "local-mac-memory", mac_memory_gb, 8, 512, slider 8, 512, true, false, local_mac),
     number!("wmb", "wired-limit-mb", "local-wired", wired_limit_mb, 0, 1 << 24, slider 0, 524_288, true, false, local_mac),
+    Setting {
+        key: "ep",
+        flag: "expert-parallel",
+        id: "expert-parallel",
+        value_hint: "0|1",
+        kind: SettingKind::Switch,
+        applies: serving,
+        read: |s| SettingValue::On(s.expert_parallel),
+        write: |s, v| {
+            if let SettingValue::On(on) = v {
+                s.expert_parallel = on;
+            }
+        },
+        keys: no_keys,
+    },
     number!("held", "held-mib", "gpu-held", held_mib, 0, 1 << 20, slider 0, 65_536, false, false, on_gpus),
     Setting {
         key: "g2",
