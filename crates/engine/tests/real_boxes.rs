@@ -131,6 +131,12 @@ fn vllm_refuses_a_tensor_parallel_group_of_a_4090_and_a_3090() {
             other: Gpu::Rtx3090
         })
     );
+    // the setting means nothing without a tensor-parallel group: one rank per replica runs
+    let (_, replicas) = served(|s| {
+        s.gpus = 2;
+        s.last_gpu = Some(Gpu::Rtx3090);
+    });
+    assert_eq!(replicas.refusal, None);
     // the link carries the last GPU and the amount held
     let t = Scenario { held_mib: 700, ..s };
     let link = encode_link(&t, &PageSettings::default());

@@ -136,7 +136,10 @@ pub struct Need {
 impl Need {
     /// What the job of `s` (its breakdown `b`) may use of `gpu` and needs of it.
     pub fn on(s: &Scenario, b: &Breakdown, gpu: Gpu) -> Need {
-        let other = s.last_gpu.filter(|g| *g != gpu && s.gpus > 1);
+        // the last GPU's model counts where the setting does: a tensor-parallel server
+        let other = s
+            .last_gpu
+            .filter(|g| *g != gpu && s.job == Job::Serving && s.tp > 1);
         // a mixed box runs at its smaller card, as a tensor-parallel group of equal shards must
         let gpu = match other {
             Some(o) if s.job == Job::Serving && o.visible_bytes() < gpu.visible_bytes() => o,
