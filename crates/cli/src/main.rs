@@ -507,6 +507,13 @@ fn table(
                 vram_text::borderline_why(Lang::En)
             );
         }
+        if let Some(r) = &v.refusal {
+            let _ = writeln!(
+                o,
+                "{}",
+                vram_text::start_refusal(Lang::En, r, |x| u.format(x))
+            );
+        }
     }
     let _ = writeln!(o, "\nOn {}:", s.gpu.label());
     for a in answers {

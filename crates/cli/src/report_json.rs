@@ -74,6 +74,8 @@ struct FitJson {
     borderline: bool,
     headroom_bytes: i64,
     gpus_needed: Option<u64>,
+    /// Why the server would not start there, in words; null when nothing refuses it.
+    refusal: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -188,6 +190,9 @@ impl FitJson {
             borderline: v.borderline,
             headroom_bytes: v.headroom,
             gpus_needed: v.gpus_needed,
+            refusal: v
+                .refusal
+                .map(|r| vram_text::start_refusal(vram_text::Lang::En, &r, |x| x.to_string())),
         }
     }
 }

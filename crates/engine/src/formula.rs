@@ -96,6 +96,8 @@ messages! {
     Equals,
     /// tensor-parallel ranks
     TensorParallel,
+    /// routed-expert parameters, expert-parallel ranks
+    ExpertParallel,
     /// data-parallel GPUs, ZeRO stage
     ZeroShards,
     /// GPUs of a shard

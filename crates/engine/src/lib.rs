@@ -70,7 +70,7 @@ pub use dtype::{Bits, KvDtype, WeightFormat};
 pub use error::EngineError;
 pub use fit::{
     fits, remedies, serve_command, solve, spread, startup_concurrency, verdicts, Answer, KvRoom,
-    Need, Question, Reach, Remedy, ServeCommand, Server, Verdict,
+    Need, Question, Reach, Remedy, ServeCommand, Server, StartRefusal, Verdict,
 };
 pub use formula::{Arg, Clause, Formula, Msg};
 pub use gguf::{
@@ -103,9 +103,9 @@ pub use llamacpp::{
     with_ollama_defaults, AttentionLayer, Backend, ComputeBuffer, ContextSizes, DeviceBuffers,
     DeviceFit, DeviceReads, KvCache, KvPart, LaunchCommands, LlamaDevice, LlamaError, LlamaFlag,
     LlamaPlan, LlamaSettings, LlamaShape, LocalOverview, Mac, MacChip, Machine, MissingKey,
-    Placement, Projector, ProjectorError, ProjectorFile, SpeedBound, TensorShares, CACHE_TYPES,
-    CELL_PAD, DEFAULT_HOST_BANDWIDTH, EVEN_SPLIT, MAC_CHIPS, MAX_CONTEXT, MAX_GPUS,
-    MAX_LAYERS_FLAG, MAX_PARALLEL, OFFLOAD_MIN_BATCH,
+    Placement, Projector, ProjectorError, ProjectorFile, SpeedBound, TensorShares, UmaBox, UmaKind,
+    CACHE_TYPES, CELL_PAD, DEFAULT_HOST_BANDWIDTH, EVEN_SPLIT, MAC_CHIPS, MAX_CONTEXT, MAX_GPUS,
+    MAX_LAYERS_FLAG, MAX_PARALLEL, OFFLOAD_MIN_BATCH, SPARK_OS_BYTES,
 };
 pub use measured::link::LINK_MAX as MAX_MEASUREMENT_LINK;
 pub use measured::{

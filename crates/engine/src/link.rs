@@ -13,7 +13,7 @@ use crate::measured::{MeasureError, Measurement};
 use crate::model::{Architecture, Encoder, Mla, MlpKind, Moe, NormKind, StoredWeights};
 use crate::presets;
 use crate::repair::Repair;
-use crate::scenario::{GgufFile, ModelChoice, Scenario};
+use crate::scenario::{GgufFile, Job, ModelChoice, Scenario};
 use crate::settings::{Refusal, Setting, SETTINGS};
 
 /// The link format's version.
@@ -101,7 +101,9 @@ pub enum Ignored {
 
 /// Writes the query string (without '?') for a scenario and page settings.
 pub fn encode(s: &Scenario, page: &PageSettings) -> String {
-    let d = Scenario::default();
+    // the job against the page's default, everything else against the job's own defaults
+    let first = Scenario::default();
+    let d = Scenario::for_job(s.job);
     let mut out: Vec<(&str, String)> = vec![("v", VERSION.to_string())];
     match &s.model {
         ModelChoice::Preset(id) => out.push(("m", id.to_string())),
@@ -129,7 +131,8 @@ pub fn encode(s: &Scenario, page: &PageSettings) -> String {
         out.push(("mp", file.projector.to_text()));
     }
     for st in SETTINGS {
-        if st.get(s) != st.get(&d) {
+        let default = if st.key == "j" { &first } else { &d };
+        if st.get(s) != st.get(default) {
             out.push((st.key, st.text(s)));
         }
     }
@@ -242,7 +245,13 @@ fn decode_pairs_checking(
     gguf_check: fn(&GgufSummary) -> bool,
 ) -> Decoded {
     let mut notices = Vec::new();
-    let mut s = Scenario::default();
+    // the job's defaults first, wherever `j` stands among the pairs
+    let job = pairs
+        .iter()
+        .find(|(k, _)| k == "j")
+        .and_then(|(_, v)| Job::from_key(v))
+        .unwrap_or(Scenario::default().job);
+    let mut s = Scenario::for_job(job);
     let mut page = PageSettings::default();
     let mut name: Option<String> = None;
     let mut cfg: Option<String> = None;

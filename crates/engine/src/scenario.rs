@@ -6,7 +6,7 @@ use crate::error::EngineError;
 use crate::gguf::{GgmlType, GgufSummary};
 use crate::gpus::Gpu;
 use crate::hub::HubSource;
-use crate::llamacpp::{ProjectorFile, TensorShares};
+use crate::llamacpp::{ProjectorFile, TensorShares, UmaKind};
 use crate::model::Architecture;
 use crate::named::named_enum;
 use crate::presets;
@@ -34,6 +34,16 @@ impl Job {
 
     pub fn is_peft(self) -> bool {
         matches!(self, Job::Lora | Job::Qlora)
+    }
+
+    /// The weights a job starts with: a llama.cpp run Q4_K_M, the build `ollama pull` fetches
+    /// for a model's default tag (ollama.com/library: `llama3.1:8b` is `8b-instruct-q4_K_M`),
+    /// every other job 16-bit weights.
+    pub fn default_weights(self) -> WeightFormat {
+        match self {
+            Job::Local => WeightFormat::GgufQ4KM,
+            _ => WeightFormat::Bf16,
+        }
     }
 
     /// Whether the job can run on weights stored in `format`: full fine-tuning and LoRA update
@@ -256,6 +266,7 @@ named_enum! {
     pub enum LocalMachine {
         Gpu => ("gpu", "GPU + CPU RAM"),
         Mac => ("mac", "Mac (unified memory)"),
+        Uma => ("uma", "DGX Spark / Ryzen AI Max (unified memory)"),
         Cpu => ("cpu", "CPU only"),
     }
 }
@@ -586,6 +597,21 @@ pub struct Scenario {
     pub mac_memory_gb: u64,
     /// `sudo sysctl iogpu.wired_limit_mb=N`; 0: macOS's default working set.
     pub wired_limit_mb: u64,
+    /// A unified-memory PC: which, its memory in GB, the Ryzen's BIOS carve-out in MiB and its
+    /// GTT limit (`ttm.pages_limit` as MiB; 0: the kernel's default, half the OS's memory).
+    pub uma_kind: UmaKind,
+    pub uma_memory_gb: u64,
+    pub uma_carve_out_mib: u64,
+    pub gtt_limit_mib: u64,
+    /// vLLM `--enable-expert-parallel` / SGLang `--ep-size`: a MoE model's routed experts spread
+    /// over all the server's GPUs, its attention split over `tp` and replicated on each of the
+    /// `gpus / tp` data-parallel ranks, each with its own requests and KV cache.
+    pub expert_parallel: bool,
+    /// Memory other processes already hold on each GPU (a desktop, another job), MiB: what the
+    /// driver reports as used before the job starts.
+    pub held_mib: u64,
+    /// A box of mixed GPUs: the model of its last GPU (the others are `gpu`); None: all alike.
+    pub last_gpu: Option<Gpu>,
     /// The host's RAM in GiB; 0: not given (not checked).
     pub ram_gib: u64,
     /// The host RAM's bandwidth in GB/s for the decode-speed bound; 0: dual-channel DDR5-5600's
@@ -659,7 +685,9 @@ impl Default for Scenario {
             // vLLM's SchedulerConfig default (vllm/config.py); V1 raises it to 1024 on GPUs of
             // 70 GiB and more (vllm/engine/arg_utils.py, _set_default_args_v1)
             max_num_seqs: 256,
-            vllm: VllmVersion::V0,
+            // what `vllm serve` runs today: V0 was removed in vLLM 0.11, and CUDA-graph memory
+            // profiling is on by default from 0.21
+            vllm: VllmVersion::V1Graphs,
             max_loras: 0,
             // vLLM's LoRAConfig default (vllm/config/lora.py)
             max_lora_rank: 16,
@@ -693,6 +721,13 @@ impl Default for Scenario {
             mac_chip: "M4-MAX",
             mac_memory_gb: 64,
             wired_limit_mb: 0,
+            expert_parallel: false,
+            held_mib: 0,
+            last_gpu: None,
+            uma_kind: UmaKind::DgxSpark,
+            uma_memory_gb: 128,
+            uma_carve_out_mib: 512,
+            gtt_limit_mib: 0,
             ram_gib: 0,
             ram_gbps: 0,
             tensor_split: TensorShares::EVEN,
@@ -873,6 +908,45 @@ impl Scenario {
                 self.weight_parts.set(part, Some(format));
             }
         }
+    }
+
+    /// The model of GPU `i` of `count`: the last one's when the box is mixed.
+    pub fn gpu_at(&self, i: usize, count: usize) -> Gpu {
+        match self.last_gpu {
+            Some(last) if count > 1 && i + 1 == count => last,
+            _ => self.gpu,
+        }
+    }
+
+    /// The data-parallel attention ranks of an expert-parallel server (1 otherwise).
+    pub fn attention_ranks(&self) -> u64 {
+        if self.job == Job::Serving && self.expert_parallel {
+            (self.gpus / (self.tp * self.pp).max(1)).max(1)
+        } else {
+            1
+        }
+    }
+
+    /// Whether the GPUs the job runs on are of different models.
+    pub fn mixed_gpus(&self) -> bool {
+        self.gpus > 1 && self.last_gpu.is_some_and(|g| g != self.gpu)
+    }
+
+    /// The default scenario for `job`, with the weights that job starts with.
+    pub fn for_job(job: Job) -> Scenario {
+        Scenario {
+            job,
+            weights: job.default_weights(),
+            ..Scenario::default()
+        }
+    }
+
+    /// Moves to `job`; weights left at the old job's default take the new job's.
+    pub fn switch_job(&mut self, job: Job) {
+        if self.weights == self.job.default_weights() {
+            self.weights = job.default_weights();
+        }
+        self.job = job;
     }
 
     /// The quantization QLoRA uses when the chosen weights are not quantized.

@@ -194,7 +194,8 @@ proptest! {
                 "{}", link
             ),
         }
-        let default = Scenario::default();
+        // the job's defaults: a llama.cpp run's weights go back to Q4_K_M, every other job's to bf16
+        let default = Scenario::for_job(d.scenario.job);
         for r in repairs {
             let Repair::Reset { cause, setting } = r else { continue };
             let st = Setting::by_key(setting).unwrap();

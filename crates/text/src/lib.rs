@@ -37,7 +37,9 @@ mod report;
 mod settings;
 mod zh;
 
-pub use answers::{answer, budget_equation, question, sglang_budget_equation, startup_concurrency};
+pub use answers::{
+    answer, budget_equation, question, sglang_budget_equation, start_refusal, startup_concurrency,
+};
 pub use band::{band_family, band_group, band_level, borderline, borderline_why, error_band};
 pub use choices::choice_label;
 pub use errors::{error, notice, refusal, repair};

@@ -20,6 +20,7 @@ pub fn machine(lang: Lang, m: LocalMachine) -> &'static str {
         match m {
             LocalMachine::Gpu => zh!("GPU + CPU 内存"),
             LocalMachine::Mac => zh!("Mac（统一内存）"),
+            LocalMachine::Uma => zh!("DGX Spark / Ryzen AI Max（统一内存）"),
             LocalMachine::Cpu => zh!("只用 CPU"),
         },
     )

@@ -69,11 +69,11 @@ impl Budget<'_> {
     /// Bytes of all model weights in their stored format, on one tensor-parallel rank.
     pub(super) fn weight_bytes(&self) -> u64 {
         if let Some(bytes) = self.stored_bytes() {
-            return div_ceil(bytes, self.tp);
+            return div_ceil(bytes, self.tp) - self.expert_parallel_saving();
         }
         if !self.scenario.part_formats().is_empty() {
             let sum = self.part_counts().iter().map(|c| c.bytes()).sum::<u64>();
-            return div_ceil(sum, self.tp);
+            return div_ceil(sum, self.tp) - self.expert_parallel_saving();
         }
         let p = &self.params;
         let format = self.format;
@@ -91,7 +91,41 @@ impl Budget<'_> {
             .bytes(p.linear - attn16)
             .saturating_add(prod(&[attn16, 2]));
         let small = (p.small + p.extra) * format.compute_bytes();
-        div_ceil(embeddings + linear + small, self.tp)
+        div_ceil(embeddings + linear + small, self.tp) - self.expert_parallel_saving()
+    }
+
+    /// The routed experts spread over every GPU, when expert parallelism does.
+    fn expert_parallel_clause(&self, f: &mut Formula) {
+        let ranks = self.scenario.attention_ranks();
+        if ranks > 1 {
+            let args = [
+                Arg::Count(self.arch.routed_expert_params()),
+                Arg::Int(self.tp * ranks),
+            ];
+            f.push(Msg::ExpertParallel, &args);
+        }
+    }
+
+    /// What expert parallelism saves each GPU: the routed experts, which tensor parallelism alone
+    /// splits over `tp`, spread over every GPU of the server (tp × the data-parallel ranks).
+    fn expert_parallel_saving(&self) -> u64 {
+        let ranks = self.scenario.attention_ranks();
+        if ranks < 2 {
+            return 0;
+        }
+        let experts = self
+            .mlp_format_bits()
+            .bytes(self.arch.routed_expert_params());
+        div_ceil(experts, self.tp) - div_ceil(experts, self.tp * ranks)
+    }
+
+    /// The bits the MLP (and so the routed experts) is stored in.
+    fn mlp_format_bits(&self) -> Bits {
+        self.scenario
+            .part_formats()
+            .get(WeightPart::Mlp)
+            .map(WeightFormat::bits)
+            .unwrap_or(self.format.bits())
     }
 
     /// The checkpoint's exact bytes, when the budget keeps the format its files are stored in.
@@ -147,6 +181,7 @@ impl Budget<'_> {
                 &[Arg::Bytes(bytes), Arg::Format(self.format)],
             );
             self.tensor_parallel_clause(&mut f);
+            self.expert_parallel_clause(&mut f);
             return f;
         }
         if !self.scenario.part_formats().is_empty() {
@@ -158,6 +193,7 @@ impl Budget<'_> {
             let mut f = Formula::of(Msg::WeightsByPart, &args);
             self.stage_clause(&mut f);
             self.tensor_parallel_clause(&mut f);
+            self.expert_parallel_clause(&mut f);
             return f;
         }
         let p = &self.params;
@@ -202,6 +238,7 @@ impl Budget<'_> {
         }
         self.stage_clause(&mut f);
         self.tensor_parallel_clause(&mut f);
+        self.expert_parallel_clause(&mut f);
         f
     }
 
