@@ -265,11 +265,16 @@ fn notices() -> Piece {
 /// engine's registry appears in exactly one (a test checks it).
 pub(crate) const JOB_PANEL: &[(&str, Look)] = &[
     ("job", Look::Buttons),
+    ("framework", Look::Plain),
     ("weights", Look::Steps),
     ("switch-qh", Look::Plain),
     ("switch-a16", Look::Plain),
+    ("switch-ku", Look::Plain),
+    ("switch-c32", Look::Plain),
     ("batch", Look::Plain),
     ("seq", Look::Plain),
+    ("sample-len", Look::Plain),
+    ("batching", Look::Plain),
     ("gen", Look::Plain),
     ("target-len", Look::Plain),
     ("switch-ks", Look::Plain),

@@ -405,8 +405,25 @@ fn json(
         "solver": {"gpu": s.gpu.key(), "answers": answers.iter().map(answer_json).collect::<Vec<Value>>()},
         "remedies": remedies.iter().map(|(r, total)| json!({"change": r.key(), "label": r.label(), "total_bytes": total})).collect::<Vec<Value>>(),
         "measured": page.measured.as_ref().map(|m| measured::json(m, b)),
+        "training": s.job.is_training().then(|| training_json(s)),
     });
     out
+}
+
+/// The framework a training budget assumes and the longest step it follows.
+fn training_json(s: &Scenario) -> serde_json::Value {
+    let step = vram_engine::step_tokens(s);
+    serde_json::json!({
+        "framework": s.framework.key(),
+        "framework_label": s.framework.label(),
+        "longest_step": {
+            "rows": step.rows,
+            "row_tokens": step.row_len,
+            "tokens": step.tokens(),
+            "cap": step.cap,
+            "basis": vram_text::step_tokens_text(Lang::En, &step),
+        },
+    })
 }
 
 /// An answer as JSON: the question, the setting it changes, and its reach.
@@ -454,6 +471,9 @@ fn table(
         s.gpus,
         s.gpu.label()
     );
+    for line in vram_text::training_basis(Lang::En, s) {
+        let _ = writeln!(o, "{line}");
+    }
     let _ = writeln!(
         o,
         "params {} (active {}, trainable {})\n",

@@ -226,6 +226,10 @@ messages! {
     DoraNorm,
     /// bytes per element
     DoraDequantized,
+    /// params of the largest 4-bit matrix
+    DequantizedFp32,
+    /// params upcast
+    KbitUpcast,
     /// tokens, vocab per rank
     LossFull,
     /// tokens, vocab per rank, bytes per element
@@ -236,6 +240,8 @@ messages! {
     LossChunkedCompiled,
     /// tokens, hidden, bytes per element, chunk tokens, vocab per rank
     LossFused,
+    /// tokens, hidden, bytes per element, chunks, chunk tokens, vocab per rank
+    LossUnsloth,
     /// (no arguments)
     LossNoHead,
     /// head params, tokens, hidden, bytes per element

@@ -36,6 +36,7 @@ mod encoder;
 mod error;
 mod fit;
 mod formula;
+mod framework;
 mod gguf;
 mod gpus;
 mod hub;
@@ -65,6 +66,7 @@ pub use fit::{
     Question, Reach, Remedy, ServeCommand, Server, Verdict,
 };
 pub use formula::{Arg, Clause, Formula, Msg};
+pub use framework::{step_tokens, Batching, Framework, LengthReason, StepTokens};
 pub use gguf::{
     read_gguf, Detail as GgufDetail, DraftValue, GgmlType, GgufDraft, GgufError, GgufHeader,
     GgufLimit, GgufSummary, Hyperparameters, LayerCounts, LayerTensors, MetaArray, MetaValue,

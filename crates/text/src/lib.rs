@@ -33,6 +33,7 @@ mod names;
 mod page;
 mod report;
 mod settings;
+mod training;
 mod zh;
 
 pub use answers::{answer, budget_equation, question, sglang_budget_equation, startup_concurrency};
@@ -44,11 +45,13 @@ pub use hub_read::{gguf_listed, gguf_read, gguf_unread, hub_summary, no_weight_f
 pub use llamacpp::{llama_device, llama_error, llama_word, LlamaWord};
 pub use measured::{level_name, level_note, measure_error, reading_note, source_name};
 pub use names::{
-    attention, ckpt, component, component_doc, job, loss, machine, offload, optimizer, remedy, zero,
+    attention, batching, ckpt, component, component_doc, framework, job, loss, machine, offload,
+    optimizer, remedy, zero,
 };
 pub use page::page_text;
 pub use report::report_text;
 pub use settings::{setting_help, setting_label, setting_name};
+pub use training::{step_tokens_text, training_basis};
 pub use zh::{install_zh, zh_ready, zh_table, ZhTable};
 
 /// The languages the product speaks.

@@ -224,6 +224,7 @@ pub fn estimate_with(
     if s.job.is_peft() && lora_params(arch, s) == 0 {
         return Err(EngineError::LoraTargetsAbsent(s.lora_targets));
     }
+    let s = &*longest_step_view(s, arch);
     let (view, source) = encdec::decoder_view(s, arch);
     let b = busiest_stage(&view, arch, explain, source);
     // past an exbibyte a GPU the arithmetic has left physics (and saturated); say so instead
@@ -282,6 +283,7 @@ fn stage_budget(
 /// with the stage's own parameter counts.
 pub fn estimate_stages(s: &Scenario, arch: &Architecture) -> Result<Vec<Breakdown>, EngineError> {
     estimate_with(s, arch, false)?;
+    let s = &*longest_step_view(s, arch);
     let (view, source) = encdec::decoder_view(s, arch);
     let s = view.as_ref();
     if s.pipeline_stages() == 1 {
@@ -298,6 +300,22 @@ pub fn estimate_stages(s: &Scenario, arch: &Architecture) -> Result<Vec<Breakdow
         .into_iter()
         .map(|stage| stage_budget(s, arch, stage, false, source))
         .collect())
+}
+
+/// A decoder-only training job at the longest step its data can produce
+/// ([`crate::step_tokens`]): its rows as long as the samples when they are shorter than the cap
+/// and the batching does not fill rows to the cap.
+fn longest_step_view<'a>(s: &'a Scenario, arch: &Architecture) -> std::borrow::Cow<'a, Scenario> {
+    if !s.job.is_training() || arch.encoder.is_some() {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let len = crate::framework::step_tokens(s).budget_len();
+    if len == s.seq {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut view = s.clone();
+    view.seq = len.max(1);
+    std::borrow::Cow::Owned(view)
 }
 
 /// The largest budget per GPU the engine reports (1 EiB); anything larger is an error.

@@ -36,6 +36,7 @@ impl Budget<'_> {
                 f.equals(gpu_bytes)
             }
         });
+        self.kbit_upcast();
         if z3 && self.dp > 1 && self.scenario.dp_framework == DpFramework::DeepSpeed {
             self.deepspeed_live_parameters();
         } else if z3 && self.dp > 1 && self.fsdp_keeps_stage_gathered() {
@@ -64,6 +65,23 @@ impl Budget<'_> {
                 Formula::of(Msg::QuantizingOnLoad, &[Arg::Count(largest)]).equals(copy)
             });
         }
+    }
+
+    /// PEFT's `prepare_model_for_kbit_training` (peft 5d602fd `utils/other.py`): every 16-bit
+    /// parameter that is not a bitsandbytes `Params4bit` (embeddings, an unquantized head, norms)
+    /// is cast to fp32, two more bytes each.
+    fn kbit_upcast(&mut self) {
+        let s = self.scenario;
+        if s.job != Job::Qlora || !s.kbit_upcast || !self.format.quantizes_on_load() {
+            return;
+        }
+        let p = &self.params;
+        let head = p.head - p.head.min(self.quantized_head().unwrap_or(0));
+        let n = p.embedding + head + p.small + p.extra;
+        let bytes = div_ceil(prod(&[n, 2]), self.shard(3) * self.tp);
+        self.push(Component::Weights, Phase::Always, bytes, |_| {
+            Formula::of(Msg::KbitUpcast, &[Arg::Count(n)]).equals(bytes)
+        });
     }
 
     /// Bytes of all model weights in their stored format, on one tensor-parallel rank.
