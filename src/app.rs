@@ -289,6 +289,7 @@ pub(crate) const JOB_PANEL: &[(&str, Look)] = &[
     ("switch-mts", Look::Plain),
     ("switch-dora", Look::Plain),
     ("grad-accum", Look::Plain),
+    ("eval-batch", Look::Plain),
     ("global-batch", Look::Plain),
     ("optimizer", Look::Plain),
     ("switch-po", Look::Plain),

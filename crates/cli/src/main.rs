@@ -396,6 +396,7 @@ fn json(
         "peak_phase": moment(s, b.peak_phase),
         "components_bytes": components,
         "tensors_bytes": b.tensors,
+        "reserved_bytes": b.reserved,
         "total_bytes": b.total,
         "cpu_offload_bytes": b.cpu,
         "lines": lines,

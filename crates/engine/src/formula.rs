@@ -228,6 +228,10 @@ messages! {
     DoraDequantized,
     /// params of the largest 4-bit matrix
     DequantizedFp32,
+    /// evaluation sequences, tokens each
+    EvalForward,
+    /// tokens, vocab per rank, bytes per token and vocabulary entry
+    EvalLogits,
     /// params upcast
     KbitUpcast,
     /// tokens, vocab per rank

@@ -455,6 +455,9 @@ pub struct Scenario {
     pub sample_len: u64,
     /// Training: how a batch's samples become rows (padding, packing, padding-free).
     pub batching: Batching,
+    /// Training: the evaluation loop's sequences a step (`per_device_eval_batch_size`); 0: no
+    /// evaluation during training.
+    pub eval_batch: u64,
     /// The fine-tuning framework whose defaults the training settings started from.
     pub framework: Framework,
     /// PEFT's `prepare_model_for_kbit_training`: the 16-bit parameters of a 4-bit base
@@ -634,6 +637,7 @@ impl Default for Scenario {
             seq: 2_048,
             sample_len: 0,
             batching: Batching::Longest,
+            eval_batch: 0,
             framework: Framework::Trl,
             kbit_upcast: false,
             compute_fp32: false,

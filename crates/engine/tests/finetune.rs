@@ -217,3 +217,22 @@ fn unsloths_loss_keeps_fp32_logits_a_chunk_of_at_most_4_gib_at_a_time() {
         2_101_346_304 + 33_554_432
     );
 }
+
+#[test]
+fn an_evaluation_batch_whose_full_logits_outgrow_training_sets_the_peak() {
+    let s = Scenario {
+        batch: 1,
+        seq: 2_048,
+        eval_batch: 8,
+        ..with_framework(llama_8b(Job::Qlora), Framework::Transformers)
+    };
+    let b = estimate(&s).unwrap();
+    assert_eq!(b.peak_phase, Phase::Eval);
+    // 8 × 2,048 tokens × 128,256 vocab × (2 + 4 + 4) B = 21,013,463,040 B, against training's
+    // 2,048 × 128,256 × 12 B = 3,152,019,456 B
+    assert_eq!(lines(&b, Component::Logits, Phase::Eval), 21_013_463_040);
+    assert_eq!(lines(&b, Component::Logits, Phase::Compute), 3_152_019_456);
+    // no evaluation loop: training's start of backward is the peak
+    let none = Scenario { eval_batch: 0, ..s };
+    assert_eq!(estimate(&none).unwrap().peak_phase, Phase::Compute);
+}

@@ -10,6 +10,7 @@ pub(crate) const LABELS: &[crate::Row] = &[
     ("job", "Job", zh!("任务")),
     ("framework", "Fine-tuning framework", zh!("微调框架")),
     ("sample-len", "Sample length", zh!("样本长度")),
+    ("eval-batch", "Evaluation batch", zh!("评估批大小")),
     ("batching", "Batching", zh!("批的组成方式")),
     (
         "switch-ku",
@@ -323,6 +324,10 @@ pub(crate) const HELP: &[crate::Row] = &[
     ("sample-len",
         "how long the data's samples are (the longest a batch holds), below the sequence cap; 0: as long as the cap",
         zh!("数据样本的长度（一个批中最长的样本），不超过序列长度上限；0：与上限相同"),
+    ),
+    ("eval-batch",
+        "sequences per evaluation step (per_device_eval_batch_size; transformers' default is 8) when the run evaluates during training; 0: no evaluation loop",
+        zh!("训练中评估时每步的序列数（per_device_eval_batch_size；transformers 默认 8）；0：不评估"),
     ),
     ("batching",
         "how a batch's samples become rows: padded to the longest in the batch, padded to the cap, packed into rows of the cap, or flattened without padding",

@@ -82,6 +82,39 @@ impl Budget<'_> {
         }
     }
 
+    /// The evaluation loop (`eb` sequences a step): transformers' `Trainer.prediction_step`
+    /// runs the model under `torch.no_grad()`, so nothing is kept for backward; the peak is one
+    /// layer's intermediates and the loss over the batch's logits (16-bit, upcast to fp32, fp32
+    /// log-probs: c + 8 B per token and vocabulary entry; a chunked or fused loss as in training).
+    /// Without `compute_metrics` the Trainer keeps no logits across steps (`evaluate` passes
+    /// `prediction_loss_only=True`).
+    pub(super) fn evaluation(&mut self) {
+        let s = self.scenario;
+        if s.eval_batch == 0 {
+            return;
+        }
+        let (c, tp) = (self.act_bytes, self.tp);
+        let forward = prefill_activation_bytes(self.arch, s, c, tp, s.eval_batch, s.seq);
+        self.push(Component::Activations, Phase::Eval, forward, |_| {
+            let args = [Arg::Int(s.eval_batch), Arg::Count(s.seq)];
+            Formula::of(Msg::EvalForward, &args).equals(forward)
+        });
+        if !self.stage.head {
+            return;
+        }
+        let tokens = prod(&[s.eval_batch, s.seq]);
+        let (bytes, f) = match s.loss {
+            Loss::Full => {
+                let vocab = div_ceil(self.arch.vocab, tp);
+                let bytes = prod(&[tokens, vocab, c + 8]);
+                let args = [Arg::Count(tokens), Arg::Count(vocab), Arg::Int(c + 8)];
+                (bytes, Formula::of(Msg::EvalLogits, &args))
+            }
+            _ => self.loss_bytes(tokens),
+        };
+        self.push(Component::Logits, Phase::Eval, bytes, |_| f.equals(bytes));
+    }
+
     /// The formula's count of micro-batches a pipeline stage holds, when it holds several.
     fn in_flight_clause(&self, f: &mut Formula) {
         let stage = self.stage;

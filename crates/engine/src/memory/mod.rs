@@ -12,6 +12,7 @@
 mod activations;
 mod encdec;
 mod kv;
+mod load_cache;
 mod parallel;
 mod pipeline;
 mod server;
@@ -56,6 +57,8 @@ named_enum! {
         Compute => ("compute", "forward / backward (prefill)"),
         Step => ("step", "optimizer step (decode)"),
         Load => ("load", "loading the weights"),
+        /// A training run's evaluation loop: a forward without autograd over the evaluation batch.
+        Eval => ("eval", "evaluation"),
     }
 }
 
@@ -79,6 +82,7 @@ pub enum Moment {
     Prefill,
     EndOfGeneration,
     LoadingWeights,
+    Evaluation,
 }
 
 impl Phase {
@@ -91,11 +95,12 @@ impl Phase {
             (Phase::Compute, false) => Moment::Prefill,
             (Phase::Step, false) => Moment::EndOfGeneration,
             (Phase::Load, _) => Moment::LoadingWeights,
+            (Phase::Eval, _) => Moment::Evaluation,
         }
     }
 
     /// The moments whose transients compete for the peak, in tie-break order.
-    pub const TRANSIENT: [Phase; 3] = [Phase::Compute, Phase::Step, Phase::Load];
+    pub const TRANSIENT: [Phase; 4] = [Phase::Compute, Phase::Step, Phase::Load, Phase::Eval];
 }
 
 /// One line of the budget: a component's bytes per GPU, when they are alive, and the arithmetic.
@@ -365,6 +370,8 @@ struct Budget<'a> {
     stage: PipelineStage,
     /// Source tokens an encoder–decoder model's encoder reads per sequence (0: decoder-only).
     source: u64,
+    /// What the caching allocator keeps reserved once a quantizing load is done (0: no such load).
+    load_reserved: u64,
 }
 
 impl<'a> Budget<'a> {
@@ -410,6 +417,7 @@ impl<'a> Budget<'a> {
             graph_bytes: 0,
             stage,
             source,
+            load_reserved: 0,
         }
     }
 
@@ -492,6 +500,7 @@ impl<'a> Budget<'a> {
             self.adapters();
             self.training_states();
             self.training_activations();
+            self.evaluation();
             self.encoder_training();
             self.data_parallel_buffers();
         } else {
@@ -544,7 +553,8 @@ impl<'a> Budget<'a> {
             tensors,
             paged,
             total,
-            reserved: tensors.saturating_add(reserve),
+            // the blocks a quantizing load left reserved, when training needs less
+            reserved: tensors.saturating_add(reserve).max(self.load_reserved),
             cpu: self.cpu,
             params: self.params,
             active_params: self.arch.active_params(),

@@ -64,6 +64,14 @@ impl Budget<'_> {
             self.push(Component::Weights, Phase::Load, copy, |_| {
                 Formula::of(Msg::QuantizingOnLoad, &[Arg::Count(largest)]).equals(copy)
             });
+            let whole_model_on_one_gpu = !z3 && self.tp == 1 && !self.stage.is_split();
+            if whole_model_on_one_gpu && self.scenario.part_formats().is_empty() {
+                if let Some(double_quant) = self.format.bnb_4bit_double_quant() {
+                    let head = self.quantized_head().is_some();
+                    self.load_reserved =
+                        super::load_cache::reserved_after_4bit_load(self.arch, double_quant, head);
+                }
+            }
         }
     }
 
