@@ -115,6 +115,9 @@ impl Framework {
     pub fn apply(self, s: &mut Scenario) {
         s.framework = self;
         let qlora = s.job == Job::Qlora;
+        // PEFT's upcast and bitsandbytes' compute dtype concern a bitsandbytes 4-bit base (PEFT
+        // leaves GPTQ, AWQ and the like as they are)
+        let bnb_4bit = qlora && s.effective_weights().bnb_4bit_double_quant().is_some();
         match self {
             Framework::Trl => {
                 // trl f2cd577 trl/trainer/sft_config.py: gradient_checkpointing defaults to True;
@@ -147,8 +150,8 @@ impl Framework {
                 s.loss = Loss::Full;
                 s.master_weights = true;
                 s.batching = Batching::Longest;
-                s.kbit_upcast = qlora;
-                s.compute_fp32 = qlora;
+                s.kbit_upcast = bnb_4bit;
+                s.compute_fp32 = bnb_4bit;
             }
             Framework::Unsloth => {
                 // unsloth 015bdef unsloth/models/loader.py: use_gradient_checkpointing="unsloth",
@@ -187,7 +190,7 @@ impl Framework {
                 s.loss = Loss::Full;
                 s.master_weights = true;
                 s.batching = Batching::Longest;
-                s.kbit_upcast = qlora;
+                s.kbit_upcast = bnb_4bit;
                 s.compute_fp32 = false;
             }
             Framework::LlamaFactory => {

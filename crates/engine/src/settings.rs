@@ -203,8 +203,8 @@ fn peft(s: &Scenario) -> bool {
     s.job.is_peft()
 }
 /// QLoRA over a bitsandbytes 4-bit base.
-fn qlora(s: &Scenario) -> bool {
-    s.job == Job::Qlora
+fn qlora_bnb(s: &Scenario) -> bool {
+    s.job == Job::Qlora && s.effective_weights().bnb_4bit_double_quant().is_some()
 }
 /// Training on samples that may be shorter than the cap.
 fn training_samples(s: &Scenario) -> bool {
@@ -654,8 +654,8 @@ pub static SETTINGS: &[Setting] = &[
         "switch-fns",
         fsdp_sharding
     ),
-    switch!(Switch::KbitUpcast, "kbit-upcast", "switch-ku", qlora),
-    switch!(Switch::Compute32, "compute-fp32", "switch-c32", qlora),
+    switch!(Switch::KbitUpcast, "kbit-upcast", "switch-ku", qlora_bnb),
+    switch!(Switch::Compute32, "compute-fp32", "switch-c32", qlora_bnb),
     switch!(
         Switch::SequenceParallel,
         "sequence-parallel",

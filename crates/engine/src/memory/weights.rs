@@ -80,7 +80,7 @@ impl Budget<'_> {
     /// is cast to fp32, two more bytes each.
     fn kbit_upcast(&mut self) {
         let s = self.scenario;
-        if s.job != Job::Qlora || !s.kbit_upcast || !self.format.quantizes_on_load() {
+        if s.job != Job::Qlora || !s.kbit_upcast || self.format.bnb_4bit_double_quant().is_none() {
             return;
         }
         let p = &self.params;
