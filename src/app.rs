@@ -340,6 +340,7 @@ pub(crate) const ADVANCED_PANEL: &[(&str, Look)] = &[
     ("weights-attention", Look::Plain),
     ("weights-mlp", Look::Plain),
     ("weights-head", Look::Plain),
+    ("kept-16bit", Look::Plain),
     ("context-mib", Look::Plain),
     ("reserve-pct", Look::Plain),
     ("server", Look::Plain),

@@ -228,6 +228,8 @@ messages! {
     DoraDequantized,
     /// params of the largest 4-bit matrix
     DequantizedFp32,
+    /// params kept 16-bit in single layers, bits of the others
+    WeightsKept16,
     /// evaluation sequences, tokens each
     EvalForward,
     /// tokens, vocab per rank, bytes per token and vocabulary entry

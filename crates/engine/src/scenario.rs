@@ -455,6 +455,9 @@ pub struct Scenario {
     pub sample_len: u64,
     /// Training: how a batch's samples become rows (padding, packing, padding-free).
     pub batching: Batching,
+    /// Parameters of linear matrices a quantized checkpoint keeps 16-bit in single layers
+    /// (Unsloth's dynamic 4-bit checkpoints, read from `llm_int8_skip_modules`); 0: none.
+    pub kept_16bit: u64,
     /// Training: the evaluation loop's sequences a step (`per_device_eval_batch_size`); 0: no
     /// evaluation during training.
     pub eval_batch: u64,
@@ -638,6 +641,7 @@ impl Default for Scenario {
             sample_len: 0,
             batching: Batching::Longest,
             eval_batch: 0,
+            kept_16bit: 0,
             framework: Framework::Trl,
             kbit_upcast: false,
             compute_fp32: false,
@@ -953,6 +957,23 @@ impl Scenario {
             if !chosen(part.key()) && self.job.allows_part(format) {
                 self.weight_parts.set(part, Some(format));
             }
+        }
+        if !chosen("k16") {
+            self.kept_16bit = self.model.architecture().map_or(0, |a| {
+                let matrices: Vec<_> = a
+                    .attention_matrices()
+                    .into_iter()
+                    .chain(a.mlp_matrices(a.intermediate))
+                    .collect();
+                crate::config::LAYER_MODULES
+                    .iter()
+                    .zip(q.kept_in_layers)
+                    .filter_map(|((name, _), layers)| {
+                        let (_, i, o) = matrices.iter().rfind(|(n, _, _)| n == name)?;
+                        Some(u64::from(layers) * i * o)
+                    })
+                    .sum()
+            });
         }
     }
 

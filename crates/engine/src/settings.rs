@@ -679,6 +679,7 @@ pub static SETTINGS: &[Setting] = &[
     },
     number!("b", "batch", "batch", batch, 1, 1 << 20, slider 1, 1024, true, true, transformer_batch),
     number!("s", "seq", "seq", seq, 1, 10_485_760, slider 128, 1_048_576, true, false, transformer_batch),
+    number!("k16", "kept-16bit", "kept-16bit", kept_16bit, 0, 1 << 44, slider 0, 1 << 34, true, false, quantized_base),
     number!("eb", "eval-batch", "eval-batch", eval_batch, 0, 1 << 20, slider 0, 1024, true, true, training),
     number!("sl", "sample-len", "sample-len", sample_len, 0, 10_485_760, slider 0, 1_048_576, true, false, training_samples),
     choice!(

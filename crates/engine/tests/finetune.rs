@@ -236,3 +236,26 @@ fn an_evaluation_batch_whose_full_logits_outgrow_training_sets_the_peak() {
     let none = Scenario { eval_batch: 0, ..s };
     assert_eq!(estimate(&none).unwrap().peak_phase, Phase::Compute);
 }
+
+#[test]
+fn an_unsloth_dynamic_checkpoint_keeps_the_single_layers_matrices_it_skips_16_bit() {
+    let config = r#"{"quantization_config":{"quant_method":"bitsandbytes","load_in_4bit":true,
+        "bnb_4bit_quant_type":"nf4","bnb_4bit_use_double_quant":true,
+        "llm_int8_skip_modules":["lm_head","model.layers.0.mlp.down_proj",
+        "model.layers.1.mlp.down_proj","model.layers.2.self_attn"]}}"#;
+    let q = vram_engine::parse_quantization(config).unwrap().unwrap();
+    let plain = llama_8b(Job::Qlora);
+    let mut dynamic = plain.clone();
+    dynamic.apply_quantization(&q, |_| false);
+    // two down_proj (14,336 × 4,096 = 58,720,256 each) and layer 2's q, k, v, o
+    // (2 × 4,096 × 4,096 + 2 × 4,096 × 1,024 = 41,943,040): 159,383,552 parameters
+    assert_eq!(dynamic.kept_16bit, 159_383_552);
+    let n = 159_383_552;
+    let more = 2 * n - vram_engine::WeightFormat::Nf4Dq.bits().bytes(n);
+    // the head also stays 16-bit, as it already was: only the kept matrices move
+    let (a, b) = (estimate(&plain).unwrap(), estimate(&dynamic).unwrap());
+    assert_eq!(
+        lines(&b, Component::Weights, Phase::Always) - lines(&a, Component::Weights, Phase::Always),
+        more
+    );
+}

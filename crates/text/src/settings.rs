@@ -11,6 +11,11 @@ pub(crate) const LABELS: &[crate::Row] = &[
     ("framework", "Fine-tuning framework", zh!("微调框架")),
     ("sample-len", "Sample length", zh!("样本长度")),
     ("eval-batch", "Evaluation batch", zh!("评估批大小")),
+    (
+        "kept-16bit",
+        "Matrices kept 16-bit (params)",
+        zh!("保留 16 位的矩阵（参数量）"),
+    ),
     ("batching", "Batching", zh!("批的组成方式")),
     (
         "switch-ku",
@@ -324,6 +329,10 @@ pub(crate) const HELP: &[crate::Row] = &[
     ("sample-len",
         "how long the data's samples are (the longest a batch holds), below the sequence cap; 0: as long as the cap",
         zh!("数据样本的长度（一个批中最长的样本），不超过序列长度上限；0：与上限相同"),
+    ),
+    ("kept-16bit",
+        "parameters of single layers' linear matrices the checkpoint keeps 16-bit (Unsloth's dynamic 4-bit checkpoints name them in llm_int8_skip_modules; read from config.json); 0: none",
+        zh!("检查点在个别层中保留为 16 位的线性矩阵参数量（Unsloth 动态 4 位检查点在 llm_int8_skip_modules 中列出；从 config.json 读取）；0：没有"),
     ),
     ("eval-batch",
         "sequences per evaluation step (per_device_eval_batch_size; transformers' default is 8) when the run evaluates during training; 0: no evaluation loop",

@@ -111,7 +111,7 @@ impl Budget<'_> {
                 .saturating_add(format.bits().bytes(head)),
             None => format.embedding_bits().bytes(p.embedding + p.head),
         };
-        let attn16 = self.attention_kept_16_bit();
+        let attn16 = self.attention_kept_16_bit() + self.layers_kept_16_bit();
         let linear = format
             .bits()
             .bytes(p.linear - attn16)
@@ -156,12 +156,26 @@ impl Budget<'_> {
         );
         let mlp_bits = own(WeightPart::Mlp).unwrap_or(format.bits());
         let small_bits = Bits::new(8 * format.compute_bytes(), 1);
+        // single layers' matrices the checkpoint keeps 16-bit leave the quantized MLP first,
+        // then the attention, and count with the 16-bit small tensors
+        let mlp = p.linear - attention;
+        let kept = self.layers_kept_16_bit();
+        let from_mlp = if mlp_bits.num < 16 * mlp_bits.den {
+            kept.min(mlp)
+        } else {
+            0
+        };
+        let from_attention = if attention_bits.num < 16 * attention_bits.den {
+            (kept - from_mlp).min(attention)
+        } else {
+            0
+        };
         [
             PartCount::new(p.embedding, embedding_bits),
-            PartCount::new(attention, attention_bits),
-            PartCount::new(p.linear - attention, mlp_bits),
+            PartCount::new(attention - from_attention, attention_bits),
+            PartCount::new(mlp - from_mlp, mlp_bits),
             PartCount::new(head, head_bits),
-            PartCount::new(p.small + p.extra, small_bits),
+            PartCount::new(p.small + p.extra + from_mlp + from_attention, small_bits),
         ]
     }
 
@@ -226,6 +240,10 @@ impl Budget<'_> {
         if attn16 > 0 {
             f.push(Msg::WeightsAttention16, &[Arg::Count(attn16), bits]);
         }
+        let kept = self.layers_kept_16_bit();
+        if kept > 0 {
+            f.push(Msg::WeightsKept16, &[Arg::Count(kept), bits]);
+        }
         self.stage_clause(&mut f);
         self.tensor_parallel_clause(&mut f);
         f
@@ -251,6 +269,18 @@ impl Budget<'_> {
         } else if stage.head {
             f.push(Msg::StageHead, &[]);
         }
+    }
+
+    /// Parameters of single layers' linear matrices a quantized checkpoint keeps 16-bit, beside
+    /// the attention kept 16-bit (within the linear parameters).
+    fn layers_kept_16_bit(&self) -> u64 {
+        if !self.format.is_quantized() || self.stage.is_split() {
+            return 0;
+        }
+        let p = &self.params;
+        self.scenario
+            .kept_16bit
+            .min(p.linear - self.attention_kept_16_bit())
     }
 
     /// Attention parameters kept 16-bit when only the MLP is quantized.

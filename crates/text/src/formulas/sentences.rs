@@ -154,6 +154,8 @@ pub(crate) const SENTENCES: &[(Msg, &str, &str)] = &[
             zh!("评估：{0} 条序列 × {1} token 的前向（不记录梯度），每次一层的中间结果")),
     (Msg::EvalLogits, "evaluation's loss: {0} tokens × {1} vocab × {2} B (16-bit logits, their fp32 upcast and log-probs)",
             zh!("评估的损失：{0} token × {1} 词表 × {2} B（16 位 logits、升为 fp32 的副本与对数概率）")),
+    (Msg::WeightsKept16, "; {0} params of single layers' matrices kept 16-bit by the checkpoint (llm_int8_skip_modules) instead of {1} bits",
+            zh!("；检查点在个别层中保留 16 位的矩阵共 {0} 参数（llm_int8_skip_modules），而不是 {1} 位")),
     (Msg::LossNoHead, "no language-model head: the classifier's outputs are negligible",
             zh!("无语言模型头：分类器输出可忽略")),
     (Msg::HeadDequantized, "the 4-bit head dequantized for its matmul: {0} params × 2 B + its input kept for backward: {1} tokens × {2} hidden × {3} B",

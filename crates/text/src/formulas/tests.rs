@@ -81,6 +81,7 @@ const KEPT: &[&str] = &[
     "bnb_4bit_compute_dtype",
     "float32",
     "prepare_model_for_kbit_training",
+    "llm_int8_skip_modules",
     "GiB",
     "GB",
     "MiB",
