@@ -375,6 +375,9 @@ fn table(
         s.gpus,
         s.gpu.label()
     );
+    for line in vram_text::training_basis(Lang::En, s) {
+        let _ = writeln!(o, "{line}");
+    }
     let _ = writeln!(
         o,
         "params {} (active {}, trainable {})\n",

@@ -38,6 +38,7 @@ mod error;
 mod exact;
 mod fit;
 mod formula;
+mod framework;
 mod gguf;
 mod gpus;
 /// The Hub without I/O, its read order included (`hub::ModelRead`, `hub::GgufPartsRead`).
@@ -73,6 +74,7 @@ pub use fit::{
     Need, Question, Reach, Remedy, ServeCommand, Server, StartRefusal, Verdict,
 };
 pub use formula::{Arg, Clause, Formula, Msg};
+pub use framework::{step_tokens, Batching, Framework, LengthReason, StepTokens};
 pub use gguf::{
     read_gguf, Detail as GgufDetail, DraftValue, GgmlType, GgufDraft, GgufError, GgufHeader,
     GgufLimit, GgufSummary, Hyperparameters, LayerCounts, LayerTensors, MetaArray, MetaValue,

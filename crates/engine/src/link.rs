@@ -101,9 +101,7 @@ pub enum Ignored {
 
 /// Writes the query string (without '?') for a scenario and page settings.
 pub fn encode(s: &Scenario, page: &PageSettings) -> String {
-    // the job against the page's default, everything else against the job's own defaults
     let first = Scenario::default();
-    let d = Scenario::for_job(s.job);
     let mut out: Vec<(&str, String)> = vec![("v", VERSION.to_string())];
     match &s.model {
         ModelChoice::Preset(id) => out.push(("m", id.to_string())),
@@ -130,9 +128,16 @@ pub fn encode(s: &Scenario, page: &PageSettings) -> String {
         out.push(("mpn", file.name.clone()));
         out.push(("mp", file.projector.to_text()));
     }
+    // the job and the framework against the page's defaults; every other setting against the
+    // job's own defaults with the framework's, which the decoder applies first
+    let base = s.defaults_of_framework();
     for st in SETTINGS {
-        let default = if st.key == "j" { &first } else { &d };
-        if st.get(s) != st.get(default) {
+        let against = if matches!(st.key, "j" | "ft") {
+            &first
+        } else {
+            &base
+        };
+        if st.get(s) != st.get(against) {
             out.push((st.key, st.text(s)));
         }
     }
@@ -258,6 +263,19 @@ fn decode_pairs_checking(
     let mut hub: (Option<String>, Option<String>) = (None, None);
     let mut gguf_name: Option<String> = None;
     let mut projector_name: Option<String> = None;
+    // the job, then the framework's defaults (the default framework's when the link names none),
+    // before every other setting: the link's own values then override them
+    for key in ["j", "ft"] {
+        if let (Some(st), Some((_, v))) = (
+            Setting::by_key(key),
+            pairs.iter().rev().find(|(k, _)| k == key),
+        ) {
+            // a refused value is reported by the loop below
+            let _ = st.apply(&mut s, v);
+        }
+    }
+    let framework = s.framework;
+    framework.apply(&mut s);
     for (k, v) in pairs {
         let ignored = |why: Ignored| Notice::Ignored {
             key: k.chars().take(40).collect(),
@@ -352,6 +370,10 @@ fn decode_pairs_checking(
                 }
                 None
             }
+            // applied before the loop
+            "ft" => Setting::by_key("ft")
+                .and_then(|st| st.parse(v).err())
+                .map(Ignored::Refused),
             key => match Setting::by_key(key) {
                 Some(st) => st.apply(&mut s, v).err().map(Ignored::Refused),
                 None => {

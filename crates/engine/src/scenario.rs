@@ -3,6 +3,7 @@
 use crate::config;
 use crate::dtype::{KvDtype, WeightFormat};
 use crate::error::EngineError;
+use crate::framework::{Batching, Framework};
 use crate::gguf::{GgmlType, GgufSummary};
 use crate::gpus::Gpu;
 use crate::hub::HubSource;
@@ -189,6 +190,10 @@ named_enum! {
         Chunked => ("chunked", "chunked cross-entropy"),
         ChunkedCompiled => ("compiled", "chunked cross-entropy, compiled (keeps 16-bit logits)"),
         Fused => ("fused", "fused linear + CE (no logits)"),
+        /// Unsloth's fused cross-entropy (unsloth_zoo `fused_losses/cross_entropy_loss.py`): fp32
+        /// logits and their gradient a chunk at a time, the chunks sized to half the free memory
+        /// and at most 4 GiB of logits each.
+        Unsloth => ("unsloth", "fused CE in fp32 chunks of up to 4 GiB (Unsloth)"),
         NoLmHead => ("none", "no LM head (classifier)"),
     }
 }
@@ -308,6 +313,8 @@ named_enum! {
         BucketView => ("gbv", "DDP gradient_as_bucket_view (gradients live in the buckets)"),
         SequenceParallel => ("sqp", "sequence parallel (norms and layer inputs split over the tensor-parallel GPUs)"),
         FsdpNoSync => ("fns", "FSDP no_sync while accumulating (unsharded gradients kept)"),
+        KbitUpcast => ("ku", "prepare_model_for_kbit_training (16-bit parameters upcast to fp32)"),
+        Compute32 => ("c32", "bnb_4bit_compute_dtype=float32 (4-bit matrices dequantized to fp32)"),
     }
 }
 
@@ -452,8 +459,26 @@ pub struct Scenario {
     pub kv_dtype: KvDtype,
     /// Micro-batch per GPU (training) or concurrent sequences (inference).
     pub batch: u64,
-    /// Tokens per sequence (training) or prompt tokens (inference).
+    /// Tokens per sequence (training: the cap, `max_seq_length`) or prompt tokens (inference).
     pub seq: u64,
+    /// Training: the length of the data's samples (the longest a batch holds), below the cap;
+    /// 0: as long as the cap.
+    pub sample_len: u64,
+    /// Training: how a batch's samples become rows (padding, packing, padding-free).
+    pub batching: Batching,
+    /// Parameters of linear matrices a quantized checkpoint keeps 16-bit in single layers
+    /// (Unsloth's dynamic 4-bit checkpoints, read from `llm_int8_skip_modules`); 0: none.
+    pub kept_16bit: u64,
+    /// Training: the evaluation loop's sequences a step (`per_device_eval_batch_size`); 0: no
+    /// evaluation during training.
+    pub eval_batch: u64,
+    /// The fine-tuning framework whose defaults the training settings started from.
+    pub framework: Framework,
+    /// PEFT's `prepare_model_for_kbit_training`: the 16-bit parameters of a 4-bit base
+    /// (embeddings, head, norms) upcast to fp32.
+    pub kbit_upcast: bool,
+    /// `bnb_4bit_compute_dtype=float32`: each 4-bit matrix dequantized to fp32 for its matmul.
+    pub compute_fp32: bool,
     /// Generated tokens (inference).
     pub gen: u64,
     /// Target tokens an encoder–decoder model trains on (its decoder's length; `seq` is then the
@@ -639,6 +664,13 @@ impl Default for Scenario {
             kv_dtype: KvDtype::Bf16,
             batch: 4,
             seq: 2_048,
+            sample_len: 0,
+            batching: Batching::Longest,
+            eval_batch: 0,
+            kept_16bit: 0,
+            framework: Framework::Trl,
+            kbit_upcast: false,
+            compute_fp32: false,
             gen: 512,
             target_len: 128,
             grad_accum: 1,
@@ -757,6 +789,8 @@ impl Scenario {
             Switch::BucketView => self.bucket_view,
             Switch::SequenceParallel => self.sequence_parallel,
             Switch::FsdpNoSync => self.fsdp_no_sync,
+            Switch::KbitUpcast => self.kbit_upcast,
+            Switch::Compute32 => self.compute_fp32,
         }
     }
 
@@ -777,8 +811,18 @@ impl Scenario {
             Switch::BucketView => &mut self.bucket_view,
             Switch::SequenceParallel => &mut self.sequence_parallel,
             Switch::FsdpNoSync => &mut self.fsdp_no_sync,
+            Switch::KbitUpcast => &mut self.kbit_upcast,
+            Switch::Compute32 => &mut self.compute_fp32,
         };
         *slot = on;
+    }
+
+    /// The job's defaults (its own weights, [`Scenario::for_job`]) with its framework's defaults
+    /// for that job: what a link that names only the job and the framework opens with.
+    pub fn defaults_of_framework(&self) -> Scenario {
+        let mut d = Scenario::for_job(self.job);
+        self.framework.apply(&mut d);
+        d
     }
 
     /// Checks every setting against its range and the combinations that cannot work.
@@ -907,6 +951,23 @@ impl Scenario {
             if !chosen(part.key()) && self.job.allows_part(format) {
                 self.weight_parts.set(part, Some(format));
             }
+        }
+        if !chosen("k16") {
+            self.kept_16bit = self.model.architecture().map_or(0, |a| {
+                let matrices: Vec<_> = a
+                    .attention_matrices()
+                    .into_iter()
+                    .chain(a.mlp_matrices(a.intermediate))
+                    .collect();
+                crate::config::LAYER_MODULES
+                    .iter()
+                    .zip(q.kept_in_layers)
+                    .filter_map(|((name, _), layers)| {
+                        let (_, i, o) = matrices.iter().rfind(|(n, _, _)| n == name)?;
+                        Some(u64::from(layers) * i * o)
+                    })
+                    .sum()
+            });
         }
     }
 

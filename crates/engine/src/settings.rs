@@ -7,6 +7,7 @@
 //! read by the link codec itself.
 
 use crate::dtype::{KvDtype, WeightFormat};
+use crate::framework::{Batching, Framework};
 use crate::gpus::Gpu;
 use crate::llamacpp::{TensorShares, UmaKind, CACHE_TYPES, MAC_CHIPS};
 use crate::presets;
@@ -200,6 +201,14 @@ fn training(s: &Scenario) -> bool {
 }
 fn peft(s: &Scenario) -> bool {
     s.job.is_peft()
+}
+/// QLoRA over a bitsandbytes 4-bit base.
+fn qlora_bnb(s: &Scenario) -> bool {
+    s.job == Job::Qlora && s.effective_weights().bnb_4bit_double_quant().is_some()
+}
+/// Training on samples that may be shorter than the cap.
+fn training_samples(s: &Scenario) -> bool {
+    s.job.is_training() && !s.model.is_encoder_decoder()
 }
 /// Training with an optimizer bitsandbytes can page.
 fn pageable(s: &Scenario) -> bool {
@@ -518,6 +527,25 @@ pub static SETTINGS: &[Setting] = &[
         },
         keys: || Job::ALL.iter().map(|j| j.key()).collect(),
     },
+    // choosing a framework sets the settings its defaults decide (framework.rs); links and the
+    // CLI apply it before every other setting they name
+    Setting {
+        key: "ft",
+        flag: "framework",
+        id: "framework",
+        value_hint: "T",
+        kind: SettingKind::Choice,
+        applies: training,
+        read: |s| SettingValue::Choice(s.framework.key()),
+        write: |s, v| {
+            if let SettingValue::Choice(k) = v {
+                if let Some(f) = Framework::from_key(k) {
+                    f.apply(s);
+                }
+            }
+        },
+        keys: || Framework::ALL.iter().map(|f| f.key()).collect(),
+    },
     choice!(
         "w",
         "weights",
@@ -661,6 +689,8 @@ pub static SETTINGS: &[Setting] = &[
         "switch-fns",
         fsdp_sharding
     ),
+    switch!(Switch::KbitUpcast, "kbit-upcast", "switch-ku", qlora_bnb),
+    switch!(Switch::Compute32, "compute-fp32", "switch-c32", qlora_bnb),
     switch!(
         Switch::SequenceParallel,
         "sequence-parallel",
@@ -684,6 +714,18 @@ pub static SETTINGS: &[Setting] = &[
     },
     number!("b", "batch", "batch", batch, 1, 1 << 20, slider 1, 1024, true, true, transformer_batch),
     number!("s", "seq", "seq", seq, 1, 10_485_760, slider 128, 1_048_576, true, false, transformer_batch),
+    number!("k16", "kept-16bit", "kept-16bit", kept_16bit, 0, 1 << 44, slider 0, 1 << 34, true, false, quantized_base),
+    number!("eb", "eval-batch", "eval-batch", eval_batch, 0, 1 << 20, slider 0, 1024, true, true, training),
+    number!("sl", "sample-len", "sample-len", sample_len, 0, 10_485_760, slider 0, 1_048_576, true, false, training_samples),
+    choice!(
+        "pad",
+        "batching",
+        "batching",
+        "B",
+        Batching,
+        batching,
+        training_samples
+    ),
     number!("g", "gen", "gen", gen, 0, 10_485_760, slider 1, 131_072, true, false, inference),
     number!("tl", "target-len", "target-len", target_len, 1, 10_485_760, slider 1, 131_072, true, false, encoder_decoder_training),
     number!("ga", "grad-accum", "grad-accum", grad_accum, 1, 65_536, slider 1, 128, true, true, training),

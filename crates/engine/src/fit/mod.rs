@@ -43,7 +43,9 @@ impl Remedy {
             Remedy::Checkpointing if train && s.checkpointing != Checkpointing::Full => {
                 t.checkpointing = Checkpointing::Full
             }
-            Remedy::FusedLoss if train && !matches!(s.loss, Loss::Fused | Loss::NoLmHead) => {
+            Remedy::FusedLoss
+                if train && !matches!(s.loss, Loss::Fused | Loss::Unsloth | Loss::NoLmHead) =>
+            {
                 t.loss = Loss::Fused
             }
             Remedy::Adam8bit
