@@ -302,6 +302,17 @@ impl Report<'_> {
                 mac.memory_gib * 1024 * 7 / 8
             ));
         }
+        if let Machine::Uma(uma) = self.machine {
+            o.push_str(&format!(
+                "{} {} GB: {} {}; {} {}\n",
+                uma.kind.label(),
+                uma.memory_gib,
+                w(W::GpuMayAllocate),
+                gib(uma.gpu_limit()),
+                w(W::OsMemory),
+                gib(uma.os_bytes()),
+            ));
+        }
         let verdict = if self.machine.fits(p) {
             w(W::Fits)
         } else {

@@ -256,9 +256,14 @@ fn registry_flag(
 /// The registry's settings a llama.cpp run reads on some machine: its own, the GPU model and
 /// count, the Mac's.
 pub fn local_flag(st: &Setting) -> bool {
-    [LocalMachine::Gpu, LocalMachine::Mac, LocalMachine::Cpu]
-        .into_iter()
-        .any(|m| applies_locally(st, m))
+    [
+        LocalMachine::Gpu,
+        LocalMachine::Mac,
+        LocalMachine::Uma,
+        LocalMachine::Cpu,
+    ]
+    .into_iter()
+    .any(|m| applies_locally(st, m))
 }
 
 fn applies_locally(st: &Setting, machine: LocalMachine) -> bool {

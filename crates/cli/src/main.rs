@@ -375,6 +375,9 @@ fn table(
         s.gpus,
         s.gpu.label()
     );
+    for line in vram_text::training_basis(Lang::En, s) {
+        let _ = writeln!(o, "{line}");
+    }
     let _ = writeln!(
         o,
         "params {} (active {}, trainable {})\n",
@@ -505,6 +508,13 @@ fn table(
                 "{}: {}",
                 v.gpu.label(),
                 vram_text::borderline_why(Lang::En)
+            );
+        }
+        if let Some(r) = &v.refusal {
+            let _ = writeln!(
+                o,
+                "{}",
+                vram_text::start_refusal(Lang::En, r, |x| u.format(x))
             );
         }
     }

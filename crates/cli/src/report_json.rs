@@ -22,6 +22,7 @@ pub struct Report {
     peak_phase: &'static str,
     components_bytes: Map<String, Value>,
     tensors_bytes: u64,
+    reserved_bytes: u64,
     total_bytes: u64,
     cpu_offload_bytes: u64,
     lines: Vec<LineJson>,
@@ -32,9 +33,27 @@ pub struct Report {
     solver: Solver,
     remedies: Vec<RemedyJson>,
     measured: Option<measured::MeasuredJson>,
+    training: Option<TrainingJson>,
     /// What `--hf` read, when it read the model.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hub: Option<Value>,
+}
+
+/// The framework a training budget assumes and the longest step it follows.
+#[derive(Serialize)]
+struct TrainingJson {
+    framework: &'static str,
+    framework_label: &'static str,
+    longest_step: StepJson,
+}
+
+#[derive(Serialize)]
+struct StepJson {
+    rows: u64,
+    row_tokens: u64,
+    tokens: u64,
+    cap: u64,
+    basis: String,
 }
 
 #[derive(Serialize)]
@@ -74,6 +93,8 @@ struct FitJson {
     borderline: bool,
     headroom_bytes: i64,
     gpus_needed: Option<u64>,
+    /// Why the server would not start there, in words; null when nothing refuses it.
+    refusal: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -134,6 +155,7 @@ impl Report {
             peak_phase: moment(s, b.peak_phase),
             components_bytes,
             tensors_bytes: b.tensors,
+            reserved_bytes: b.reserved,
             total_bytes: b.total,
             cpu_offload_bytes: b.cpu,
             lines,
@@ -157,7 +179,25 @@ impl Report {
                 })
                 .collect(),
             measured: page.measured.as_ref().map(|m| measured::json(m, b)),
+            training: s.job.is_training().then(|| TrainingJson::new(s)),
             hub: None,
+        }
+    }
+}
+
+impl TrainingJson {
+    fn new(s: &Scenario) -> TrainingJson {
+        let step = vram_engine::step_tokens(s);
+        TrainingJson {
+            framework: s.framework.key(),
+            framework_label: s.framework.label(),
+            longest_step: StepJson {
+                rows: step.rows,
+                row_tokens: step.row_len,
+                tokens: step.tokens(),
+                cap: step.cap,
+                basis: vram_text::step_tokens_text(vram_text::Lang::En, &step),
+            },
         }
     }
 }
@@ -188,6 +228,9 @@ impl FitJson {
             borderline: v.borderline,
             headroom_bytes: v.headroom,
             gpus_needed: v.gpus_needed,
+            refusal: v
+                .refusal
+                .map(|r| vram_text::start_refusal(vram_text::Lang::En, &r, |x| x.to_string())),
         }
     }
 }

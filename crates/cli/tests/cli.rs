@@ -673,3 +673,32 @@ fn a_servers_error_band_is_about_its_kv_pool() {
     let table = run(&["--link", "?v=1&m=llama-3.1-8b&j=serve&gpu=a100-40"]);
     assert!(String::from_utf8_lossy(&table.stdout).contains("Error band (KV pool)"));
 }
+
+#[test]
+fn a_training_run_says_which_framework_it_assumes_and_which_step_it_budgeted() {
+    let out = run(&["--model", "llama-3.1-8b", "--job", "qlora"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("framework: TRL SFTTrainer"),
+        "no framework line: {text}"
+    );
+    assert!(text.contains("longest step: 4 × 2,048 tokens, every row as long as the cap"));
+    // Unsloth flattens a batch of 4 samples of 512 tokens into one row of 2,048
+    let out = run(&[
+        "--model",
+        "llama-3.1-8b",
+        "--job",
+        "qlora",
+        "--framework",
+        "unsloth",
+        "--sample-len",
+        "512",
+        "--json",
+    ]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let training = &json["training"];
+    assert_eq!(training["framework"], "unsloth");
+    assert_eq!(training["longest_step"]["rows"], 1);
+    assert_eq!(training["longest_step"]["tokens"], 2_048);
+    assert!(json["link"].as_str().unwrap().contains("ft=unsloth&"));
+}

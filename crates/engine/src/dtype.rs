@@ -118,6 +118,16 @@ impl WeightFormat {
 
     /// Whether the library quantizes the 16-bit checkpoint while loading it (bitsandbytes), rather
     /// than loading weights that were quantized ahead of time (GPTQ, AWQ, GGUF, fp8 checkpoints).
+    /// For a bitsandbytes 4-bit format, whether its block scales are quantized again (double
+    /// quantization); None for every other format.
+    pub fn bnb_4bit_double_quant(self) -> Option<bool> {
+        match self {
+            WeightFormat::Nf4 | WeightFormat::Fp4 => Some(false),
+            WeightFormat::Nf4Dq | WeightFormat::Fp4Dq => Some(true),
+            _ => None,
+        }
+    }
+
     pub fn quantizes_on_load(self) -> bool {
         matches!(
             self,

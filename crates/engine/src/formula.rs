@@ -96,6 +96,8 @@ messages! {
     Equals,
     /// tensor-parallel ranks
     TensorParallel,
+    /// routed-expert parameters, expert-parallel ranks
+    ExpertParallel,
     /// data-parallel GPUs, ZeRO stage
     ZeroShards,
     /// GPUs of a shard
@@ -226,6 +228,16 @@ messages! {
     DoraNorm,
     /// bytes per element
     DoraDequantized,
+    /// params of the largest 4-bit matrix
+    DequantizedFp32,
+    /// params kept 16-bit in single layers, bits of the others
+    WeightsKept16,
+    /// evaluation sequences, tokens each
+    EvalForward,
+    /// tokens, vocab per rank, bytes per token and vocabulary entry
+    EvalLogits,
+    /// params upcast
+    KbitUpcast,
     /// tokens, vocab per rank
     LossFull,
     /// tokens, vocab per rank, bytes per element
@@ -236,6 +248,8 @@ messages! {
     LossChunkedCompiled,
     /// tokens, hidden, bytes per element, chunk tokens, vocab per rank
     LossFused,
+    /// tokens, hidden, bytes per element, chunks, chunk tokens, vocab per rank
+    LossUnsloth,
     /// (no arguments)
     LossNoHead,
     /// head params, tokens, hidden, bytes per element

@@ -38,6 +38,7 @@ mod error;
 mod exact;
 mod fit;
 mod formula;
+mod framework;
 mod gguf;
 mod gpus;
 /// The Hub without I/O, its read order included (`hub::ModelRead`, `hub::GgufPartsRead`).
@@ -70,9 +71,10 @@ pub use dtype::{Bits, KvDtype, WeightFormat};
 pub use error::EngineError;
 pub use fit::{
     fits, remedies, serve_command, solve, spread, startup_concurrency, verdicts, Answer, KvRoom,
-    Need, Question, Reach, Remedy, ServeCommand, Server, Verdict,
+    Need, Question, Reach, Remedy, ServeCommand, Server, StartRefusal, Verdict,
 };
 pub use formula::{Arg, Clause, Formula, Msg};
+pub use framework::{step_tokens, Batching, Framework, LengthReason, StepTokens};
 pub use gguf::{
     read_gguf, Detail as GgufDetail, DraftValue, GgmlType, GgufDraft, GgufError, GgufHeader,
     GgufLimit, GgufSummary, Hyperparameters, LayerCounts, LayerTensors, MetaArray, MetaValue,
@@ -103,9 +105,9 @@ pub use llamacpp::{
     with_ollama_defaults, AttentionLayer, Backend, ComputeBuffer, ContextSizes, DeviceBuffers,
     DeviceFit, DeviceReads, KvCache, KvPart, LaunchCommands, LlamaDevice, LlamaError, LlamaFlag,
     LlamaPlan, LlamaSettings, LlamaShape, LocalOverview, Mac, MacChip, Machine, MissingKey,
-    Placement, Projector, ProjectorError, ProjectorFile, SpeedBound, TensorShares, CACHE_TYPES,
-    CELL_PAD, DEFAULT_HOST_BANDWIDTH, EVEN_SPLIT, MAC_CHIPS, MAX_CONTEXT, MAX_GPUS,
-    MAX_LAYERS_FLAG, MAX_PARALLEL, OFFLOAD_MIN_BATCH,
+    Placement, Projector, ProjectorError, ProjectorFile, SpeedBound, TensorShares, UmaBox, UmaKind,
+    CACHE_TYPES, CELL_PAD, DEFAULT_HOST_BANDWIDTH, EVEN_SPLIT, MAC_CHIPS, MAX_CONTEXT, MAX_GPUS,
+    MAX_LAYERS_FLAG, MAX_PARALLEL, OFFLOAD_MIN_BATCH, SPARK_OS_BYTES,
 };
 pub use measured::link::LINK_MAX as MAX_MEASUREMENT_LINK;
 pub use measured::{

@@ -13,7 +13,7 @@ use crate::measured::{MeasureError, Measurement};
 use crate::model::{Architecture, Encoder, Mla, MlpKind, Moe, NormKind, StoredWeights};
 use crate::presets;
 use crate::repair::Repair;
-use crate::scenario::{GgufFile, ModelChoice, Scenario};
+use crate::scenario::{GgufFile, Job, ModelChoice, Scenario};
 use crate::settings::{Refusal, Setting, SETTINGS};
 
 /// The link format's version.
@@ -101,7 +101,7 @@ pub enum Ignored {
 
 /// Writes the query string (without '?') for a scenario and page settings.
 pub fn encode(s: &Scenario, page: &PageSettings) -> String {
-    let d = Scenario::default();
+    let first = Scenario::default();
     let mut out: Vec<(&str, String)> = vec![("v", VERSION.to_string())];
     match &s.model {
         ModelChoice::Preset(id) => out.push(("m", id.to_string())),
@@ -128,8 +128,16 @@ pub fn encode(s: &Scenario, page: &PageSettings) -> String {
         out.push(("mpn", file.name.clone()));
         out.push(("mp", file.projector.to_text()));
     }
+    // the job and the framework against the page's defaults; every other setting against the
+    // job's own defaults with the framework's, which the decoder applies first
+    let base = s.defaults_of_framework();
     for st in SETTINGS {
-        if st.get(s) != st.get(&d) {
+        let against = if matches!(st.key, "j" | "ft") {
+            &first
+        } else {
+            &base
+        };
+        if st.get(s) != st.get(against) {
             out.push((st.key, st.text(s)));
         }
     }
@@ -242,13 +250,32 @@ fn decode_pairs_checking(
     gguf_check: fn(&GgufSummary) -> bool,
 ) -> Decoded {
     let mut notices = Vec::new();
-    let mut s = Scenario::default();
+    // the job's defaults first, wherever `j` stands among the pairs
+    let job = pairs
+        .iter()
+        .find(|(k, _)| k == "j")
+        .and_then(|(_, v)| Job::from_key(v))
+        .unwrap_or(Scenario::default().job);
+    let mut s = Scenario::for_job(job);
     let mut page = PageSettings::default();
     let mut name: Option<String> = None;
     let mut cfg: Option<String> = None;
     let mut hub: (Option<String>, Option<String>) = (None, None);
     let mut gguf_name: Option<String> = None;
     let mut projector_name: Option<String> = None;
+    // the job, then the framework's defaults (the default framework's when the link names none),
+    // before every other setting: the link's own values then override them
+    for key in ["j", "ft"] {
+        if let (Some(st), Some((_, v))) = (
+            Setting::by_key(key),
+            pairs.iter().rev().find(|(k, _)| k == key),
+        ) {
+            // a refused value is reported by the loop below
+            let _ = st.apply(&mut s, v);
+        }
+    }
+    let framework = s.framework;
+    framework.apply(&mut s);
     for (k, v) in pairs {
         let ignored = |why: Ignored| Notice::Ignored {
             key: k.chars().take(40).collect(),
@@ -343,6 +370,10 @@ fn decode_pairs_checking(
                 }
                 None
             }
+            // applied before the loop
+            "ft" => Setting::by_key("ft")
+                .and_then(|st| st.parse(v).err())
+                .map(Ignored::Refused),
             key => match Setting::by_key(key) {
                 Some(st) => st.apply(&mut s, v).err().map(Ignored::Refused),
                 None => {

@@ -215,6 +215,19 @@ impl Architecture {
         self.layers - self.dense_layers()
     }
 
+    /// The routed experts' weight matrices, all layers (no shared experts, routers or biases):
+    /// what expert parallelism spreads over its ranks.
+    pub fn routed_expert_params(&self) -> u64 {
+        match &self.moe {
+            Some(m) => prod(&[
+                self.moe_layers(),
+                m.experts,
+                Self::matrices_params(&self.mlp_matrices(m.expert_ffn)),
+            ]),
+            None => 0,
+        }
+    }
+
     /// Width of all query heads together.
     pub fn q_dim(&self) -> u64 {
         match &self.mla {

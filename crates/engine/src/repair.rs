@@ -65,9 +65,10 @@ impl Scenario {
             .then_some(EngineError::LoraTargetsAbsent(self.lora_targets))
     }
 
-    /// Puts `st` back to its default; false when it is there already.
+    /// Puts `st` back to its default for the job (the weights: the job's own); false when it is
+    /// there already.
     fn reset(&mut self, st: &Setting) -> bool {
-        let default = st.get(&Scenario::default());
+        let default = st.get(&Scenario::for_job(self.job));
         if st.get(self) == default {
             return false;
         }

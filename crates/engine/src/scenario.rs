@@ -3,10 +3,11 @@
 use crate::config;
 use crate::dtype::{KvDtype, WeightFormat};
 use crate::error::EngineError;
+use crate::framework::{Batching, Framework};
 use crate::gguf::{GgmlType, GgufSummary};
 use crate::gpus::Gpu;
 use crate::hub::HubSource;
-use crate::llamacpp::{ProjectorFile, TensorShares};
+use crate::llamacpp::{ProjectorFile, TensorShares, UmaKind};
 use crate::model::Architecture;
 use crate::named::named_enum;
 use crate::presets;
@@ -34,6 +35,16 @@ impl Job {
 
     pub fn is_peft(self) -> bool {
         matches!(self, Job::Lora | Job::Qlora)
+    }
+
+    /// The weights a job starts with: a llama.cpp run Q4_K_M, the build `ollama pull` fetches
+    /// for a model's default tag (ollama.com/library: `llama3.1:8b` is `8b-instruct-q4_K_M`),
+    /// every other job 16-bit weights.
+    pub fn default_weights(self) -> WeightFormat {
+        match self {
+            Job::Local => WeightFormat::GgufQ4KM,
+            _ => WeightFormat::Bf16,
+        }
     }
 
     /// Whether the job can run on weights stored in `format`: full fine-tuning and LoRA update
@@ -179,6 +190,10 @@ named_enum! {
         Chunked => ("chunked", "chunked cross-entropy"),
         ChunkedCompiled => ("compiled", "chunked cross-entropy, compiled (keeps 16-bit logits)"),
         Fused => ("fused", "fused linear + CE (no logits)"),
+        /// Unsloth's fused cross-entropy (unsloth_zoo `fused_losses/cross_entropy_loss.py`): fp32
+        /// logits and their gradient a chunk at a time, the chunks sized to half the free memory
+        /// and at most 4 GiB of logits each.
+        Unsloth => ("unsloth", "fused CE in fp32 chunks of up to 4 GiB (Unsloth)"),
         NoLmHead => ("none", "no LM head (classifier)"),
     }
 }
@@ -256,6 +271,7 @@ named_enum! {
     pub enum LocalMachine {
         Gpu => ("gpu", "GPU + CPU RAM"),
         Mac => ("mac", "Mac (unified memory)"),
+        Uma => ("uma", "DGX Spark / Ryzen AI Max (unified memory)"),
         Cpu => ("cpu", "CPU only"),
     }
 }
@@ -297,6 +313,8 @@ named_enum! {
         BucketView => ("gbv", "DDP gradient_as_bucket_view (gradients live in the buckets)"),
         SequenceParallel => ("sqp", "sequence parallel (norms and layer inputs split over the tensor-parallel GPUs)"),
         FsdpNoSync => ("fns", "FSDP no_sync while accumulating (unsharded gradients kept)"),
+        KbitUpcast => ("ku", "prepare_model_for_kbit_training (16-bit parameters upcast to fp32)"),
+        Compute32 => ("c32", "bnb_4bit_compute_dtype=float32 (4-bit matrices dequantized to fp32)"),
     }
 }
 
@@ -441,8 +459,26 @@ pub struct Scenario {
     pub kv_dtype: KvDtype,
     /// Micro-batch per GPU (training) or concurrent sequences (inference).
     pub batch: u64,
-    /// Tokens per sequence (training) or prompt tokens (inference).
+    /// Tokens per sequence (training: the cap, `max_seq_length`) or prompt tokens (inference).
     pub seq: u64,
+    /// Training: the length of the data's samples (the longest a batch holds), below the cap;
+    /// 0: as long as the cap.
+    pub sample_len: u64,
+    /// Training: how a batch's samples become rows (padding, packing, padding-free).
+    pub batching: Batching,
+    /// Parameters of linear matrices a quantized checkpoint keeps 16-bit in single layers
+    /// (Unsloth's dynamic 4-bit checkpoints, read from `llm_int8_skip_modules`); 0: none.
+    pub kept_16bit: u64,
+    /// Training: the evaluation loop's sequences a step (`per_device_eval_batch_size`); 0: no
+    /// evaluation during training.
+    pub eval_batch: u64,
+    /// The fine-tuning framework whose defaults the training settings started from.
+    pub framework: Framework,
+    /// PEFT's `prepare_model_for_kbit_training`: the 16-bit parameters of a 4-bit base
+    /// (embeddings, head, norms) upcast to fp32.
+    pub kbit_upcast: bool,
+    /// `bnb_4bit_compute_dtype=float32`: each 4-bit matrix dequantized to fp32 for its matmul.
+    pub compute_fp32: bool,
     /// Generated tokens (inference).
     pub gen: u64,
     /// Target tokens an encoder–decoder model trains on (its decoder's length; `seq` is then the
@@ -586,6 +622,21 @@ pub struct Scenario {
     pub mac_memory_gb: u64,
     /// `sudo sysctl iogpu.wired_limit_mb=N`; 0: macOS's default working set.
     pub wired_limit_mb: u64,
+    /// A unified-memory PC: which, its memory in GB, the Ryzen's BIOS carve-out in MiB and its
+    /// GTT limit (`ttm.pages_limit` as MiB; 0: the kernel's default, half the OS's memory).
+    pub uma_kind: UmaKind,
+    pub uma_memory_gb: u64,
+    pub uma_carve_out_mib: u64,
+    pub gtt_limit_mib: u64,
+    /// vLLM `--enable-expert-parallel` / SGLang `--ep-size`: a MoE model's routed experts spread
+    /// over all the server's GPUs, its attention split over `tp` and replicated on each of the
+    /// `gpus / tp` data-parallel ranks, each with its own requests and KV cache.
+    pub expert_parallel: bool,
+    /// Memory other processes already hold on each GPU (a desktop, another job), MiB: what the
+    /// driver reports as used before the job starts.
+    pub held_mib: u64,
+    /// A box of mixed GPUs: the model of its last GPU (the others are `gpu`); None: all alike.
+    pub last_gpu: Option<Gpu>,
     /// The host's RAM in GiB; 0: not given (not checked).
     pub ram_gib: u64,
     /// The host RAM's bandwidth in GB/s for the decode-speed bound; 0: dual-channel DDR5-5600's
@@ -613,6 +664,13 @@ impl Default for Scenario {
             kv_dtype: KvDtype::Bf16,
             batch: 4,
             seq: 2_048,
+            sample_len: 0,
+            batching: Batching::Longest,
+            eval_batch: 0,
+            kept_16bit: 0,
+            framework: Framework::Trl,
+            kbit_upcast: false,
+            compute_fp32: false,
             gen: 512,
             target_len: 128,
             grad_accum: 1,
@@ -659,7 +717,9 @@ impl Default for Scenario {
             // vLLM's SchedulerConfig default (vllm/config.py); V1 raises it to 1024 on GPUs of
             // 70 GiB and more (vllm/engine/arg_utils.py, _set_default_args_v1)
             max_num_seqs: 256,
-            vllm: VllmVersion::V0,
+            // what `vllm serve` runs today: V0 was removed in vLLM 0.11, and CUDA-graph memory
+            // profiling is on by default from 0.21
+            vllm: VllmVersion::V1Graphs,
             max_loras: 0,
             // vLLM's LoRAConfig default (vllm/config/lora.py)
             max_lora_rank: 16,
@@ -693,6 +753,13 @@ impl Default for Scenario {
             mac_chip: "M4-MAX",
             mac_memory_gb: 64,
             wired_limit_mb: 0,
+            expert_parallel: false,
+            held_mib: 0,
+            last_gpu: None,
+            uma_kind: UmaKind::DgxSpark,
+            uma_memory_gb: 128,
+            uma_carve_out_mib: 512,
+            gtt_limit_mib: 0,
             ram_gib: 0,
             ram_gbps: 0,
             tensor_split: TensorShares::EVEN,
@@ -722,6 +789,8 @@ impl Scenario {
             Switch::BucketView => self.bucket_view,
             Switch::SequenceParallel => self.sequence_parallel,
             Switch::FsdpNoSync => self.fsdp_no_sync,
+            Switch::KbitUpcast => self.kbit_upcast,
+            Switch::Compute32 => self.compute_fp32,
         }
     }
 
@@ -742,8 +811,18 @@ impl Scenario {
             Switch::BucketView => &mut self.bucket_view,
             Switch::SequenceParallel => &mut self.sequence_parallel,
             Switch::FsdpNoSync => &mut self.fsdp_no_sync,
+            Switch::KbitUpcast => &mut self.kbit_upcast,
+            Switch::Compute32 => &mut self.compute_fp32,
         };
         *slot = on;
+    }
+
+    /// The job's defaults (its own weights, [`Scenario::for_job`]) with its framework's defaults
+    /// for that job: what a link that names only the job and the framework opens with.
+    pub fn defaults_of_framework(&self) -> Scenario {
+        let mut d = Scenario::for_job(self.job);
+        self.framework.apply(&mut d);
+        d
     }
 
     /// Checks every setting against its range and the combinations that cannot work.
@@ -873,6 +952,62 @@ impl Scenario {
                 self.weight_parts.set(part, Some(format));
             }
         }
+        if !chosen("k16") {
+            self.kept_16bit = self.model.architecture().map_or(0, |a| {
+                let matrices: Vec<_> = a
+                    .attention_matrices()
+                    .into_iter()
+                    .chain(a.mlp_matrices(a.intermediate))
+                    .collect();
+                crate::config::LAYER_MODULES
+                    .iter()
+                    .zip(q.kept_in_layers)
+                    .filter_map(|((name, _), layers)| {
+                        let (_, i, o) = matrices.iter().rfind(|(n, _, _)| n == name)?;
+                        Some(u64::from(layers) * i * o)
+                    })
+                    .sum()
+            });
+        }
+    }
+
+    /// The model of GPU `i` of `count`: the last one's when the box is mixed.
+    pub fn gpu_at(&self, i: usize, count: usize) -> Gpu {
+        match self.last_gpu {
+            Some(last) if count > 1 && i + 1 == count => last,
+            _ => self.gpu,
+        }
+    }
+
+    /// The data-parallel attention ranks of an expert-parallel server (1 otherwise).
+    pub fn attention_ranks(&self) -> u64 {
+        if self.job == Job::Serving && self.expert_parallel {
+            (self.gpus / (self.tp * self.pp).max(1)).max(1)
+        } else {
+            1
+        }
+    }
+
+    /// Whether the GPUs the job runs on are of different models.
+    pub fn mixed_gpus(&self) -> bool {
+        self.gpus > 1 && self.last_gpu.is_some_and(|g| g != self.gpu)
+    }
+
+    /// The default scenario for `job`, with the weights that job starts with.
+    pub fn for_job(job: Job) -> Scenario {
+        Scenario {
+            job,
+            weights: job.default_weights(),
+            ..Scenario::default()
+        }
+    }
+
+    /// Moves to `job`; weights left at the old job's default take the new job's.
+    pub fn switch_job(&mut self, job: Job) {
+        if self.weights == self.job.default_weights() {
+            self.weights = job.default_weights();
+        }
+        self.job = job;
     }
 
     /// The quantization QLoRA uses when the chosen weights are not quantized.

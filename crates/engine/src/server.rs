@@ -191,6 +191,7 @@ mod tests {
         let v0 = |seqs| {
             captured_graphs(&Scenario {
                 max_num_seqs: seqs,
+                vllm: VllmVersion::V0,
                 ..Scenario::default()
             })
         };

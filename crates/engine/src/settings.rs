@@ -7,8 +7,9 @@
 //! read by the link codec itself.
 
 use crate::dtype::{KvDtype, WeightFormat};
+use crate::framework::{Batching, Framework};
 use crate::gpus::Gpu;
-use crate::llamacpp::{TensorShares, CACHE_TYPES, MAC_CHIPS};
+use crate::llamacpp::{TensorShares, UmaKind, CACHE_TYPES, MAC_CHIPS};
 use crate::presets;
 use crate::scenario::{
     Attention, Checkpointing, DpFramework, Job, LocalMachine, LoraTargets, Loss, Offload,
@@ -201,6 +202,14 @@ fn training(s: &Scenario) -> bool {
 fn peft(s: &Scenario) -> bool {
     s.job.is_peft()
 }
+/// QLoRA over a bitsandbytes 4-bit base.
+fn qlora_bnb(s: &Scenario) -> bool {
+    s.job == Job::Qlora && s.effective_weights().bnb_4bit_double_quant().is_some()
+}
+/// Training on samples that may be shorter than the cap.
+fn training_samples(s: &Scenario) -> bool {
+    s.job.is_training() && !s.model.is_encoder_decoder()
+}
 /// Training with an optimizer bitsandbytes can page.
 fn pageable(s: &Scenario) -> bool {
     s.job.is_training() && s.optimizer.can_page()
@@ -302,6 +311,17 @@ fn weights_chosen(s: &Scenario) -> bool {
 fn local_gpus_several(s: &Scenario) -> bool {
     local_gpus(s) && s.gpus > 1
 }
+/// Several GPUs that may be of two models: a llama.cpp split or a vLLM tensor-parallel group.
+fn mixable_gpus(s: &Scenario) -> bool {
+    local_gpus_several(s) || (s.job == Job::Serving && s.tp > 1)
+}
+/// The key of "every GPU alike" among the last GPU's choices.
+const SAME_GPU: &str = "same";
+fn last_gpu_keys() -> Vec<&'static str> {
+    std::iter::once(SAME_GPU)
+        .chain(Gpu::ALL.iter().map(|g| g.key()))
+        .collect()
+}
 /// A llama.cpp run that loads a multimodal projector.
 fn local_projector(s: &Scenario) -> bool {
     s.job == Job::Local && s.mmproj.is_some()
@@ -313,9 +333,17 @@ fn local_gpus(s: &Scenario) -> bool {
 fn local_mac(s: &Scenario) -> bool {
     s.job == Job::Local && s.machine == LocalMachine::Mac
 }
+/// A llama.cpp run on a unified-memory PC (DGX Spark, Ryzen AI Max).
+fn local_uma(s: &Scenario) -> bool {
+    s.job == Job::Local && s.machine == LocalMachine::Uma
+}
+/// The Ryzen AI Max's BIOS carve-out and GTT limit.
+fn local_ryzen_uma(s: &Scenario) -> bool {
+    local_uma(s) && s.uma_kind == UmaKind::RyzenAiMax395
+}
 /// A host whose RAM is separate from the GPU's: GPUs beside CPU RAM, or the CPU alone.
 fn local_ram(s: &Scenario) -> bool {
-    s.job == Job::Local && s.machine != LocalMachine::Mac
+    s.job == Job::Local && matches!(s.machine, LocalMachine::Gpu | LocalMachine::Cpu)
 }
 /// A job that can keep parts of the model in formats of their own (not a full fine-tune, not
 /// LoRA over 16-bit weights, not a GGUF file's own per-tensor types).
@@ -482,7 +510,42 @@ macro_rules! local_switch {
 
 /// Every setting of a scenario, in the order links write them.
 pub static SETTINGS: &[Setting] = &[
-    choice!("j", "job", "job", "J", Job, job, always),
+    Setting {
+        key: "j",
+        flag: "job",
+        id: "job",
+        value_hint: "J",
+        kind: SettingKind::Choice,
+        applies: always,
+        read: |s| SettingValue::Choice(s.job.key()),
+        write: |s, v| {
+            if let SettingValue::Choice(k) = v {
+                if let Some(j) = Job::from_key(k) {
+                    s.switch_job(j);
+                }
+            }
+        },
+        keys: || Job::ALL.iter().map(|j| j.key()).collect(),
+    },
+    // choosing a framework sets the settings its defaults decide (framework.rs); links and the
+    // CLI apply it before every other setting they name
+    Setting {
+        key: "ft",
+        flag: "framework",
+        id: "framework",
+        value_hint: "T",
+        kind: SettingKind::Choice,
+        applies: training,
+        read: |s| SettingValue::Choice(s.framework.key()),
+        write: |s, v| {
+            if let SettingValue::Choice(k) = v {
+                if let Some(f) = Framework::from_key(k) {
+                    f.apply(s);
+                }
+            }
+        },
+        keys: || Framework::ALL.iter().map(|f| f.key()).collect(),
+    },
     choice!(
         "w",
         "weights",
@@ -626,6 +689,8 @@ pub static SETTINGS: &[Setting] = &[
         "switch-fns",
         fsdp_sharding
     ),
+    switch!(Switch::KbitUpcast, "kbit-upcast", "switch-ku", qlora_bnb),
+    switch!(Switch::Compute32, "compute-fp32", "switch-c32", qlora_bnb),
     switch!(
         Switch::SequenceParallel,
         "sequence-parallel",
@@ -649,6 +714,18 @@ pub static SETTINGS: &[Setting] = &[
     },
     number!("b", "batch", "batch", batch, 1, 1 << 20, slider 1, 1024, true, true, transformer_batch),
     number!("s", "seq", "seq", seq, 1, 10_485_760, slider 128, 1_048_576, true, false, transformer_batch),
+    number!("k16", "kept-16bit", "kept-16bit", kept_16bit, 0, 1 << 44, slider 0, 1 << 34, true, false, quantized_base),
+    number!("eb", "eval-batch", "eval-batch", eval_batch, 0, 1 << 20, slider 0, 1024, true, true, training),
+    number!("sl", "sample-len", "sample-len", sample_len, 0, 10_485_760, slider 0, 1_048_576, true, false, training_samples),
+    choice!(
+        "pad",
+        "batching",
+        "batching",
+        "B",
+        Batching,
+        batching,
+        training_samples
+    ),
     number!("g", "gen", "gen", gen, 0, 10_485_760, slider 1, 131_072, true, false, inference),
     number!("tl", "target-len", "target-len", target_len, 1, 10_485_760, slider 1, 131_072, true, false, encoder_decoder_training),
     number!("ga", "grad-accum", "grad-accum", grad_accum, 1, 65_536, slider 1, 128, true, true, training),
@@ -778,6 +855,49 @@ pub static SETTINGS: &[Setting] = &[
     },
     number!("mgb", "mac-memory", "local-mac-memory", mac_memory_gb, 8, 512, slider 8, 512, true, false, local_mac),
     number!("wmb", "wired-limit-mb", "local-wired", wired_limit_mb, 0, 1 << 24, slider 0, 524_288, true, false, local_mac),
+    Setting {
+        key: "ep",
+        flag: "expert-parallel",
+        id: "expert-parallel",
+        value_hint: "0|1",
+        kind: SettingKind::Switch,
+        applies: serving,
+        read: |s| SettingValue::On(s.expert_parallel),
+        write: |s, v| {
+            if let SettingValue::On(on) = v {
+                s.expert_parallel = on;
+            }
+        },
+        keys: no_keys,
+    },
+    number!("held", "held-mib", "gpu-held", held_mib, 0, 1 << 20, slider 0, 65_536, false, false, on_gpus),
+    Setting {
+        key: "g2",
+        flag: "last-gpu",
+        id: "last-gpu",
+        value_hint: "GPU|same",
+        kind: SettingKind::Choice,
+        applies: mixable_gpus,
+        read: |s| SettingValue::Choice(s.last_gpu.map_or(SAME_GPU, |g| g.key())),
+        write: |s, v| {
+            if let SettingValue::Choice(k) = v {
+                s.last_gpu = Gpu::from_key(k);
+            }
+        },
+        keys: last_gpu_keys,
+    },
+    choice!(
+        "ub",
+        "uma-box",
+        "local-uma",
+        "BOX",
+        UmaKind,
+        uma_kind,
+        local_uma
+    ),
+    number!("ugb", "uma-memory", "local-uma-memory", uma_memory_gb, 32, 128, slider 32, 128, false, false, local_uma),
+    number!("uvr", "uma-vram-mib", "local-uma-vram", uma_carve_out_mib, 512, 98_304, slider 512, 98_304, true, false, local_ryzen_uma),
+    number!("gtt", "gtt-limit-mib", "local-gtt", gtt_limit_mib, 0, 131_072, slider 0, 131_072, false, false, local_ryzen_uma),
     number!("ram", "ram", "local-ram", ram_gib, 0, 65_536, slider 0, 1_024, true, false, local_ram),
     number!("rbw", "ram-bandwidth", "local-ram-bandwidth", ram_gbps, 0, 100_000, slider 0, 1_024, true, false, local_ram),
     Setting {

@@ -385,6 +385,7 @@ fn small_lora_adapters_keep_their_states_in_the_allocator_even_with_a_paged_opti
 fn vllms_profile_samples_max_num_seqs_sequences_and_v1_does_not_deduct_the_context_again() {
     let v0 = Scenario {
         max_num_seqs: 1_024,
+        vllm: vram_engine::VllmVersion::V0,
         ..preset("llama-3.1-8b", Job::Serving)
     };
     let b0 = estimate(&v0).unwrap();

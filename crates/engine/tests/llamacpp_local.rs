@@ -231,3 +231,31 @@ fn a_unified_cache_and_a_full_sliding_window_cache_travel_in_the_link_and_change
     assert_eq!(unified.plan.sizes.n_ctx_seq, 4 * split.plan.sizes.n_ctx_seq);
     assert!(unified.settings.kv_unified && unified.settings.swa_full);
 }
+
+#[test]
+fn a_llama_cpp_run_starts_with_q4_k_m_as_ollama_pulls_and_keeps_a_chosen_format() {
+    // a link that names only the job opens the Q4_K_M build; one that names bf16 keeps it
+    assert_eq!(
+        decode_link("?v=1&j=local").scenario.weights,
+        WeightFormat::GgufQ4KM
+    );
+    let chosen = decode_link("?v=1&w=bf16&j=local").scenario;
+    assert_eq!(chosen.weights, WeightFormat::Bf16);
+    // and the link of a Q4_K_M run needs no `w=`, while other jobs keep 16-bit weights
+    let link = encode_link(&Scenario::for_job(Job::Local), &PageSettings::default());
+    assert!(!link.contains("w="), "{link}");
+    assert_eq!(
+        decode_link("?v=1&j=serve").scenario.weights,
+        WeightFormat::Bf16
+    );
+    // moving to the llama.cpp job from a default run takes its default; a chosen format stays
+    let mut s = Scenario::default();
+    s.switch_job(Job::Local);
+    assert_eq!(s.weights, WeightFormat::GgufQ4KM);
+    let mut q8 = Scenario {
+        weights: WeightFormat::GgufQ8_0,
+        ..Scenario::default()
+    };
+    q8.switch_job(Job::Local);
+    assert_eq!(q8.weights, WeightFormat::GgufQ8_0);
+}

@@ -128,7 +128,9 @@ fn decode_speed_is_bounded_by_bandwidth_over_bytes_read() {
     let h = header("llama-f16");
     let machine = Machine::Gpus {
         gpu: Gpu::Rtx4090,
+        last: Gpu::Rtx4090,
         count: 1,
+        held: 0,
         ram: None,
         host_bandwidth: DEFAULT_HOST_BANDWIDTH,
     };

@@ -126,7 +126,9 @@ fn flash_attention_takes_the_vision_scores_out_of_the_compute_buffer() {
 fn the_solver_leaves_room_for_the_projector() {
     let machine = Machine::Gpus {
         gpu: Gpu::Rtx3090,
+        last: Gpu::Rtx3090,
         count: 1,
+        held: 0,
         ram: None,
         host_bandwidth: DEFAULT_HOST_BANDWIDTH,
     };

@@ -1,6 +1,8 @@
 //! The solver's questions and answers, and the serving summary, in both languages.
 
-use vram_engine::{thousands, Answer, Question, Reach, SettingValue, WeightFormat, Zero};
+use vram_engine::{
+    thousands, Answer, Question, Reach, SettingValue, StartRefusal, WeightFormat, Zero,
+};
 
 use crate::Lang;
 
@@ -92,6 +94,32 @@ pub fn startup_concurrency(lang: Lang, max_model_len: u64, hundredths: u64) -> S
         Lang::Zh => format!(
             "vLLM 启动时报告的最大并发（每请求 {} token）：{x}",
             thousands(max_model_len)
+        ),
+    }
+}
+
+/// Why the server will not start on these GPUs; `size` writes bytes in the page's unit.
+pub fn start_refusal(lang: Lang, r: &StartRefusal, size: impl Fn(u64) -> String) -> String {
+    match (lang, r) {
+        (Lang::En, StartRefusal::FreeBelowRequested { free, requested }) => format!(
+            "vLLM will not start: other processes leave {} free, less than the {} gpu_memory_utilization asks for (\"Free memory on device … is less than desired GPU memory utilization\"); lower --gpu-memory-utilization or free the GPU",
+            size(*free),
+            size(*requested)
+        ),
+        (Lang::Zh, StartRefusal::FreeBelowRequested { free, requested }) => format!(
+            "vLLM 无法启动：其他进程占用后只剩 {} 空闲，少于 gpu_memory_utilization 要求的 {}（\"Free memory on device … is less than desired GPU memory utilization\"）；请调低 --gpu-memory-utilization 或释放显存",
+            size(*free),
+            size(*requested)
+        ),
+        (Lang::En, StartRefusal::MixedTensorParallel { gpu, other }) => format!(
+            "vLLM does not run a tensor-parallel group of different GPUs ({} and {}): it shards the model evenly, and the smaller card would bound every rank. Use GPUs of one model, or llama.cpp, which splits by each GPU's free memory",
+            gpu.label(),
+            other.label()
+        ),
+        (Lang::Zh, StartRefusal::MixedTensorParallel { gpu, other }) => format!(
+            "vLLM 不支持由不同 GPU 组成的张量并行组（{} 与 {}）：它把模型平均切分，较小的显卡会限制每个 rank。请使用同一型号的 GPU，或使用按每块 GPU 空闲显存切分的 llama.cpp",
+            gpu.label(),
+            other.label()
         ),
     }
 }

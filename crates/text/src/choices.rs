@@ -4,9 +4,10 @@
 //! `names.rs`.
 
 use vram_engine::{
-    decimal, find_preset, Attention, Checkpointing, CudaGraphs, DpFramework, Gpu, Job, KvDtype,
-    LocalMachine, Loss, Offload, Optimizer, PipelineSchedule, Server, SpecMethod, SplitMode, Unit,
-    VllmVersion, WeightFormat, WeightsLoad, Zero, CACHE_TYPES, MAC_CHIPS, PART_FOLLOWS,
+    decimal, find_preset, Attention, Batching, Checkpointing, CudaGraphs, DpFramework, Framework,
+    Gpu, Job, KvDtype, LocalMachine, Loss, Offload, Optimizer, PipelineSchedule, Server,
+    SpecMethod, SplitMode, UmaKind, Unit, VllmVersion, WeightFormat, WeightsLoad, Zero,
+    CACHE_TYPES, MAC_CHIPS, PART_FOLLOWS,
 };
 
 use crate::names::*;
@@ -32,11 +33,19 @@ pub fn choice_label(lang: Lang, setting: &str, key: &str) -> Option<String> {
         "gc" => named(Checkpointing::from_key(key), |c| ckpt(lang, c)),
         "at" => named(Attention::from_key(key), |a| attention(lang, a)),
         "ls" => named(Loss::from_key(key), |l| loss(lang, l)),
+        "ft" => named(Framework::from_key(key), |f| framework(lang, f)),
+        "pad" => named(Batching::from_key(key), |b| batching(lang, b)),
         "z" => named(Zero::from_key(key), |z| zero(lang, z)),
         "off" => named(Offload::from_key(key), |o| offload(lang, o)),
         "dpf" => named(DpFramework::from_key(key), |d| dp_framework(lang, d)),
         "wl" => named(WeightsLoad::from_key(key), |w| weights_load(lang, w)),
         "gpu" => Gpu::from_key(key).map(|g| format!("{} · {} MiB", g.label(), g.mib())),
+        // the last GPU of a mixed box: "same" is every GPU alike
+        "g2" if key == "same" => Some(
+            lang.pick("same as the others", "与其他 GPU 相同")
+                .to_string(),
+        ),
+        "g2" => Gpu::from_key(key).map(|g| format!("{} · {} MiB", g.label(), g.mib())),
         "vv" => named(VllmVersion::from_key(key), |v| vllm_version(lang, v)),
         "srv" => named(Server::from_key(key), Server::label),
         "unit" => named(Unit::from_key(key), Unit::label),
@@ -54,6 +63,8 @@ pub fn choice_label(lang: Lang, setting: &str, key: &str) -> Option<String> {
             .map(|t| t.name().to_string()),
         "sm" => named(SplitMode::from_key(key), |m| split_mode(lang, m)),
         "mch" => named(LocalMachine::from_key(key), |m| machine(lang, m)),
+        // product names, the same in both languages
+        "ub" => named(UmaKind::from_key(key), UmaKind::label),
         "mac" => MAC_CHIPS
             .iter()
             .find(|c| c.key == key)
@@ -83,7 +94,7 @@ mod tests {
             }
         }
         assert!(missing.is_empty(), "no label: {missing:?}");
-        // 28 choice settings with 273 choices today: the walk reaches them all
+        // 32 choice settings with more than 300 choices today: the walk reaches them all
         assert!(choices > 200, "{choices}");
     }
 
@@ -102,6 +113,22 @@ mod tests {
         assert_eq!(label(Lang::Zh, "cg", "eager"), "关闭（--enforce-eager）");
         assert_eq!(label(Lang::En, "sd", "ngram"), "n-gram (prompt lookup)");
         assert_eq!(choice_label(Lang::En, "sd", "nope"), None);
+        assert_eq!(label(Lang::Zh, "g2", "same"), "与其他 GPU 相同");
+        assert_eq!(label(Lang::En, "ft", "trl"), "TRL SFTTrainer");
+        assert_eq!(label(Lang::Zh, "pad", "packing"), "打包成上限长度的行");
+        assert_eq!(
+            label(Lang::Zh, "ls", "unsloth"),
+            "fp32 分块融合交叉熵，每块最多 4 GiB（Unsloth）"
+        );
+        assert_eq!(
+            label(Lang::En, "g2", "h100"),
+            label(Lang::En, "gpu", "h100")
+        );
+        assert_eq!(label(Lang::Zh, "ub", "spark"), "NVIDIA DGX Spark (GB10)");
+        assert_eq!(
+            label(Lang::Zh, "mch", "uma"),
+            "DGX Spark / Ryzen AI Max（统一内存）"
+        );
         assert_eq!(choice_label(Lang::En, "zzz", "off"), None);
     }
 }

@@ -35,9 +35,12 @@ mod names;
 mod page;
 mod report;
 mod settings;
+mod training;
 mod zh;
 
-pub use answers::{answer, budget_equation, question, sglang_budget_equation, startup_concurrency};
+pub use answers::{
+    answer, budget_equation, question, sglang_budget_equation, start_refusal, startup_concurrency,
+};
 pub use band::{band_family, band_group, band_level, borderline, borderline_why, error_band};
 pub use choices::choice_label;
 pub use errors::{error, notice, refusal, repair};
@@ -50,13 +53,14 @@ pub use hub_read::{
 pub use llamacpp::{llama_device, llama_error, llama_word, LlamaWord};
 pub use measured::{level_name, level_note, measure_error, reading_note, source_name};
 pub use names::{
-    attention, ckpt, component, component_doc, cuda_graphs, dp_framework, job, loss, machine,
-    offload, optimizer, pipeline_schedule, remedy, spec_method, split_mode, vllm_version,
-    weights_load, zero,
+    attention, batching, ckpt, component, component_doc, cuda_graphs, dp_framework, framework, job,
+    loss, machine, offload, optimizer, pipeline_schedule, remedy, spec_method, split_mode,
+    vllm_version, weights_load, zero,
 };
 pub use page::page_text;
 pub use report::report_text;
 pub use settings::{setting_help, setting_label, setting_name};
+pub use training::{step_tokens_text, training_basis};
 pub use zh::{install_zh, zh_ready, zh_table, ZhTable};
 
 /// The languages the product speaks.

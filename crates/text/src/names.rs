@@ -7,8 +7,9 @@
 //! first load: "Weights" is also the weights setting's label, whose Chinese differs.
 
 use vram_engine::{
-    Attention, Checkpointing, Component, CudaGraphs, DpFramework, Job, LocalMachine, Loss, Offload,
-    Optimizer, PipelineSchedule, Remedy, SpecMethod, SplitMode, VllmVersion, WeightsLoad, Zero,
+    Attention, Batching, Checkpointing, Component, CudaGraphs, DpFramework, Framework, Job,
+    LocalMachine, Loss, Offload, Optimizer, PipelineSchedule, Remedy, SpecMethod, SplitMode,
+    VllmVersion, WeightsLoad, Zero,
 };
 
 use crate::zh;
@@ -20,6 +21,7 @@ pub fn machine(lang: Lang, m: LocalMachine) -> &'static str {
         match m {
             LocalMachine::Gpu => zh!("GPU + CPU 内存"),
             LocalMachine::Mac => zh!("Mac（统一内存）"),
+            LocalMachine::Uma => zh!("DGX Spark / Ryzen AI Max（统一内存）"),
             LocalMachine::Cpu => zh!("只用 CPU"),
         },
     )
@@ -85,7 +87,34 @@ pub fn loss(lang: Lang, l: Loss) -> &'static str {
             Loss::Chunked => zh!("分块交叉熵"),
             Loss::ChunkedCompiled => zh!("分块交叉熵，编译（保留 16 位 logits）"),
             Loss::Fused => zh!("融合线性层 + 交叉熵（不生成 logits）"),
+            Loss::Unsloth => zh!("fp32 分块融合交叉熵，每块最多 4 GiB（Unsloth）"),
             Loss::NoLmHead => zh!("无语言模型头（分类器）"),
+        },
+    )
+}
+
+pub fn framework(lang: Lang, f: Framework) -> &'static str {
+    lang.text(
+        f.label(),
+        match f {
+            Framework::Trl => zh!("TRL SFTTrainer"),
+            Framework::Transformers => zh!("transformers Trainer + PEFT"),
+            Framework::Unsloth => zh!("Unsloth"),
+            Framework::Torchtune => zh!("torchtune"),
+            Framework::Axolotl => zh!("axolotl"),
+            Framework::LlamaFactory => zh!("LLaMA-Factory"),
+        },
+    )
+}
+
+pub fn batching(lang: Lang, b: Batching) -> &'static str {
+    lang.text(
+        b.label(),
+        match b {
+            Batching::Longest => zh!("补齐到批内最长样本"),
+            Batching::MaxLength => zh!("补齐到上限"),
+            Batching::Packing => zh!("打包成上限长度的行"),
+            Batching::PaddingFree => zh!("无填充（样本展平，不补齐）"),
         },
     )
 }
@@ -295,6 +324,8 @@ pub(crate) fn enumerated_pairs() -> Vec<(&'static str, &'static str)> {
         all(Checkpointing::ALL, ckpt),
         all(Attention::ALL, attention),
         all(Loss::ALL, loss),
+        all(Framework::ALL, framework),
+        all(Batching::ALL, batching),
         all(Remedy::ALL, remedy),
         all(Zero::ALL, zero),
         all(Offload::ALL, offload),

@@ -70,8 +70,9 @@ macro_rules! keyed {
 
 /// Every (key, Chinese) pair of the on-demand tables, sorted by key, each once.
 fn keyed_pairs() -> Vec<(u32, &'static str)> {
-    let tables: [&[(u32, &str)]; 4] = [
+    let tables: [&[(u32, &str)]; 5] = [
         keyed!(crate::page::PAGE),
+        keyed!(crate::training::TRAINING),
         keyed!(crate::settings::LABELS),
         keyed!(crate::settings::HELP),
         keyed!(crate::formulas::SENTENCES),
@@ -179,6 +180,7 @@ mod tests {
     fn pairs() -> Vec<(&'static str, &'static str)> {
         let mut all: Vec<(&'static str, &'static str)> = crate::page::PAGE
             .iter()
+            .chain(crate::training::TRAINING)
             .chain(crate::settings::LABELS)
             .chain(crate::settings::HELP)
             .map(|(_, en, zh)| (*en, *zh))

@@ -9,6 +9,7 @@
 //! least [`MIN_BAND_CASES`] cases; with fewer, the answer says so rather than invent a band.
 
 use crate::fit::Server;
+use crate::framework::Framework;
 use crate::named::named_enum;
 use crate::scenario::{Job, Scenario};
 
@@ -227,15 +228,22 @@ fn band_in(table: &str, job: Job, family: Option<FrameworkFamily>, level: BandLe
 }
 
 /// The framework family the engine's answer for `s` models: the server for a served job, llama.cpp
-/// for a local one, transformers for inference; training does not name its framework, so its band
-/// is read over every family.
+/// for a local one, transformers for inference, and for training the family of its fine-tuning
+/// framework (`ft`: TRL, axolotl and LLaMA-Factory run transformers' Trainer).
 pub fn family_of(s: &Scenario) -> Option<FrameworkFamily> {
     match s.job {
         Job::Serving if s.server == Server::Sglang => Some(FrameworkFamily::Sglang),
         Job::Serving => Some(FrameworkFamily::Vllm),
         Job::Local => Some(FrameworkFamily::LlamaCpp),
         Job::Inference => Some(FrameworkFamily::Transformers),
-        Job::Full | Job::Lora | Job::Qlora => None,
+        Job::Full | Job::Lora | Job::Qlora => Some(match s.framework {
+            Framework::Trl
+            | Framework::Transformers
+            | Framework::Axolotl
+            | Framework::LlamaFactory => FrameworkFamily::Transformers,
+            Framework::Unsloth => FrameworkFamily::Unsloth,
+            Framework::Torchtune => FrameworkFamily::Torchtune,
+        }),
     }
 }
 

@@ -7,7 +7,7 @@ mod parts;
 mod quant;
 mod vision;
 
-pub use quant::{parse_quantization, Quantization};
+pub use quant::{parse_quantization, Quantization, LAYER_MODULES};
 
 use crate::json::{self, Value};
 

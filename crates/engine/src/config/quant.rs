@@ -19,6 +19,50 @@ pub struct Quantization {
     pub format: WeightFormat,
     /// The parts stored otherwise: left 16-bit by a skip list, or the head quantized too.
     pub parts: PartFormats,
+    /// Per linear module of a layer ([`LAYER_MODULES`]), in how many layers the skip list keeps
+    /// it 16-bit: Unsloth's dynamic 4-bit checkpoints name single layers' modules
+    /// (`model.layers.0.mlp.down_proj`) in `llm_int8_skip_modules`.
+    pub kept_in_layers: [u32; 7],
+}
+
+/// The linear modules of a layer, by the engine's names and the names checkpoints give them.
+pub const LAYER_MODULES: [(&str, &str); 7] = [
+    ("q", "q_proj"),
+    ("k", "k_proj"),
+    ("v", "v_proj"),
+    ("o", "o_proj"),
+    ("gate", "gate_proj"),
+    ("up", "up_proj"),
+    ("down", "down_proj"),
+];
+
+/// Counts, per module of [`LAYER_MODULES`], the single layers' modules a skip list names: a
+/// module (`…layers.3.mlp.down_proj`), or a layer's attention or MLP as a whole.
+fn count_layer_skips<'a>(names: impl Iterator<Item = &'a str>) -> [u32; 7] {
+    let mut kept = [0u32; 7];
+    for name in names {
+        let name = name.to_ascii_lowercase();
+        let in_one_layer = name
+            .split("layers.")
+            .skip(1)
+            .any(|rest| rest.starts_with(|c: char| c.is_ascii_digit()));
+        if !in_one_layer || name.contains("vision") || name.contains("visual") {
+            continue;
+        }
+        let last = name.rsplit('.').next().unwrap_or("");
+        let modules: &[usize] = match last {
+            "self_attn" | "attn" | "attention" => &[0, 1, 2, 3],
+            "mlp" | "feed_forward" => &[4, 5, 6],
+            _ => match LAYER_MODULES.iter().position(|(_, n)| *n == last) {
+                Some(i) => &[i][..],
+                None => &[],
+            },
+        };
+        for i in modules {
+            kept[*i] += 1;
+        }
+    }
+    kept
 }
 
 impl Quantization {
@@ -48,6 +92,7 @@ impl Quantization {
         Some(Quantization {
             format: format?,
             parts,
+            kept_in_layers: [0; 7],
         })
     }
 }
@@ -89,6 +134,7 @@ fn read_quantization(q: &Map<String, Value>) -> Option<Quantization> {
             parts.set(part, Some(WeightFormat::Bf16));
         }
     }
+    let kept_in_layers = count_layer_skips(strings(q, skipped));
     if method == "gptq" {
         gptq_dynamic(q, format, &mut parts);
     }
@@ -102,7 +148,11 @@ fn read_quantization(q: &Map<String, Value>) -> Option<Quantization> {
     if head_quantized {
         parts.set(WeightPart::Head, Some(format));
     }
-    Some(Quantization { format, parts })
+    Some(Quantization {
+        format,
+        parts,
+        kept_in_layers,
+    })
 }
 
 /// `BitsAndBytesConfig`: 4-bit (`bnb_4bit_quant_type`, "fp4" unless it says "nf4", and
@@ -359,11 +409,27 @@ mod tests {
         let q = Quantization {
             format: WeightFormat::Mxfp4,
             parts: PartFormats::default().with(WeightPart::Attention, WeightFormat::Bf16),
+            kept_in_layers: [0; 7],
         };
         assert_eq!(q.to_text(), "w=mxfp4&wa=bf16");
         assert_eq!(Quantization::from_text(&q.to_text()), Some(q));
         assert_eq!(Quantization::from_text("w=mxfp4&zz=bf16"), None);
         assert_eq!(Quantization::from_text("wa=bf16"), None);
+    }
+
+    #[test]
+    fn single_layers_modules_an_unsloth_dynamic_checkpoint_skips_are_counted_per_module() {
+        let q = read(
+            r#"{"quant_method":"bitsandbytes","load_in_4bit":true,"bnb_4bit_quant_type":"nf4",
+            "bnb_4bit_use_double_quant":true,"llm_int8_skip_modules":["lm_head",
+            "model.layers.0.mlp.down_proj","model.layers.1.mlp.down_proj","model.layers.2.self_attn",
+            "vision_tower.layers.0.mlp.fc1"]}"#,
+        )
+        .unwrap();
+        // q, k, v, o once (layer 2's attention), down twice; the vision tower's layers do not count
+        assert_eq!(q.kept_in_layers, [1, 1, 1, 1, 0, 0, 2]);
+        assert_eq!(q.parts.get(WeightPart::Head), Some(WeightFormat::Bf16));
+        assert_eq!(q.parts.get(WeightPart::Mlp), None);
     }
 
     #[test]

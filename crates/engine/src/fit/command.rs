@@ -94,6 +94,14 @@ pub fn serve_command(s: &Scenario, server: Server) -> ServeCommand {
             if s.pp > 1 {
                 flags.push(("--pipeline-parallel-size", s.pp.to_string()));
             }
+            if s.expert_parallel {
+                // the data-parallel ranks each run `tp` GPUs; the experts span all of them
+                let dp = s.attention_ranks();
+                if dp > 1 {
+                    flags.push(("--data-parallel-size", dp.to_string()));
+                }
+                flags.push(("--enable-expert-parallel", String::new()));
+            }
             flags.push(("--max-model-len", s.max_model_len.to_string()));
             let fraction = crate::decimal(s.gpu_util_pct as f64 / 100.0, 2);
             flags.push(("--gpu-memory-utilization", fraction));
@@ -107,7 +115,16 @@ pub fn serve_command(s: &Scenario, server: Server) -> ServeCommand {
         }
         Server::Sglang => {
             flags.push(("--model-path", model_path(s)));
-            flags.push(("--tp", s.tp.to_string()));
+            let dp = s.attention_ranks();
+            // with data-parallel attention SGLang's --tp is every GPU, attention split by tp / dp
+            flags.push(("--tp", (s.tp * dp).to_string()));
+            if dp > 1 {
+                flags.push(("--dp-size", dp.to_string()));
+                flags.push(("--enable-dp-attention", String::new()));
+            }
+            if s.expert_parallel {
+                flags.push(("--ep-size", (s.tp * dp).to_string()));
+            }
             if s.pp > 1 {
                 flags.push(("--pp-size", s.pp.to_string()));
             }

@@ -14,7 +14,7 @@ use crate::memory::{estimate_with, Breakdown, Component};
 use crate::model::Architecture;
 use crate::named::named_enum;
 use crate::scenario::{Checkpointing, Job, Loss, Offload, Optimizer, Scenario, Zero};
-use crate::units::{div_ceil, prod, scale};
+use crate::units::{div_ceil, prod, scale, MIB};
 
 named_enum! {
     /// One change that lowers what a job needs, tried when it does not fit the selected GPU.
@@ -43,7 +43,9 @@ impl Remedy {
             Remedy::Checkpointing if train && s.checkpointing != Checkpointing::Full => {
                 t.checkpointing = Checkpointing::Full
             }
-            Remedy::FusedLoss if train && !matches!(s.loss, Loss::Fused | Loss::NoLmHead) => {
+            Remedy::FusedLoss
+                if train && !matches!(s.loss, Loss::Fused | Loss::Unsloth | Loss::NoLmHead) =>
+            {
                 t.loss = Loss::Fused
             }
             Remedy::Adam8bit
@@ -109,6 +111,21 @@ pub struct Verdict {
     /// the band of the need holds the budget (for a server, the band of its KV pool holds one
     /// request), so "fits" or "does not fit" could go either way.
     pub borderline: bool,
+    /// Why the server would not start here, whatever the memory says.
+    pub refusal: Option<StartRefusal>,
+}
+
+/// Why a server refuses to start on these GPUs, as its start-up checks read them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StartRefusal {
+    /// vLLM V1 requires the free memory at start-up to cover gpu_memory_utilization × the total
+    /// (`vllm/v1/worker/gpu_worker.py`: "Free memory on device … on startup is less than desired
+    /// GPU memory utilization"): other processes hold more than the rest.
+    FreeBelowRequested { free: u64, requested: u64 },
+    /// vLLM shards the model evenly over its tensor-parallel ranks and does not support GPUs of
+    /// different models in one group (vllm-project/vllm#13760; it warns "Detected different
+    /// devices in the system"): the page does not plan one.
+    MixedTensorParallel { gpu: Gpu, other: Gpu },
 }
 
 /// What a job may use of a GPU, and what it needs of it, per GPU.
@@ -121,6 +138,8 @@ pub struct Need {
     pub needed: u64,
     /// For a server: the KV pool the budget leaves and what one request needs of it.
     pub kv: Option<KvRoom>,
+    /// Why the server would not start, whatever the memory says.
+    pub refusal: Option<StartRefusal>,
 }
 
 /// A server's KV cache on one GPU: it starts when the pool holds one max_model_len request.
@@ -135,13 +154,26 @@ pub struct KvRoom {
 impl Need {
     /// What the job of `s` (its breakdown `b`) may use of `gpu` and needs of it.
     pub fn on(s: &Scenario, b: &Breakdown, gpu: Gpu) -> Need {
-        // what a process can allocate is what cudaMemGetInfo reports, not nvidia-smi's total
+        // the last GPU's model counts where the setting does: a tensor-parallel server
+        let other = s
+            .last_gpu
+            .filter(|g| *g != gpu && s.job == Job::Serving && s.tp > 1);
+        // a mixed box runs at its smaller card, as a tensor-parallel group of equal shards must
+        let gpu = match other {
+            Some(o) if s.job == Job::Serving && o.visible_bytes() < gpu.visible_bytes() => o,
+            _ => gpu,
+        };
+        // what a process can allocate is what cudaMemGetInfo reports, not nvidia-smi's total,
+        // less what other processes already hold
         let b = &*b.on_gpu(s, gpu);
+        let held = s.held_mib * MIB;
+        let visible = gpu.visible_bytes();
         if s.job != Job::Serving {
             return Need {
-                budget: gpu.visible_bytes(),
+                budget: visible.saturating_sub(held),
                 needed: b.total,
                 kv: None,
+                refusal: None,
             };
         }
         let blocks = div_ceil(s.max_model_len, s.block_size);
@@ -160,16 +192,25 @@ impl Need {
                     pool: split.static_budget.saturating_sub(split.loaded + overflow),
                     one_request,
                 }),
+                refusal: None,
             };
         }
         // the serving fit's arithmetic: the KV pool is the budget less everything else; graphs
         // captured after the pool is sized live in what the budget leaves of the visible total,
         // and only what overflows that counts against the budget
-        let visible = gpu.visible_bytes();
         let budget = scale(visible, s.gpu_util_pct, 100);
         let graphs = b.graphs_after_sizing(s);
         let fixed = b.total - b.bytes(Component::KvCache) - b.bytes(Component::Reserve) - graphs;
-        let overflow = graphs.saturating_sub(visible - budget);
+        let overflow = graphs.saturating_sub((visible - budget).saturating_sub(held));
+        let free = visible.saturating_sub(held);
+        let refusal = match other {
+            Some(other) => Some(StartRefusal::MixedTensorParallel { gpu, other }),
+            None if s.vllm.is_v1() && free < budget => Some(StartRefusal::FreeBelowRequested {
+                free,
+                requested: budget,
+            }),
+            None => None,
+        };
         Need {
             budget,
             needed: (b.total - graphs)
@@ -179,11 +220,12 @@ impl Need {
                 pool: budget.saturating_sub(fixed.saturating_add(overflow)),
                 one_request,
             }),
+            refusal,
         }
     }
 
     pub fn fits(self) -> bool {
-        self.needed <= self.budget
+        self.needed <= self.budget && self.refusal.is_none()
     }
 
     /// budget - needed, saturated to `i64`.
@@ -260,15 +302,18 @@ pub fn verdicts(s: &Scenario, arch: &Architecture) -> Result<Vec<Verdict>, Engin
                 fits: need.fits(),
                 headroom: need.headroom(),
                 gpus_needed,
-                borderline: match need.kv {
-                    // a server's band is its KV pool's: borderline when it holds one request
-                    // and only when that request decides the verdict
-                    Some(kv) => {
-                        band.straddles(kv.pool, kv.one_request)
-                            && need.fits() == (kv.one_request <= kv.pool)
-                    }
-                    None => band.crosses(need.needed, need.budget),
-                },
+                // a refused start is no memory verdict, so it is never borderline
+                borderline: need.refusal.is_none()
+                    && match need.kv {
+                        // a server's band is its KV pool's: borderline when it holds one request
+                        // and only when that request decides the verdict
+                        Some(kv) => {
+                            band.straddles(kv.pool, kv.one_request)
+                                && need.fits() == (kv.one_request <= kv.pool)
+                        }
+                        None => band.crosses(need.needed, need.budget),
+                    },
+                refusal: need.refusal,
             }
         })
         .collect())

@@ -12,10 +12,11 @@ use super::quantize::synthesize_gguf;
 use super::settings::{LlamaSettings, MAX_GPUS};
 use super::solve::{best_quant, launch_commands, max_context, max_gpu_layers, LaunchCommands};
 use super::speed::{decode_bound, SpeedBound};
+use super::uma::UmaBox;
 use crate::dtype::WeightFormat;
 use crate::gguf::GgufHeader;
 use crate::scenario::{LocalMachine, Scenario, SplitMode};
-use crate::units::GIB;
+use crate::units::{GIB, MIB};
 
 /// Everything the page shows for a local run.
 #[derive(Clone, Debug, PartialEq)]
@@ -52,13 +53,29 @@ pub fn nearest_mac_memory(chip: &str, gb: u64) -> u64 {
         .unwrap_or(gb)
 }
 
+/// `--tensor-split` for `gpus` GPUs: the shares given, else llama.cpp's default, each GPU's free
+/// memory (`llama_model_load`, src/llama-model.cpp: "default split, by free memory",
+/// `splits[i] = free` from `ggml_backend_dev_memory`, then normalised by their sum). GPUs alike
+/// with the same memory held split evenly, which is written 1,1; a mixed box splits by its free
+/// MiB.
+fn default_split(s: &Scenario, gpus: usize) -> Vec<f32> {
+    let mixed = s.machine == LocalMachine::Gpu && gpus > 1 && s.mixed_gpus();
+    if !s.tensor_split.is_even() || !mixed {
+        return s.tensor_split.for_gpus(gpus);
+    }
+    let held = s.held_mib * MIB;
+    (0..gpus)
+        .map(|i| (s.gpu_at(i, gpus).visible_bytes().saturating_sub(held) / MIB) as f32)
+        .collect()
+}
+
 /// The scenario's llama.cpp flags.
 pub fn local_settings(s: &Scenario) -> LlamaSettings {
     let single_gpu = s.split_mode == SplitMode::Single && s.machine == LocalMachine::Gpu;
     let gpus = match s.machine {
         LocalMachine::Gpu if single_gpu => 1,
         LocalMachine::Gpu => (s.gpus as usize).clamp(1, MAX_GPUS),
-        LocalMachine::Mac | LocalMachine::Cpu => 1,
+        LocalMachine::Mac | LocalMachine::Uma | LocalMachine::Cpu => 1,
     };
     LlamaSettings {
         gpu_layers: Some(s.ngl),
@@ -74,14 +91,14 @@ pub fn local_settings(s: &Scenario) -> LlamaSettings {
         swa_full: s.swa_full,
         cpu_moe_layers: s.cpu_moe,
         op_offload: s.op_offload,
-        tensor_split: s.tensor_split.for_gpus(gpus),
+        tensor_split: default_split(s, gpus),
         single_gpu: single_gpu && s.gpus > 1,
         projector: s.mmproj.as_ref().map(|f| f.projector),
         projector_offload: s.mmproj_offload,
     }
 }
 
-/// The scenario's machine: its GPUs and RAM, its Mac, or its CPU.
+/// The scenario's machine: its GPUs and RAM, its Mac, its unified-memory PC, or its CPU.
 pub fn local_machine(s: &Scenario) -> Machine {
     let ram = (s.ram_gib > 0).then(|| s.ram_gib * GIB);
     let host_bandwidth = match s.ram_gbps {
@@ -89,12 +106,17 @@ pub fn local_machine(s: &Scenario) -> Machine {
         gbps => gbps * 1_000_000_000,
     };
     match s.machine {
-        LocalMachine::Gpu => Machine::Gpus {
-            gpu: s.gpu,
-            count: (s.gpus as usize).clamp(1, MAX_GPUS),
-            ram,
-            host_bandwidth,
-        },
+        LocalMachine::Gpu => {
+            let count = (s.gpus as usize).clamp(1, MAX_GPUS);
+            Machine::Gpus {
+                gpu: s.gpu,
+                last: s.gpu_at(count - 1, count),
+                count,
+                held: s.held_mib * MIB,
+                ram,
+                host_bandwidth,
+            }
+        }
         LocalMachine::Mac => {
             let gb = nearest_mac_memory(s.mac_chip, s.mac_memory_gb);
             let key = format!("{}-{gb}", s.mac_chip);
@@ -106,6 +128,12 @@ pub fn local_machine(s: &Scenario) -> Machine {
                 mib => mac.with_wired_limit(mib),
             })
         }
+        LocalMachine::Uma => Machine::Uma(UmaBox::new(
+            s.uma_kind,
+            s.uma_memory_gb,
+            s.uma_carve_out_mib,
+            s.gtt_limit_mib,
+        )),
         LocalMachine::Cpu => Machine::Cpu {
             ram,
             bandwidth: host_bandwidth,

@@ -21,6 +21,7 @@ mod shape;
 mod shares;
 mod solve;
 mod speed;
+mod uma;
 
 pub use bandwidth::gpu_bandwidth;
 pub use compute::ComputeBuffer;
@@ -43,3 +44,4 @@ pub use shape::{AttentionLayer, LlamaShape};
 pub use shares::{TensorShares, EVEN_SPLIT};
 pub use solve::{best_quant, launch_commands, max_context, max_gpu_layers, LaunchCommands};
 pub use speed::{decode_bound, DeviceReads, SpeedBound};
+pub use uma::{UmaBox, UmaKind, SPARK_OS_BYTES};

@@ -47,8 +47,12 @@ pub fn ollama_batch(n_ctx: u64) -> u64 {
 /// set, as Metal reports `recommendedMaxWorkingSetSize`); none on the CPU alone.
 fn gpu_memory(machine: &Machine) -> u64 {
     match machine {
-        Machine::Gpus { gpu, count, .. } => gpu.visible_bytes() * *count as u64,
+        Machine::Gpus { count, .. } => (0..*count)
+            .filter_map(|i| machine.gpu_at(i))
+            .map(|g| g.visible_bytes())
+            .sum(),
         Machine::Mac(mac) => mac.working_set(),
+        Machine::Uma(uma) => uma.gpu_limit(),
         Machine::Cpu { .. } => 0,
     }
 }
@@ -84,7 +88,7 @@ pub fn with_ollama_defaults(s: &Scenario, header: &GgufHeader) -> Scenario {
     out.mmap = match machine {
         Machine::Cpu { .. } => false,
         Machine::Mac(_) => out.ngl >= all_layers,
-        Machine::Gpus { .. } => s.mmap,
+        Machine::Gpus { .. } | Machine::Uma(_) => s.mmap,
     };
     out
 }

@@ -68,9 +68,51 @@ impl Budget<'_> {
         if s.job.is_peft() && s.dora {
             self.dora_norm();
         }
+        if s.job == Job::Qlora && s.compute_fp32 && self.dequantizes_4bit() {
+            // bnb_4bit_compute_dtype=float32: each matmul dequantizes its 4-bit matrix to fp32
+            // (bitsandbytes 95f9af3 autograd/_functions.py: `dequantize_4bit(B).to(A.dtype)`)
+            let n = self.arch.largest_linear_matrix();
+            let bytes = div_ceil(prod(&[n, 4]), self.tp);
+            self.push(Component::Activations, Phase::Compute, bytes, |_| {
+                Formula::of(Msg::DequantizedFp32, &[Arg::Count(n)]).equals(bytes)
+            });
+        }
         if self.stage.head {
             self.logits(prod(&[stage.loss_batches, tokens]));
         }
+    }
+
+    /// The evaluation loop (`eb` sequences a step): transformers' `Trainer.prediction_step`
+    /// runs the model under `torch.no_grad()`, so nothing is kept for backward; the peak is one
+    /// layer's intermediates and the loss over the batch's logits (16-bit, upcast to fp32, fp32
+    /// log-probs: c + 8 B per token and vocabulary entry; a chunked or fused loss as in training).
+    /// Without `compute_metrics` the Trainer keeps no logits across steps (`evaluate` passes
+    /// `prediction_loss_only=True`).
+    pub(super) fn evaluation(&mut self) {
+        let s = self.scenario;
+        if s.eval_batch == 0 {
+            return;
+        }
+        let (c, tp) = (self.act_bytes, self.tp);
+        let forward = prefill_activation_bytes(self.arch, s, c, tp, s.eval_batch, s.seq);
+        self.push(Component::Activations, Phase::Eval, forward, |_| {
+            let args = [Arg::Int(s.eval_batch), Arg::Count(s.seq)];
+            Formula::of(Msg::EvalForward, &args).equals(forward)
+        });
+        if !self.stage.head {
+            return;
+        }
+        let tokens = prod(&[s.eval_batch, s.seq]);
+        let (bytes, f) = match s.loss {
+            Loss::Full => {
+                let vocab = div_ceil(self.arch.vocab, tp);
+                let bytes = prod(&[tokens, vocab, c + 8]);
+                let args = [Arg::Count(tokens), Arg::Count(vocab), Arg::Int(c + 8)];
+                (bytes, Formula::of(Msg::EvalLogits, &args))
+            }
+            _ => self.loss_bytes(tokens),
+        };
+        self.push(Component::Logits, Phase::Eval, bytes, |_| f.equals(bytes));
     }
 
     /// The formula's count of micro-batches a pipeline stage holds, when it holds several.
@@ -186,7 +228,46 @@ impl Budget<'_> {
                     ),
                 )
             }
+            Loss::Unsloth => {
+                let chunks = self.unsloth_loss_chunks(prod(&[tokens, vocab, 4]));
+                let chunk = div_ceil(tokens, chunks);
+                (
+                    prod(&[tokens, h, 2 * c]).saturating_add(prod(&[chunk, vocab, 8])),
+                    Formula::of(
+                        Msg::LossUnsloth,
+                        &[
+                            tokens_arg,
+                            Arg::Int(h),
+                            Arg::Int(2 * c),
+                            Arg::Int(chunks),
+                            Arg::Count(chunk),
+                            vocab_arg,
+                        ],
+                    ),
+                )
+            }
             Loss::NoLmHead => (0, Formula::of(Msg::LossNoHead, &[])),
+        }
+    }
+
+    /// The chunks Unsloth's fused loss splits `logits` bytes of fp32 logits into (unsloth_zoo
+    /// ce232d6 `fused_losses/cross_entropy_loss.py`, `get_chunk_size`): one when they fit its
+    /// target, half the free memory and at most 4 GiB, else a multiple of 4 that keeps every chunk
+    /// within it. Free is the GPU's memory less the context and what is allocated before the loss.
+    fn unsloth_loss_chunks(&self, logits: u64) -> u64 {
+        let allocated = self
+            .lines
+            .iter()
+            .filter(|l| matches!(l.phase, Phase::Always | Phase::Compute))
+            .map(|l| l.bytes)
+            .fold(0u64, u64::saturating_add)
+            .saturating_add(self.scenario.context_mib * crate::units::MIB);
+        let free = self.scenario.gpu.visible_bytes().saturating_sub(allocated);
+        let target = (free / 2).clamp(crate::units::MIB, 4 * crate::units::GIB);
+        if logits <= target {
+            1
+        } else {
+            div_ceil(logits, 4 * target).max(1) * 4
         }
     }
 
@@ -395,6 +476,8 @@ fn linear_and_lora_bytes(a: &Architecture, s: &Scenario, c: u64) -> (u64, u64) {
                 s.effective_weights(),
                 WeightFormat::Nf4 | WeightFormat::Nf4Dq | WeightFormat::Fp4 | WeightFormat::Fp4Dq
             ));
+    // bitsandbytes' Linear4bit casts its input to bnb_4bit_compute_dtype (nn/modules.py)
+    let fp32_compute = s.job == Job::Qlora && s.compute_fp32;
     let (ffn, routed) = match &a.moe {
         None => (a.intermediate, 1),
         Some(m) => (m.expert_ffn, m.top_k),
@@ -426,7 +509,10 @@ fn linear_and_lora_bytes(a: &Architecture, s: &Scenario, c: u64) -> (u64, u64) {
             .filter(|m| **m != "gate" || a.mlp == MlpKind::Gated)
             .collect();
         let shares_input = !targeted.is_empty() && adapter_bytes == c && !s.lora_dropout;
-        if linears_keep_inputs || shares_input {
+        if linears_keep_inputs && fp32_compute {
+            // the 4-bit matmul keeps its input cast to fp32; the adapters read the 16-bit one
+            linear_inputs += times * 4 * width + if shares_input { times * c * width } else { 0 };
+        } else if linears_keep_inputs || shares_input {
             linear_inputs += times * c * width;
         }
         for m in &targeted {

@@ -129,10 +129,12 @@ impl Budget<'_> {
             Formula::of(Msg::ServingLogits, &args).equals(logits)
         });
         let (shared, own) = prefix_split(s);
-        let kv = self.kv_bytes(s.concurrency, own) + self.kv_bytes(1, shared);
+        // each data-parallel attention rank serves its share of the requests with its own cache
+        let requests = div_ceil(s.concurrency, s.attention_ranks());
+        let kv = self.kv_bytes(requests, own) + self.kv_bytes(1, shared);
         self.push(Component::KvCache, Phase::Always, kv, |b| {
             let args = [
-                Arg::Int(s.concurrency),
+                Arg::Int(requests),
                 Arg::Count(own),
                 Arg::Int(s.block_size),
                 Arg::Count(b.kv_bytes(1, 1)),
@@ -143,7 +145,7 @@ impl Budget<'_> {
             }
             f.equals(kv)
         });
-        self.proposer_kv(prod(&[s.concurrency, own]) + shared);
+        self.proposer_kv(prod(&[requests, own]) + shared);
         self.lora_slots();
         self.server_extras();
     }

@@ -12,6 +12,7 @@
 mod activations;
 mod encdec;
 mod kv;
+mod load_cache;
 mod parallel;
 mod pipeline;
 mod server;
@@ -56,6 +57,8 @@ named_enum! {
         Compute => ("compute", "forward / backward (prefill)"),
         Step => ("step", "optimizer step (decode)"),
         Load => ("load", "loading the weights"),
+        /// A training run's evaluation loop: a forward without autograd over the evaluation batch.
+        Eval => ("eval", "evaluation"),
     }
 }
 
@@ -79,6 +82,7 @@ pub enum Moment {
     Prefill,
     EndOfGeneration,
     LoadingWeights,
+    Evaluation,
 }
 
 impl Phase {
@@ -91,11 +95,12 @@ impl Phase {
             (Phase::Compute, false) => Moment::Prefill,
             (Phase::Step, false) => Moment::EndOfGeneration,
             (Phase::Load, _) => Moment::LoadingWeights,
+            (Phase::Eval, _) => Moment::Evaluation,
         }
     }
 
     /// The moments whose transients compete for the peak, in tie-break order.
-    pub const TRANSIENT: [Phase; 3] = [Phase::Compute, Phase::Step, Phase::Load];
+    pub const TRANSIENT: [Phase; 4] = [Phase::Compute, Phase::Step, Phase::Load, Phase::Eval];
 }
 
 /// One line of the budget: a component's bytes per GPU, when they are alive, and the arithmetic.
@@ -224,6 +229,7 @@ pub fn estimate_with(
     if s.job.is_peft() && lora_params(arch, s) == 0 {
         return Err(EngineError::LoraTargetsAbsent(s.lora_targets));
     }
+    let s = &*longest_step_view(s, arch);
     let (view, source) = encdec::decoder_view(s, arch);
     let b = busiest_stage(&view, arch, explain, source);
     // past an exbibyte a GPU the arithmetic has left physics (and saturated); say so instead
@@ -282,6 +288,7 @@ fn stage_budget(
 /// with the stage's own parameter counts.
 pub fn estimate_stages(s: &Scenario, arch: &Architecture) -> Result<Vec<Breakdown>, EngineError> {
     estimate_with(s, arch, false)?;
+    let s = &*longest_step_view(s, arch);
     let (view, source) = encdec::decoder_view(s, arch);
     let s = view.as_ref();
     if s.pipeline_stages() == 1 {
@@ -298,6 +305,22 @@ pub fn estimate_stages(s: &Scenario, arch: &Architecture) -> Result<Vec<Breakdow
         .into_iter()
         .map(|stage| stage_budget(s, arch, stage, false, source))
         .collect())
+}
+
+/// A decoder-only training job at the longest step its data can produce
+/// ([`crate::step_tokens`]): its rows as long as the samples when they are shorter than the cap
+/// and the batching does not fill rows to the cap.
+fn longest_step_view<'a>(s: &'a Scenario, arch: &Architecture) -> std::borrow::Cow<'a, Scenario> {
+    if !s.job.is_training() || arch.encoder.is_some() {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let len = crate::framework::step_tokens(s).budget_len();
+    if len == s.seq {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut view = s.clone();
+    view.seq = len.max(1);
+    std::borrow::Cow::Owned(view)
 }
 
 /// The largest budget per GPU the engine reports (1 EiB); anything larger is an error.
@@ -347,6 +370,8 @@ struct Budget<'a> {
     stage: PipelineStage,
     /// Source tokens an encoder–decoder model's encoder reads per sequence (0: decoder-only).
     source: u64,
+    /// What the caching allocator keeps reserved once a quantizing load is done (0: no such load).
+    load_reserved: u64,
 }
 
 impl<'a> Budget<'a> {
@@ -392,6 +417,7 @@ impl<'a> Budget<'a> {
             graph_bytes: 0,
             stage,
             source,
+            load_reserved: 0,
         }
     }
 
@@ -474,6 +500,7 @@ impl<'a> Budget<'a> {
             self.adapters();
             self.training_states();
             self.training_activations();
+            self.evaluation();
             self.encoder_training();
             self.data_parallel_buffers();
         } else {
@@ -526,7 +553,8 @@ impl<'a> Budget<'a> {
             tensors,
             paged,
             total,
-            reserved: tensors.saturating_add(reserve),
+            // the blocks a quantizing load left reserved, when training needs less
+            reserved: tensors.saturating_add(reserve).max(self.load_reserved),
             cpu: self.cpu,
             params: self.params,
             active_params: self.arch.active_params(),

@@ -291,18 +291,26 @@ mod tests {
     #[test]
     fn graphs_captured_after_sizing_count_against_the_budget_only_past_the_margin() {
         // V0 at 100 %: no margin is left for the graphs; at 95 % (4 GiB) they fit in it
-        let (s, b) = served(|s| s.gpu_util_pct = 100);
+        let (s, b) = served(|s| {
+            s.vllm = VllmVersion::V0;
+            s.gpu_util_pct = 100;
+        });
         let need = Need::on(&s, &b, s.gpu);
         let margin = s.gpu.visible_bytes() - need.budget;
         assert!(b.cuda_graphs > margin);
         let (t, eager) = served(|s| {
+            s.vllm = VllmVersion::V0;
             s.gpu_util_pct = 100;
             s.cuda_graphs = CudaGraphs::Eager;
         });
         let without = Need::on(&t, &eager, t.gpu);
         assert_eq!(need.needed - without.needed, b.cuda_graphs - margin);
-        let (u, roomy) = served(|s| s.gpu_util_pct = 95);
+        let (u, roomy) = served(|s| {
+            s.vllm = VllmVersion::V0;
+            s.gpu_util_pct = 95;
+        });
         let (v, roomy_eager) = served(|s| {
+            s.vllm = VllmVersion::V0;
             s.gpu_util_pct = 95;
             s.cuda_graphs = CudaGraphs::Eager;
         });

@@ -12,8 +12,9 @@ use crate::units::{scale, MIB};
 pub struct SglangSplit {
     /// `mem_fraction_static`, in thousandths.
     pub permille: u64,
-    /// What is free before the weights load: the driver's total less the CUDA context and the
-    /// communicators (`total_gpu_memory` in `profile_max_num_token`).
+    /// What is free before the weights load: the driver's total less the CUDA context, the
+    /// communicators and what other processes hold (`total_gpu_memory` in
+    /// `profile_max_num_token`, read from free memory).
     pub free_before: u64,
     /// `mem_fraction_static` × `free_before`: the weights and the KV pool.
     pub static_budget: u64,
@@ -28,7 +29,8 @@ impl Breakdown {
     /// on that card, [`Breakdown::on_gpu`]).
     pub fn sglang_split(&self, s: &Scenario, gpu: Gpu) -> SglangSplit {
         let permille = mem_fraction_permille(s, gpu);
-        let context = s.context_mib * MIB + self.comm_buffers;
+        // what other processes hold is not free either
+        let context = s.context_mib * MIB + self.comm_buffers + s.held_mib * MIB;
         let free_before = gpu.visible_bytes().saturating_sub(context);
         let loaded = self.bytes(Component::Weights) + self.bytes(Component::Adapter);
         let dynamic = self.largest(Component::Activations)

@@ -36,6 +36,7 @@ impl Budget<'_> {
                 f.equals(gpu_bytes)
             }
         });
+        self.kbit_upcast();
         if z3 && self.dp > 1 && self.scenario.dp_framework == DpFramework::DeepSpeed {
             self.deepspeed_live_parameters();
         } else if z3 && self.dp > 1 && self.fsdp_keeps_stage_gathered() {
@@ -63,17 +64,42 @@ impl Budget<'_> {
             self.push(Component::Weights, Phase::Load, copy, |_| {
                 Formula::of(Msg::QuantizingOnLoad, &[Arg::Count(largest)]).equals(copy)
             });
+            let whole_model_on_one_gpu = !z3 && self.tp == 1 && !self.stage.is_split();
+            if whole_model_on_one_gpu && self.scenario.part_formats().is_empty() {
+                if let Some(double_quant) = self.format.bnb_4bit_double_quant() {
+                    let head = self.quantized_head().is_some();
+                    self.load_reserved =
+                        super::load_cache::reserved_after_4bit_load(self.arch, double_quant, head);
+                }
+            }
         }
+    }
+
+    /// PEFT's `prepare_model_for_kbit_training` (peft 5d602fd `utils/other.py`): every 16-bit
+    /// parameter that is not a bitsandbytes `Params4bit` (embeddings, an unquantized head, norms)
+    /// is cast to fp32, two more bytes each.
+    fn kbit_upcast(&mut self) {
+        let s = self.scenario;
+        if s.job != Job::Qlora || !s.kbit_upcast || self.format.bnb_4bit_double_quant().is_none() {
+            return;
+        }
+        let p = &self.params;
+        let head = p.head - p.head.min(self.quantized_head().unwrap_or(0));
+        let n = p.embedding + head + p.small + p.extra;
+        let bytes = div_ceil(prod(&[n, 2]), self.shard(3) * self.tp);
+        self.push(Component::Weights, Phase::Always, bytes, |_| {
+            Formula::of(Msg::KbitUpcast, &[Arg::Count(n)]).equals(bytes)
+        });
     }
 
     /// Bytes of all model weights in their stored format, on one tensor-parallel rank.
     pub(super) fn weight_bytes(&self) -> u64 {
         if let Some(bytes) = self.stored_bytes() {
-            return div_ceil(bytes, self.tp);
+            return div_ceil(bytes, self.tp) - self.expert_parallel_saving();
         }
         if !self.scenario.part_formats().is_empty() {
             let sum = self.part_counts().iter().map(|c| c.bytes()).sum::<u64>();
-            return div_ceil(sum, self.tp);
+            return div_ceil(sum, self.tp) - self.expert_parallel_saving();
         }
         let p = &self.params;
         let format = self.format;
@@ -85,13 +111,47 @@ impl Budget<'_> {
                 .saturating_add(format.bits().bytes(head)),
             None => format.embedding_bits().bytes(p.embedding + p.head),
         };
-        let attn16 = self.attention_kept_16_bit();
+        let attn16 = self.attention_kept_16_bit() + self.layers_kept_16_bit();
         let linear = format
             .bits()
             .bytes(p.linear - attn16)
             .saturating_add(prod(&[attn16, 2]));
         let small = (p.small + p.extra) * format.compute_bytes();
-        div_ceil(embeddings + linear + small, self.tp)
+        div_ceil(embeddings + linear + small, self.tp) - self.expert_parallel_saving()
+    }
+
+    /// The routed experts spread over every GPU, when expert parallelism does.
+    fn expert_parallel_clause(&self, f: &mut Formula) {
+        let ranks = self.scenario.attention_ranks();
+        if ranks > 1 {
+            let args = [
+                Arg::Count(self.arch.routed_expert_params()),
+                Arg::Int(self.tp * ranks),
+            ];
+            f.push(Msg::ExpertParallel, &args);
+        }
+    }
+
+    /// What expert parallelism saves each GPU: the routed experts, which tensor parallelism alone
+    /// splits over `tp`, spread over every GPU of the server (tp × the data-parallel ranks).
+    fn expert_parallel_saving(&self) -> u64 {
+        let ranks = self.scenario.attention_ranks();
+        if ranks < 2 {
+            return 0;
+        }
+        let experts = self
+            .mlp_format_bits()
+            .bytes(self.arch.routed_expert_params());
+        div_ceil(experts, self.tp) - div_ceil(experts, self.tp * ranks)
+    }
+
+    /// The bits the MLP (and so the routed experts) is stored in.
+    fn mlp_format_bits(&self) -> Bits {
+        self.scenario
+            .part_formats()
+            .get(WeightPart::Mlp)
+            .map(WeightFormat::bits)
+            .unwrap_or(self.format.bits())
     }
 
     /// The checkpoint's exact bytes, when the budget keeps the format its files are stored in.
@@ -130,12 +190,26 @@ impl Budget<'_> {
         );
         let mlp_bits = own(WeightPart::Mlp).unwrap_or(format.bits());
         let small_bits = Bits::new(8 * format.compute_bytes(), 1);
+        // single layers' matrices the checkpoint keeps 16-bit leave the quantized MLP first,
+        // then the attention, and count with the 16-bit small tensors
+        let mlp = p.linear - attention;
+        let kept = self.layers_kept_16_bit();
+        let from_mlp = if mlp_bits.num < 16 * mlp_bits.den {
+            kept.min(mlp)
+        } else {
+            0
+        };
+        let from_attention = if attention_bits.num < 16 * attention_bits.den {
+            (kept - from_mlp).min(attention)
+        } else {
+            0
+        };
         [
             PartCount::new(p.embedding, embedding_bits),
-            PartCount::new(attention, attention_bits),
-            PartCount::new(p.linear - attention, mlp_bits),
+            PartCount::new(attention - from_attention, attention_bits),
+            PartCount::new(mlp - from_mlp, mlp_bits),
             PartCount::new(head, head_bits),
-            PartCount::new(p.small + p.extra, small_bits),
+            PartCount::new(p.small + p.extra + from_mlp + from_attention, small_bits),
         ]
     }
 
@@ -147,6 +221,7 @@ impl Budget<'_> {
                 &[Arg::Bytes(bytes), Arg::Format(self.format)],
             );
             self.tensor_parallel_clause(&mut f);
+            self.expert_parallel_clause(&mut f);
             return f;
         }
         if !self.scenario.part_formats().is_empty() {
@@ -158,6 +233,7 @@ impl Budget<'_> {
             let mut f = Formula::of(Msg::WeightsByPart, &args);
             self.stage_clause(&mut f);
             self.tensor_parallel_clause(&mut f);
+            self.expert_parallel_clause(&mut f);
             return f;
         }
         let p = &self.params;
@@ -200,8 +276,13 @@ impl Budget<'_> {
         if attn16 > 0 {
             f.push(Msg::WeightsAttention16, &[Arg::Count(attn16), bits]);
         }
+        let kept = self.layers_kept_16_bit();
+        if kept > 0 {
+            f.push(Msg::WeightsKept16, &[Arg::Count(kept), bits]);
+        }
         self.stage_clause(&mut f);
         self.tensor_parallel_clause(&mut f);
+        self.expert_parallel_clause(&mut f);
         f
     }
 
@@ -225,6 +306,18 @@ impl Budget<'_> {
         } else if stage.head {
             f.push(Msg::StageHead, &[]);
         }
+    }
+
+    /// Parameters of single layers' linear matrices a quantized checkpoint keeps 16-bit, beside
+    /// the attention kept 16-bit (within the linear parameters).
+    fn layers_kept_16_bit(&self) -> u64 {
+        if !self.format.is_quantized() || self.stage.is_split() {
+            return 0;
+        }
+        let p = &self.params;
+        self.scenario
+            .kept_16bit
+            .min(p.linear - self.attention_kept_16_bit())
     }
 
     /// Attention parameters kept 16-bit when only the MLP is quantized.

@@ -33,9 +33,9 @@ use serde_json::Value;
 use vram_engine::lora_params;
 use vram_engine::GIB;
 use vram_engine::{
-    estimate_with, Architecture, Attention, Breakdown, Checkpointing, Component, DpFramework, Gpu,
-    Job, LoraTargets, Loss, ModelChoice, Offload, Optimizer, PipelineSchedule, Scenario, Switch,
-    VllmVersion, WeightFormat, WeightsLoad, Zero,
+    estimate_with, Architecture, Attention, Breakdown, Checkpointing, Component, DpFramework,
+    Framework, Gpu, Job, LoraTargets, Loss, ModelChoice, Offload, Optimizer, PipelineSchedule,
+    Scenario, Switch, VllmVersion, WeightFormat, WeightsLoad, Zero,
 };
 use vram_engine::{startup_concurrency, Encoder, MlpKind, Moe, NormKind, Server, ServingFit};
 use vram_engine::{BandLevel, FrameworkFamily};
@@ -1198,6 +1198,24 @@ const MODELLED: &[&str] = &[
     "paged optimizer",
 ];
 
+/// The fine-tuning framework a case's `framework` names, if one of the engine's.
+fn stated_framework(text: &str) -> Option<Framework> {
+    [
+        ("unsloth", Framework::Unsloth),
+        ("torchtune", Framework::Torchtune),
+        ("axolotl", Framework::Axolotl),
+        ("llama-factory", Framework::LlamaFactory),
+        ("llamafactory", Framework::LlamaFactory),
+        ("trl", Framework::Trl),
+        ("sfttrainer", Framework::Trl),
+        ("hf trainer", Framework::Transformers),
+        ("transformers trainer", Framework::Transformers),
+    ]
+    .into_iter()
+    .find(|(name, _)| text.contains(name))
+    .map(|(_, f)| f)
+}
+
 /// Maps one case to a scenario and says what to compare.
 pub fn map_case(c: &Value, n: &Value) -> Result<(Mapped, Option<String>), String> {
     let fam = family(c, n);
@@ -1225,8 +1243,20 @@ pub fn map_case(c: &Value, n: &Value) -> Result<(Mapped, Option<String>), String
         weights = WeightFormat::Bf16;
     }
     let framework = lower(c, "framework");
+    // the fine-tuning framework the case names: its defaults stand where the case is silent
+    let stated = stated_framework(&framework);
+    let base = stated.map_or_else(Scenario::default, |f| {
+        let mut d = Scenario {
+            job,
+            weights,
+            ..Scenario::default()
+        };
+        f.apply(&mut d);
+        d
+    });
     let litgpt = framework.contains("lit-gpt") || framework.contains("litgpt");
-    let bf16_true = framework.contains("torchtune") || litgpt;
+    let bf16_true =
+        framework.contains("torchtune") || litgpt || base.framework == Framework::Unsloth;
     let master_weights = match job {
         Job::Full => flag(n, "amp"),
         Job::Lora | Job::Qlora => !bf16_true,
@@ -1364,6 +1394,8 @@ pub fn map_case(c: &Value, n: &Value) -> Result<(Mapped, Option<String>), String
     } else if fam == Family::Qwen1 {
         // Qwen-1's modeling_qwen.py takes the cross-entropy of the bf16 logits, with no upcast
         Loss::Full16
+    } else if c.get("loss").is_none() && stated.is_some() {
+        base.loss
     } else {
         Loss::Full
     };
@@ -1437,7 +1469,10 @@ pub fn map_case(c: &Value, n: &Value) -> Result<(Mapped, Option<String>), String
         optimizer_in_backward: unmodelled_has(n, "optimizer-in-backward")
             || flag(c, "optimizer_in_bwd"),
         offload_activations: unmodelled_has(n, "activation offload")
-            || flag(c, "activation_offload"),
+            || flag(c, "activation_offload")
+            || (c.get("activation_offload").is_none() && base.offload_activations),
+        // a 4-bit base's compute dtype as the quantization states it, else the framework's
+        compute_fp32: base.compute_fp32 && !lower(c, "quantization").contains("compute"),
         // Lightning's bitsandbytes plugin replaces every nn.Linear, the output head included
         quantize_head: litgpt && (job == Job::Qlora || weights.is_quantized()),
         attention_16bit: mlp_only_quantized(c),
@@ -1474,7 +1509,7 @@ pub fn map_case(c: &Value, n: &Value) -> Result<(Mapped, Option<String>), String
         gpu,
         // an encoder–decoder's target tokens, as stated (`seq` is then its source)
         target_len: uint(n, "tgt").unwrap_or(Scenario::default().target_len),
-        ..Scenario::default()
+        ..base
     };
     if !job.is_peft() {
         s.lora_targets = LoraTargets::all_linear();

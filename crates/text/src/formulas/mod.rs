@@ -30,12 +30,14 @@ pub fn moment(lang: Lang, moment: Moment) -> &'static str {
         (Lang::En, Moment::Prefill) => "prefill",
         (Lang::En, Moment::EndOfGeneration) => "end of generation",
         (Lang::En, Moment::LoadingWeights) => "loading the weights",
+        (Lang::En, Moment::Evaluation) => "evaluation loop",
         (Lang::Zh, Moment::Always) => "始终",
         (Lang::Zh, Moment::StartOfBackward) => "反向传播开始时",
         (Lang::Zh, Moment::OptimizerStep) => "优化器更新时",
         (Lang::Zh, Moment::Prefill) => "预填充 (prefill)",
         (Lang::Zh, Moment::EndOfGeneration) => "生成结束时",
         (Lang::Zh, Moment::LoadingWeights) => "加载权重时",
+        (Lang::Zh, Moment::Evaluation) => "评估循环中",
     }
 }
 

@@ -77,6 +77,11 @@ fn a_formula_reads_as_the_english_it_always_did_with_sizes_in_the_scenarios_unit
 
 /// Names that stay as they are in Chinese text.
 const KEPT: &[&str] = &[
+    "Unsloth",
+    "bnb_4bit_compute_dtype",
+    "float32",
+    "prepare_model_for_kbit_training",
+    "llm_int8_skip_modules",
     "GiB",
     "GB",
     "MiB",
