@@ -54,6 +54,7 @@ pub fn App() -> impl IntoView {
     let local = Memo::new(move |_| st.scenario.with(|s| s.job == Job::Local));
     let moving = crate::components::moving::SlidersMoving::new();
     provide_context(moving);
+    let painted = after_first_paint();
     view! {
         <div id="app" on:input=move |ev| moving.saw(&ev)>
             <Header/>
@@ -69,14 +70,17 @@ pub fn App() -> impl IntoView {
                         <SettingsList host="advanced-settings" settings=ADVANCED_PANEL/>
                     </details>
                 </div>
-                <div class="results">
+                <div class="results" data-stale=move || (!painted.get()).then_some("")>
                     <Show when=move || !local.get() fallback=LocalResults>
                         <VerdictLine/>
                         <Charts/>
-                        <FitPanel/>
-                        <GpuTable/>
-                        <MeasuredPanel/>
-                        <Explanations/>
+                        // below the charts: built once the first result is on screen
+                        <Show when=move || painted.get()>
+                            <FitPanel/>
+                            <GpuTable/>
+                            <MeasuredPanel/>
+                            <Explanations/>
+                        </Show>
                     </Show>
                 </div>
             </main>
@@ -86,6 +90,23 @@ pub fn App() -> impl IntoView {
         </div>
     }
 }
+
+/// Whether the page's first frame has been drawn: the parts below the first result (the solver,
+/// the GPU table, the formulas, the growth chart) wait for it, so the verdict and the bars reach
+/// the screen without them. Also a context ([`FirstPaint`]).
+fn after_first_paint() -> RwSignal<bool> {
+    let painted = RwSignal::new(false);
+    // an animation frame comes before the paint; a task queued from it runs after
+    request_animation_frame(move || {
+        set_timeout(move || painted.set(true), std::time::Duration::ZERO)
+    });
+    provide_context(FirstPaint(painted));
+    painted
+}
+
+/// Whether the page's first frame has been drawn.
+#[derive(Clone, Copy)]
+pub struct FirstPaint(pub RwSignal<bool>);
 
 /// The URL and the share box follow the state without a history entry per slider tick; while a
 /// slider is being dragged they are written once the input pauses (250 ms), not on every tick.

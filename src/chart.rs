@@ -12,9 +12,7 @@ use vram_engine::GIB;
 use vram_engine::{Breakdown, Component, Unit};
 // text, axes and grid in INK follow the page's theme: it is kept as `currentColor`
 pub use vram_svg::Shape;
-use vram_svg::{
-    Anchor, Axis, Colour, Geometry, Paint, Shapes, Stroke, Text, Transform, INK,
-};
+use vram_svg::{Anchor, Axis, Colour, Geometry, Paint, Shapes, Stroke, Text, Transform, INK};
 
 use crate::i18n::{self, t, Lang};
 
@@ -231,7 +229,6 @@ fn shown_top(fitted: f64, held: Option<Held>) -> f64 {
         Some(_) => round_top(fitted * GROW_AHEAD),
     }
 }
-
 
 /// Stacked bars: one per GPU count, one segment per component, capacity lines behind, the
 /// selected GPU's `line` (bytes, and its name: its capacity, or a server's budget) in red, and

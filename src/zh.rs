@@ -6,9 +6,9 @@
 use wasm_bindgen::JsValue;
 
 use crate::i18n::Lang;
-use leptos::prelude::*;
 use crate::readers::export;
 use crate::state::AppState;
+use leptos::prelude::*;
 
 /// The module's meta name.
 const ZH: &str = "vram-zh";

@@ -170,12 +170,12 @@ pub fn HubPicker() -> impl IntoView {
     });
     let lang = move || st.lang.get();
     let target = |ev: &web_sys::Event| event_target_id(ev);
-    let clicked = move |ev: web_sys::MouseEvent| {
-        match event_element(&ev).and_then(|e| e.get_attribute("data-parts")) {
-            Some(parts) => forward("click", "", "", &parts),
-            None if target(&ev) == "hub-read" => forward("click", "hub-read", "", ""),
-            None => {}
-        }
+    let clicked = move |ev: web_sys::MouseEvent| match event_element(&ev)
+        .and_then(|e| e.get_attribute("data-parts"))
+    {
+        Some(parts) => forward("click", "", "", &parts),
+        None if target(&ev) == "hub-read" => forward("click", "hub-read", "", ""),
+        None => {}
     };
     let pressed = move |ev: web_sys::KeyboardEvent| {
         if ev.key() == "Enter" && target(&ev) == "hub-id" {

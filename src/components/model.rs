@@ -555,7 +555,12 @@ fn summary_of(st: &AppState, l: Lang) -> Option<(String, String, String, String)
             t(l, "vocab")
         );
         if let Some(m) = &a.moe {
-            shape.push_str(&format!(" · {} {} (top-{})", m.experts, t(l, "experts"), m.top_k));
+            shape.push_str(&format!(
+                " · {} {} (top-{})",
+                m.experts,
+                t(l, "experts"),
+                m.top_k
+            ));
         }
         if a.mla.is_some() {
             shape.push_str(" · MLA");
@@ -616,7 +621,13 @@ mod tests {
         unique.dedup();
         assert_eq!(groups.len(), unique.len(), "a family is split: {groups:?}");
         let qwen = matching("qwen2.5");
-        assert!(qwen.len() >= 2 && qwen.iter().all(|p| p.id.contains("qwen2.5") || p.name.to_ascii_lowercase().contains("qwen2.5")));
+        assert!(
+            qwen.len() >= 2
+                && qwen
+                    .iter()
+                    .all(|p| p.id.contains("qwen2.5")
+                        || p.name.to_ascii_lowercase().contains("qwen2.5"))
+        );
         assert!(matching("no-such-model").is_empty());
     }
 }

@@ -128,7 +128,9 @@ pub fn VerdictLine() -> impl IntoView {
 fn budget_lines(l: Lang, b: Budget) -> impl IntoView {
     let fit = t(l, if b.fits { "fits" } else { "does_not_fit" });
     let head = t(l, if b.fits { "headroom" } else { "short_by" });
-    let cpu = b.cpu.map(|cpu| view! { <p id="cpu-line">{t(l, "cpu_ram")} ": " {cpu}</p> });
+    let cpu = b
+        .cpu
+        .map(|cpu| view! { <p id="cpu-line">{t(l, "cpu_ram")} ": " {cpu}</p> });
     let serving = b.serving.map(|f| {
         let fill = t(l, if f.sglang { "serving_fill_sglang" } else { "serving_fill" });
         let too_small = if f.too_small {
@@ -211,8 +213,7 @@ pub fn Charts() -> impl IntoView {
         let held = moving.get().then(|| sweep_top.get_value()).flatten();
         st.growth.with(|g| {
             let g = g.as_ref()?;
-            let (shapes, top) =
-                chart::sweep(g, at, serving, (limit, name.as_str()), unit, l, held);
+            let (shapes, top) = chart::sweep(g, at, serving, (limit, name.as_str()), unit, l, held);
             sweep_top.set_value(Some(top));
             Some(shapes)
         })
@@ -240,6 +241,7 @@ pub fn Charts() -> impl IntoView {
     };
     let (bars_w, bars_h) = chart::BARS_SIZE;
     let (sweep_w, sweep_h) = chart::SWEEP_SIZE;
+    let painted = expect_context::<crate::app::FirstPaint>().0;
     view! {
         <section class="panel charts" aria-labelledby="chart-h">
             <h2 id="chart-h">{title}</h2>
@@ -272,7 +274,7 @@ pub fn Charts() -> impl IntoView {
                 role="img"
                 aria-label=sweep_title
             >
-                <Show when=drawn(sweep)>
+                <Show when=move || painted.get() && drawn(sweep)()>
                     <chart::view::SvgChart
                         shapes=Signal::derive(move || sweep.get().unwrap_or_default())
                         width=sweep_w
@@ -379,17 +381,21 @@ pub fn FitPanel() -> impl IntoView {
                 .collect_view()
         })
     };
-    let fits_here = Memo::new(move |_| st.computed.with(|c| c.as_ref().is_ok_and(|c| c.need.fits())));
+    let fits_here = Memo::new(move |_| {
+        st.computed
+            .with(|c| c.as_ref().is_ok_and(|c| c.need.fits()))
+    });
     let remedies = move || {
         let l = lang();
         let unit = st.scenario.with(|s| s.unit);
         advice.with(|a| {
             let remedies = a.as_ref().map(|a| a.remedies.as_slice()).unwrap_or(&[]);
             if remedies.is_empty() {
-                return (!fits_here.get()).then(|| {
-                    view! { <p class="remedies-h" id="no-remedy">{t(l, "no_remedy")}</p> }
-                })
-                .into_any();
+                return (!fits_here.get())
+                    .then(|| {
+                        view! { <p class="remedies-h" id="no-remedy">{t(l, "no_remedy")}</p> }
+                    })
+                    .into_any();
             }
             let items = remedies
                 .iter()
@@ -428,8 +434,11 @@ fn ServeCommands() -> impl IntoView {
         let l = st.lang.get();
         Some(st.scenario.with(|s| {
             let text = [Server::Vllm, Server::Sglang].map(|server| serve_command(s, server).line());
-            let startup =
-                vram_text::startup_concurrency(l, s.max_model_len, startup_concurrency(&serving, s));
+            let startup = vram_text::startup_concurrency(
+                l,
+                s.max_model_len,
+                startup_concurrency(&serving, s),
+            );
             (text.join("\n\n"), startup)
         }))
     });

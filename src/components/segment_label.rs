@@ -12,7 +12,6 @@ use std::cell::RefCell;
 use wasm_bindgen::JsCast;
 use web_sys::Element;
 
-
 /// The chart's host, whose events move the label.
 const HOST: &str = "chart";
 
@@ -42,7 +41,6 @@ pub fn pointer_over(ev: &web_sys::MouseEvent) {
 pub fn pointer_out(ev: &web_sys::MouseEvent) {
     held(&POINTED, related(ev));
 }
-
 
 /// Shows the label again after the chart was patched: the same segment elements stay, with
 /// their new place and title. A chart written whole has new ones, and the label hides until

@@ -357,7 +357,10 @@ pub fn Buttons(
 fn SwitchField(setting: &'static Setting, label: Memo<&'static str>) -> impl IntoView {
     let st = expect_context::<AppState>();
     let id = setting.id;
-    let on = move || st.scenario.with(|s| setting.get(s) == SettingValue::On(true));
+    let on = move || {
+        st.scenario
+            .with(|s| setting.get(s) == SettingValue::On(true))
+    };
     view! {
         <div class="field toggle" id=format!("field-{id}")>
             <input type="checkbox" id=id data-s=id prop:checked=on/>
@@ -660,5 +663,4 @@ mod tests {
             Asked::Target("gate", false)
         ));
     }
-
 }

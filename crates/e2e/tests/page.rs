@@ -129,9 +129,14 @@ fn a_step_shows_its_total_bars_number_box_and_growth_chart_in_its_own_frame() {
     let seen = page.js_async(&step_and_frames(), vec![json!("700")]);
     let (before, in_frame, after) = (&seen[0], &seen[1], &seen[2]);
     // Leptos updates what a step changes before the step's frame is painted
-    for (i, what) in ["the total", "the bars", "the number box", "the growth chart"]
-        .iter()
-        .enumerate()
+    for (i, what) in [
+        "the total",
+        "the bars",
+        "the number box",
+        "the growth chart",
+    ]
+    .iter()
+    .enumerate()
     {
         assert_ne!(in_frame[i], before[i], "{what} in the step's frame: {seen}");
         assert_eq!(after[i], in_frame[i], "{what} after the frame");
@@ -156,7 +161,8 @@ fn where_no_animation_frame_comes_the_views_after_the_paint_still_follow_a_step(
 }
 
 #[test]
-fn while_a_slider_moves_the_panels_below_the_charts_hold_and_say_so_then_follow_once_input_pauses() {
+fn while_a_slider_moves_the_panels_below_the_charts_hold_and_say_so_then_follow_once_input_pauses()
+{
     let page = Page::open("/");
     let (total, row) = (page.text_of("#total"), page.text_of("#fit-table tbody tr"));
     let seen = page.js_async(&step_and_look(), vec![json!("700")]);

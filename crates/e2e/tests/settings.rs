@@ -64,7 +64,7 @@ fn on_the_chinese_page_a_link_notice_and_an_error_are_in_chinese() {
     assert!(
         notice.contains("已忽略 b=")
             && notice.contains("已忽略未知设置")
-            && notice.contains("该设置已重置"),
+            && notice.contains("恢复为默认值"),
         "{notice}"
     );
     assert!(!notice.contains("ignored"), "{notice}");

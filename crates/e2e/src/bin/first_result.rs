@@ -1,6 +1,6 @@
 //! First result on screen, as issue 41 measures it (not a test): each load in a fresh headless
 //! Chromium process with the cache disabled, the time from navigation start to the first `<rect>`
-//! inside a chart, for the page and, in the same run, for a trivial page holding one inline SVG.
+//! inside a chart (the page draws its bars' segments as `<polygon>`s, so either), for the page and, in the same run, for a trivial page holding one inline SVG.
 //!
 //! Usage: cargo run -p e2e --release --bin first-result [-- LOADS]   (default 6)
 //! Serves dist/ (or $VRAM_E2E_DIST); needs chromium and chromedriver on PATH. Prints each load
@@ -10,16 +10,18 @@ use e2e::{dist_dir, Driver, Session, StaticServer};
 use serde_json::json;
 
 /// The trivial page: one inline SVG with one rectangle.
-const TRIVIAL: &str = r#"<!DOCTYPE html><html><head><meta charset="utf-8"><title>one svg</title></head><body><div class="chart"><svg width="640" height="340"><rect x="10" y="10" width="100" height="100" fill="#1f77b4"/></svg></div></body></html>"#;
+const TRIVIAL: &str = r##"<!DOCTYPE html><html><head><meta charset="utf-8"><title>one svg</title></head><body><div class="chart"><svg width="640" height="340"><rect x="10" y="10" width="100" height="100" fill="#1f77b4"/></svg></div></body></html>"##;
 
 /// Installed before a document's own scripts: stamps `window.__firstRect` with performance.now()
-/// when the first `<rect>` inside a `.chart` is in the document.
-const WATCH: &str = "new MutationObserver((_, o) => {
-  if (document.querySelector('.chart rect')) { window.__firstRect = performance.now(); o.disconnect(); }
+/// when the first `<rect>` or `<polygon>` inside a `.chart` is in the document.
+const WATCH: &str = "const SHAPE = '.chart rect, .chart polygon';
+new MutationObserver((_, o) => {
+  if (document.querySelector(SHAPE)) { window.__firstRect = performance.now(); o.disconnect(); }
 }).observe(document, {childList: true, subtree: true});";
 
-/// One load of `url` in a fresh browser: milliseconds from navigation start to the first rect.
-fn one_load(url: &str) -> f64 {
+/// One load of `url` in a fresh browser: milliseconds from navigation start to the first rect,
+/// and to the end of the page's wasm download (NaN for a page without one).
+fn one_load(url: &str) -> (f64, f64) {
     let driver = Driver::start();
     let session = Session::new(&driver, 1280, 1000);
     session.cdp("Network.enable", json!({}));
@@ -29,11 +31,14 @@ fn one_load(url: &str) -> f64 {
         json!({ "source": WATCH }),
     );
     session.goto(url);
-    session.wait_for(".chart rect", 30);
-    session
-        .js("return window.__firstRect", vec![])
-        .as_f64()
-        .unwrap_or(f64::NAN)
+    session.wait_for(".chart rect, .chart polygon", 30);
+    let seen = session.js(
+        "const wasm = performance.getEntriesByType('resource').find((r) => r.name.endsWith('_bg.wasm'));
+         return [window.__firstRect, wasm ? wasm.responseEnd : null];",
+        vec![],
+    );
+    let at = |i: usize| seen[i].as_f64().unwrap_or(f64::NAN);
+    (at(0), at(1))
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -51,12 +56,12 @@ fn main() {
     let (mut page, mut trivial) = (Vec::new(), Vec::new());
     for i in 0..loads {
         // alternated, so that both see the same machine
-        page.push(one_load(&server.url("/")));
-        trivial.push(one_load(&server.url("/trivial.html")));
+        let (first, wasm) = one_load(&server.url("/"));
+        page.push(first);
+        trivial.push(one_load(&server.url("/trivial.html")).0);
         println!(
-            "load {}: page {:.1} ms, trivial page {:.1} ms",
+            "load {}: page {first:.1} ms (its wasm downloaded at {wasm:.1} ms), trivial page {:.1} ms",
             i + 1,
-            page[i],
             trivial[i]
         );
     }
