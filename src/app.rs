@@ -119,7 +119,9 @@ fn follow_the_url(st: AppState) -> RwSignal<bool> {
         if let Some(h) = pending.get_value() {
             h.clear();
         }
-        settled.set(false);
+        if settled.get_untracked() {
+            settled.set(false);
+        }
         let write = move || {
             let w = window();
             let path = w.location().pathname().unwrap_or_default();
@@ -167,10 +169,10 @@ fn Header() -> impl IntoView {
     let settled = expect_context::<UrlSettled>().0;
     let copied = RwSignal::new(None::<&'static str>);
     let lang = move || st.lang.get();
-    // the share box shows the link once the address bar holds it
-    let link = Memo::new(move |_| {
-        settled.track();
-        untrack(|| st.share_url())
+    // the share box shows the link once the address bar holds it, not on every step of a drag
+    let link = Memo::new(move |was: Option<&String>| match was {
+        Some(was) if !settled.get() => was.clone(),
+        _ => untrack(|| st.share_url()),
     });
     let toggle = move |_| {
         let to = if st.lang.get_untracked() == Lang::En {
