@@ -39,6 +39,7 @@ mod formula;
 mod gguf;
 mod gpus;
 mod hub;
+mod hybrid;
 mod json;
 mod link;
 mod llamacpp;
@@ -111,7 +112,10 @@ pub use memory::{
     prefill_activation_bytes, Breakdown, Component, LayerActivations, Line, Moment, Phase,
     PipelineStage, Pool, ServingFit, SglangSplit, MAX_PER_GPU,
 };
-pub use model::{Architecture, Encoder, Mla, MlpKind, Moe, NormKind, ParamCounts, StoredWeights};
+pub use model::{
+    Architecture, Encoder, Mixer, Mla, MlpKind, Moe, NormKind, ParamCounts, Recurrent,
+    StoredWeights,
+};
 pub use overview::{sweep, sweep_points, Advice, Overview};
 pub use presets::{all as presets, find as find_preset, Preset};
 pub use safetensors::{
