@@ -95,8 +95,8 @@ pub use llamacpp::{
     with_ollama_defaults, AttentionLayer, Backend, ComputeBuffer, ContextSizes, DeviceBuffers,
     DeviceFit, DeviceReads, KvCache, KvPart, LaunchCommands, LlamaDevice, LlamaError, LlamaFlag,
     LlamaPlan, LlamaSettings, LlamaShape, LocalOverview, Mac, MacChip, Machine, MissingKey,
-    Placement, Projector, ProjectorError, ProjectorFile, SpeedBound, TensorShares, CACHE_TYPES,
-    CELL_PAD, DEFAULT_HOST_BANDWIDTH, EVEN_SPLIT, MAC_CHIPS, MAX_CONTEXT, MAX_GPUS,
+    Placement, Projector, ProjectorError, ProjectorFile, RecurrentState, SpeedBound, TensorShares,
+    CACHE_TYPES, CELL_PAD, DEFAULT_HOST_BANDWIDTH, EVEN_SPLIT, MAC_CHIPS, MAX_CONTEXT, MAX_GPUS,
     MAX_LAYERS_FLAG, MAX_PARALLEL, OFFLOAD_MIN_BATCH,
 };
 pub use measured::link::LINK_MAX as MAX_MEASUREMENT_LINK;
@@ -108,9 +108,10 @@ pub use measured::{
     MAX_LINES as MAX_MEASUREMENT_LINES,
 };
 pub use memory::{
-    estimate, estimate_stages, estimate_with, kv_cache_bytes, layer_activation_bytes, lora_params,
-    prefill_activation_bytes, Breakdown, Component, LayerActivations, Line, Moment, Phase,
-    PipelineStage, Pool, ServingFit, SglangSplit, MAX_PER_GPU,
+    estimate, estimate_stages, estimate_with, hybrid_block_size, kv_cache_bytes,
+    layer_activation_bytes, lora_params, prefill_activation_bytes, Breakdown, Component,
+    LayerActivations, Line, Moment, Phase, PipelineStage, Pool, RecurrentPages, ServingFit,
+    SglangSplit, MAX_PER_GPU,
 };
 pub use model::{
     Architecture, Encoder, Mixer, Mla, MlpKind, Moe, NormKind, ParamCounts, Recurrent,

@@ -124,3 +124,170 @@ fn a_pattern_longer_than_the_layers_is_an_error_not_a_guess() {
         Err(EngineError::OutOfRange { setting, .. }) if setting == "hybrid_override_pattern"
     ));
 }
+
+fn scenario(link: &str) -> Scenario {
+    let d = decode_link(link);
+    assert!(d.notices.is_empty(), "{:?}", d.notices);
+    d.scenario
+}
+
+fn line_bytes(b: &Breakdown, msg: Msg) -> u64 {
+    b.lines
+        .iter()
+        .filter(|l| l.formula.clauses.first().map(|c| c.msg) == Some(msg))
+        .map(|l| l.bytes)
+        .sum()
+}
+
+#[test]
+fn only_the_attention_layers_keep_k_and_v_per_token() {
+    let b = estimate(&scenario(
+        "?v=1&m=qwen3-next-80b-a3b&j=infer&b=1&s=1000&g=24",
+    ))
+    .unwrap();
+    // 12 attention layers × 2 (K, V) × 2 KV heads × 256 × 2 B, not 48 layers' worth
+    assert_eq!(b.kv_bytes_per_token, 12 * 2 * 2 * 256 * 2);
+    let lfm = estimate(&scenario("?v=1&m=lfm2-1.2b&j=infer&b=1&s=1000&g=24")).unwrap();
+    // 6 attention layers × 2 × 8 KV heads × 64 × 2 B
+    assert_eq!(lfm.kv_bytes_per_token, 6 * 2 * 8 * 64 * 2);
+}
+
+#[test]
+fn the_delta_net_keeps_one_state_per_sequence_however_long() {
+    let short = estimate(&scenario(
+        "?v=1&m=qwen3-next-80b-a3b&j=infer&b=2&s=1000&g=24",
+    ))
+    .unwrap();
+    let long = estimate(&scenario(
+        "?v=1&m=qwen3-next-80b-a3b&j=infer&b=2&s=30000&g=24",
+    ))
+    .unwrap();
+    // per layer: the convolution's last 3 inputs of 2 × 2,048 + 4,096 channels and the delta
+    // rule's 32 heads × 128 × 128, both 16-bit as transformers' cache keeps them:
+    // (3 × 8,192 + 524,288) × 2 B = 1,097,728 B; × 36 layers × 2 sequences
+    let state = 2 * 36 * 1_097_728;
+    assert_eq!(line_bytes(&short, Msg::RecurrentState), state);
+    assert_eq!(line_bytes(&long, Msg::RecurrentState), state);
+}
+
+#[test]
+fn an_lfm2_short_convolution_keeps_two_inputs_and_no_ssm_state() {
+    let b = estimate(&scenario("?v=1&m=lfm2-1.2b&j=infer&b=4&s=1000&g=24")).unwrap();
+    // L_cache 3: 2 inputs × 2,048 channels × 2 B, in 10 layers, for 4 sequences
+    assert_eq!(line_bytes(&b, Msg::RecurrentState), 4 * 10 * 2 * 2_048 * 2);
+}
+
+#[test]
+fn vllm_sizes_a_qwen3_next_block_to_hold_one_delta_net_state_at_tp_2() {
+    let b = estimate(&scenario(
+        "?v=1&m=qwen3-next-80b-a3b&j=serve&gpu=h200&n=2&tp=2&ml=262144",
+    ))
+    .unwrap();
+    let pages = b.recurrent.unwrap();
+    // per rank: K and V of 1 KV head × 256 × 2 B = 1,024 B a token and layer; the state
+    // (3 × 4,096 + 262,144) × 2 B = 548,864 B, so 16 × ⌈548,864 / 16,384⌉ = 544 tokens a block
+    // (vLLM 0.10.2 logs "Setting attention block size to 544 tokens" and "Padding mamba page
+    // size by 1.49%": 544 × 1,024 / 548,864 = 1.0149)
+    assert_eq!((pages.token_bytes, pages.state_bytes), (1_024, 548_864));
+    let fit = b.serving.unwrap();
+    assert_eq!(fit.block_size, 544);
+    // 12 attention and 36 recurrent layers: groups of 12, one for attention and three for the
+    // states; a block is a 557,056 B page in each of a group's 12 layers
+    assert_eq!(fit.blocks, fit.kv_pool / (557_056 * 12));
+    assert_eq!(fit.tokens, fit.blocks / 4 * 544);
+    // a 262,144-token request: ⌈262,144 / 544⌉ = 482 attention blocks + 3 state blocks
+    assert_eq!(fit.state_slots, fit.blocks / 485);
+}
+
+#[test]
+fn the_vllm_page_arithmetic_gives_the_tokens_and_concurrency_vllm_printed() {
+    // vLLM 0.10.2, Qwen3-Next-80B-A3B-Instruct on two H200s, TP 2: "Available KV cache memory:
+    // 44.59 GiB", "GPU KV cache size: 973,760 tokens", "Maximum concurrency for 262,144 tokens
+    // per request: 14.77x" (validation/hybrid.jsonl)
+    let pages = RecurrentPages {
+        attention_layers: 12,
+        recurrent_layers: 36,
+        token_bytes: 1_024,
+        state_bytes: 548_864,
+    };
+    let s = scenario("?v=1&m=qwen3-next-80b-a3b&j=serve&gpu=h200&n=2&tp=2&ml=262144");
+    let pool = 44.59 * (1u64 << 30) as f64;
+    let fit = ServingFit::vllm_hybrid(&s, &pages, 24_576, 0, pool as u64);
+    assert_eq!(fit.tokens, 973_760);
+    // 7,162 blocks / 485 per request = 14.77
+    assert_eq!((fit.blocks, fit.state_slots), (7_162, 14));
+}
+
+#[test]
+fn sglang_gives_the_states_nine_nineteenths_of_the_cache_memory_in_whole_requests() {
+    let b = estimate(&scenario(
+        "?v=1&m=granite-4.0-h-tiny&j=serve&srv=sglang&gpu=h100",
+    ))
+    .unwrap();
+    let fit = b.serving.unwrap();
+    let pages = b.recurrent.unwrap();
+    // Mamba-2 per layer: 3 × (3,072 + 2 × 128) conv inputs × 2 B + 48 heads × 64 × 128 fp32
+    assert_eq!(pages.state_bytes, 3 * 3_328 * 2 + 48 * 64 * 128 * 4);
+    let per_request = 36 * pages.state_bytes;
+    let rest = fit.kv_pool + fit.state_slots * per_request;
+    assert_eq!(fit.state_slots, rest * 9 / 19 / per_request);
+    assert!(fit.max_concurrency <= fit.state_slots);
+    // the attention KV takes the rest: 4 layers × 2 × 4 KV heads × 128 × 2 B a token
+    assert_eq!(fit.kv_bytes_per_token, 4 * 2 * 4 * 128 * 2);
+}
+
+/// A small LFM2-shaped GGUF header: 4 layers of width 256, attention (2 KV heads of 64) only in
+/// layer 2, short convolutions of `l_cache` 3 in the others.
+fn lfm2_gguf(shortconv: bool) -> GgufHeader {
+    let mut d = GgufDraft::default();
+    let mut meta = vec![
+        ("general.architecture", DraftValue::Text("lfm2".into())),
+        ("lfm2.block_count", DraftValue::U64(4)),
+        ("lfm2.context_length", DraftValue::U64(4_096)),
+        ("lfm2.embedding_length", DraftValue::U64(256)),
+        ("lfm2.feed_forward_length", DraftValue::U64(512)),
+        ("lfm2.attention.head_count", DraftValue::U64(4)),
+        (
+            "lfm2.attention.head_count_kv",
+            DraftValue::U32s(vec![0, 0, 2, 0]),
+        ),
+        ("lfm2.vocab_size", DraftValue::U64(1_000)),
+    ];
+    if shortconv {
+        meta.push(("lfm2.shortconv.l_cache", DraftValue::U64(3)));
+    }
+    d.metadata = meta.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+    d.tensors
+        .push(("token_embd.weight".into(), vec![256, 1_000], GgmlType::F16));
+    for il in 0..4 {
+        for t in ["ffn_up", "ffn_down", "ffn_gate"] {
+            d.tensors.push((
+                format!("blk.{il}.{t}.weight"),
+                vec![256, 512],
+                GgmlType::F16,
+            ));
+        }
+    }
+    read_gguf(&d.bytes()).unwrap()
+}
+
+#[test]
+fn llama_cpp_keeps_one_f32_state_per_slot_in_each_short_convolution_layer() {
+    let settings = LlamaSettings {
+        context: Some(4_096),
+        parallel: 4,
+        ..LlamaSettings::default()
+    };
+    let plan = plan_llama(&lfm2_gguf(true), &settings, Backend::Cuda).unwrap();
+    let state = plan.shape.recurrent.as_ref().unwrap();
+    assert_eq!(state.layers, vec![true, true, false, true]);
+    // n_embd_r = 256 × (3 − 1) = 512, n_embd_s = 0: 512 × 4 B × 4 slots in each of 3 layers
+    assert_eq!(state.layer_bytes(4), 512 * 4 * 4);
+    // layer 2's K and V: 4,096 cells × 2 × 128 × 2 B (f16), padded to 32 B already
+    let kv = 4_096 * 2 * 128 * 2;
+    let gpu = plan.device(LlamaDevice::Gpu(0)).unwrap();
+    assert_eq!(gpu.kv, kv + 3 * 512 * 4 * 4);
+    // without the short-convolution key the layers without KV heads keep nothing
+    let plain = plan_llama(&lfm2_gguf(false), &settings, Backend::Cuda).unwrap();
+    assert_eq!(plain.device(LlamaDevice::Gpu(0)).unwrap().kv, kv);
+}

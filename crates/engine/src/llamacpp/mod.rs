@@ -16,6 +16,7 @@ mod placement;
 mod plan;
 mod projector;
 mod quantize;
+mod recurrent;
 mod settings;
 mod shape;
 mod shares;
@@ -35,6 +36,7 @@ pub use placement::{is_expert, Backend, LlamaDevice, Placement};
 pub use plan::{plan_llama, plan_placed, DeviceBuffers, LlamaPlan};
 pub use projector::{Projector, ProjectorError, ProjectorFile};
 pub use quantize::synthesize_gguf;
+pub use recurrent::RecurrentState;
 pub use settings::{
     parse_cache_type, parse_count, parse_on_off, LlamaSettings, CACHE_TYPES, MAX_CONTEXT, MAX_GPUS,
     MAX_LAYERS_FLAG, MAX_PARALLEL,
