@@ -144,6 +144,31 @@ impl Recurrent {
         }
     }
 
+    /// Bytes per token one recurrent mixer keeps for backward with `c`-byte activations, as the
+    /// kernels transformers trains with save them: Mamba-2's fused split-conv-scan
+    /// (`mamba_ssm/ops/triton/ssd_combined.py`, `MambaSplitConv1dScanCombinedFn`: the in_proj
+    /// output z, x, B, C, dt, the scan's gated output and the norm's fp32 rstd per group);
+    /// Mamba's `MambaInnerFn` (`mamba_ssm/ops/selective_scan_interface.py`: x and z, the
+    /// x_proj output, delta and the gated output); the Gated DeltaNet's convolution input and
+    /// output, gate and core output, fp32 decay and beta per head, and `chunk_gated_delta_rule`'s
+    /// fp32 64-wide chunk matrix A per head (`fla/ops/gated_delta_rule/chunk.py`); LFM2's
+    /// in_proj output, gated input and convolution output. The chunk states are recomputed in
+    /// backward, not kept.
+    pub fn scan_activation_bytes(&self, hidden: u64, c: u64) -> u64 {
+        let d = self.inner;
+        match self.mixer {
+            Mixer::Mamba2 => {
+                let zxbcdt = 2 * d + 2 * self.groups * self.state + self.heads;
+                c * (zxbcdt + d) + 4 * self.groups.max(1)
+            }
+            Mixer::Mamba => c * (4 * d + self.dt_rank + 2 * self.state),
+            Mixer::DeltaNet => {
+                c * (2 * self.conv_channels(hidden) + 2 * d) + 4 * self.heads * (64 + 2)
+            }
+            Mixer::ShortConv => c * 5 * hidden,
+        }
+    }
+
     /// Checks the fields against `layers`, naming the first one out of range.
     pub fn validate(&self, layers: u64) -> Result<(), EngineError> {
         let fields = [

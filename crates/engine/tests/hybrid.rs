@@ -291,3 +291,14 @@ fn llama_cpp_keeps_one_f32_state_per_slot_in_each_short_convolution_layer() {
     let plain = plan_llama(&lfm2_gguf(false), &settings, Backend::Cuda).unwrap();
     assert_eq!(plain.device(LlamaDevice::Gpu(0)).unwrap().kv, kv);
 }
+
+#[test]
+fn training_keeps_the_scan_s_tensors_in_the_recurrent_layers_instead_of_attention_s() {
+    let s = scenario("?v=1&m=lfm2-1.2b&j=full&b=1&s=1024");
+    let a = s.model.architecture().unwrap();
+    let layer = layer_activation_bytes(&a, &s, 2, 1);
+    // attention layers: q, k, v, output (2,048 + 2 × 512 + 2,048) × 2 B + 32 heads × 4 B of
+    // log-sum-exp = 10,368; a short convolution: in_proj output, gated input and conv output,
+    // 5 × 2,048 × 2 B = 20,480; averaged over 6 and 10 of the 16 layers
+    assert_eq!(layer.attention, (6 * 10_368 + 10 * 20_480) / 16);
+}

@@ -19,6 +19,25 @@ pub struct RecurrentPages {
     pub state_bytes: u64,
 }
 
+impl RecurrentPages {
+    /// vLLM's groups (`vllm/v1/core/kv_cache_utils.py`, `_get_kv_cache_groups_uniform_page_size`):
+    /// layers per group (the smaller of the attention and recurrent counts, or the larger when
+    /// it is under 1.5 × the smaller), then the attention groups and the state groups.
+    pub fn vllm_groups(&self) -> (u64, u64, u64) {
+        let (a, r) = (self.attention_layers, self.recurrent_layers);
+        let (small, large) = (a.min(r).max(1), a.max(r).max(1));
+        let group = if 2 * large < 3 * small { large } else { small };
+        (group, div_ceil(a, group), div_ceil(r, group))
+    }
+
+    /// Blocks of `block` tokens one request of `len` tokens takes in vLLM: ⌈len / block⌉ in each
+    /// attention group and one in each state group (`get_max_concurrency_for_kv_cache_config`).
+    pub fn vllm_blocks_per_request(&self, block: u64, len: u64) -> u64 {
+        let (_, attention, states) = self.vllm_groups();
+        attention * div_ceil(len, block.max(1)) + states
+    }
+}
+
 /// The tokens a vLLM attention block holds for a hybrid model: the smallest multiple of the
 /// kernel's 16 whose page (block × bytes per token) holds one layer's state
 /// (`vllm/model_executor/models/config.py`, `HybridAttentionMambaModelConfig`), or the block size
@@ -111,13 +130,10 @@ impl ServingFit {
     ) -> ServingFit {
         let block = hybrid_block_size(pages, s.block_size);
         let page = block * pages.token_bytes.max(1);
-        let (a, r) = (pages.attention_layers, pages.recurrent_layers);
-        let (small, large) = (a.min(r).max(1), a.max(r).max(1));
-        let group = if 2 * large < 3 * small { large } else { small };
-        let (attention_groups, state_groups) = (div_ceil(a, group), div_ceil(r, group));
+        let (group, attention_groups, state_groups) = pages.vllm_groups();
         let blocks = kv_pool / prod(&[page, group]).max(1);
         let tokens = blocks / (attention_groups + state_groups).max(1) * block;
-        let per_request = |len: u64| attention_groups * div_ceil(len, block) + state_groups;
+        let per_request = |len: u64| pages.vllm_blocks_per_request(block, len);
         ServingFit {
             budget,
             kv_pool,
