@@ -302,3 +302,12 @@ fn training_keeps_the_scan_s_tensors_in_the_recurrent_layers_instead_of_attentio
     // 5 × 2,048 × 2 B = 20,480; averaged over 6 and 10 of the 16 layers
     assert_eq!(layer.attention, (6 * 10_368 + 10 * 20_480) / 16);
 }
+
+#[test]
+fn a_hybrid_preset_has_no_synthesized_gguf_and_asks_for_its_file() {
+    let a = find_preset("granite-4.0-h-tiny").unwrap().architecture();
+    assert_eq!(
+        synthesize_gguf(&a, WeightFormat::GgufQ4KM).unwrap_err(),
+        LlamaError::NoGgufForm
+    );
+}
