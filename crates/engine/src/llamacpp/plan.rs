@@ -27,11 +27,20 @@ pub struct DeviceBuffers {
     /// A multimodal projector's weights and its vision graph's compute buffer (`--mmproj`).
     pub projector: u64,
     pub projector_compute: u64,
+    /// A draft model's weights here, and its KV cache, compute and output buffers once per slot
+    /// (`-md`, see `draft.rs`).
+    pub draft: u64,
 }
 
 impl DeviceBuffers {
     pub fn total(&self) -> u64 {
-        self.model + self.kv + self.compute + self.output + self.projector + self.projector_compute
+        self.model
+            + self.kv
+            + self.compute
+            + self.output
+            + self.projector
+            + self.projector_compute
+            + self.draft
     }
 }
 
@@ -46,6 +55,8 @@ pub struct LlamaPlan {
     pub compute: ComputeBuffer,
     /// Host first, then each GPU in `--tensor-split` order.
     pub devices: Vec<(LlamaDevice, DeviceBuffers)>,
+    /// The draft model's own plan (one slot), when one is loaded beside the target.
+    pub draft: Option<Box<LlamaPlan>>,
 }
 
 impl LlamaPlan {
@@ -201,6 +212,7 @@ pub fn plan_placed(
         kv_caches: caches,
         compute,
         devices,
+        draft: None,
     })
 }
 
