@@ -91,13 +91,13 @@ pub use link::{
 pub use llamacpp::{
     best_quant, decode_bound, gpu_bandwidth, is_expert, launch_commands, local_header,
     local_machine, local_settings, max_context, max_gpu_layers, ollama_batch, ollama_context,
-    parse_cache_type, parse_count, parse_on_off, plan_llama, plan_placed, plan_with_draft,
-    synthesize_gguf, with_ollama_defaults, AttentionLayer, Backend, ComputeBuffer, ContextSizes,
-    DeviceBuffers, DeviceFit, DeviceReads, KvCache, KvPart, LaunchCommands, LlamaDevice,
-    LlamaDraft, LlamaError, LlamaFlag, LlamaPlan, LlamaSettings, LlamaShape, LocalOverview, Mac,
-    MacChip, Machine, MissingKey, Placement, Projector, ProjectorError, ProjectorFile,
-    RecurrentState, SpeedBound, TensorShares, CACHE_TYPES, CELL_PAD, DEFAULT_HOST_BANDWIDTH,
-    EVEN_SPLIT, MAC_CHIPS, MAX_CONTEXT, MAX_GPUS, MAX_LAYERS_FLAG, MAX_PARALLEL, OFFLOAD_MIN_BATCH,
+    parse_cache_type, parse_count, parse_on_off, plan_llama, plan_placed, synthesize_gguf,
+    with_ollama_defaults, AttentionLayer, Backend, ComputeBuffer, ContextSizes, DeviceBuffers,
+    DeviceFit, DeviceReads, KvCache, KvPart, LaunchCommands, LlamaDevice, LlamaDraft, LlamaError,
+    LlamaFlag, LlamaPlan, LlamaSettings, LlamaShape, LocalOverview, Mac, MacChip, Machine,
+    MissingKey, Placement, Projector, ProjectorError, ProjectorFile, RecurrentState, SpeedBound,
+    TensorShares, CACHE_TYPES, CELL_PAD, DEFAULT_HOST_BANDWIDTH, EVEN_SPLIT, MAC_CHIPS,
+    MAX_CONTEXT, MAX_GPUS, MAX_LAYERS_FLAG, MAX_PARALLEL, OFFLOAD_MIN_BATCH,
 };
 pub use measured::link::LINK_MAX as MAX_MEASUREMENT_LINK;
 pub use measured::{

@@ -26,7 +26,7 @@ mod speed;
 
 pub use bandwidth::gpu_bandwidth;
 pub use compute::ComputeBuffer;
-pub use draft::{plan_with_draft, LlamaDraft};
+pub use draft::LlamaDraft;
 pub use error::{KvPart, LlamaError, LlamaFlag, MissingKey};
 pub use kv::{ContextSizes, KvCache, CELL_PAD};
 pub use local::{local_header, local_machine, local_settings, LocalOverview};

@@ -205,7 +205,7 @@ pub fn plan_placed(
         .parallel
         .saturating_mul(shape.n_vocab)
         .saturating_mul(4);
-    Ok(LlamaPlan {
+    let mut plan = LlamaPlan {
         shape,
         sizes,
         placement,
@@ -213,7 +213,12 @@ pub fn plan_placed(
         compute,
         devices,
         draft: None,
-    })
+    };
+    if let Some(d) = &settings.draft {
+        let drafted = d.plan(settings, plan.sizes.n_ctx_seq, backend)?;
+        super::draft::add_draft(&mut plan, drafted, settings.parallel);
+    }
+    Ok(plan)
 }
 
 /// A device running any layer reserves the whole graph's peak (attention is the peak and every

@@ -179,7 +179,7 @@ impl Budget<'_> {
                 .sum()
         };
         let a = self.arch;
-        let mut per_slot = a.layers * sum(&a.attention_matrices());
+        let mut per_slot = a.attention_layers() * sum(&a.attention_matrices());
         per_slot += a.dense_layers() * sum(&a.mlp_matrices(a.intermediate));
         let elem = self.format.compute_bytes();
         let bytes = prod(&[s.max_loras, per_slot, elem]);
