@@ -7,6 +7,8 @@
 //! modeling_nemotron_h.py` `NemotronHMamba2Mixer` and `NemotronHBlock`, one norm and one mixer per
 //! layer; `models/granitemoehybrid/modeling_granitemoehybrid.py` (Bamba's Mamba-2 mixer);
 //! `models/jamba/modeling_jamba.py` `JambaMambaMixer` with its dt, B and C norms;
+//! `models/falcon_h1/modeling_falcon_h1.py` (attention and a Mamba-2 mixer side by side in every
+//! layer, the mixer's gated norm only with `mamba_rms_norm`);
 //! `models/lfm2/modeling_lfm2.py` `Lfm2ShortConv`). The state shapes follow vLLM's
 //! `vllm/model_executor/layers/mamba/mamba_utils.py` (`MambaStateShapeCalculator`) and
 //! llama.cpp's `n_embd_r` / `n_embd_s` (`src/llama-hparams.cpp`).
@@ -52,6 +54,9 @@ pub struct Recurrent {
     pub conv_bias: bool,
     /// Biases on the mixer's input and output projections.
     pub proj_bias: bool,
+    /// Mamba-2's gated RMSNorm over the inner width (Falcon-H1 may leave it out:
+    /// `mamba_rms_norm`).
+    pub mixer_norm: bool,
     /// Attention with an output gate: a q projection twice as wide (Qwen3-Next).
     pub gated_attention: bool,
     /// The SSM state kept in fp32 (the config's `mamba_ssm_cache_dtype`).
@@ -127,7 +132,9 @@ impl Recurrent {
             // dt_bias, A_log, D per head; the gated RMSNorm over the inner width
             Mixer::Mamba2 => {
                 let projection = d + channels + self.heads;
-                3 * self.heads + d + self.proj_bias as u64 * (projection + h)
+                3 * self.heads
+                    + self.mixer_norm as u64 * d
+                    + self.proj_bias as u64 * (projection + h)
             }
             // dt_proj's bias, A_log (inner × state), D, and Jamba's dt, B and C norms
             Mixer::Mamba => {

@@ -311,3 +311,33 @@ fn a_hybrid_preset_has_no_synthesized_gguf_and_asks_for_its_file() {
         LlamaError::NoGgufForm
     );
 }
+
+#[test]
+fn falcon_h1_runs_attention_and_mamba_2_side_by_side_in_every_layer() {
+    // the Falcon-H1 1.5B shape as public tests quote its config.json's fields (no published
+    // total is matched here: the count is the modeling file's arithmetic)
+    let a = parse_config(
+        r#"{"model_type":"falcon_h1","num_hidden_layers":24,"hidden_size":2048,"intermediate_size":4608,
+        "num_attention_heads":8,"num_key_value_heads":2,"head_dim":128,"vocab_size":65537,
+        "mamba_d_state":256,"mamba_d_conv":4,"mamba_n_groups":1,"mamba_n_heads":48,"mamba_d_head":64,
+        "mamba_d_ssm":3072,"mamba_rms_norm":false,"tie_word_embeddings":false}"#,
+    )
+    .unwrap();
+    assert_eq!((a.attention_layers(), a.recurrent_layers()), (24, 24));
+    // attention 2,048 × 1,024 × 2 + 2,048 × 256 × 2 = 5,242,880; Mamba-2 (conv 3,072 + 512
+    // channels): 2,048 × (3,072 + 3,584 + 48) + 3,072 × 2,048 + 3,584 × 5 + 3 × 48 = 20,039,312
+    // (no gated norm); MLP 3 × 2,048 × 4,608 = 28,311,552; two norms of 2,048
+    let layer = 5_242_880 + 20_039_312 + 28_311_552 + 2 * 2_048;
+    let total = 24 * layer + 2_048 + 2 * 65_537 * 2_048;
+    assert_eq!(a.params().total(), total);
+    assert_eq!(total, 1_554_789_760);
+    assert_eq!(decode_arch(&encode_arch(&a)).unwrap(), a);
+    // vLLM pages both kinds in every layer: groups of 24, one for attention, one for the states
+    let pages = RecurrentPages {
+        attention_layers: 24,
+        recurrent_layers: 24,
+        token_bytes: 1,
+        state_bytes: 1,
+    };
+    assert_eq!(pages.vllm_groups(), (24, 1, 1));
+}

@@ -20,6 +20,7 @@ pub(super) fn apply_hybrid(
         "granitemoehybrid" => granite_hybrid(f, a)?,
         "jamba" => jamba(f, a)?,
         "lfm2" => lfm2(f, a)?,
+        "falcon_h1" => falcon_h1(f, a)?,
         _ => return Ok(()),
     };
     a.recurrent = Some(recurrent);
@@ -59,6 +60,7 @@ fn recurrent(mixer: Mixer, layers: u64, total: u64) -> Recurrent {
         dt_rank: 0,
         conv_bias: false,
         proj_bias: false,
+        mixer_norm: true,
         gated_attention: false,
         state_fp32: false,
     }
@@ -266,5 +268,31 @@ fn lfm2(f: &Fields, a: &mut Architecture) -> Result<Recurrent, EngineError> {
         .boolean(&["tie_embedding", "tie_word_embeddings"])
         .unwrap_or(true);
     a.qk_norm = true;
+    Ok(r)
+}
+
+/// Falcon-H1: attention and a Mamba-2 mixer side by side in every layer (their outputs summed),
+/// then a gated MLP; the mixer's inner width is `mamba_d_ssm`, its gated norm present only with
+/// `mamba_rms_norm`.
+fn falcon_h1(f: &Fields, a: &mut Architecture) -> Result<Recurrent, EngineError> {
+    let mut r = recurrent(Mixer::Mamba2, a.layers, a.layers);
+    r.attention_layers = a.layers;
+    mamba2(
+        f,
+        &mut r,
+        [
+            "mamba_n_heads",
+            "mamba_d_head",
+            "mamba_n_groups",
+            "mamba_d_state",
+            "mamba_d_conv",
+        ],
+    )?;
+    if let Some(d_ssm) = f.uint(&["mamba_d_ssm"])? {
+        r.inner = within("mamba_d_ssm", d_ssm, 1, 1 << 20)?;
+    }
+    r.conv_bias = f.boolean(&["mamba_conv_bias"]).unwrap_or(true);
+    r.proj_bias = f.boolean(&["mamba_proj_bias"]).unwrap_or(false);
+    r.mixer_norm = f.boolean(&["mamba_rms_norm"]).unwrap_or(false);
     Ok(r)
 }
