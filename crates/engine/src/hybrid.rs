@@ -180,7 +180,7 @@ impl Recurrent {
     pub fn validate(&self, layers: u64) -> Result<(), EngineError> {
         let fields = [
             ("recurrent_layers", self.layers, 1, layers),
-            ("attention_layers", self.attention_layers, 0, layers),
+            ("attention_layers", self.attention_layers, 1, layers),
             ("ffn_layers", self.ffn_layers, 0, layers),
             ("recurrent_heads", self.heads, 0, 65_536),
             ("recurrent_head_dim", self.head_dim, 0, 65_536),

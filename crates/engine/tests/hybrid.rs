@@ -341,3 +341,13 @@ fn falcon_h1_runs_attention_and_mamba_2_side_by_side_in_every_layer() {
     };
     assert_eq!(pages.vllm_groups(), (24, 1, 1));
 }
+
+#[test]
+fn a_link_whose_hybrid_has_no_attention_layer_is_refused_with_the_field() {
+    let arch = find_preset("lfm2-1.2b").unwrap().arch;
+    let err = decode_arch(&format!("{arch}_aL0")).unwrap_err();
+    assert!(
+        matches!(&err, EngineError::OutOfRange { setting, .. } if setting == "attention_layers"),
+        "{err:?}"
+    );
+}
