@@ -302,6 +302,10 @@ messages! {
     GeneratedKv,
     /// sliding layers, layers, window
     SlidingLayers,
+    /// sequences, recurrent layers, bytes per layer and sequence, convolution steps kept
+    RecurrentState,
+    /// the state's own bytes, before padding to the attention page
+    StatePadded,
     /// sequences, source tokens, decoder layers, bytes per source token and layer
     CrossKv,
     /// source tokens (all sequences)

@@ -43,6 +43,7 @@ mod gguf;
 mod gpus;
 /// The Hub without I/O, its read order included (`hub::ModelRead`, `hub::GgufPartsRead`).
 pub mod hub;
+mod hybrid;
 mod json;
 mod link;
 mod llamacpp;
@@ -103,11 +104,12 @@ pub use llamacpp::{
     local_machine, local_settings, max_context, max_gpu_layers, ollama_batch, ollama_context,
     parse_cache_type, parse_count, parse_on_off, plan_llama, plan_placed, synthesize_gguf,
     with_ollama_defaults, AttentionLayer, Backend, ComputeBuffer, ContextSizes, DeviceBuffers,
-    DeviceFit, DeviceReads, KvCache, KvPart, LaunchCommands, LlamaDevice, LlamaError, LlamaFlag,
-    LlamaPlan, LlamaSettings, LlamaShape, LocalOverview, Mac, MacChip, Machine, MissingKey,
-    Placement, Projector, ProjectorError, ProjectorFile, SpeedBound, TensorShares, UmaBox, UmaKind,
-    CACHE_TYPES, CELL_PAD, DEFAULT_HOST_BANDWIDTH, EVEN_SPLIT, MAC_CHIPS, MAX_CONTEXT, MAX_GPUS,
-    MAX_LAYERS_FLAG, MAX_PARALLEL, OFFLOAD_MIN_BATCH, SPARK_OS_BYTES,
+    DeviceFit, DeviceReads, KvCache, KvPart, LaunchCommands, LlamaDevice, LlamaDraft, LlamaError,
+    LlamaFlag, LlamaPlan, LlamaSettings, LlamaShape, LocalOverview, Mac, MacChip, Machine,
+    MissingKey, Placement, Projector, ProjectorError, ProjectorFile, RecurrentState, SpeedBound,
+    TensorShares, UmaBox, UmaKind, CACHE_TYPES, CELL_PAD, DEFAULT_HOST_BANDWIDTH, EVEN_SPLIT,
+    MAC_CHIPS, MAX_CONTEXT, MAX_GPUS, MAX_LAYERS_FLAG, MAX_PARALLEL, OFFLOAD_MIN_BATCH,
+    SPARK_OS_BYTES,
 };
 pub use measured::link::LINK_MAX as MAX_MEASUREMENT_LINK;
 pub use measured::{
@@ -118,11 +120,15 @@ pub use measured::{
     MAX_LINES as MAX_MEASUREMENT_LINES,
 };
 pub use memory::{
-    estimate, estimate_stages, estimate_with, kv_cache_bytes, layer_activation_bytes, lora_params,
-    prefill_activation_bytes, Breakdown, Component, LayerActivations, Line, Moment, Phase,
-    PipelineStage, Pool, ServingFit, SglangSplit, MAX_PER_GPU,
+    estimate, estimate_stages, estimate_with, hybrid_block_size, kv_cache_bytes,
+    layer_activation_bytes, lora_params, prefill_activation_bytes, Breakdown, Component,
+    LayerActivations, Line, Moment, Phase, PipelineStage, Pool, RecurrentPages, ServingFit,
+    SglangSplit, MAX_PER_GPU,
 };
-pub use model::{Architecture, Encoder, Mla, MlpKind, Moe, NormKind, ParamCounts, StoredWeights};
+pub use model::{
+    Architecture, Encoder, Mixer, Mla, MlpKind, Moe, NormKind, ParamCounts, Recurrent,
+    StoredWeights,
+};
 pub use overview::{sweep, sweep_points, Advice, Overview};
 pub use presets::{all as presets, find as find_preset, Preset};
 pub use repair::Repair;

@@ -10,7 +10,9 @@ use crate::gguf::{Detail, GgufSummary};
 use crate::hub::{HubEndpoint, HubSource};
 use crate::llamacpp::{Projector, ProjectorFile};
 use crate::measured::{MeasureError, Measurement};
-use crate::model::{Architecture, Encoder, Mla, MlpKind, Moe, NormKind, StoredWeights};
+use crate::model::{
+    Architecture, Encoder, Mixer, Mla, MlpKind, Moe, NormKind, Recurrent, StoredWeights,
+};
 use crate::presets;
 use crate::repair::Repair;
 use crate::scenario::{GgufFile, Job, ModelChoice, Scenario};
@@ -483,7 +485,8 @@ const ARCH_KEYS: &[&str] = &[
     "V", "h", "f", "L", "H", "kv", "hd", "tie", "plain", "ln", "npl", "qb", "ob", "mb", "qkn",
     "sink", "hb", "pos", "ctx", "drop", "x", "E", "k", "ef", "sf", "dl", "eb", "rb", "sg", "qr",
     "kvr", "rd", "nd", "vd", "sw", "swl", "wf", "wb", "eL", "eH", "ehd", "eff", "epos", "smax",
-    "sfix", "rab", "mel", "sn", "nkb",
+    "sfix", "rab", "mel", "sn", "nkb", "rm", "rL", "aL", "fL", "rH", "rhd", "rg", "rs", "rk", "ri",
+    "rdt", "rcb", "rpb", "rnn", "ga", "ssf",
 ];
 
 /// The most bytes a link may say a checkpoint's files hold (1 PiB).
@@ -559,6 +562,9 @@ pub fn encode_arch(a: &Architecture) -> String {
     }
     if let Some(e) = &a.encoder {
         encode_encoder(e, &mut parts);
+    }
+    if let Some(r) = &a.recurrent {
+        encode_recurrent(r, &mut parts);
     }
     parts
         .iter()
@@ -655,6 +661,7 @@ pub fn decode_arch(text: &str) -> Result<Architecture, EngineError> {
     }
     a.stored = decode_stored(get("wf"), get("wb"))?;
     a.encoder = decode_encoder(&get, a.head_dim);
+    a.recurrent = decode_recurrent(&get, a.layers)?;
     a.validate()?;
     Ok(a)
 }
@@ -698,6 +705,67 @@ fn decode_encoder(get: &impl Fn(&str) -> Option<u64>, head_dim: u64) -> Option<E
         stack_norms: get("sn").unwrap_or(1),
         k_bias: get("nkb") != Some(1),
     })
+}
+
+/// A hybrid model's recurrent layers: `rm` the mixer (its place in [`Mixer::ALL`]), `rL`
+/// recurrent layers, `aL` attention layers, `fL` feed-forward layers, `rH` heads, `rhd` head
+/// width, `rg` groups, `rs` state, `rk` kernel, `ri` inner width, `rdt` dt rank; flags `rcb`
+/// conv bias, `rpb` projection biases, `rnn` no gated norm in the mixer, `ga` gated attention, `ssf` an fp32 SSM state.
+fn encode_recurrent(r: &Recurrent, parts: &mut Vec<(&'static str, u64)>) {
+    let mixer = Mixer::ALL.iter().position(|m| *m == r.mixer).unwrap_or(0) as u64;
+    parts.extend([
+        ("rm", mixer),
+        ("rL", r.layers),
+        ("aL", r.attention_layers),
+        ("fL", r.ffn_layers),
+        ("rH", r.heads),
+        ("rhd", r.head_dim),
+        ("rg", r.groups),
+        ("rs", r.state),
+        ("rk", r.conv_kernel),
+        ("ri", r.inner),
+        ("rdt", r.dt_rank),
+    ]);
+    let flags = [
+        ("rcb", r.conv_bias),
+        ("rpb", r.proj_bias),
+        ("rnn", !r.mixer_norm),
+        ("ga", r.gated_attention),
+        ("ssf", r.state_fp32),
+    ];
+    parts.extend(flags.iter().filter(|(_, on)| *on).map(|(k, _)| (*k, 1)));
+}
+
+/// Reads what [`encode_recurrent`] writes; `None` when the link names no mixer (`rm`).
+fn decode_recurrent(
+    get: &impl Fn(&str) -> Option<u64>,
+    layers: u64,
+) -> Result<Option<Recurrent>, EngineError> {
+    let Some(code) = get("rm") else {
+        return Ok(None);
+    };
+    let mixer = *Mixer::ALL
+        .get(code as usize)
+        .ok_or_else(|| EngineError::BadArchField("rm".into()))?;
+    let recurrent_layers = get("rL").unwrap_or(layers);
+    Ok(Some(Recurrent {
+        mixer,
+        layers: recurrent_layers,
+        attention_layers: get("aL").unwrap_or(layers.saturating_sub(recurrent_layers)),
+        ffn_layers: get("fL").unwrap_or(layers),
+        heads: get("rH").unwrap_or(0),
+        head_dim: get("rhd").unwrap_or(0),
+        groups: get("rg").unwrap_or(0),
+        state: get("rs").unwrap_or(0),
+        conv_kernel: get("rk").unwrap_or(4),
+        inner: get("ri").unwrap_or(0),
+        dt_rank: get("rdt").unwrap_or(0),
+        conv_bias: get("rcb") == Some(1),
+        proj_bias: get("rpb") == Some(1),
+        mixer_norm: get("rnn") != Some(1),
+        gated_attention: get("ga") == Some(1),
+        state_fp32: get("ssf") == Some(1),
+    }))
 }
 
 /// The formats as `wf` numbers them: the order `WeightFormat` had when links first carried

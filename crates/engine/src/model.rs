@@ -2,6 +2,7 @@
 
 pub use crate::encoder::Encoder;
 use crate::error::EngineError;
+pub use crate::hybrid::{Mixer, Recurrent};
 use crate::named::named_enum;
 use crate::units::prod;
 
@@ -93,6 +94,8 @@ pub struct Architecture {
     pub stored: Option<StoredWeights>,
     /// The encoder of an encoder–decoder model (T5, BART, Whisper); the rest describes its decoder.
     pub encoder: Option<Encoder>,
+    /// A hybrid model's recurrent layers (Mamba, Gated DeltaNet, short convolutions).
+    pub recurrent: Option<Recurrent>,
 }
 
 /// What a checkpoint's safetensors files hold: every tensor's bytes summed, in one format.
@@ -164,6 +167,7 @@ impl Architecture {
             extra_params: 0,
             stored: None,
             encoder: None,
+            recurrent: None,
         }
     }
 
@@ -202,17 +206,46 @@ impl Architecture {
         Ok(a)
     }
 
+    /// Layers with a feed-forward part (all of them, unless a hybrid gives them their own layers).
+    pub fn ffn_layers(&self) -> u64 {
+        match &self.recurrent {
+            Some(r) => r.ffn_layers.min(self.layers),
+            None => self.layers,
+        }
+    }
+
     /// Layers that use a dense MLP (all of them, unless the model is MoE).
     pub fn dense_layers(&self) -> u64 {
         match &self.moe {
-            Some(m) => m.dense_layers.min(self.layers),
-            None => self.layers,
+            Some(m) => m.dense_layers.min(self.ffn_layers()),
+            None => self.ffn_layers(),
         }
     }
 
     /// Layers with routed experts.
     pub fn moe_layers(&self) -> u64 {
-        self.layers - self.dense_layers()
+        self.ffn_layers() - self.dense_layers()
+    }
+
+    /// Layers with attention: all of them, unless a hybrid gives some a recurrent mixer instead.
+    pub fn attention_layers(&self) -> u64 {
+        match &self.recurrent {
+            Some(r) => r.attention_layers.min(self.layers),
+            None => self.layers,
+        }
+    }
+
+    /// Layers with a recurrent mixer, which keep a state per sequence rather than per token.
+    pub fn recurrent_layers(&self) -> u64 {
+        self.recurrent
+            .as_ref()
+            .map_or(0, |r| r.layers.min(self.layers))
+    }
+
+    /// Width of the q projection's output: the queries, and Qwen3-Next's output gate beside them.
+    fn q_proj_dim(&self) -> u64 {
+        let gated = self.recurrent.as_ref().is_some_and(|r| r.gated_attention);
+        self.heads * self.head_dim * if gated { 2 } else { 1 }
     }
 
     /// The routed experts' weight matrices, all layers (no shared experts, routers or biases):
@@ -275,7 +308,7 @@ impl Architecture {
                 v
             }
             None => vec![
-                ("q", h, self.heads * self.head_dim),
+                ("q", h, self.q_proj_dim()),
                 ("k", h, self.kv_heads * self.head_dim),
                 ("v", h, self.kv_heads * self.head_dim),
                 ("o", self.heads * self.head_dim, h),
@@ -364,7 +397,11 @@ impl Architecture {
             .as_ref()
             .map(|m| self.moe_ffn_params(m).0)
             .unwrap_or(0);
-        attn + dense.max(moe) + self.norms_per_layer * self.norm_params()
+        let mixer = self
+            .recurrent
+            .as_ref()
+            .map_or(0, |r| r.linear_params(self.hidden));
+        attn.max(mixer) + dense.max(moe) + self.norms_per_layer * self.norm_params()
     }
 
     /// Parameters of one layer's attention projections (q, k, v, o; MLA's down and up projections).
@@ -403,10 +440,14 @@ impl Architecture {
             + if self.head_bias { self.vocab } else { 0 };
         let attn = Self::matrices_params(&self.attention_matrices());
         let dense_ffn = Self::matrices_params(&self.mlp_matrices(self.intermediate));
-        let mut linear = self.layers * attn + self.dense_layers() * dense_ffn;
-        let mut small = self.layers
-            * (self.attention_small_params() + self.norms_per_layer * self.norm_params())
+        let mut linear = self.attention_layers() * attn + self.dense_layers() * dense_ffn;
+        let mut small = self.attention_layers() * self.attention_small_params()
+            + self.layers * self.norms_per_layer * self.norm_params()
             + self.norm_params();
+        if let Some(r) = &self.recurrent {
+            linear += self.recurrent_layers() * r.linear_params(h);
+            small += self.recurrent_layers() * r.small_params(h);
+        }
         if self.mlp_bias {
             small += self.dense_layers() * self.mlp_bias_params(self.intermediate);
         }
@@ -442,11 +483,13 @@ impl Architecture {
         }
     }
 
-    /// Layers that keep every token in their KV cache (the rest keep a sliding window).
+    /// Layers that keep every token in their KV cache (the other attention layers keep a sliding
+    /// window; recurrent layers keep no KV).
     pub fn full_attention_layers(&self) -> u64 {
+        let attention = self.attention_layers();
         match self.sliding_window {
-            Some(_) => self.layers - self.sliding_layers.min(self.layers),
-            None => self.layers,
+            Some(_) => attention - self.sliding_layers.min(attention),
+            None => attention,
         }
     }
 
@@ -525,6 +568,9 @@ impl Architecture {
         }
         if let Some(e) = &self.encoder {
             e.validate()?;
+        }
+        if let Some(r) = &self.recurrent {
+            r.validate(self.layers)?;
         }
         if self.params().total() > 20_000_000_000_000 {
             return Err(EngineError::TooManyParameters);

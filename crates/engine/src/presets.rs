@@ -355,6 +355,36 @@ const PRESETS: &[Preset] = &[
         family: "Whisper",
         arch: "V51866_h1280_f5120_L32_H20_kv20_hd64_tie1_ctx448_plain1_ln1_qb1_ob1_mb1_npl3_pos448_eL32_eH20_ehd64_eff5120_sn1_epos1500_smax1500_sfix1_mel128_nkb1",
     },
+    Preset {
+        id: "qwen3-next-80b-a3b",
+        name: "Qwen/Qwen3-Next-80B-A3B-Instruct",
+        family: "Qwen3-Next",
+        arch: "V151936_h2048_f5120_L48_H16_kv2_hd256_tie0_ctx262144_qkn1_E512_k10_ef512_sf512_dl0_sg1_rm2_rL36_aL12_fL48_rH32_rhd128_rg16_rs128_rk4_ri4096_rdt0_ga1",
+    },
+    Preset {
+        id: "nemotron-nano-9b-v2",
+        name: "nvidia/NVIDIA-Nemotron-Nano-9B-v2",
+        family: "Nemotron-H",
+        arch: "V131072_h4480_f15680_L56_H40_kv8_hd128_tie0_ctx131072_plain1_npl1_rm0_rL27_aL4_fL25_rH128_rhd80_rg8_rs128_rk4_ri10240_rdt0_rcb1",
+    },
+    Preset {
+        id: "granite-4.0-h-tiny",
+        name: "ibm-granite/granite-4.0-h-tiny",
+        family: "Granite 4.0",
+        arch: "V100352_h1536_f512_L40_H12_kv4_hd128_tie1_ctx131072_E64_k6_ef512_sf1024_dl0_rm0_rL36_aL4_fL40_rH48_rhd64_rg1_rs128_rk4_ri3072_rdt0_rcb1",
+    },
+    Preset {
+        id: "jamba-mini-1.7",
+        name: "ai21labs/AI21-Jamba-Mini-1.7",
+        family: "Jamba",
+        arch: "V65536_h4096_f14336_L32_H32_kv8_hd128_tie0_ctx262144_E16_k2_ef14336_sf0_dl16_rm1_rL28_aL4_fL32_rH0_rhd0_rg0_rs16_rk4_ri8192_rdt256_rcb1",
+    },
+    Preset {
+        id: "lfm2-1.2b",
+        name: "LiquidAI/LFM2-1.2B",
+        family: "LFM2",
+        arch: "V65536_h2048_f8192_L16_H32_kv8_hd64_tie1_ctx128000_qkn1_rm3_rL10_aL6_fL16_rH0_rhd0_rg0_rs0_rk3_ri2048_rdt0",
+    },
 ];
 
 /// Each preset's config.json fields, by id.
@@ -543,6 +573,26 @@ const CONFIGS: &[(&str, &str)] = &[
         "whisper-large-v3",
         r#"{"model_type":"whisper","vocab_size":51866,"d_model":1280,"encoder_layers":32,"decoder_layers":32,"encoder_attention_heads":20,"decoder_attention_heads":20,"encoder_ffn_dim":5120,"decoder_ffn_dim":5120,"num_mel_bins":128,"max_source_positions":1500,"max_target_positions":448}"#,
     ),
+    (
+        "qwen3-next-80b-a3b",
+        r#"{"model_type":"qwen3_next","vocab_size":151936,"hidden_size":2048,"intermediate_size":5120,"num_hidden_layers":48,"num_attention_heads":16,"num_key_value_heads":2,"head_dim":256,"tie_word_embeddings":false,"max_position_embeddings":262144,"num_experts":512,"num_experts_per_tok":10,"moe_intermediate_size":512,"shared_expert_intermediate_size":512,"mlp_only_layers":[],"full_attention_interval":4,"linear_num_value_heads":32,"linear_value_head_dim":128,"linear_num_key_heads":16,"linear_key_head_dim":128,"linear_conv_kernel_dim":4}"#,
+    ),
+    (
+        "nemotron-nano-9b-v2",
+        r#"{"model_type":"nemotron_h","vocab_size":131072,"hidden_size":4480,"intermediate_size":15680,"num_hidden_layers":56,"num_attention_heads":40,"num_key_value_heads":8,"head_dim":128,"tie_word_embeddings":false,"max_position_embeddings":131072,"hybrid_override_pattern":"M-M-M-MM-M-M-M*-M-M-M*-M-M-M-M*-M-M-M-M*-M-MM-M-M-M-M-M-","mamba_num_heads":128,"mamba_head_dim":80,"n_groups":8,"ssm_state_size":128,"conv_kernel":4,"use_conv_bias":true,"use_bias":false}"#,
+    ),
+    (
+        "granite-4.0-h-tiny",
+        r#"{"model_type":"granitemoehybrid","vocab_size":100352,"hidden_size":1536,"intermediate_size":512,"num_hidden_layers":40,"num_attention_heads":12,"num_key_value_heads":4,"tie_word_embeddings":true,"max_position_embeddings":131072,"num_local_experts":64,"num_experts_per_tok":6,"shared_intermediate_size":1024,"layer_types":["mamba","mamba","mamba","mamba","mamba","attention","mamba","mamba","mamba","mamba","mamba","mamba","mamba","mamba","mamba","attention","mamba","mamba","mamba","mamba","mamba","mamba","mamba","mamba","mamba","attention","mamba","mamba","mamba","mamba","mamba","mamba","mamba","mamba","mamba","attention","mamba","mamba","mamba","mamba"],"mamba_n_heads":48,"mamba_d_head":64,"mamba_n_groups":1,"mamba_d_state":128,"mamba_d_conv":4,"mamba_expand":2,"mamba_conv_bias":true,"mamba_proj_bias":false}"#,
+    ),
+    (
+        "jamba-mini-1.7",
+        r#"{"model_type":"jamba","vocab_size":65536,"hidden_size":4096,"intermediate_size":14336,"num_hidden_layers":32,"num_attention_heads":32,"num_key_value_heads":8,"tie_word_embeddings":false,"max_position_embeddings":262144,"num_experts":16,"num_experts_per_tok":2,"attn_layer_period":8,"attn_layer_offset":4,"expert_layer_period":2,"expert_layer_offset":1,"mamba_d_state":16,"mamba_d_conv":4,"mamba_expand":2,"mamba_dt_rank":256,"mamba_conv_bias":true,"mamba_proj_bias":false}"#,
+    ),
+    (
+        "lfm2-1.2b",
+        r#"{"model_type":"lfm2","vocab_size":65536,"hidden_size":2048,"block_ff_dim":12288,"block_auto_adjust_ff_dim":true,"block_ffn_dim_multiplier":1.0,"block_multiple_of":256,"num_hidden_layers":16,"num_attention_heads":32,"num_key_value_heads":8,"tie_embedding":true,"max_position_embeddings":128000,"layer_types":["conv","conv","full_attention","conv","conv","full_attention","conv","conv","full_attention","conv","full_attention","conv","full_attention","conv","full_attention","conv"],"conv_L_cache":3,"conv_bias":false}"#,
+    ),
 ];
 
 #[cfg(test)]
@@ -676,6 +726,13 @@ mod tests {
             ("flan-t5-xl", 2_849_757_184),
             ("bart-large", 406_291_456),
             ("whisper-large-v3", 1_543_490_560),
+            // the hybrids' rows are counted by hand from transformers' modeling files
+            // (tests/hybrid.rs shows the arithmetic); the script prints them where it can run
+            ("qwen3-next-80b-a3b", 79_674_391_296),
+            ("nemotron-nano-9b-v2", 8_888_227_328),
+            ("granite-4.0-h-tiny", 6_939_037_248),
+            ("jamba-mini-1.7", 51_570_323_328),
+            ("lfm2-1.2b", 1_170_340_608),
         ];
         assert_eq!(expected.len(), all().len(), "one row per preset");
         let wrong: Vec<String> = expected

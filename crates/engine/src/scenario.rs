@@ -598,6 +598,12 @@ pub struct Scenario {
     pub n_ctx: u64,
     /// llama.cpp `-np`: parallel sequences (slots).
     pub n_parallel: u64,
+    /// llama.cpp `-md`: a draft model's preset id ("none": no draft), in the target's format.
+    pub llama_draft: &'static str,
+    /// llama.cpp `-cd`: the draft's context (0: the target's cells per sequence).
+    pub draft_ctx: u64,
+    /// llama.cpp `-ngld`: the draft's layers on the GPUs (999: all).
+    pub draft_ngl: u64,
     /// llama.cpp `-b` / `-ub`: logical and physical batch.
     pub n_batch: u64,
     pub n_ubatch: u64,
@@ -739,6 +745,9 @@ impl Default for Scenario {
             ngl: 999,
             n_ctx: 4_096,
             n_parallel: 1,
+            llama_draft: "none",
+            draft_ctx: 0,
+            draft_ngl: 999,
             n_batch: 2_048,
             n_ubatch: 512,
             cache_k: GgmlType::F16,

@@ -284,6 +284,10 @@ fn quantized_base(s: &Scenario) -> bool {
 fn local(s: &Scenario) -> bool {
     s.job == Job::Local
 }
+/// llama.cpp with a draft model (`-md`).
+fn local_drafting(s: &Scenario) -> bool {
+    local(s) && s.llama_draft != "none"
+}
 fn not_local(s: &Scenario) -> bool {
     s.job != Job::Local
 }
@@ -801,6 +805,31 @@ pub static SETTINGS: &[Setting] = &[
     number!("ngl", "ngl", "local-ngl", ngl, 0, 65_536, slider 0, 128, false, false, local),
     number!("lc", "ctx-size", "local-ctx", n_ctx, 0, 1 << 24, slider 0, 1_048_576, true, true, local),
     number!("np", "parallel", "local-parallel", n_parallel, 1, 1_024, slider 1, 64, true, true, local),
+    Setting {
+        key: "md",
+        flag: "model-draft",
+        id: "local-draft",
+        value_hint: "MODEL",
+        kind: SettingKind::Choice,
+        applies: local,
+        read: |s| SettingValue::Choice(s.llama_draft),
+        write: |s, v| {
+            if let SettingValue::Choice(k) = v {
+                if k.eq_ignore_ascii_case("none") {
+                    s.llama_draft = "none";
+                } else if let Some(p) = presets::find(k) {
+                    s.llama_draft = p.id;
+                }
+            }
+        },
+        keys: || {
+            std::iter::once("none")
+                .chain(presets::all().iter().map(|p| p.id))
+                .collect()
+        },
+    },
+    number!("cd", "ctx-size-draft", "local-draft-ctx", draft_ctx, 0, 1 << 24, slider 0, 1_048_576, true, true, local_drafting),
+    number!("ngld", "gpu-layers-draft", "local-draft-ngl", draft_ngl, 0, 65_536, slider 0, 128, false, false, local_drafting),
     number!("lb", "batch-size", "local-batch", n_batch, 1, 1 << 24, slider 32, 8_192, true, true, local),
     number!("lub", "ubatch-size", "local-ubatch", n_ubatch, 1, 1 << 24, slider 32, 8_192, true, true, local),
     cache_type!("ctk", "cache-type-k", "local-ctk", cache_k),

@@ -56,6 +56,9 @@ pub fn choice_label(lang: Lang, setting: &str, key: &str) -> Option<String> {
         "sd" => named(SpecMethod::from_key(key), |m| spec_method(lang, m)),
         // a draft model by its Hugging Face repository
         "dm" => find_preset(key).map(|p| p.name.to_string()),
+        // llama.cpp's draft model (`-md`): none, or a preset by its Hugging Face repository
+        "md" if key == "none" => Some(lang.pick("none", "不用草稿模型").to_string()),
+        "md" => find_preset(key).map(|p| p.name.to_string()),
         // llama.cpp's own names, as `--cache-type-k` takes them
         "ctk" | "ctv" => CACHE_TYPES
             .iter()
@@ -94,7 +97,7 @@ mod tests {
             }
         }
         assert!(missing.is_empty(), "no label: {missing:?}");
-        // 32 choice settings with more than 300 choices today: the walk reaches them all
+        // 33 choice settings with more than 300 choices today: the walk reaches them all
         assert!(choices > 200, "{choices}");
     }
 
@@ -115,6 +118,11 @@ mod tests {
         assert_eq!(choice_label(Lang::En, "sd", "nope"), None);
         assert_eq!(label(Lang::Zh, "g2", "same"), "与其他 GPU 相同");
         assert_eq!(label(Lang::En, "ft", "trl"), "TRL SFTTrainer");
+        assert_eq!(label(Lang::Zh, "md", "none"), "不用草稿模型");
+        assert_eq!(
+            label(Lang::En, "md", "llama-3.2-1b"),
+            label(Lang::En, "dm", "llama-3.2-1b")
+        );
         assert_eq!(label(Lang::Zh, "pad", "packing"), "打包成上限长度的行");
         assert_eq!(
             label(Lang::Zh, "ls", "unsloth"),

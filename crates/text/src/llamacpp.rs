@@ -222,8 +222,8 @@ pub fn llama_error(lang: Lang, e: &LlamaError) -> String {
         LlamaError::Overflow => lang.pick("the sizes are too large to count", "尺寸大到无法计算").into(),
         LlamaError::NoGgufForm => lang
             .pick(
-                "this model has no GGUF form here (MLA attention, a format llama.cpp does not write, or a model that did not read back): pick its .gguf file",
-                "这个模型在这里没有 GGUF 形式（MLA 注意力、llama.cpp 不写的格式，或读不回来的模型）：请选择它的 .gguf 文件",
+                "this model has no GGUF form here (MLA attention, recurrent layers, a format llama.cpp does not write, or a model that did not read back): pick its .gguf file",
+                "这个模型在这里没有 GGUF 形式（MLA 注意力、循环层、llama.cpp 不写的格式，或读不回来的模型）：请选择它的 .gguf 文件",
             )
             .into(),
     }

@@ -3,6 +3,7 @@
 
 mod encdec;
 mod fields;
+mod hybrid;
 mod parts;
 mod quant;
 mod vision;
@@ -13,6 +14,7 @@ use crate::json::{self, Value};
 
 use encdec::{encdec_defaults, is_encoder_decoder, read_encdec};
 use fields::{defaults, Fields};
+use hybrid::apply_hybrid;
 use parts::{apply_family, read_mla, read_moe, read_window};
 use vision::{gemma3_vision_params, llava_vision_params, qwen_vision_params};
 
@@ -162,6 +164,7 @@ pub fn from_value(value: &Value) -> Result<Architecture, EngineError> {
         a.sliding_window = Some(window);
         a.sliding_layers = sliding;
     }
+    apply_hybrid(&f, &mut a, &model_type)?;
     a.validate()?;
     Ok(a)
 }

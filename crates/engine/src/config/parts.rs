@@ -50,7 +50,7 @@ pub(super) fn apply_family(
     }
     if matches!(
         model_type,
-        "gemma3" | "gemma3_text" | "qwen3" | "qwen3_moe" | "olmo2"
+        "gemma3" | "gemma3_text" | "qwen3" | "qwen3_moe" | "qwen3_next" | "olmo2"
     ) {
         a.qk_norm = true;
     }
@@ -127,7 +127,8 @@ pub(super) fn read_moe(
         dense_layers,
         expert_bias: gpt_oss,
         router_bias: gpt_oss,
-        shared_gate: model_type == "qwen2_moe",
+        // the sigmoid gate on the shared expert (Qwen3NextSparseMoeBlock has it too)
+        shared_gate: matches!(model_type, "qwen2_moe" | "qwen3_next"),
     }))
 }
 

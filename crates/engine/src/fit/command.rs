@@ -175,7 +175,9 @@ fn proposer_path(s: &Scenario) -> Option<String> {
 }
 
 /// Speculative decoding: vLLM's `--speculative-config` JSON (`vllm/config/speculative.py`,
-/// `SpeculativeConfig`), SGLang's `--speculative-algorithm` and its draft path and steps.
+/// `SpeculativeConfig`), SGLang's `--speculative-algorithm` (EAGLE, NEXTN for a model's MTP
+/// layer, STANDALONE for a draft model), its draft path, steps, one chain and the tokens
+/// verified per step.
 fn speculative_flags(s: &Scenario, server: Server, flags: &mut Vec<(&'static str, String)>) {
     if s.spec == SpecMethod::Off {
         return;
@@ -209,6 +211,13 @@ fn speculative_flags(s: &Scenario, server: Server, flags: &mut Vec<(&'static str
             flags.push(("--speculative-algorithm", algorithm.into()));
             flags.extend(path.map(|p| ("--speculative-draft-model-path", p)));
             flags.push(("--speculative-num-steps", k.to_string()));
+            if s.spec != SpecMethod::Ngram {
+                // one chain of k drafted tokens: the target verifies them and its own, k + 1
+                // (`--speculative-num-draft-tokens`, python/sglang/srt/server_args.py; the
+                // decode batches the budget sizes with `decode_query_len`)
+                flags.push(("--speculative-eagle-topk", "1".into()));
+                flags.push(("--speculative-num-draft-tokens", (k + 1).to_string()));
+            }
         }
     }
 }
@@ -274,7 +283,8 @@ mod tests {
         assert!(
             sglang.ends_with(
                 "--disable-cuda-graph --speculative-algorithm STANDALONE \
-             --speculative-draft-model-path meta-llama/Llama-3.2-1B --speculative-num-steps 5"
+             --speculative-draft-model-path meta-llama/Llama-3.2-1B --speculative-num-steps 5 \
+             --speculative-eagle-topk 1 --speculative-num-draft-tokens 6"
             ),
             "{sglang}"
         );

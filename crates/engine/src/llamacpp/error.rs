@@ -65,7 +65,8 @@ pub enum LlamaError {
     Unreadable { flag: LlamaFlag, text: String },
     /// Sizes past u64 (no real model comes near).
     Overflow,
-    /// The model has no GGUF form here: a preset with attention llama.cpp names otherwise (MLA),
-    /// a weight format llama.cpp does not write, or a link's model that does not read back.
+    /// The model has no GGUF form here: a preset with attention llama.cpp names otherwise (MLA)
+    /// or with recurrent layers, a weight format llama.cpp does not write, or a link's model that
+    /// does not read back.
     NoGgufForm,
 }

@@ -1,5 +1,6 @@
 //! llama.cpp's context sizes (llama-context.cpp) and KV caches (llama-kv-cache.cpp,
-//! llama-kv-cache-iswa.cpp): each layer's K and V on its layer's device.
+//! llama-kv-cache-iswa.cpp): each layer's K and V on its layer's device, and a hybrid model's
+//! recurrent state (`recurrent.rs`) on its recurrent layers' devices.
 
 use super::error::{KvPart, LlamaError, LlamaFlag};
 use super::placement::{LlamaDevice, Placement, HOST_ALIGNMENT};
@@ -162,7 +163,10 @@ pub fn kv_caches(
             .get(il)
             .copied()
             .unwrap_or(LlamaDevice::Host);
-        let padded = add(padded(k)?, padded(v)?)?;
+        let mut padded = add(padded(k)?, padded(v)?)?;
+        if let Some(r) = shape.recurrent.as_ref().filter(|r| r.is_recurrent(il)) {
+            padded = add(padded, self::padded(r.layer_bytes(s.parallel))?)?;
+        }
         match by_device.iter_mut().find(|(d, _)| *d == device) {
             Some((_, b)) => *b = add(*b, padded)?,
             None => by_device.push((device, padded)),

@@ -3,6 +3,7 @@
 //! and everything the page shows: buffers per device against their limits, the solver's answers,
 //! the commands and the decode-speed bound at every -ngl.
 
+use super::draft::LlamaDraft;
 use super::error::LlamaError;
 use super::mac::{Mac, MAC_CHIPS};
 use super::machine::{DeviceFit, Machine, DEFAULT_HOST_BANDWIDTH};
@@ -95,7 +96,25 @@ pub fn local_settings(s: &Scenario) -> LlamaSettings {
         single_gpu: single_gpu && s.gpus > 1,
         projector: s.mmproj.as_ref().map(|f| f.projector),
         projector_offload: s.mmproj_offload,
+        draft: local_draft(s),
     }
+}
+
+/// The scenario's draft model (`-md`): its preset in the target's format, or in Q8_0 where
+/// the target's is not a GGUF format; none for a preset without a GGUF form here.
+fn local_draft(s: &Scenario) -> Option<LlamaDraft> {
+    let arch = crate::presets::find(s.llama_draft)?.architecture();
+    let header = synthesize_gguf(&arch, s.weights)
+        .or_else(|_| synthesize_gguf(&arch, WeightFormat::GgufQ8_0))
+        .ok()?;
+    let name = crate::presets::find(s.llama_draft)?.name;
+    let file = format!("{}.gguf", name.rsplit('/').next().unwrap_or(name));
+    Some(LlamaDraft {
+        file,
+        header: std::sync::Arc::new(header),
+        gpu_layers: Some(s.draft_ngl),
+        context: (s.draft_ctx > 0).then_some(s.draft_ctx),
+    })
 }
 
 /// The scenario's machine: its GPUs and RAM, its Mac, its unified-memory PC, or its CPU.

@@ -4,6 +4,7 @@
 
 mod bandwidth;
 mod compute;
+mod draft;
 mod error;
 mod kv;
 mod local;
@@ -16,6 +17,7 @@ mod placement;
 mod plan;
 mod projector;
 mod quantize;
+mod recurrent;
 mod settings;
 mod shape;
 mod shares;
@@ -25,6 +27,7 @@ mod uma;
 
 pub use bandwidth::gpu_bandwidth;
 pub use compute::ComputeBuffer;
+pub use draft::LlamaDraft;
 pub use error::{KvPart, LlamaError, LlamaFlag, MissingKey};
 pub use kv::{ContextSizes, KvCache, CELL_PAD};
 pub use local::{local_header, local_machine, local_settings, LocalOverview};
@@ -36,6 +39,7 @@ pub use placement::{is_expert, Backend, LlamaDevice, Placement};
 pub use plan::{plan_llama, plan_placed, DeviceBuffers, LlamaPlan};
 pub use projector::{Projector, ProjectorError, ProjectorFile};
 pub use quantize::synthesize_gguf;
+pub use recurrent::RecurrentState;
 pub use settings::{
     parse_cache_type, parse_count, parse_on_off, LlamaSettings, CACHE_TYPES, MAX_CONTEXT, MAX_GPUS,
     MAX_LAYERS_FLAG, MAX_PARALLEL,

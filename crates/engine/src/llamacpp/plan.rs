@@ -27,11 +27,20 @@ pub struct DeviceBuffers {
     /// A multimodal projector's weights and its vision graph's compute buffer (`--mmproj`).
     pub projector: u64,
     pub projector_compute: u64,
+    /// A draft model's weights here, and its KV cache, compute and output buffers once per slot
+    /// (`-md`, see `draft.rs`).
+    pub draft: u64,
 }
 
 impl DeviceBuffers {
     pub fn total(&self) -> u64 {
-        self.model + self.kv + self.compute + self.output + self.projector + self.projector_compute
+        self.model
+            + self.kv
+            + self.compute
+            + self.output
+            + self.projector
+            + self.projector_compute
+            + self.draft
     }
 }
 
@@ -46,6 +55,8 @@ pub struct LlamaPlan {
     pub compute: ComputeBuffer,
     /// Host first, then each GPU in `--tensor-split` order.
     pub devices: Vec<(LlamaDevice, DeviceBuffers)>,
+    /// The draft model's own plan (one slot), when one is loaded beside the target.
+    pub draft: Option<Box<LlamaPlan>>,
 }
 
 impl LlamaPlan {
@@ -194,14 +205,20 @@ pub fn plan_placed(
         .parallel
         .saturating_mul(shape.n_vocab)
         .saturating_mul(4);
-    Ok(LlamaPlan {
+    let mut plan = LlamaPlan {
         shape,
         sizes,
         placement,
         kv_caches: caches,
         compute,
         devices,
-    })
+        draft: None,
+    };
+    if let Some(d) = &settings.draft {
+        let drafted = d.plan(settings, plan.sizes.n_ctx_seq, backend)?;
+        super::draft::add_draft(&mut plan, drafted, settings.parallel);
+    }
+    Ok(plan)
 }
 
 /// A device running any layer reserves the whole graph's peak (attention is the peak and every

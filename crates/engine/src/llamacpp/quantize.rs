@@ -179,13 +179,14 @@ fn fallback(chosen: GgmlType, ne0: u64) -> GgmlType {
 }
 
 /// The header of `arch` quantized to `format` as llama.cpp would write it; refused for formats
-/// llama.cpp does not write and for attention it names differently (MLA).
+/// llama.cpp does not write, for attention it names differently (MLA) and for recurrent layers,
+/// whose tensors each family names its own way (a hybrid's real .gguf file reads as it is).
 pub fn synthesize_gguf(
     arch: &Architecture,
     format: WeightFormat,
 ) -> Result<GgufHeader, LlamaError> {
     let mix = Mix::of(format).ok_or(LlamaError::NoGgufForm)?;
-    if arch.mla.is_some() || arch.heads == 0 || arch.layers == 0 {
+    if arch.mla.is_some() || arch.recurrent.is_some() || arch.heads == 0 || arch.layers == 0 {
         return Err(LlamaError::NoGgufForm);
     }
     let q = Quantizer {

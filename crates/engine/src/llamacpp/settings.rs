@@ -60,6 +60,8 @@ pub struct LlamaSettings {
     /// The projector on the first GPU (llama.cpp's default), or in host memory
     /// (`--no-mmproj-offload`).
     pub projector_offload: bool,
+    /// `-md FILE`: a draft model for speculative decoding, with its own `-ngld` and `-cd`.
+    pub draft: Option<super::draft::LlamaDraft>,
 }
 
 impl Default for LlamaSettings {
@@ -82,6 +84,7 @@ impl Default for LlamaSettings {
             single_gpu: false,
             projector: None,
             projector_offload: true,
+            draft: None,
         }
     }
 }

@@ -2,6 +2,7 @@
 //! layer, which layers slide (llama-hparams.cpp `set_swa_pattern`), vocabulary, experts.
 
 use super::error::{LlamaError, MissingKey};
+use super::recurrent::RecurrentState;
 use crate::gguf::{GgufHeader, LayerCounts};
 
 /// The largest width or count read from a header (real models stay below 2^20).
@@ -27,6 +28,8 @@ pub struct LlamaShape {
     pub expert_used: u64,
     /// Gemma's extra norm after attention keeps one more n_embd row per token alive.
     pub post_attention_norm: bool,
+    /// A hybrid model's recurrent layers, which keep a state per sequence instead of K and V.
+    pub recurrent: Option<RecurrentState>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,9 +69,13 @@ impl LlamaShape {
         let kv_heads = hp.head_count_kv.unwrap_or(heads.clone());
         let arch = header.architecture().unwrap_or("");
         let pattern = hp.sliding_window.and(sliding_pattern(header, arch));
+        let recurrent = RecurrentState::of(header, n_layer, n_embd);
         let layers = (0..n_layer)
             .map(|il| {
-                let kv = layer_count(&kv_heads, il);
+                let kv = match &recurrent {
+                    Some(r) if r.is_recurrent(il as usize) => 0,
+                    _ => layer_count(&kv_heads, il),
+                };
                 AttentionLayer {
                     k_width: kv * head_k,
                     v_width: kv * head_v,
@@ -110,6 +117,7 @@ impl LlamaShape {
             expert_count,
             expert_used,
             post_attention_norm: arch.starts_with("gemma"),
+            recurrent,
         })
     }
 

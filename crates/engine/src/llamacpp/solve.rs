@@ -149,6 +149,15 @@ pub fn launch_commands(s: &LlamaSettings, n_layer: u64) -> LaunchCommands {
         .collect::<Vec<_>>();
     push_if(s.tensor_split.len() > 1, "--tensor-split", split.join(","));
     push_if(s.single_gpu, "-sm", "none".into());
+    if let Some(draft) = &s.draft {
+        server.push(("-md", draft.file.clone()));
+        if let Some(ngld) = draft.gpu_layers {
+            server.push(("-ngld", ngld.to_string()));
+        }
+        if let Some(cd) = draft.context {
+            server.push(("-cd", cd.to_string()));
+        }
+    }
     let mut env = vec![
         ("OLLAMA_NUM_PARALLEL", s.parallel.to_string()),
         ("OLLAMA_FLASH_ATTENTION", u8::from(s.flash_attn).to_string()),

@@ -400,6 +400,19 @@ pub fn layer_activation_bytes(a: &Architecture, s: &Scenario, c: u64, tp: u64) -
     if a.dropout {
         mlp += h;
     }
+    if let Some(r) = &a.recurrent {
+        // a hybrid's layers differ: the average of attention and recurrent mixers, and the
+        // feed-forward part only where a layer has one
+        let layers = a.layers.max(1);
+        attention = (a.attention_layers() * attention
+            + a.recurrent_layers() * r.scan_activation_bytes(h, c))
+            / layers;
+        scores = scores * a.attention_layers() / layers;
+        if a.moe.is_none() {
+            // (the experts' average already runs over all layers)
+            mlp = mlp * a.ffn_layers() / layers;
+        }
+    }
     let (linear_inputs, lora) = linear_and_lora_bytes(a, s, c);
     LayerActivations {
         norms,

@@ -22,6 +22,11 @@ pub struct ServingFit {
     pub max_concurrency: u64,
     /// Whether one request of max_model_len fits in the pool (vLLM refuses to start otherwise).
     pub max_len_fits: bool,
+    /// Tokens per block: the scenario's, or the larger one vLLM picks for a hybrid model.
+    pub block_size: u64,
+    /// A hybrid model's requests whose recurrent state the pool holds at once: SGLang's
+    /// `max_mamba_cache_size`, vLLM's maximum concurrency at max_model_len; 0 for other models.
+    pub state_slots: u64,
 }
 
 impl ServingFit {
@@ -52,7 +57,11 @@ impl ServingFit {
             - b.bytes(Component::Reserve)
             - before_snapshot
             - b.graphs_after_sizing(s);
-        ServingFit::of_pool(b, s, budget, budget.saturating_sub(fixed))
+        let kv_pool = budget.saturating_sub(fixed);
+        match &b.recurrent {
+            Some(pages) => ServingFit::vllm_hybrid(s, pages, b.kv_bytes_per_token, budget, kv_pool),
+            None => ServingFit::of_pool(b, s, budget, kv_pool),
+        }
     }
 
     /// What a KV pool of `kv_pool` bytes, carved from `budget`, holds: whole blocks (SGLang's
@@ -73,6 +82,8 @@ impl ServingFit {
             tokens,
             max_concurrency: tokens.saturating_sub(shared) / own.max(1),
             max_len_fits: tokens >= s.max_model_len,
+            block_size: s.block_size,
+            state_slots: 0,
         }
     }
 }
@@ -170,7 +181,7 @@ impl Budget<'_> {
                 .sum()
         };
         let a = self.arch;
-        let mut per_slot = a.layers * sum(&a.attention_matrices());
+        let mut per_slot = a.attention_layers() * sum(&a.attention_matrices());
         per_slot += a.dense_layers() * sum(&a.mlp_matrices(a.intermediate));
         let elem = self.format.compute_bytes();
         let bytes = prod(&[s.max_loras, per_slot, elem]);
@@ -331,7 +342,7 @@ fn kv_bytes_with_heads(
         None => 2 * div_ceil(heads, tp) * a.head_dim * bits,
     };
     let full_layers = a.full_attention_layers();
-    let sliding_layers = a.layers - full_layers;
+    let sliding_layers = a.attention_layers() - full_layers;
     let window = a.sliding_window.unwrap_or(ctx).min(ctx);
     let token_layers = prod(&[full_layers, ctx]).saturating_add(prod(&[sliding_layers, window]));
     div_ceil(prod(&[seqs, token_layers, per_layer_token_bits]), 8)

@@ -15,6 +15,7 @@ mod kv;
 mod load_cache;
 mod parallel;
 mod pipeline;
+mod recurrent;
 mod server;
 mod sglang_fit;
 mod training;
@@ -23,6 +24,7 @@ mod weights;
 pub use activations::{layer_activation_bytes, prefill_activation_bytes, LayerActivations};
 pub use kv::{kv_cache_bytes, ServingFit};
 pub use pipeline::PipelineStage;
+pub use recurrent::{hybrid_block_size, RecurrentPages};
 pub use sglang_fit::SglangSplit;
 pub use weights::lora_params;
 
@@ -143,6 +145,8 @@ pub struct Breakdown {
     /// An encoder–decoder model's cross-attention cache of one sequence (its whole source, one
     /// rank); 0 for a decoder-only model.
     pub cross_kv_per_sequence: u64,
+    /// What a server pages for a hybrid model (its attention tokens and recurrent states).
+    pub recurrent: Option<RecurrentPages>,
     /// A server's CUDA graphs (part of the context lines).
     pub cuda_graphs: u64,
     /// A tensor-parallel server's NCCL and all-reduce buffers (part of the context lines).
@@ -506,6 +510,7 @@ impl<'a> Budget<'a> {
         } else {
             self.inference();
             self.encoder_inference();
+            self.recurrent_state();
         }
         self.loading_sharded();
         let context = self.scenario.context_mib * MIB;
@@ -547,6 +552,7 @@ impl<'a> Budget<'a> {
             0
         };
         let cross_kv_per_sequence = self.cross_kv_bytes(1);
+        let recurrent = self.recurrent_pages();
         let mut b = Breakdown {
             lines: self.lines,
             peak_phase,
@@ -561,6 +567,7 @@ impl<'a> Budget<'a> {
             trainable: self.trainable,
             kv_bytes_per_token,
             cross_kv_per_sequence,
+            recurrent,
             cuda_graphs: self.graph_bytes,
             comm_buffers,
             serving: None,

@@ -152,6 +152,13 @@ impl PipelineStage {
         a.sliding_layers = (arch.sliding_layers * layers)
             .div_ceil(arch.layers.max(1))
             .min(layers);
+        // so do a hybrid's recurrent, attention and feed-forward layers
+        if let Some(r) = a.recurrent.as_mut() {
+            let share = |n: u64| (n * layers).div_ceil(arch.layers.max(1)).min(layers);
+            r.layers = share(r.layers).max(1);
+            r.attention_layers = share(r.attention_layers);
+            r.ffn_layers = share(r.ffn_layers);
+        }
         // an encoder–decoder's encoder runs on the first stage; the others keep their decoder
         // layers' cross-attention and receive the encoder's output
         if let (false, Some(e)) = (self.embeddings, a.encoder.as_mut()) {

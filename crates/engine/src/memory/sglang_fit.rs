@@ -52,6 +52,9 @@ impl ServingFit {
     pub(super) fn sglang(b: &Breakdown, s: &Scenario, gpu: Gpu) -> ServingFit {
         let split = b.sglang_split(s, gpu);
         let kv_pool = split.static_budget.saturating_sub(split.loaded);
+        if b.recurrent.is_some() {
+            return ServingFit::sglang_hybrid(b, s, split.static_budget, kv_pool);
+        }
         ServingFit::of_pool(b, s, split.static_budget, kv_pool)
     }
 }

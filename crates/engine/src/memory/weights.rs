@@ -180,7 +180,8 @@ impl Budget<'_> {
         } else {
             p.head
         };
-        let attention = prod(&[self.arch.layers, self.arch.attention_params()]).min(p.linear);
+        let attention =
+            prod(&[self.arch.attention_layers(), self.arch.attention_params()]).min(p.linear);
         let attention_bits = own(WeightPart::Attention).unwrap_or(
             if self.scenario.attention_16bit && format.is_quantized() {
                 Bits::new(16, 1)
@@ -323,7 +324,7 @@ impl Budget<'_> {
     /// Attention parameters kept 16-bit when only the MLP is quantized.
     fn attention_kept_16_bit(&self) -> u64 {
         if self.scenario.attention_16bit && self.format.is_quantized() {
-            prod(&[self.arch.layers, self.arch.attention_params()])
+            prod(&[self.arch.attention_layers(), self.arch.attention_params()])
         } else {
             0
         }
@@ -405,7 +406,7 @@ pub fn lora_params(a: &Architecture, s: &Scenario) -> u64 {
             .map(|(_, i, o)| r * (i + o) + magnitude * o)
             .sum()
     };
-    let mut n = a.layers * sum(&a.attention_matrices());
+    let mut n = a.attention_layers() * sum(&a.attention_matrices());
     n += a.dense_layers() * sum(&a.mlp_matrices(a.intermediate));
     if let Some(m) = &a.moe {
         let per_layer = m.experts * sum(&a.mlp_matrices(m.expert_ffn))
@@ -444,7 +445,7 @@ pub(super) fn lora_paged_params(a: &Architecture, s: &Scenario) -> u64 {
             .map(|(_, i, o)| big(r * i) + big(r * o))
             .sum()
     };
-    let mut n = a.layers * sum(&a.attention_matrices());
+    let mut n = a.attention_layers() * sum(&a.attention_matrices());
     n += a.dense_layers() * sum(&a.mlp_matrices(a.intermediate));
     if let Some(m) = &a.moe {
         let mut per_layer = m.experts * sum(&a.mlp_matrices(m.expert_ffn));
