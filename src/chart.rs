@@ -621,6 +621,20 @@ fn short_tokens(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use vram_engine::Gpu;
+    use vram_engine::{estimate, Scenario};
+
+    /// The bar chart of a scenario, its axis fitted.
+    fn bars_chart(s: &Scenario) -> Vec<Shape> {
+        let c = vram_engine::Overview::compute(s).unwrap();
+        let line = (s.gpu.bytes(), s.gpu.label());
+        stacked(&bars(&c.bars), s.gpus, line, s.unit, Lang::En, None, None).0
+    }
+
+    /// A chart's segments: its shapes of class "seg".
+    fn segments(shapes: &[Shape]) -> Vec<&Shape> {
+        shapes.iter().filter(|s| s.class == Some("seg")).collect()
+    }
 
     #[test]
     fn a_segment_is_one_polygon_so_one_that_moves_changes_its_points_and_is_not_restyled() {

@@ -38,6 +38,10 @@ struct Budget {
     equation: String,
     cpu: Option<String>,
     serving: Option<ServingLine>,
+    /// Where measured runs like this one landed (`vram_engine::estimate_band`), in words.
+    band: String,
+    /// The band holds the card's limit: runs like this one landed on both sides of it.
+    borderline: bool,
 }
 
 #[derive(Clone, PartialEq)]
@@ -74,6 +78,13 @@ fn verdict_of(st: &AppState, l: Lang) -> Said {
             let capacity = unit.format(gpu.bytes());
             vram_text::budget_equation(l, util, &budget, &visible, &capacity)
         };
+        // a server's band is about its KV pool, what its logs print; a job's about its total
+        let band = st.scenario.with(vram_engine::estimate_band);
+        let banded = b.serving.map_or(b.total, |f| f.kv_pool);
+        let borderline = job != Job::Serving
+            && band
+                .bounds(b.total)
+                .is_some_and(|(low, high)| low <= need.budget && need.budget < high);
         let serving = b.serving.map(|f| ServingLine {
             sglang: server == Server::Sglang,
             budget: unit.format(f.budget),
@@ -92,6 +103,8 @@ fn verdict_of(st: &AppState, l: Lang) -> Said {
             equation,
             cpu: (b.cpu > 0).then(|| unit.format(b.cpu)),
             serving,
+            band: vram_text::error_band(l, &band, banded, unit),
+            borderline,
         }))
     })
 }
@@ -146,6 +159,9 @@ fn budget_lines(l: Lang, b: Budget) -> impl IntoView {
             </p>
         }
     });
+    let borderline = b.borderline.then(
+        || view! { <p id="borderline-line"><strong>{vram_text::borderline_why(l)}</strong></p> },
+    );
     view! {
         <p class="total-line">
             {t(l, "needs")} " " <strong id="total">{b.total}</strong> " " {t(l, "per_gpu")}
@@ -157,8 +173,47 @@ fn budget_lines(l: Lang, b: Budget) -> impl IntoView {
         <p class="fit-line" id="fit-line">
             <strong>{b.gpu}</strong> ": " {fit} " · " {head} " " {b.headroom} " (" {b.equation} ")"
         </p>
+        {borderline}
         {cpu}
         {serving}
+        <p class="muted" id="error-band">{b.band}</p>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn budget_of(st: &AppState) -> Budget {
+        match verdict_of(st, Lang::En) {
+            Said::Budget(b) => *b,
+            Said::Error(e) => panic!("{e}"),
+        }
+    }
+
+    #[test]
+    fn the_verdict_says_where_runs_like_this_landed_and_borderline_where_that_holds_the_cards_limit(
+    ) {
+        let st = AppState::for_job(Scenario::default(), Lang::En);
+        let small = budget_of(&st);
+        assert!(small.band.contains('%'), "{}", small.band);
+        // a sequence whose total sits just under the card's limit: the band holds the limit
+        let mut found = None;
+        for seq in (256..=16_384).step_by(64) {
+            st.edit(|s| s.seq = seq);
+            let (total, budget) = st
+                .computed
+                .with_untracked(|c| c.as_ref().ok().map(|c| (c.breakdown.total, c.need.budget)))
+                .expect("the default job computes");
+            if total <= budget && total * 100 >= budget * 97 {
+                found = Some(budget_of(&st));
+                break;
+            }
+        }
+        let edge = found.expect("a sequence length within 3 % under the card's limit");
+        assert!(edge.fits && edge.borderline, "{}", edge.band);
+        st.edit(|s| s.seq = 256);
+        assert!(!budget_of(&st).borderline);
     }
 }
 

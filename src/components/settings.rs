@@ -27,6 +27,9 @@ pub enum Look {
 /// A number typed outside its setting's range: the setting's id and what to say under its box.
 pub type Invalid = Option<(&'static str, String)>;
 
+/// A choice's options: each key with its label.
+type Options = Vec<(&'static str, String)>;
+
 /// The tensor-parallel degrees a select can offer.
 const TP_KEYS: [&str; 7] = ["1", "2", "4", "8", "16", "32", "64"];
 
@@ -218,7 +221,7 @@ fn NumberField(
 fn options_and_value(
     st: AppState,
     setting: &'static Setting,
-) -> (Memo<Vec<(&'static str, String)>>, Memo<&'static str>) {
+) -> (Memo<Options>, Memo<&'static str>) {
     let options = Memo::new(move |_| {
         let l = st.lang.get();
         st.scenario.with(|s| choice_options(setting, s, l))
@@ -236,10 +239,7 @@ fn options_and_value(
 }
 
 /// The `<option>`s of a choice, the shown one selected.
-fn option_list(
-    options: Memo<Vec<(&'static str, String)>>,
-    value: Memo<&'static str>,
-) -> impl IntoView {
+fn option_list(options: Memo<Options>, value: Memo<&'static str>) -> impl IntoView {
     move || {
         options
             .get()

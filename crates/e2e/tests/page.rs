@@ -61,6 +61,9 @@ fn the_default_page_opens_on_an_example_with_a_chart_a_segment_per_component_and
         vram_engine::Gpu::ALL.len() as u64
     );
     assert!(page.text_of("#verdict").contains("RTX 4090"));
+    // beside the verdict: where measured runs like this one landed
+    let band = page.text_of("#error-band");
+    assert!(band.contains('%') && band.contains("LoRA"), "{band}");
     page.assert_no_console_errors();
 }
 
