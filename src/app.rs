@@ -170,9 +170,12 @@ fn Header() -> impl IntoView {
     let copied = RwSignal::new(None::<&'static str>);
     let lang = move || st.lang.get();
     // the share box shows the link once the address bar holds it, not on every step of a drag
-    let link = Memo::new(move |was: Option<&String>| match was {
-        Some(was) if !settled.get() => was.clone(),
-        _ => untrack(|| st.share_url()),
+    let link = Memo::new(move |was: Option<&String>| {
+        let now = settled.get();
+        match was {
+            Some(was) if !now => was.clone(),
+            _ => untrack(|| st.share_url()),
+        }
     });
     let toggle = move |_| {
         let to = if st.lang.get_untracked() == Lang::En {
