@@ -42,6 +42,8 @@ struct Budget {
     band: String,
     /// The band holds the card's limit: runs like this one landed on both sides of it.
     borderline: bool,
+    /// For training: the framework the answer assumes and the step its peak follows, in words.
+    basis: Vec<String>,
 }
 
 #[derive(Clone, PartialEq)]
@@ -105,6 +107,7 @@ fn verdict_of(st: &AppState, l: Lang) -> Said {
             serving,
             band: vram_text::error_band(l, &band, banded, unit),
             borderline,
+            basis: st.scenario.with(|s| vram_text::training_basis(l, s)),
         }))
     })
 }
@@ -177,6 +180,7 @@ fn budget_lines(l: Lang, b: Budget) -> impl IntoView {
         {cpu}
         {serving}
         <p class="muted" id="error-band">{b.band}</p>
+        {(!b.basis.is_empty()).then(|| view! { <p class="muted" id="training-basis">{b.basis.join(" · ")}</p> })}
     }
 }
 

@@ -64,6 +64,12 @@ fn the_default_page_opens_on_an_example_with_a_chart_a_segment_per_component_and
     // beside the verdict: where measured runs like this one landed
     let band = page.text_of("#error-band");
     assert!(band.contains('%') && band.contains("LoRA"), "{band}");
+    // and, for training, the framework the answer assumes and the step its peak follows
+    let basis = page.text_of("#training-basis");
+    assert!(
+        basis.contains("TRL") && basis.contains("longest step"),
+        "{basis}"
+    );
     page.assert_no_console_errors();
 }
 
