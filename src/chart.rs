@@ -76,7 +76,7 @@ pub const SWEEP_SIZE: (u32, u32) = (640, 260);
 /// until one is (`components::segment_label` shows it), drawn last so it is painted above every
 /// bar. One per chart rather than one per segment: a step wrote each segment's value twice, in
 /// its title and in its label, and a segment's label was painted under the segment above it
-/// (issue 16).
+///.
 pub const SEGMENT_LABEL: Shape = Shape {
     geometry: Geometry::Text(Text {
         x: None,
@@ -212,15 +212,14 @@ impl Held {
 /// How far ahead of the bars an axis grows the second time a movement outgrows it: a drag that
 /// keeps raising the bars (batch, sequence length, precision: each step doubles them) then
 /// grows the axis on every other step instead of on each. A growth rewrites the grid, the
-/// ticks and the capacity lines and showed in the page's slowest steps (7–10 ms on the main
-/// thread against 4–6, issue 16, nineteenth round).
+/// ticks and the capacity lines and showed in the page's slowest steps.
 const GROW_AHEAD: f64 = 2.0;
 
 /// The top a chart's axis shows: the one that fits it, or, while a slider is moving, the highest
 /// top shown since it began (`held`), so the axis, its grid and its labels stay put and a step
 /// moves only the bars; the axis grows at once when the bars outgrow it (to what fits them the
 /// first time, [`GROW_AHEAD`] of that when the movement has grown it before), and fits them
-/// again once input pauses (issue 16).
+/// again once input pauses.
 fn shown_top(fitted: f64, held: Option<Held>) -> f64 {
     match held {
         None => fitted,
@@ -312,7 +311,7 @@ pub fn stacked(
                 // restyled. Not in a group with a `transform` either: each transformed
                 // element is a node of Chromium's transform tree, which a step's frame walks
                 // and sends to the compositor. Its title is its label; the chart's one label
-                // (SEGMENT_LABEL) shows it on hover and focus (issue 16)
+                // (SEGMENT_LABEL) shows it on hover and focus
                 let top_left = chart.backend_coord(&(x0, y1));
                 let bottom_right = chart.backend_coord(&(x1, y0));
                 overlay.push(Shape {
@@ -470,7 +469,7 @@ pub fn sweep(
         )))?;
         // where it stops fitting: a group that is always there and hidden where the curve
         // never crosses the line, so a step that crosses it changes attributes rather than
-        // inserting and removing elements (38 of the weights slider's 63 writes, issue 16)
+        // inserting and removing elements
         let crossing = points
             .windows(2)
             .find(|w| w[0].1 <= limit && w[1].1 > limit);
@@ -549,7 +548,7 @@ fn round_top(v: f64) -> f64 {
 /// The bars' capacity lines of common cards, each with its label. Every card's line and label
 /// are always there, hidden (`display="none"`) where the card is above the axis's top or within
 /// 3 % of the selected line (`cap`), so an axis that grows while a slider moves shows lines
-/// rather than adding elements (issue 16). `across(y)` is where a line at `y` starts and ends on
+/// rather than adding elements. `across(y)` is where a line at `y` starts and ends on
 /// the chart.
 fn capacity_marks(
     ymax: f64,

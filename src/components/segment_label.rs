@@ -1,7 +1,7 @@
 //! The bar chart's one label (`chart::SEGMENT_LABEL`): it shows the title of the segment that
 //! has the keyboard's focus or, without one, the segment under the pointer, 4 px above the
 //! segment, and hides when neither is on a segment. The chart's
-//! patch leaves the label as this module set it, so it is set again after each patch and follows
+//! view leaves the label as this module set it, so it is set again after each step and follows
 //! a segment that a step moved or changed.
 //!
 //! The segments are found by walking up from an event's element, not with `closest` or
@@ -42,8 +42,8 @@ pub fn pointer_out(ev: &web_sys::MouseEvent) {
     held(&POINTED, related(ev));
 }
 
-/// Shows the label again after the chart was patched: the same segment elements stay, with
-/// their new place and title. A chart written whole has new ones, and the label hides until
+/// Shows the label again after the chart changed: the same segment elements stay, with
+/// their new place and title. A chart built anew has new ones, and the label hides until
 /// the pointer or the focus moves. With no segment held (every step of a slider), nothing is
 /// looked up or written: the label is hidden as the last event or the markup left it.
 pub fn show_again() {
