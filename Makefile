@@ -12,10 +12,12 @@ setup:   ## only install the tools
 	@bash scripts/dev.sh setup
 bench:   ## engine and browser benchmarks (see BENCHMARKS.md)
 	@bash scripts/dev.sh bench
-.PHONY: validate measure llamacpp
+.PHONY: validate measure llamacpp params
 validate: ## rewrite docs/accuracy.md and the compiled error bands: the engine against the measured cases in validation/
 	@bash scripts/dev.sh validate
 measure: ## rerun the CPU measurements of docs/measure/runs.json into docs/measure/results/ (installs .venv-measure)
 	@bash scripts/dev.sh measure
 llamacpp: ## llama.cpp's own buffer sizes on small GGUF models and vision projectors, into tools/llamacpp/results.json and mmproj_results.json
 	@bash scripts/dev.sh llamacpp
+params: ## transformers' parameter counts of the hybrid config fixtures, built on the meta device (installs .venv-measure)
+	@bash scripts/dev.sh params

@@ -158,6 +158,15 @@ measure() {
   say "measured in $((SECONDS - t0)) s"
 }
 
+# transformers' parameter counts of the hybrid config fixtures, built on the meta device, into
+# crates/engine/tests/fixtures/hybrid/transformers_params.json (uses .venv-measure: its pinned
+# transformers has every hybrid family's class)
+params() {
+  ensure_measure_venv
+  say "building each hybrid fixture with transformers on the meta device (seconds)"
+  run_step "count_params" ".venv-measure/bin/python tools/params/count_params.py" nice -n 10 .venv-measure/bin/python tools/params/count_params.py
+}
+
 # llama.cpp's own figures (tools/llamacpp/README.md): a Python venv with llama-cpp-python compiled
 # from its sdist for the CPU backend, then the measuring script
 LLAMACPP_VENV=.venv-llamacpp
@@ -187,5 +196,6 @@ case "${1:-}" in
   validate) validate ;;
   measure) measure ;;
   llamacpp) llamacpp ;;
-  *) echo "usage: scripts/dev.sh serve|test|dist|watch|setup|bench|validate|measure|llamacpp"; exit 2 ;;
+  params) params ;;
+  *) echo "usage: scripts/dev.sh serve|test|dist|watch|setup|bench|validate|measure|llamacpp|params"; exit 2 ;;
 esac

@@ -52,8 +52,11 @@ pub struct Recurrent {
     /// Mamba: rank of the time-step projection.
     pub dt_rank: u64,
     pub conv_bias: bool,
-    /// Biases on the mixer's input and output projections.
+    /// A bias on the mixer's input projection.
     pub proj_bias: bool,
+    /// A bias on the mixer's output projection (the input projection's flag in every family
+    /// but Falcon-H1, whose `projectors_bias` sets it).
+    pub out_bias: bool,
     /// Mamba-2's gated RMSNorm over the inner width (Falcon-H1 may leave it out:
     /// `mamba_rms_norm`).
     pub mixer_norm: bool,
@@ -61,6 +64,14 @@ pub struct Recurrent {
     pub gated_attention: bool,
     /// The SSM state kept in fp32 (the config's `mamba_ssm_cache_dtype`).
     pub state_fp32: bool,
+    /// Zamba2: the attention layers take `shared_blocks` attention-and-MLP blocks in turn, one
+    /// set of weights each (`num_mem_blocks`); 0 where every attention layer has its own.
+    pub shared_blocks: u64,
+    /// Zamba2: rank of the adapters each attention layer adds to its shared block's MLP (and,
+    /// with `attention_adapters`, to its q, k and v projections).
+    pub adapter_rank: u64,
+    /// Zamba2's `use_shared_attention_adapter`.
+    pub attention_adapters: bool,
 }
 
 impl Recurrent {
@@ -134,7 +145,8 @@ impl Recurrent {
                 let projection = d + channels + self.heads;
                 3 * self.heads
                     + self.mixer_norm as u64 * d
-                    + self.proj_bias as u64 * (projection + h)
+                    + self.proj_bias as u64 * projection
+                    + self.out_bias as u64 * h
             }
             // dt_proj's bias, A_log (inner × state), D, and Jamba's dt, B and C norms
             Mixer::Mamba => {
@@ -142,7 +154,8 @@ impl Recurrent {
                     + d
                     + self.dt_rank
                     + 2 * self.state
-                    + self.proj_bias as u64 * (2 * d + h)
+                    + self.proj_bias as u64 * 2 * d
+                    + self.out_bias as u64 * h
             }
             // dt_bias and A_log per value head; the gated RMSNorm over one value head
             Mixer::DeltaNet => 2 * self.heads + self.head_dim,
@@ -176,6 +189,26 @@ impl Recurrent {
         }
     }
 
+    /// Zamba2's parameters beside its shared blocks' attention and MLP, as (linear, small): in
+    /// each attention layer a hidden × hidden map after the block, an MLP adapter (hidden →
+    /// rank → 2 × `ffn`) and, with `attention_adapters`, q, k and v adapters (2 × hidden → rank
+    /// → 2 × hidden each); in each shared block the norms before attention (2 × hidden, as its
+    /// input is the hidden state beside the embeddings) and before the MLP (hidden). Nothing for
+    /// other families.
+    pub fn shared_block_extras(&self, hidden: u64, ffn: u64) -> (u64, u64) {
+        if self.shared_blocks == 0 {
+            return (0, 0);
+        }
+        let (h, r) = (hidden, self.adapter_rank);
+        let mlp_adapter = prod(&[h, r]) + prod(&[r, 2 * ffn]);
+        let attention_adapters = self.attention_adapters as u64 * 3 * 2 * prod(&[2 * h, r]);
+        let per_layer = prod(&[h, h]) + mlp_adapter + attention_adapters;
+        (
+            prod(&[self.attention_layers, per_layer]),
+            prod(&[self.shared_blocks, 3 * h]),
+        )
+    }
+
     /// Checks the fields against `layers`, naming the first one out of range.
     pub fn validate(&self, layers: u64) -> Result<(), EngineError> {
         let fields = [
@@ -189,6 +222,13 @@ impl Recurrent {
             ("conv_kernel", self.conv_kernel, 1, 1_024),
             ("recurrent_inner", self.inner, 0, 1 << 20),
             ("dt_rank", self.dt_rank, 0, 1 << 20),
+            (
+                "num_mem_blocks",
+                self.shared_blocks,
+                0,
+                self.attention_layers,
+            ),
+            ("adapter_rank", self.adapter_rank, 0, 65_536),
         ];
         for (name, value, min, max) in fields {
             if !(min..=max).contains(&value) {

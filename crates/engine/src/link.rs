@@ -486,7 +486,7 @@ const ARCH_KEYS: &[&str] = &[
     "sink", "hb", "pos", "ctx", "drop", "x", "E", "k", "ef", "sf", "dl", "eb", "rb", "sg", "qr",
     "kvr", "rd", "nd", "vd", "sw", "swl", "wf", "wb", "eL", "eH", "ehd", "eff", "epos", "smax",
     "sfix", "rab", "mel", "sn", "nkb", "rm", "rL", "aL", "fL", "rH", "rhd", "rg", "rs", "rk", "ri",
-    "rdt", "rcb", "rpb", "rnn", "ga", "ssf",
+    "rdt", "rcb", "rpb", "rnn", "ga", "ssf", "rob", "rsb", "rar", "raa",
 ];
 
 /// The most bytes a link may say a checkpoint's files hold (1 PiB).
@@ -710,7 +710,9 @@ fn decode_encoder(get: &impl Fn(&str) -> Option<u64>, head_dim: u64) -> Option<E
 /// A hybrid model's recurrent layers: `rm` the mixer (its place in [`Mixer::ALL`]), `rL`
 /// recurrent layers, `aL` attention layers, `fL` feed-forward layers, `rH` heads, `rhd` head
 /// width, `rg` groups, `rs` state, `rk` kernel, `ri` inner width, `rdt` dt rank; flags `rcb`
-/// conv bias, `rpb` projection biases, `rnn` no gated norm in the mixer, `ga` gated attention, `ssf` an fp32 SSM state.
+/// conv bias, `rpb` projection biases, `rnn` no gated norm in the mixer, `ga` gated attention, `ssf` an fp32 SSM state;
+/// `rob` the output projection's bias where it differs from `rpb`'s; Zamba2's `rsb` shared
+/// blocks, `rar` adapter rank and flag `raa` attention adapters.
 fn encode_recurrent(r: &Recurrent, parts: &mut Vec<(&'static str, u64)>) {
     let mixer = Mixer::ALL.iter().position(|m| *m == r.mixer).unwrap_or(0) as u64;
     parts.extend([
@@ -726,12 +728,19 @@ fn encode_recurrent(r: &Recurrent, parts: &mut Vec<(&'static str, u64)>) {
         ("ri", r.inner),
         ("rdt", r.dt_rank),
     ]);
+    if r.out_bias != r.proj_bias {
+        parts.push(("rob", r.out_bias as u64));
+    }
+    if r.shared_blocks > 0 {
+        parts.extend([("rsb", r.shared_blocks), ("rar", r.adapter_rank)]);
+    }
     let flags = [
         ("rcb", r.conv_bias),
         ("rpb", r.proj_bias),
         ("rnn", !r.mixer_norm),
         ("ga", r.gated_attention),
         ("ssf", r.state_fp32),
+        ("raa", r.attention_adapters),
     ];
     parts.extend(flags.iter().filter(|(_, on)| *on).map(|(k, _)| (*k, 1)));
 }
@@ -762,9 +771,13 @@ fn decode_recurrent(
         dt_rank: get("rdt").unwrap_or(0),
         conv_bias: get("rcb") == Some(1),
         proj_bias: get("rpb") == Some(1),
+        out_bias: get("rob").map_or(get("rpb") == Some(1), |b| b == 1),
         mixer_norm: get("rnn") != Some(1),
         gated_attention: get("ga") == Some(1),
         state_fp32: get("ssf") == Some(1),
+        shared_blocks: get("rsb").unwrap_or(0),
+        adapter_rank: get("rar").unwrap_or(0),
+        attention_adapters: get("raa") == Some(1),
     }))
 }
 

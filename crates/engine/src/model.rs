@@ -248,6 +248,24 @@ impl Architecture {
         self.heads * self.head_dim * if gated { 2 } else { 1 }
     }
 
+    /// Width of what q, k and v read: the hidden state, or in Zamba2's shared blocks the hidden
+    /// state beside the embeddings, twice as wide.
+    fn attention_input(&self) -> u64 {
+        match &self.recurrent {
+            Some(r) if r.shared_blocks > 0 => 2 * self.hidden,
+            _ => self.hidden,
+        }
+    }
+
+    /// Sets of attention and dense-MLP weights the layers hold: one per layer that has them, or
+    /// Zamba2's shared blocks.
+    fn weight_sets(&self) -> (u64, u64) {
+        match self.recurrent.as_ref().map_or(0, |r| r.shared_blocks) {
+            0 => (self.attention_layers(), self.dense_layers()),
+            n => (n, n),
+        }
+    }
+
     /// The routed experts' weight matrices, all layers (no shared experts, routers or biases):
     /// what expert parallelism spreads over its ranks.
     pub fn routed_expert_params(&self) -> u64 {
@@ -307,12 +325,15 @@ impl Architecture {
                 v.push(("o", self.heads * m.v_head_dim, h));
                 v
             }
-            None => vec![
-                ("q", h, self.q_proj_dim()),
-                ("k", h, self.kv_heads * self.head_dim),
-                ("v", h, self.kv_heads * self.head_dim),
-                ("o", self.heads * self.head_dim, h),
-            ],
+            None => {
+                let input = self.attention_input();
+                vec![
+                    ("q", input, self.q_proj_dim()),
+                    ("k", input, self.kv_heads * self.head_dim),
+                    ("v", input, self.kv_heads * self.head_dim),
+                    ("o", self.heads * self.head_dim, h),
+                ]
+            }
         }
     }
 
@@ -440,16 +461,18 @@ impl Architecture {
             + if self.head_bias { self.vocab } else { 0 };
         let attn = Self::matrices_params(&self.attention_matrices());
         let dense_ffn = Self::matrices_params(&self.mlp_matrices(self.intermediate));
-        let mut linear = self.attention_layers() * attn + self.dense_layers() * dense_ffn;
-        let mut small = self.attention_layers() * self.attention_small_params()
+        let (attn_sets, ffn_sets) = self.weight_sets();
+        let mut linear = attn_sets * attn + ffn_sets * dense_ffn;
+        let mut small = attn_sets * self.attention_small_params()
             + self.layers * self.norms_per_layer * self.norm_params()
             + self.norm_params();
         if let Some(r) = &self.recurrent {
-            linear += self.recurrent_layers() * r.linear_params(h);
-            small += self.recurrent_layers() * r.small_params(h);
+            let (shared_linear, shared_small) = r.shared_block_extras(h, self.intermediate);
+            linear += self.recurrent_layers() * r.linear_params(h) + shared_linear;
+            small += self.recurrent_layers() * r.small_params(h) + shared_small;
         }
         if self.mlp_bias {
-            small += self.dense_layers() * self.mlp_bias_params(self.intermediate);
+            small += ffn_sets * self.mlp_bias_params(self.intermediate);
         }
         if let Some(m) = &self.moe {
             let (l, s) = self.moe_ffn_params(m);

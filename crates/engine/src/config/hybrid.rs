@@ -21,6 +21,7 @@ pub(super) fn apply_hybrid(
         "jamba" => jamba(f, a)?,
         "lfm2" => lfm2(f, a)?,
         "falcon_h1" => falcon_h1(f, a)?,
+        "zamba2" => zamba2(f, a)?,
         _ => return Ok(()),
     };
     a.recurrent = Some(recurrent);
@@ -60,9 +61,13 @@ fn recurrent(mixer: Mixer, layers: u64, total: u64) -> Recurrent {
         dt_rank: 0,
         conv_bias: false,
         proj_bias: false,
+        out_bias: false,
         mixer_norm: true,
         gated_attention: false,
         state_fp32: false,
+        shared_blocks: 0,
+        adapter_rank: 0,
+        attention_adapters: false,
     }
 }
 
@@ -131,6 +136,7 @@ fn nemotron_h(f: &Fields, a: &mut Architecture) -> Result<Recurrent, EngineError
     )?;
     r.conv_bias = f.boolean(&["use_conv_bias"]).unwrap_or(true);
     r.proj_bias = f.boolean(&["use_bias"]).unwrap_or(false);
+    r.out_bias = r.proj_bias;
     a.norms_per_layer = 1;
     a.mlp = MlpKind::Plain;
     if let Some(m) = a.moe.as_mut() {
@@ -159,6 +165,7 @@ fn granite_hybrid(f: &Fields, a: &mut Architecture) -> Result<Recurrent, EngineE
     r.inner = within("mamba_expand", expand, 1, 64)? * a.hidden;
     r.conv_bias = f.boolean(&["mamba_conv_bias"]).unwrap_or(true);
     r.proj_bias = f.boolean(&["mamba_proj_bias"]).unwrap_or(false);
+    r.out_bias = r.proj_bias;
     let shared = within(
         "shared_intermediate_size",
         f.required(&["shared_intermediate_size"])?,
@@ -208,6 +215,7 @@ fn jamba(f: &Fields, a: &mut Architecture) -> Result<Recurrent, EngineError> {
     };
     r.conv_bias = f.boolean(&["mamba_conv_bias"]).unwrap_or(true);
     r.proj_bias = f.boolean(&["mamba_proj_bias"]).unwrap_or(false);
+    r.out_bias = r.proj_bias;
     if let Some(m) = a.moe.as_mut() {
         m.dense_layers = a.layers - experts;
     }
@@ -273,7 +281,7 @@ fn lfm2(f: &Fields, a: &mut Architecture) -> Result<Recurrent, EngineError> {
 
 /// Falcon-H1: attention and a Mamba-2 mixer side by side in every layer (their outputs summed),
 /// then a gated MLP; the mixer's inner width is `mamba_d_ssm`, its gated norm present only with
-/// `mamba_rms_norm`.
+/// `mamba_rms_norm`, its output projection's bias with `projectors_bias`.
 fn falcon_h1(f: &Fields, a: &mut Architecture) -> Result<Recurrent, EngineError> {
     let mut r = recurrent(Mixer::Mamba2, a.layers, a.layers);
     r.attention_layers = a.layers;
@@ -293,6 +301,78 @@ fn falcon_h1(f: &Fields, a: &mut Architecture) -> Result<Recurrent, EngineError>
     }
     r.conv_bias = f.boolean(&["mamba_conv_bias"]).unwrap_or(true);
     r.proj_bias = f.boolean(&["mamba_proj_bias"]).unwrap_or(false);
+    r.out_bias = f.boolean(&["projectors_bias"]).unwrap_or(false);
     r.mixer_norm = f.boolean(&["mamba_rms_norm"]).unwrap_or(false);
+    Ok(r)
+}
+
+/// Zamba2: a Mamba-2 mixer in every layer; where `layers_block_type` says "hybrid" a shared
+/// attention-and-MLP block runs first (`num_mem_blocks` of them, taken in turn), reading the
+/// hidden state beside the embeddings (2 × hidden wide, heads of 2 × hidden / heads), with an
+/// adapter of `adapter_rank` on the MLP of each such layer (and on q, k and v with
+/// `use_shared_attention_adapter`). The mixer's head width is expand × hidden / heads (the config's
+/// `mamba_headdim` is recomputed so); its convolution always has a bias.
+fn zamba2(f: &Fields, a: &mut Architecture) -> Result<Recurrent, EngineError> {
+    let hybrid = count_types(f, "layers_block_type", &["hybrid"])
+        .or_else(|| count_types(f, "layer_types", &["hybrid"]))
+        .ok_or_else(|| EngineError::MissingField("layers_block_type".into()))?;
+    let hybrid = within("layers_block_type", hybrid, 1, a.layers)?;
+    let mut r = recurrent(Mixer::Mamba2, a.layers, a.layers);
+    r.attention_layers = hybrid;
+    r.ffn_layers = hybrid;
+    let expand = within(
+        "mamba_expand",
+        f.uint(&["mamba_expand"])?.unwrap_or(2),
+        1,
+        64,
+    )?;
+    r.inner = expand * a.hidden;
+    r.heads = within(
+        "n_mamba_heads",
+        f.uint(&["n_mamba_heads"])?.unwrap_or(8),
+        1,
+        65_536,
+    )?;
+    r.head_dim = r.inner / r.heads;
+    r.groups = within(
+        "mamba_ngroups",
+        f.uint(&["mamba_ngroups"])?.unwrap_or(1),
+        1,
+        65_536,
+    )?;
+    r.state = within(
+        "mamba_d_state",
+        f.uint(&["mamba_d_state"])?.unwrap_or(64),
+        1,
+        65_536,
+    )?;
+    r.conv_kernel = within(
+        "mamba_d_conv",
+        f.uint(&["mamba_d_conv"])?.unwrap_or(4),
+        1,
+        1_024,
+    )?;
+    r.conv_bias = true;
+    r.proj_bias = f.boolean(&["add_bias_linear"]).unwrap_or(false);
+    r.out_bias = r.proj_bias;
+    r.shared_blocks = within(
+        "num_mem_blocks",
+        f.uint(&["num_mem_blocks"])?.unwrap_or(1),
+        1,
+        hybrid,
+    )?;
+    r.adapter_rank = within(
+        "adapter_rank",
+        f.uint(&["adapter_rank"])?.unwrap_or(128),
+        1,
+        65_536,
+    )?;
+    r.attention_adapters = f
+        .boolean(&["use_shared_attention_adapter"])
+        .unwrap_or(false);
+    a.head_dim = 2 * a.hidden / a.heads;
+    a.norms_per_layer = 1;
+    a.mlp_bias = r.proj_bias;
+    a.tied = f.boolean(&["tie_word_embeddings"]).unwrap_or(true);
     Ok(r)
 }
