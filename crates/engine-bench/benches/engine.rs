@@ -3,7 +3,7 @@
 //! (`Overview::compute`, then `Advice::compute` and `verdicts`: estimate + bars, then solver +
 //! remedies + verdicts), for representative scenarios.
 //!
-//! Run: cargo bench -p vram-engine --bench engine   (about two minutes; budgets in BENCHMARKS.md)
+//! Run: cargo bench -p vram-engine-bench --bench engine   (about two minutes; budgets in BENCHMARKS.md)
 
 use std::hint::black_box;
 use std::time::Duration;

@@ -2,8 +2,6 @@
 //! Llama and Mixtral classes save, quantized the way each exporter writes them, split into
 //! shards with real safetensors headers and an index. See `tests/fixtures/hub/README.md`.
 
-#![allow(dead_code)]
-
 use serde_json::Value;
 
 /// One tensor of a rebuilt checkpoint.

@@ -3,8 +3,6 @@
 //! `split.tensors.count`, then its own tensors). The split keys are written as u64 here
 //! (gguf-split writes u16 / i32); the reader takes any integer.
 
-#![allow(dead_code)]
-
 use vram_engine::{read_gguf, DraftValue, GgufDraft, GgufSummary};
 
 /// The model `summary` stands for, in `parts` files: each file's header bytes.

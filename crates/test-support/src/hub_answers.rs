@@ -1,9 +1,7 @@
 //! What a stand-in Hugging Face Hub answers, shared by the CLI's stand-in
-//! (`crates/cli/tests/hub_server/`) and the browser tests' (`crates/e2e/src/hub.rs`), which each
+//! (`crates/cli/tests/cli/hub_server/`) and the browser tests' (`crates/e2e/src/hub.rs`), which each
 //! frame it in their own HTTP: where a path points in the Hub's URL layout, the listing's JSON,
 //! and a file or the Range of it that was asked for.
-
-#![allow(dead_code)]
 
 /// Where a path below the endpoint (without its query) points.
 #[derive(Debug, PartialEq, Eq)]

@@ -3,8 +3,6 @@
 //! (`mm.…`), f16 matrices and f32 norms and biases. Shared by the engine's, the CLI's and the
 //! browser's tests.
 
-#![allow(dead_code)]
-
 use vram_engine::{DraftValue, GgmlType, GgufDraft};
 
 /// A vision tower's shape and the `clip.projector_type` it is written with.

@@ -1,7 +1,7 @@
 //! `--hf ID` against a stand-in Hub started by the tests (`hub_server/`), reached through the
 //! same endpoint setting users have (`HF_ENDPOINT`, `--hf-endpoint`): no network.
 
-mod hub_server;
+use crate::hub_server;
 
 use std::process::{Command, Output};
 use std::sync::OnceLock;

@@ -2,8 +2,7 @@
 //! the first GPU (or the host with `--no-mmproj-offload`), the command names the file, and a
 //! file that is not a projector is one line; `--tensor-split` shares the layers unevenly.
 
-#[path = "../../engine/tests/common/projector.rs"]
-mod projector_files;
+use vram_test_support::projector;
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -31,11 +30,7 @@ fn projector_file() -> PathBuf {
     let dir = std::env::temp_dir().join(format!("vram-mmproj-{}-{n}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("mmproj-gemma3-f16.gguf");
-    std::fs::write(
-        &path,
-        projector_files::draft(&projector_files::GEMMA3).bytes(),
-    )
-    .unwrap();
+    std::fs::write(&path, projector::draft(&projector::GEMMA3).bytes()).unwrap();
     path
 }
 
@@ -63,7 +58,7 @@ fn device<'a>(v: &'a Value, name: &str) -> &'a Value {
 fn a_projector_joins_the_first_gpu_even_at_ngl_0_and_the_command_names_it() {
     let p = projector_file();
     let p = p.to_str().unwrap();
-    let weights = projector_files::tensor_bytes(&projector_files::GEMMA3);
+    let weights = projector::tensor_bytes(&projector::GEMMA3);
     for ngl in ["0", "999"] {
         let plain = json(&["--gguf", MODEL, "--ngl", ngl, "--json"]);
         let v = json(&["--gguf", MODEL, "--mmproj", p, "--ngl", ngl, "--json"]);

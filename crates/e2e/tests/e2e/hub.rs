@@ -5,10 +5,8 @@
 //! one picked plans the llama.cpp job from its header, read in Range requests that stay inside
 //! it. A Hub that does not answer in time, or not at all, is said so.
 
-#[path = "../../engine/tests/common/checkpoints.rs"]
-mod checkpoints;
-#[path = "../../engine/tests/common/gguf_split.rs"]
-mod gguf_split;
+use vram_test_support::checkpoints;
+use vram_test_support::gguf_split;
 
 use std::collections::HashMap;
 use std::path::PathBuf;

@@ -4,8 +4,7 @@
 //! beside the model joins the first GPU; an uneven --tensor-split and the RAM's bandwidth are
 //! typed on the page.
 
-#[path = "../../engine/tests/common/projector.rs"]
-mod projector_files;
+use vram_test_support::projector;
 
 use e2e::{Page, Session};
 use vram_engine::{DraftValue, GgmlType, GgufDraft};
@@ -270,11 +269,7 @@ fn projector_fixture(name: &str) -> String {
     let dir = std::env::temp_dir().join(format!("vram-e2e-mmproj-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(name);
-    std::fs::write(
-        &path,
-        projector_files::draft(&projector_files::GEMMA3).bytes(),
-    )
-    .unwrap();
+    std::fs::write(&path, projector::draft(&projector::GEMMA3).bytes()).unwrap();
     path.to_string_lossy().into_owned()
 }
 
@@ -312,7 +307,7 @@ fn a_picked_projector_joins_the_first_gpu_at_any_ngl_and_the_link_restores_it() 
         "tr[data-device='gpu0'] td[data-projector]",
         "projector",
     );
-    let weights = projector_files::tensor_bytes(&projector_files::GEMMA3);
+    let weights = projector::tensor_bytes(&projector::GEMMA3);
     assert!(
         on_gpu > weights,
         "weights and the vision graph's buffer: {on_gpu}"
@@ -350,7 +345,7 @@ fn a_picked_projector_joins_the_first_gpu_at_any_ngl_and_the_link_restores_it() 
 #[test]
 fn a_projector_without_a_vision_encoder_is_refused_in_place() {
     // an audio-only projector: clip, but no vision tower to plan
-    let mut draft = projector_files::draft(&projector_files::GEMMA3);
+    let mut draft = projector::draft(&projector::GEMMA3);
     draft
         .metadata
         .retain(|(k, _)| k != "clip.has_vision_encoder");

@@ -458,7 +458,7 @@ fn an_uploaded_config_json_names_the_model_fills_the_box_and_survives_a_language
     let before = page.text_of("#total");
     page.click("#model-source-config");
     page.wait_for("#config-file", 5);
-    let cfg = include_str!("../../engine/tests/fixtures/quant/gpt-oss-20b.json");
+    let cfg = include_str!("../../../engine/tests/fixtures/quant/gpt-oss-20b.json");
     let path = std::env::temp_dir().join(format!("my-gpt-{}.json", std::process::id()));
     std::fs::write(&path, cfg).unwrap();
     page.type_into("#config-file", &path.to_string_lossy());
@@ -484,7 +484,7 @@ fn a_pasted_gpt_oss_config_sets_mxfp4_weights_with_attention_embeddings_and_head
     let before = page.text_of("#total");
     page.click("#model-source-config");
     page.wait_for("#config-text", 5);
-    let cfg = include_str!("../../engine/tests/fixtures/quant/gpt-oss-20b.json");
+    let cfg = include_str!("../../../engine/tests/fixtures/quant/gpt-oss-20b.json");
     page.set("#config-text", cfg, "input");
     page.click("#config-apply");
     page.wait_until("the quantization in the link", 10, |s| {

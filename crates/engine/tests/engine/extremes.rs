@@ -2,7 +2,7 @@
 //! exactly; anything past them is refused with a notice or a typed error, never wrapped, clamped
 //! silently or shown as inf/NaN.
 
-mod common;
+use crate::common;
 
 use common::{shows_non_finite, SATURATED};
 use vram_engine::*;

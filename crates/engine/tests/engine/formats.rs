@@ -260,7 +260,7 @@ fn compressed_tensors_nvfp4_is_recognised_by_its_global_scale_and_packed_weights
 
 /// gpt-oss-20b's shape (openai/gpt-oss-20b config.json).
 fn gpt_oss_20b() -> Architecture {
-    vram_engine::parse_config(include_str!("fixtures/quant/gpt-oss-20b.json")).unwrap()
+    vram_engine::parse_config(include_str!("../fixtures/quant/gpt-oss-20b.json")).unwrap()
 }
 
 fn inference(arch: Architecture, weights: WeightFormat, parts: PartFormats) -> Scenario {

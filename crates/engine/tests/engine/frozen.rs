@@ -14,7 +14,7 @@
 //!
 //! A failing run names each moved figure, recorded → now, with the change and its %. A change that
 //! moves the physics on purpose re-records the files:
-//! `VRAM_BLESS=1 cargo test -p vram-engine --test frozen`.
+//! `VRAM_BLESS=1 cargo test -p vram-engine --test engine frozen::`.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

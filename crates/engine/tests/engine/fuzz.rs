@@ -14,13 +14,13 @@
 //!
 //! ```text
 //! CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS=true CARGO_TARGET_DIR=target/fuzz FUZZ_CASES=200000 \
-//!     cargo test -p vram-engine --release --test fuzz -- --nocapture
+//!     cargo test -p vram-engine --release --test engine fuzz:: -- --nocapture
 //! ```
 //!
 //! Each target prints its cases, calls into the engine, accepted inputs and time. A failure is
-//! shrunk to a minimal input; keep it in `tests/regressions.rs`.
+//! shrunk to a minimal input; keep it in `tests/engine/regressions.rs`.
 
-mod common;
+use crate::common;
 
 use std::cell::Cell;
 use std::time::{Duration, Instant};

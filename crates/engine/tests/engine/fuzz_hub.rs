@@ -5,10 +5,9 @@
 //! sums add up, and built URLs stay on the endpoint.
 //! `FUZZ_CASES` sets the cases per target (default 1,000).
 
-mod common;
+use crate::common;
 
-#[path = "common/checkpoints.rs"]
-mod checkpoints;
+use vram_test_support::checkpoints;
 
 use proptest::prelude::*;
 use vram_engine::*;

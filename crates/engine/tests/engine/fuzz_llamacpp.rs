@@ -2,7 +2,7 @@
 //! the plan on every GGUF fixture. Nothing panics; what is accepted adds up.
 //! `FUZZ_CASES` sets the cases per target (default 500).
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

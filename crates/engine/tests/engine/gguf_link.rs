@@ -3,7 +3,7 @@
 //! reads back to exactly that summary, whose VRAM and RAM are the file's, exactly or within what
 //! its notice says. `FUZZ_CASES` sets the cases (default 60: each plans two headers).
 
-mod common;
+use crate::common;
 
 use proptest::prelude::*;
 use vram_engine::*;

@@ -2,8 +2,7 @@
 //! (see `fixtures/hub/README.md`), exact bytes per tensor against the safetensors spec, and the
 //! budget that uses them.
 
-#[path = "common/checkpoints.rs"]
-mod checkpoints;
+use vram_test_support::checkpoints;
 
 use std::path::PathBuf;
 

@@ -1,8 +1,7 @@
 //! A GGUF file picked from a Hub repository: a split file's parts joined into one model, and the
 //! link carrying the file's repository and commit (`hf=`) beside its summary (`gg=`, `gn=`).
 
-#[path = "common/gguf_split.rs"]
-mod gguf_split;
+use vram_test_support::gguf_split;
 
 use vram_engine::{
     decode_link, encode_link, read_gguf, GgufFile, GgufHeader, GgufSummary, HubSource, Job,

@@ -3,7 +3,7 @@
 //! type fixes every tensor's type, the model buffers to the printed 0.01 MiB; the compute buffers
 //! within 10 % on the GPU and 1 % on the host.
 
-mod cases;
+use vram_test_support::cases;
 
 use cases::llamacpp::{load, LlamaCase, LlamaRow, FILE};
 use vram_engine::{Level, LlamaDevice, Mac, Machine};

@@ -2,7 +2,7 @@
 //! copy at a time; checked against llama.cpp's CI log of Pythia 2.8B at -ngl 10 and as properties
 //! of the plan on the GGUF fixtures.
 
-mod cases;
+use vram_test_support::cases;
 
 use std::path::Path;
 

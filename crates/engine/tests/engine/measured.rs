@@ -5,7 +5,7 @@
 //! The approach of `fuzz.rs`: proptest strategies, every call timed and its output bounded, and
 //! whatever is accepted must be usable. `FUZZ_CASES` sets the cases per target (default 2,000).
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

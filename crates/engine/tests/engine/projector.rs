@@ -3,17 +3,14 @@
 //! the host without offload), counted by the solver, carried by a link, and its compute-buffer
 //! estimate set against the buffers llama.cpp printed (docs/multimodal.md).
 
-#[path = "common/projector.rs"]
-mod projector_files;
-
 use std::path::Path;
 
-use projector_files::{draft, tensor_bytes, Tower, GEMMA3, QWEN25VL};
 use vram_engine::{
     decode_link, encode_link, max_gpu_layers, plan_llama, read_gguf, Backend, GgufHeader, Gpu, Job,
     LlamaDevice, LlamaSettings, Machine, PageSettings, Projector, ProjectorError, ProjectorFile,
     Scenario, DEFAULT_HOST_BANDWIDTH, MIB,
 };
+use vram_test_support::projector::{draft, tensor_bytes, Tower, GEMMA3, QWEN25VL};
 
 fn model() -> GgufHeader {
     let path =

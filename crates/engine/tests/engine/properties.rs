@@ -2,7 +2,7 @@
 //! saturate, memory grows with the work and shrinks with sharding, LoRA and QLoRA save what they
 //! promise, and the solver's answer is the boundary of what fits.
 
-mod common;
+use crate::common;
 
 use common::*;
 use proptest::prelude::*;

@@ -1,5 +1,5 @@
 //! Every input that once broke a reader, with what it must give now. Found by reading the code, by
-//! the property tests (`tests/properties.rs`) and by the fuzzer (`tests/fuzz.rs`); see
+//! the property tests (`tests/engine/properties.rs`) and by the fuzzer (`tests/engine/fuzz.rs`); see
 //! docs/robustness.md. Add a line for each new finding.
 
 use vram_engine::*;

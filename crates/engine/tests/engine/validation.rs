@@ -6,7 +6,7 @@
 //! in the same format. A missing or unreadable set fails every test here, naming the folder: nothing
 //! passes without data.
 
-mod cases;
+use vram_test_support::cases;
 
 use std::collections::HashSet;
 use std::path::Path;

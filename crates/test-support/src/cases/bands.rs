@@ -103,7 +103,7 @@ impl Report {
              level, read from `crates/engine/src/band/table.txt` (`vram_engine::estimate_band`). A group needs at least \
              {MIN_BAND_CASES} cases, else the answer says there are too few; of n residuals drawn alike the next falls inside \
              their range with probability (n − 1) / (n + 1). The table is written by the same program \
-             (`--write-bands`); `cargo test -p vram-engine --test validation` fails when it is stale. Groups with \
+             (`--write-bands`); `cargo test -p vram-engine --test engine validation::` fails when it is stale. Groups with \
              {MIN_BAND_CASES} cases or more (`any` framework: every family together; `peak memory` level: allocated, reserved and \
              device figures together):\n\n\
              | job | framework | measured as | cases | measured runs landed within |\n|---|---|---|---:|---|\n"

@@ -356,7 +356,7 @@ pub fn section(dir: &Path) -> Result<String, String> {
          is llama.cpp's CI at `-ngl 10` (build 4418), which still counted -ngl from the last repeating layer and kept \
          the output on the host, where current llama.cpp offloads the output first: the case plans today's rule, so \
          its model, KV and GPU compute rows are listed apart below. Planned with that build's placement the engine \
-         gives every one of its buffers but the repacked host weights exactly (crates/engine/tests/llamacpp_offload.rs): \
+         gives every one of its buffers but the repacked host weights exactly (crates/engine/tests/engine/llamacpp_offload.rs): \
          CUDA0 compute 203.99 MiB, the output weight's copy with the logits and norm (100.74 + 98.25 + 5.00), and \
          host compute 14.01 MiB.\n\n",
     );

@@ -1,9 +1,9 @@
 //! The measured validation cases, mapped to engine scenarios and compared like with like.
 //!
-//! Shared by `tests/validation.rs` and `examples/validate.rs` (which includes this file with
-//! `#[path]`). It reads `cases.jsonl` (the sources, with their words) and `normalized.jsonl`
-//! (the same cases as plain fields) from the repository's `validation/` folder (its README
-//! describes the format) or from `$VRAM_VALIDATION_DIR`, builds one [`Scenario`] per case with
+//! Used by the engine's `tests/engine/validation.rs` and `examples/validate.rs`. It reads
+//! `cases.jsonl` (the sources, with their words) and `normalized.jsonl` (the same cases as plain
+//! fields) from the repository's `validation/` folder (its README describes the format) or from
+//! `$VRAM_VALIDATION_DIR`, builds one [`Scenario`] per case with
 //! a custom [`Architecture`], and compares the figure that was measured with the engine's figure
 //! of the same kind:
 //!
@@ -15,7 +15,6 @@
 //!
 //! The same settings hold for every case of a kind: scenario defaults for the CUDA context and
 //! the allocator reserve unless the case states them. No per-case factor.
-#![allow(dead_code)]
 
 mod bands;
 pub mod cpu;
@@ -410,7 +409,7 @@ impl Report {
              With `{DIR_VAR}` set to another folder of cases in the same format, the same command scores\n\
              that set instead.\n"
         );
-        out.push_str("`cargo test -p vram-engine --test validation` runs the same comparison and holds the engine to the\n");
+        out.push_str("`cargo test -p vram-engine --test engine validation::` runs the same comparison and holds the engine to the\n");
         out.push_str("thresholds it meets today.\n\n");
 
         out.push_str("## Summary\n\n");

@@ -6,14 +6,10 @@
 
 #![allow(dead_code)]
 
-#[path = "../../../engine/tests/common/checkpoints.rs"]
-mod checkpoints;
-#[path = "../../../engine/tests/common/gguf_split.rs"]
-pub mod gguf_split;
 mod http;
-#[path = "../../../engine/tests/common/hub_answers.rs"]
-mod hub_answers;
 mod repos;
+
+use vram_test_support::{checkpoints, gguf_split, hub_answers};
 
 use std::collections::HashMap;
 use std::net::TcpListener;
