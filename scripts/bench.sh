@@ -34,10 +34,10 @@ engine() {
   say "engine, natively (criterion; about 2 minutes; full output in $TARGET_DIR/bench-engine.txt)"
   local marker
   marker=$(mktemp)
-  if ! cargo bench -p vram-engine --bench engine >"$TARGET_DIR/bench-engine.txt" 2>&1; then
+  if ! cargo bench -p vram-engine-bench --bench engine >"$TARGET_DIR/bench-engine.txt" 2>&1; then
     tail -30 "$TARGET_DIR/bench-engine.txt" >&2
     rm -f "$marker"
-    die "step 'engine' failed. To run it by hand: cargo bench -p vram-engine --bench engine"
+    die "step 'engine' failed. To run it by hand: cargo bench -p vram-engine-bench --bench engine"
   fi
   python3 - "$TARGET_DIR/criterion" "$marker" <<'EOF'
 import json, os, sys

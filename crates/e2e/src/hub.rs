@@ -9,9 +9,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-#[path = "../../engine/tests/common/hub_answers.rs"]
-mod hub_answers;
-use hub_answers::{file_answer, hub_path, listing_json, HubPath};
+use vram_test_support::hub_answers::{file_answer, hub_path, listing_json, HubPath};
 
 /// The commit every listing answers with.
 pub const SHA: &str = "0123456789abcdef0123456789abcdef01234567";

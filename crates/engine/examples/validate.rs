@@ -18,13 +18,11 @@
 //! with PyTorch runs on the CPU, component by component, from `docs/measure/` (override with
 //! `--measure DIR`) when that folder holds results.
 
-#[path = "../tests/cases/mod.rs"]
-mod cases;
-
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use cases::cpu::{cpu_section, COMMAND};
+use vram_test_support::cases;
+use vram_test_support::cases::cpu::{cpu_section, COMMAND};
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);

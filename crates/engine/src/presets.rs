@@ -56,7 +56,7 @@ fn parsed() -> &'static Vec<Architecture> {
             .iter()
             .map(|p| {
                 // the reason is left out of the message: formatting the error linked its `Debug`
-                // into the page; `every_preset_decodes_…` in tests/size.rs names it
+                // into the page; `every_preset_decodes_…` in tests/engine/size.rs names it
                 decode_arch(p.arch).unwrap_or_else(|_| panic!("preset {} does not decode", p.id))
             })
             .collect()
@@ -727,7 +727,7 @@ mod tests {
             ("bart-large", 406_291_456),
             ("whisper-large-v3", 1_543_490_560),
             // the hybrids' rows are counted by hand from transformers' modeling files
-            // (tests/hybrid.rs shows the arithmetic); the script prints them where it can run
+            // (tests/engine/hybrid.rs shows the arithmetic); the script prints them where it can run
             ("qwen3-next-80b-a3b", 79_674_391_296),
             ("nemotron-nano-9b-v2", 8_888_227_328),
             ("granite-4.0-h-tiny", 6_939_037_248),

@@ -1,8 +1,7 @@
 //! The local job's module answers the page: a picked file's header read in growing slices, and
 //! a local run's markup in both languages.
 
-#[path = "../../engine/tests/common/gguf_split.rs"]
-mod gguf_split;
+use vram_test_support::gguf_split;
 
 use vram_engine::{encode_link, read_gguf, GgufSummary, Job, PageSettings, Scenario};
 use vram_local_run::{header_reply, local_reply, parts_reply, Reply};

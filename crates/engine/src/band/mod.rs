@@ -3,7 +3,7 @@
 //!
 //! `table.txt` is written by `cargo run -p vram-engine --example validate -- --write-bands
 //! crates/engine/src/band/table.txt` from the counted cases of `validation/` (a test in
-//! `tests/validation.rs` fails when it is stale). Each row is one group of cases (job, framework
+//! `tests/engine/validation.rs` fails when it is stale). Each row is one group of cases (job, framework
 //! family, what was measured) with the lowest and highest residual, measured ÷ estimated − 1, in
 //! tenths of a percent. The band of an estimate is the row of the most similar group that holds at
 //! least [`MIN_BAND_CASES`] cases; with fewer, the answer says so rather than invent a band.

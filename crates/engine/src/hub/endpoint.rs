@@ -16,7 +16,7 @@ pub struct HubEndpoint {
     host: String,
 }
 
-/// What `parse(DEFAULT_ENDPOINT)` reads (`tests/size.rs` checks it), written out: an `expect` on the parse
+/// What `parse(DEFAULT_ENDPOINT)` reads (`tests/engine/size.rs` checks it), written out: an `expect` on the parse
 /// linked the Hub error's `Debug` into the page's first load.
 impl Default for HubEndpoint {
     fn default() -> Self {

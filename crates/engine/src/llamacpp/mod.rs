@@ -1,6 +1,6 @@
 //! llama.cpp (and Ollama, which runs it) as engine physics: where a GGUF model's layers go for
 //! given flags, and the model, KV, compute and output buffers on each device, checked against
-//! llama.cpp's own printed sizes (tools/llamacpp/results.json; crates/engine/tests/llamacpp.rs).
+//! llama.cpp's own printed sizes (tools/llamacpp/results.json; crates/engine/tests/engine/llamacpp.rs).
 
 mod bandwidth;
 mod compute;

@@ -18,7 +18,7 @@
 //! into its KV cache: its inputs, then the masks and ids beside the K and V rows copied back.
 //! llama.cpp also reserves the one-token graph, which runs every host layer on the host.
 //! Checked against llama.cpp's CI (Pythia 2.8B, -ngl 10, build 4418): 203.99 MiB on CUDA0 and
-//! 14.01 MiB on the host, both exact (crates/engine/tests/llamacpp_offload.rs).
+//! 14.01 MiB on the host, both exact (crates/engine/tests/engine/llamacpp_offload.rs).
 
 use super::compute::{host_inputs, output_peak, ComputeBuffer};
 use super::kv::ContextSizes;

@@ -3,8 +3,7 @@
 // (`crates/engine/tests/fixtures/hub/README.md`), so the order of reads, the limits and the
 // sentences the page shows are tested without a browser.
 
-#[path = "../../../engine/tests/common/checkpoints.rs"]
-mod checkpoints;
+use vram_test_support::checkpoints;
 
 use std::cell::RefCell;
 use std::collections::HashMap;

@@ -2,8 +2,7 @@
 // split file's parts together, a file's header read with Range requests and handed to the
 // llama.cpp module's own GGUF reader (`vram_local_run::parts_reply`), never its tensor data.
 
-#[path = "../../../engine/tests/common/gguf_split.rs"]
-mod gguf_split;
+use vram_test_support::gguf_split;
 
 use std::path::PathBuf;
 

@@ -1,0 +1,53 @@
+//! The engine's integration tests, one module per subject, built as one test binary (one link
+//! after a change to the engine). One subject alone: `cargo test -p vram-engine --test engine
+//! frozen::` (a module's tests are named `MODULE::…`). `common` holds the strategies the property
+//! tests and the fuzzer share; helpers shared with other crates' tests are in `vram-test-support`.
+
+mod common;
+
+mod checkpointing;
+mod encdec;
+mod expert_parallel;
+mod extremes;
+mod finetune;
+mod formats;
+mod frameworks;
+mod frozen;
+mod fuzz;
+mod fuzz_hub;
+mod fuzz_llamacpp;
+mod gguf;
+mod gguf_link;
+mod gguf_llamacpp;
+mod gguf_summary;
+mod hub;
+mod hubgguf;
+mod hybrid;
+mod hybrid_validation;
+mod lglora;
+mod llamacpp;
+mod llamacpp_draft;
+mod llamacpp_local;
+mod llamacpp_logs;
+mod llamacpp_machine;
+mod llamacpp_offload;
+mod llamacpp_ollama;
+mod llamacpp_placement;
+mod llamacpp_speed_tables;
+mod llamacpp_split_mode;
+mod llamacpp_uma;
+mod localsplit;
+mod measured;
+mod params_transformers;
+mod pipeline;
+mod projector;
+mod properties;
+mod real_boxes;
+mod registry;
+mod regressions;
+mod seeds;
+mod serving;
+mod size;
+mod validation;
+mod vllm_graphs;
+mod zamba2;
