@@ -206,8 +206,9 @@ fn a_3090_beside_a_3060_splits_the_layers_by_free_memory_and_checks_each_card_ag
     page.assert_no_console_errors();
 }
 
-/// The page marks the group as not fitting; it does not yet say why (the engine's
-/// `StartRefusal::MixedTensorParallel`, worded by `vram_text::start_refusal`, reaches only the CLI).
+/// The page marks the group as not fitting and says why: vLLM refuses a tensor-parallel group of
+/// different GPUs (`StartRefusal::MixedTensorParallel`, worded by `vram_text::start_refusal`),
+/// while the memory leaves room to spare.
 #[test]
 fn vllm_with_a_tensor_parallel_group_of_a_4090_and_a_3090_does_not_fit_where_two_4090s_do() {
     let same = "?v=1&m=llama-3.1-8b&j=serve&gpu=rtx4090&n=2&tp=2";
@@ -219,6 +220,7 @@ fn vllm_with_a_tensor_parallel_group_of_a_4090_and_a_3090_does_not_fit_where_two
         p.exists("#verdict.fits") || p.exists("#verdict.nofit")
     });
     assert!(page.exists("#verdict.fits"), "{}", page.text_of("#verdict"));
+    assert_eq!(page.text_of("#start-refusal"), "");
     let page = Page::open(&format!("/{mixed}"));
     page.wait_until("the verdict", 10, |p| {
         p.exists("#verdict.fits") || p.exists("#verdict.nofit")
@@ -229,5 +231,12 @@ fn vllm_with_a_tensor_parallel_group_of_a_4090_and_a_3090_does_not_fit_where_two
         page.text_of("#verdict")
     );
     assert_eq!(page.value_of("#last-gpu"), "rtx3090");
+    let why = page.text_of("#start-refusal");
+    assert!(
+        why.contains("does not run a tensor-parallel group of different GPUs"),
+        "{why}"
+    );
+    let fit = page.text_of("#fit-line");
+    assert!(fit.contains("Headroom") && !fit.contains("short by"), "{fit}");
     page.assert_no_console_errors();
 }
