@@ -45,6 +45,10 @@ struct Budget {
     borderline: bool,
     /// For training: the framework the answer assumes and the step its peak follows, in words.
     basis: Vec<String>,
+    /// Memory is left over (what `headroom` says is to spare, not missing).
+    spare: bool,
+    /// Why the server would not start on these GPUs, whatever the memory says.
+    refusal: Option<String>,
 }
 
 #[derive(Clone, PartialEq)]
@@ -109,6 +113,10 @@ fn verdict_of(st: &AppState, l: Lang) -> Said {
             band: vram_text::error_band(l, &band, banded, unit),
             borderline,
             basis: st.scenario.with(|s| vram_text::training_basis(l, s)),
+            spare: need.headroom() >= 0,
+            refusal: need
+                .refusal
+                .map(|r| vram_text::start_refusal(l, &r, |x| unit.format(x))),
         }))
     })
 }
@@ -169,7 +177,8 @@ fn budget_lines(said: Memo<Said>) -> impl IntoView {
     let word = move |key: &'static str| move || t(st.lang.get(), key);
     let fits = has(|b| b.fits);
     let fit = move || t(st.lang.get(), if fits() { "fits" } else { "does_not_fit" });
-    let head = move || t(st.lang.get(), if fits() { "headroom" } else { "short_by" });
+    let spare = has(|b| b.spare);
+    let head = move || t(st.lang.get(), if spare() { "headroom" } else { "short_by" });
     let serving =
         move |f: fn(&ServingLine) -> String| move || budget(&|b| b.serving.as_ref().map(f));
     let serving_is = move |f: fn(&ServingLine) -> bool| {
@@ -199,6 +208,9 @@ fn budget_lines(said: Memo<Said>) -> impl IntoView {
         <p class="fit-line" id="fit-line">
             <strong>{part(|b| b.gpu.to_string())}</strong> ": " {fit} " · " {head} " "
             {part(|b| b.headroom.clone())} " (" {part(|b| b.equation.clone())} ")"
+        </p>
+        <p id="start-refusal" hidden=hidden(|b| b.refusal.is_none())>
+            <strong>{part(|b| b.refusal.clone().unwrap_or_default())}</strong>
         </p>
         <p id="borderline-line" hidden=hidden(|b| !b.borderline)>
             <strong>{move || vram_text::borderline_why(st.lang.get())}</strong>
@@ -328,7 +340,9 @@ pub fn Charts() -> impl IntoView {
                 let now = window().performance().map(|p| p.now()).unwrap_or(0.0);
                 first_draw.set(Some(decimal(now, 1)));
             }
-            segment_label::show_again();
+            // once this step's attributes are written (the chart's elements are told their
+            // shapes by effects of their own), before the frame is painted
+            request_animation_frame(segment_label::show_again);
         }
     });
     let lang = move || st.lang.get();
