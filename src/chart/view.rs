@@ -1,18 +1,20 @@
 //! A chart's shapes as SVG elements that stay on the page from one step to the next.
 //!
 //! `SvgChart` renders an `<svg>` with its title, then one element per [`Shape`] with Leptos'
-//! keyed `<For>`. An element's key is its [`Form`]: where it stands (its index, or its id where
-//! it has one), its tag, the attributes it may have and whether it has a title. A slider step
-//! redraws the whole chart into a new list of shapes, but for the same GPU counts the list has
-//! the same forms, so `<For>` keeps every element. Each element reads its own shape through a
-//! memo, which tells its attributes only when that shape changed, and each attribute is a
-//! closure whose value Leptos writes only when it differs from the one it wrote last: a step that
-//! moves a segment sets that polygon's `points` and its title's text, and nothing else.
+//! keyed `<For>`. An element's key is its [`Form`]: where it stands (the how-manieth shape of its
+//! tag and class it is, or its id where it has one), its tag, the attributes it may have and
+//! whether it has a title. A slider step redraws the whole chart into a new list of shapes; a
+//! shape that appears (a label that now fits its segment) adds one element and moves no key of
+//! another tag or class, so `<For>` keeps every other element. Each element reads its own shape
+//! through a memo, which tells its attributes only when that shape changed, and each attribute
+//! is a closure whose value Leptos writes only when it differs from the one it wrote last: a step
+//! that moves a segment sets that polygon's `points` and its title's text, and nothing else.
 //!
-//! An element whose form changes (a segment that appears where a text was) is replaced; one
-//! with an id (the measured marker, the segment label) keeps its key wherever it stands. The
-//! segment label (`SEGMENT_LABEL`) never changes, so what the page's handlers write into it
-//! stays.
+//! An element whose form changes is replaced; one with an id (the measured marker, the segment
+//! label) keeps its key wherever it stands. The segment label (`SEGMENT_LABEL`) never changes,
+//! so what the page's handlers write into it stays.
+
+use std::collections::HashMap;
 
 use leptos::attr::any_attribute::{AnyAttribute, IntoAnyAttribute};
 use leptos::attr::custom::custom_attribute;
@@ -30,41 +32,42 @@ pub struct Form {
     pub title: bool,
 }
 
-/// Where an element stands: its index among its siblings, or its id, which is the same
-/// wherever it stands.
+/// Where an element stands: the how-manieth shape of its tag and class it is among its
+/// siblings, or its id, which is the same wherever it stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Place {
-    At(usize),
+    Nth(Option<&'static str>, usize),
     Id(&'static str),
-}
-
-impl Form {
-    fn of(index: usize, s: &Shape) -> Form {
-        Form {
-            place: s.id.map_or(Place::At(index), Place::Id),
-            tag: s.tag(),
-            names: s.names().collect(),
-            title: s.title.is_some(),
-        }
-    }
 }
 
 /// The forms of `shapes`, in order: the keys of their elements.
 pub fn forms(shapes: &[Shape]) -> Vec<Form> {
+    let mut seen: HashMap<(Tag, Option<&'static str>), usize> = HashMap::new();
     shapes
         .iter()
-        .enumerate()
-        .map(|(i, s)| Form::of(i, s))
+        .map(|s| {
+            let place = match s.id {
+                Some(id) => Place::Id(id),
+                None => {
+                    let n = seen.entry((s.tag(), s.class)).or_default();
+                    *n += 1;
+                    Place::Nth(s.class, *n - 1)
+                }
+            };
+            Form {
+                place,
+                tag: s.tag(),
+                names: s.names().collect(),
+                title: s.title.is_some(),
+            }
+        })
         .collect()
 }
 
 /// The shape of `shapes` that `form` shows, if it is still there.
 pub fn shape_of<'a>(shapes: &'a [Shape], form: &Form) -> Option<&'a Shape> {
-    let found = match form.place {
-        Place::At(i) => shapes.get(i),
-        Place::Id(id) => shapes.iter().find(|s| s.id == Some(id)),
-    };
-    found.filter(|s| s.tag() == form.tag)
+    let at = forms(shapes).iter().position(|f| f == form)?;
+    shapes.get(at)
 }
 
 /// An `<svg>` of `width` by `height` pixels titled `title`, holding `shapes` as elements that
@@ -77,6 +80,18 @@ pub fn SvgChart(
     #[prop(into)] title: Signal<String>,
 ) -> impl IntoView {
     let view_box = format!("0 0 {width} {height}");
+    // the keys of this step's shapes, worked out once per step
+    let keyed = Memo::new(move |_| shapes.with(|s| forms(s)));
+    // each element's shape, by its key: a step tells an element its shape only when it changed,
+    // so an element that stays reads nothing else of the chart
+    let slots = StoredValue::new(HashMap::<Form, RwSignal<Option<Shape>>>::new());
+    Effect::new(move |_| {
+        keyed.with(|forms| {
+            shapes.with(|shapes| {
+                slots.with_value(|slots| tell_changed(slots, forms, shapes));
+            })
+        })
+    });
     view! {
         <svg
             width=width.to_string()
@@ -86,23 +101,42 @@ pub fn SvgChart(
         >
             <title>{move || title.get()}</title>
             <For
-                each=move || shapes.with(|s| forms(s))
+                each=move || keyed.get()
                 key=Form::clone
                 children=move |form| {
-                    let shape = Memo::new({
-                        let form = form.clone();
-                        move |_| shapes.with(|s| shape_of(s, &form).cloned())
+                    let now = untrack(|| shapes.with(|s| shape_of(s, &form).cloned()));
+                    let shape = RwSignal::new(now);
+                    slots.update_value(|m| {
+                        m.insert(form.clone(), shape);
                     });
-                    element(shape, &form)
+                    on_cleanup({
+                        let form = form.clone();
+                        move || slots.update_value(|m| {
+                            m.remove(&form);
+                        })
+                    });
+                    element(shape.into(), &form)
                 }
             />
         </svg>
     }
 }
 
+/// Tells each element of `slots` that stays its shape in `shapes` (keyed by `forms`), where it
+/// changed.
+fn tell_changed(slots: &HashMap<Form, RwSignal<Option<Shape>>>, forms: &[Form], shapes: &[Shape]) {
+    for (form, shape) in forms.iter().zip(shapes) {
+        if let Some(slot) = slots.get(form) {
+            if slot.with_untracked(|was| was.as_ref() != Some(shape)) {
+                slot.set(Some(shape.clone()));
+            }
+        }
+    }
+}
+
 /// The element of `form`, showing `shape`: each attribute, its title and its text follow the
 /// shape.
-fn element(shape: Memo<Option<Shape>>, form: &Form) -> AnyView {
+fn element(shape: Signal<Option<Shape>>, form: &Form) -> AnyView {
     let read = move |f: fn(&Shape) -> Option<String>| {
         move || shape.with(|s| s.as_ref().and_then(f)).unwrap_or_default()
     };
@@ -151,7 +185,7 @@ fn element(shape: Memo<Option<Shape>>, form: &Form) -> AnyView {
                                 shape.with(|s| s.as_ref().and_then(|s| shape_of(s.children(), &form)).cloned())
                             }
                         });
-                        element(child, &form)
+                        element(child.into(), &form)
                     }
                 />
             };
@@ -273,7 +307,7 @@ mod tests {
         // an index that now holds another tag shows nothing rather than the wrong element
         let text = forms(&without)
             .into_iter()
-            .find(|f| f.tag == Tag::Text && matches!(f.place, Place::At(_)))
+            .find(|f| f.tag == Tag::Text && matches!(f.place, Place::Nth(..)))
             .unwrap();
         let as_line = Form {
             tag: Tag::Line,

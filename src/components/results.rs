@@ -4,7 +4,8 @@
 use leptos::prelude::*;
 use vram_engine::{decimal, signed_decimal, thousands};
 use vram_engine::{
-    serve_command, startup_concurrency, Advice, Component, Job, Phase, Scenario, Server, Verdict,
+    serve_command, startup_concurrency, Advice, Component, Gpu, Job, Phase, Scenario, Server, Unit,
+    Verdict,
 };
 
 use crate::chart;
@@ -44,6 +45,10 @@ struct Budget {
     borderline: bool,
     /// For training: the framework the answer assumes and the step its peak follows, in words.
     basis: Vec<String>,
+    /// Memory is left over (what `headroom` says is to spare, not missing).
+    spare: bool,
+    /// Why the server would not start on these GPUs, whatever the memory says.
+    refusal: Option<String>,
 }
 
 #[derive(Clone, PartialEq)]
@@ -108,79 +113,123 @@ fn verdict_of(st: &AppState, l: Lang) -> Said {
             band: vram_text::error_band(l, &band, banded, unit),
             borderline,
             basis: st.scenario.with(|s| vram_text::training_basis(l, s)),
+            spare: need.headroom() >= 0,
+            refusal: need
+                .refusal
+                .map(|r| vram_text::start_refusal(l, &r, |x| unit.format(x))),
         }))
     })
 }
 
 /// "Needs 22.46 GiB per GPU: fits RTX 4090 24GB, 1.53 GiB to spare." One element that stays (the
-/// phone layout keeps it in sight, screen readers follow it).
+/// phone layout keeps it in sight, screen readers follow it); its lines stay too, and a step
+/// rewrites only the numbers and words that changed.
 #[component]
 pub fn VerdictLine() -> impl IntoView {
     let st = expect_context::<AppState>();
     let said = Memo::new(move |_| verdict_of(&st, st.lang.get()));
-    let class = move || match said.get() {
-        Said::Error(_) => "verdict error",
-        Said::Budget(b) if b.fits => "verdict fits",
-        Said::Budget(_) => "verdict nofit",
+    let class = move || {
+        said.with(|s| match s {
+            Said::Error(_) => "verdict error",
+            Said::Budget(b) if b.fits => "verdict fits",
+            Said::Budget(_) => "verdict nofit",
+        })
     };
-    let error = move || matches!(said.get(), Said::Error(_));
+    let failed = move || said.with(|s| matches!(s, Said::Error(_)));
+    let error = move || {
+        said.with(|s| match s {
+            Said::Error(text) => text.clone(),
+            Said::Budget(_) => String::new(),
+        })
+    };
     view! {
         <div id="verdict-box">
             <div
                 id="verdict"
                 class=class
-                role=move || error().then_some("alert")
-                aria-live=move || (!error()).then_some("polite")
+                role=move || failed().then_some("alert")
+                aria-live=move || (!failed()).then_some("polite")
             >
-                {move || match said.get() {
-                    Said::Error(text) => text.into_any(),
-                    Said::Budget(b) => budget_lines(st.lang.get(), *b).into_any(),
-                }}
+                <Show when=failed fallback=move || budget_lines(said)>
+                    {error}
+                </Show>
             </div>
         </div>
     }
 }
 
-fn budget_lines(l: Lang, b: Budget) -> impl IntoView {
-    let fit = t(l, if b.fits { "fits" } else { "does_not_fit" });
-    let head = t(l, if b.fits { "headroom" } else { "short_by" });
-    let cpu = b
-        .cpu
-        .map(|cpu| view! { <p id="cpu-line">{t(l, "cpu_ram")} ": " {cpu}</p> });
-    let serving = b.serving.map(|f| {
-        let fill = t(l, if f.sglang { "serving_fill_sglang" } else { "serving_fill" });
-        let too_small = if f.too_small {
-            format!(" · {}", t(l, "too_small_for_max_len"))
+/// The verdict's lines for a budget: each text reads its own part of `said`.
+fn budget_lines(said: Memo<Said>) -> impl IntoView {
+    let st = expect_context::<AppState>();
+    // the budget `said` holds, if it holds one
+    let budget = move |f: &dyn Fn(&Budget) -> Option<String>| {
+        said.with(|s| match s {
+            Said::Budget(b) => f(b),
+            Said::Error(_) => None,
+        })
+    };
+    let part = move |f: fn(&Budget) -> String| move || budget(&|b| Some(f(b)));
+    let has =
+        move |f: fn(&Budget) -> bool| move || said.with(|s| matches!(s, Said::Budget(b) if f(b)));
+    // an optional line stays in place, hidden where the budget has nothing to say in it
+    let hidden =
+        move |f: fn(&Budget) -> bool| move || said.with(|s| !matches!(s, Said::Budget(b) if !f(b)));
+    let word = move |key: &'static str| move || t(st.lang.get(), key);
+    let fits = has(|b| b.fits);
+    let fit = move || t(st.lang.get(), if fits() { "fits" } else { "does_not_fit" });
+    let spare = has(|b| b.spare);
+    let head = move || t(st.lang.get(), if spare() { "headroom" } else { "short_by" });
+    let serving =
+        move |f: fn(&ServingLine) -> String| move || budget(&|b| b.serving.as_ref().map(f));
+    let serving_is = move |f: fn(&ServingLine) -> bool| {
+        move || said.with(|s| matches!(s, Said::Budget(b) if b.serving.as_ref().is_some_and(f)))
+    };
+    let sglang = serving_is(|f| f.sglang);
+    let fill = move || {
+        let key = if sglang() {
+            "serving_fill_sglang"
         } else {
-            String::new()
+            "serving_fill"
         };
-        view! {
-            <p id="serving-line">
-                {fill} " " {f.budget} " · " {t(l, "kv_pool")} " " {f.kv_pool} " = " {f.blocks} " "
-                {t(l, "blocks")} " · ~" <strong id="serving-concurrency">{f.concurrency}</strong> " "
-                {t(l, "requests_at_once")} {too_small}
-            </p>
-        }
-    });
-    let borderline = b.borderline.then(
-        || view! { <p id="borderline-line"><strong>{vram_text::borderline_why(l)}</strong></p> },
-    );
+        t(st.lang.get(), key)
+    };
+    let too_small = serving_is(|f| f.too_small);
+    let too_small =
+        move || too_small().then(|| format!(" · {}", t(st.lang.get(), "too_small_for_max_len")));
     view! {
         <p class="total-line">
-            {t(l, "needs")} " " <strong id="total">{b.total}</strong> " " {t(l, "per_gpu")}
+            {word("needs")} " " <strong id="total">{part(|b| b.total.clone())}</strong> " "
+            {word("per_gpu")}
             <span class="muted">
-                " (" {t(l, "tensors")} " " <span id="tensors">{b.tensors}</span> ", "
-                {t(l, "peak_at")} " " {b.peak} ")"
+                " (" {word("tensors")} " " <span id="tensors">{part(|b| b.tensors.clone())}</span>
+                ", " {word("peak_at")} " " {part(|b| b.peak.to_string())} ")"
             </span>
         </p>
         <p class="fit-line" id="fit-line">
-            <strong>{b.gpu}</strong> ": " {fit} " · " {head} " " {b.headroom} " (" {b.equation} ")"
+            <strong>{part(|b| b.gpu.to_string())}</strong> ": " {fit} " · " {head} " "
+            {part(|b| b.headroom.clone())} " (" {part(|b| b.equation.clone())} ")"
         </p>
-        {borderline}
-        {cpu}
-        {serving}
-        <p class="muted" id="error-band">{b.band}</p>
-        {(!b.basis.is_empty()).then(|| view! { <p class="muted" id="training-basis">{b.basis.join(" · ")}</p> })}
+        <p id="start-refusal" hidden=hidden(|b| b.refusal.is_none())>
+            <strong>{part(|b| b.refusal.clone().unwrap_or_default())}</strong>
+        </p>
+        <p id="borderline-line" hidden=hidden(|b| !b.borderline)>
+            <strong>{move || vram_text::borderline_why(st.lang.get())}</strong>
+        </p>
+        <p id="cpu-line" hidden=hidden(|b| b.cpu.is_none())>
+            {word("cpu_ram")} ": " {part(|b| b.cpu.clone().unwrap_or_default())}
+        </p>
+        <p id="serving-line" hidden=hidden(|b| b.serving.is_none())>
+                {fill} " " {serving(|f| f.budget.clone())} " · " {word("kv_pool")} " "
+                {serving(|f| f.kv_pool.clone())} " = " {serving(|f| f.blocks.clone())} " "
+                {word("blocks")} " · ~"
+                <strong id="serving-concurrency">
+                    {serving(|f| f.concurrency.to_string())}
+            </strong> " " {word("requests_at_once")} {too_small}
+        </p>
+        <p class="muted" id="error-band">{part(|b| b.band.clone())}</p>
+        <p class="muted" id="training-basis" hidden=hidden(|b| b.basis.is_empty())>
+            {part(|b| b.basis.join(" · "))}
+        </p>
     }
 }
 
@@ -250,17 +299,19 @@ pub fn Charts() -> impl IntoView {
         let (gpus, unit) = st.scenario.with(|s| (s.gpus, s.unit));
         let (limit, name) = st.scenario.with(selected_line);
         let held = moving.get().then(|| held_top.get_value()).flatten();
-        st.computed.with(|c| {
-            let c = c.as_ref().ok()?;
-            let bars = chart::bars(&c.bars);
-            shown.with(|v| {
-                let marker = v.marker.as_ref().map(|(b, label)| (*b, label.as_str()));
-                let (shapes, top) =
-                    chart::stacked(&bars, gpus, (limit, name.as_str()), unit, l, marker, held);
-                held_top.set_value(Some(chart::Held::after(held, top)));
-                Some(shapes)
+        st.computed
+            .with(|c| {
+                let c = c.as_ref().ok()?;
+                let bars = chart::bars(&c.bars);
+                shown.with(|v| {
+                    let marker = v.marker.as_ref().map(|(b, label)| (*b, label.as_str()));
+                    let (shapes, top) =
+                        chart::stacked(&bars, gpus, (limit, name.as_str()), unit, l, marker, held);
+                    held_top.set_value(Some(chart::Held::after(held, top)));
+                    Some(shapes)
+                })
             })
-        })
+            .unwrap_or_default()
     });
     let sweep_top = StoredValue::new(None::<f64>);
     let sweep = Memo::new(move |_| {
@@ -270,23 +321,28 @@ pub fn Charts() -> impl IntoView {
             .with(|s| (s.swept_tokens(), s.job == Job::Serving, s.unit));
         let (limit, name) = st.scenario.with(selected_line);
         let held = moving.get().then(|| sweep_top.get_value()).flatten();
-        st.growth.with(|g| {
-            let g = g.as_ref()?;
-            let (shapes, top) = chart::sweep(g, at, serving, (limit, name.as_str()), unit, l, held);
-            sweep_top.set_value(Some(top));
-            Some(shapes)
-        })
+        st.growth
+            .with(|g| {
+                let g = g.as_ref()?;
+                let (shapes, top) =
+                    chart::sweep(g, at, serving, (limit, name.as_str()), unit, l, held);
+                sweep_top.set_value(Some(top));
+                Some(shapes)
+            })
+            .unwrap_or_default()
     });
     // the first draw stamped for the load benchmark (navigation start -> first chart), and the
     // segment label shown again on the segment it was on
     let first_draw = RwSignal::new(None::<String>);
     Effect::new(move |_| {
-        if bars.with(|b| b.as_ref().is_some_and(|b| !b.is_empty())) {
+        if bars.with(|b| !b.is_empty()) {
             if first_draw.get_untracked().is_none() {
                 let now = window().performance().map(|p| p.now()).unwrap_or(0.0);
                 first_draw.set(Some(decimal(now, 1)));
             }
-            segment_label::show_again();
+            // once this step's attributes are written (the chart's elements are told their
+            // shapes by effects of their own), before the frame is painted
+            request_animation_frame(segment_label::show_again);
         }
     });
     let lang = move || st.lang.get();
@@ -295,9 +351,8 @@ pub fn Charts() -> impl IntoView {
         let serving = st.scenario.with(|s| s.job == Job::Serving);
         chart::sweep_title(lang(), serving)
     };
-    let drawn = |shapes: Memo<Option<Vec<chart::Shape>>>| {
-        move || shapes.with(|s| s.as_ref().is_some_and(|s| !s.is_empty()))
-    };
+    // each chart reads its memo's shapes where they are: one drawing per step, never a copy
+    let drawn = |shapes: Memo<Vec<chart::Shape>>| move || shapes.with(|s| !s.is_empty());
     let (bars_w, bars_h) = chart::BARS_SIZE;
     let (sweep_w, sweep_h) = chart::SWEEP_SIZE;
     let painted = expect_context::<crate::app::FirstPaint>().0;
@@ -317,7 +372,7 @@ pub fn Charts() -> impl IntoView {
             >
                 <Show when=drawn(bars)>
                     <chart::view::SvgChart
-                        shapes=Signal::derive(move || bars.get().unwrap_or_default())
+                        shapes=bars
                         width=bars_w
                         height=bars_h
                         title=Signal::derive(move || title().to_string())
@@ -335,7 +390,7 @@ pub fn Charts() -> impl IntoView {
             >
                 <Show when=move || painted.get() && drawn(sweep)()>
                     <chart::view::SvgChart
-                        shapes=Signal::derive(move || sweep.get().unwrap_or_default())
+                        shapes=sweep
                         width=sweep_w
                         height=sweep_h
                         title=Signal::derive(move || sweep_title().to_string())
@@ -419,7 +474,7 @@ pub fn FitPanel() -> impl IntoView {
     let advice = paused(move || {
         st.computed.with(|c| {
             let c = c.as_ref().ok()?;
-            Some(st.scenario.with(|s| Advice::compute(s, c)))
+            Some(st.scenario.with(|s| (Advice::compute(s, c), s.unit)))
         })
     });
     let lang = move || st.lang.get();
@@ -428,7 +483,7 @@ pub fn FitPanel() -> impl IntoView {
         let l = lang();
         advice.with(|a| {
             a.iter()
-                .flat_map(|a| a.answers.iter())
+                .flat_map(|(a, _)| a.answers.iter())
                 .map(|a| {
                     view! {
                         <dt>{vram_text::question(l, a.question)}</dt>
@@ -446,9 +501,12 @@ pub fn FitPanel() -> impl IntoView {
     });
     let remedies = move || {
         let l = lang();
-        let unit = st.scenario.with(|s| s.unit);
         advice.with(|a| {
-            let remedies = a.as_ref().map(|a| a.remedies.as_slice()).unwrap_or(&[]);
+            let unit = a.as_ref().map_or(Unit::Gib, |(_, u)| *u);
+            let remedies = a
+                .as_ref()
+                .map(|(a, _)| a.remedies.as_slice())
+                .unwrap_or(&[]);
             if remedies.is_empty() {
                 return (!fits_here.get())
                     .then(|| {
@@ -533,17 +591,20 @@ fn ServeCommands() -> impl IntoView {
 #[component]
 pub fn GpuTable() -> impl IntoView {
     let st = expect_context::<AppState>();
+    // the rows, the unit and the selected GPU hold together while a slider moves
     let verdicts = paused(move || {
         st.computed.with(|c| {
             let c = c.as_ref().ok()?;
-            st.scenario.with(|s| vram_engine::verdicts(s, &c.arch).ok())
+            st.scenario.with(|s| {
+                let rows = vram_engine::verdicts(s, &c.arch).ok()?;
+                Some((rows, s.unit, s.gpu))
+            })
         })
     });
     let lang = move || st.lang.get();
     let unit = move || st.scenario.with(|s| s.unit);
-    let row = move |v: Verdict| {
-        let unit = unit();
-        let selected = st.scenario.with(|s| s.gpu) == v.gpu;
+    let row = move |v: Verdict, unit: Unit, gpu: Gpu| {
+        let selected = gpu == v.gpu;
         let class = match (selected, v.fits) {
             (true, true) => "selected fits",
             (true, false) => "selected",
@@ -586,7 +647,13 @@ pub fn GpuTable() -> impl IntoView {
                         </tr>
                     </thead>
                     <tbody>
-                        {move || verdicts.get().unwrap_or_default().into_iter().map(row).collect_view()}
+                        {move || {
+                            verdicts
+                                .get()
+                                .map(|(rows, unit, gpu)| {
+                                    rows.into_iter().map(|v| row(v, unit, gpu)).collect_view()
+                                })
+                        }}
                     </tbody>
                 </table>
             </div>
@@ -598,12 +665,16 @@ pub fn GpuTable() -> impl IntoView {
 #[component]
 pub fn Explanations() -> impl IntoView {
     let st = expect_context::<AppState>();
-    let computed = paused(move || st.computed.get());
+    // the breakdown and the settings its words follow hold together while a slider moves
+    let computed = paused(move || {
+        let said = st.scenario.with(|s| (s.unit, s.job, s.grad_accum));
+        (st.computed.get(), said)
+    });
     let lang = move || st.lang.get();
     let body = move || {
         let l = lang();
-        let (unit, job, ga) = st.scenario.with(|s| (s.unit, s.job, s.grad_accum));
-        computed.with(|c| {
+        computed.with(|(c, (unit, job, ga))| {
+            let (unit, job, ga) = (*unit, *job, *ga);
             let Ok(c) = c else { return ().into_any() };
             let b = &c.breakdown;
             let shown = Component::ALL.iter().copied().filter(|comp| {

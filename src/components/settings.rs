@@ -1,9 +1,12 @@
 //! The settings' controls, from the engine's registry: every setting of a panel that applies to
 //! the scenario, by its kind and look, through a few generic components (a slider with a number
 //! box, a stepped slider with a select, a select, a row of buttons, a checkbox, the LoRA targets).
-//! Each control keeps its elements while the scenario changes; its value, options and label
-//! follow the scenario and the language. One listener per event kind on the panel reads which
-//! setting an input belongs to (`data-s`) and asks the engine to set it ([`asked`]).
+//!
+//! Each list keeps one memo on the scenario, [`Shown`] for each control it shows; each control
+//! reads its own entry through a memo of its own, so a step that moves one setting re-renders
+//! that control and no other. Controls keep their elements while the scenario changes. One
+//! listener per event kind on the panel reads which setting an input belongs to (`data-s`) and
+//! asks the engine to set it ([`asked`]).
 
 use leptos::prelude::*;
 use vram_engine::{Job, LoraTargets, Scenario, Setting, SettingKind, SettingValue};
@@ -33,13 +36,63 @@ type Options = Vec<(&'static str, String)>;
 /// The tensor-parallel degrees a select can offer.
 const TP_KEYS: [&str; 7] = ["1", "2", "4", "8", "16", "32", "64"];
 
+/// What one control shows for a scenario: its label, its value (a choice's key, and the
+/// tensor-parallel degree as the key of its select) and the keys a choice offers.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Shown {
+    pub id: &'static str,
+    pub label: &'static str,
+    pub value: SettingValue,
+    pub offered: Vec<&'static str>,
+}
+
 /// The settings of `panel` that apply to `s`, in the panel's order.
+#[cfg(test)]
 pub fn shown_settings(panel: &[(&'static str, Look)], s: &Scenario) -> Vec<&'static str> {
     panel
         .iter()
         .filter(|(id, _)| Setting::by_id(id).is_some_and(|st| (st.applies)(s)))
         .map(|(id, _)| *id)
         .collect()
+}
+
+/// What each control of `panel` that applies to `s` shows in `lang`, in the panel's order.
+pub fn shown_controls(panel: &[(&'static str, Look)], s: &Scenario, lang: Lang) -> Vec<Shown> {
+    panel
+        .iter()
+        .filter_map(|(id, _)| Setting::by_id(id))
+        .filter(|setting| (setting.applies)(s))
+        .map(|setting| shown(setting, s, lang))
+        .collect()
+}
+
+/// What the control of `setting` shows for `s` in `lang`.
+fn shown(setting: &'static Setting, s: &Scenario, lang: Lang) -> Shown {
+    let (value, offered) = match setting.kind {
+        SettingKind::Number { .. } if setting.key == "tp" => {
+            let offered = s.tp_choices();
+            let keys = TP_KEYS
+                .into_iter()
+                .filter(|k| k.parse::<u64>().is_ok_and(|t| offered.contains(&t)))
+                .collect();
+            let key = TP_KEYS
+                .into_iter()
+                .find(|k| k.parse::<u64>().ok() == Some(s.tp))
+                .unwrap_or("1");
+            (SettingValue::Choice(key), keys)
+        }
+        SettingKind::Choice => (
+            SettingValue::Choice(shown_choice(setting, s)),
+            setting.offered(s),
+        ),
+        _ => (setting.get(s), Vec::new()),
+    };
+    Shown {
+        id: setting.id,
+        label: label(setting, s, lang),
+        value,
+        offered,
+    }
 }
 
 /// The label of a setting in `lang` (the sequence reads "prompt" for inference, "source" for an
@@ -64,23 +117,6 @@ pub fn shown_choice(setting: &Setting, s: &Scenario) -> &'static str {
     }
 }
 
-/// The options a choice setting offers `s`, each with its label in `lang`.
-fn choice_options(setting: &Setting, s: &Scenario, lang: Lang) -> Vec<(&'static str, String)> {
-    if matches!(setting.kind, SettingKind::Number { .. }) {
-        let offered = s.tp_choices();
-        return TP_KEYS
-            .iter()
-            .filter(|k| k.parse::<u64>().is_ok_and(|t| offered.contains(&t)))
-            .map(|k| (*k, k.to_string()))
-            .collect();
-    }
-    setting
-        .offered(s)
-        .into_iter()
-        .map(|k| (k, i18n::choice(lang, setting.key, k)))
-        .collect()
-}
-
 /// The controls of `settings` that apply to the scenario, in the element `host`.
 #[component]
 pub fn SettingsList(
@@ -95,13 +131,27 @@ pub fn SettingsList(
 fn settings_list(host: &'static str, settings: &'static [(&'static str, Look)]) -> AnyView {
     let st = expect_context::<AppState>();
     let invalid = RwSignal::new(None::<(&'static str, String)>);
-    let shown = Memo::new(move |_| st.scenario.with(|s| shown_settings(settings, s)));
+    let list = Memo::new(move |_| {
+        let l = st.lang.get();
+        st.scenario.with(|s| shown_controls(settings, s, l))
+    });
     let control = move |id: &'static str| {
         let look = settings
             .iter()
             .find(|(i, _)| *i == id)
             .map_or(Look::Plain, |(_, l)| *l);
-        Setting::by_id(id).map(|setting| view! { <Control setting look invalid/> })
+        // this control's entry; while the list drops it, the last one it had
+        let shown = Memo::new(move |was: Option<&Shown>| {
+            list.with(|l| l.iter().find(|c| c.id == id).cloned())
+                .or_else(|| was.cloned())
+                .unwrap_or(Shown {
+                    id,
+                    label: "",
+                    value: SettingValue::On(false),
+                    offered: Vec::new(),
+                })
+        });
+        Setting::by_id(id).map(|setting| view! { <Control setting look shown invalid/> })
     };
     view! {
         <div
@@ -111,7 +161,11 @@ fn settings_list(host: &'static str, settings: &'static [(&'static str, Look)]) 
             on:change=move |ev| on_event(st, invalid, &ev, &["number", "select", "checkbox"])
             on:click=move |ev| on_event(st, invalid, &ev, &["button"])
         >
-            <For each=move || shown.get() key=|id| *id children=control/>
+            <For
+                each=move || list.with(|l| l.iter().map(|c| c.id).collect::<Vec<_>>())
+                key=|id| *id
+                children=control
+            />
         </div>
     }
     .into_any()
@@ -119,34 +173,29 @@ fn settings_list(host: &'static str, settings: &'static [(&'static str, Look)]) 
 
 /// One setting's control, by its kind and look.
 #[component]
-fn Control(setting: &'static Setting, look: Look, invalid: RwSignal<Invalid>) -> impl IntoView {
-    let st = expect_context::<AppState>();
-    let label = Memo::new(move |_| {
-        let l = st.lang.get();
-        st.scenario.with(|s| label(setting, s, l))
-    });
+fn Control(
+    setting: &'static Setting,
+    look: Look,
+    shown: Memo<Shown>,
+    invalid: RwSignal<Invalid>,
+) -> impl IntoView {
+    let label = Memo::new(move |_| shown.with(|c| c.label));
     match setting.kind {
         SettingKind::Number { .. } if setting.key == "tp" => {
-            view! { <SelectField setting label/> }.into_any()
+            view! { <SelectField setting label shown/> }.into_any()
         }
-        SettingKind::Number { .. } => view! { <NumberField setting label invalid/> }.into_any(),
+        SettingKind::Number { .. } => {
+            view! { <NumberField setting label shown invalid/> }.into_any()
+        }
         SettingKind::Choice => match look {
-            Look::Buttons => view! { <ButtonsField setting label/> }.into_any(),
-            Look::Steps => view! { <StepsField setting label/> }.into_any(),
-            Look::Plain => view! { <SelectField setting label/> }.into_any(),
+            Look::Buttons => view! { <ButtonsField setting label shown/> }.into_any(),
+            Look::Steps => view! { <StepsField setting label shown/> }.into_any(),
+            Look::Plain => view! { <SelectField setting label shown/> }.into_any(),
         },
-        SettingKind::Switch => view! { <SwitchField setting label/> }.into_any(),
-        SettingKind::Targets => view! { <TargetsField label/> }.into_any(),
+        SettingKind::Switch => view! { <SwitchField setting label shown/> }.into_any(),
+        SettingKind::Targets => view! { <TargetsField label shown/> }.into_any(),
         // the tensor split's box sits above the per-GPU table the local module renders
         SettingKind::Shares => ().into_any(),
-    }
-}
-
-/// The value a number setting has in the scenario.
-fn number_of(setting: &Setting, s: &Scenario) -> u64 {
-    match setting.get(s) {
-        SettingValue::Number(v) => v,
-        _ => 0,
     }
 }
 
@@ -156,9 +205,9 @@ fn number_of(setting: &Setting, s: &Scenario) -> u64 {
 fn NumberField(
     setting: &'static Setting,
     label: Memo<&'static str>,
+    shown: Memo<Shown>,
     invalid: RwSignal<Invalid>,
 ) -> impl IntoView {
-    let st = expect_context::<AppState>();
     let SettingKind::Number {
         min,
         max,
@@ -170,7 +219,12 @@ fn NumberField(
         return ().into_any();
     };
     let id = setting.id;
-    let value = Memo::new(move |_| st.scenario.with(|s| number_of(setting, s)));
+    let value = Memo::new(move |_| {
+        shown.with(|c| match c.value {
+            SettingValue::Number(v) => v,
+            _ => 0,
+        })
+    });
     let (smin, smax) = if log { (0, 1000) } else { slider };
     let position = move || {
         let v = value.get();
@@ -217,22 +271,29 @@ fn NumberField(
     .into_any()
 }
 
-/// The options of a choice setting (or the tensor-parallel degrees) and the one it shows.
+/// The options a choice control offers, labelled in the page's language, and the key it shows.
+/// The labels are written again only when the offered keys or the language change.
 fn options_and_value(
     st: AppState,
     setting: &'static Setting,
+    shown: Memo<Shown>,
 ) -> (Memo<Options>, Memo<&'static str>) {
+    let offered = Memo::new(move |_| shown.with(|c| c.offered.clone()));
     let options = Memo::new(move |_| {
         let l = st.lang.get();
-        st.scenario.with(|s| choice_options(setting, s, l))
+        offered.with(|keys| {
+            keys.iter()
+                .map(|&k| match setting.kind {
+                    SettingKind::Choice => (k, i18n::choice(l, setting.key, k)),
+                    _ => (k, k.to_string()),
+                })
+                .collect()
+        })
     });
     let value = Memo::new(move |_| {
-        st.scenario.with(|s| match setting.kind {
-            SettingKind::Number { .. } => TP_KEYS
-                .into_iter()
-                .find(|k| k.parse::<u64>().ok() == Some(s.tp))
-                .unwrap_or("1"),
-            _ => shown_choice(setting, s),
+        shown.with(|c| match c.value {
+            SettingValue::Choice(k) => k,
+            _ => "",
         })
     });
     (options, value)
@@ -252,10 +313,14 @@ fn option_list(options: Memo<Options>, value: Memo<&'static str>) -> impl IntoVi
 }
 
 #[component]
-fn SelectField(setting: &'static Setting, label: Memo<&'static str>) -> impl IntoView {
+fn SelectField(
+    setting: &'static Setting,
+    label: Memo<&'static str>,
+    shown: Memo<Shown>,
+) -> impl IntoView {
     let st = expect_context::<AppState>();
     let id = setting.id;
-    let (options, value) = options_and_value(st, setting);
+    let (options, value) = options_and_value(st, setting, shown);
     view! {
         <div class="field" id=format!("field-{id}")>
             <label for=id>{label}</label>
@@ -268,10 +333,14 @@ fn SelectField(setting: &'static Setting, label: Memo<&'static str>) -> impl Int
 
 /// A stepped slider labelled with its current option, and a select `{id}-select` beside it.
 #[component]
-fn StepsField(setting: &'static Setting, label: Memo<&'static str>) -> impl IntoView {
+fn StepsField(
+    setting: &'static Setting,
+    label: Memo<&'static str>,
+    shown: Memo<Shown>,
+) -> impl IntoView {
     let st = expect_context::<AppState>();
     let id = setting.id;
-    let (options, value) = options_and_value(st, setting);
+    let (options, value) = options_and_value(st, setting, shown);
     let index = move || {
         let v = value.get();
         options.with(|o| o.iter().position(|(k, _)| *k == v).unwrap_or(0))
@@ -312,9 +381,13 @@ fn StepsField(setting: &'static Setting, label: Memo<&'static str>) -> impl Into
 
 /// A row of buttons `{id}-{key}`, the chosen one pressed.
 #[component]
-fn ButtonsField(setting: &'static Setting, label: Memo<&'static str>) -> impl IntoView {
+fn ButtonsField(
+    setting: &'static Setting,
+    label: Memo<&'static str>,
+    shown: Memo<Shown>,
+) -> impl IntoView {
     let st = expect_context::<AppState>();
-    let (options, value) = options_and_value(st, setting);
+    let (options, value) = options_and_value(st, setting, shown);
     let options = Signal::derive(move || options.get());
     view! { <Buttons id=setting.id label options value/> }
 }
@@ -354,13 +427,13 @@ pub fn Buttons(
 }
 
 #[component]
-fn SwitchField(setting: &'static Setting, label: Memo<&'static str>) -> impl IntoView {
-    let st = expect_context::<AppState>();
+fn SwitchField(
+    setting: &'static Setting,
+    label: Memo<&'static str>,
+    shown: Memo<Shown>,
+) -> impl IntoView {
     let id = setting.id;
-    let on = move || {
-        st.scenario
-            .with(|s| setting.get(s) == SettingValue::On(true))
-    };
+    let on = move || shown.with(|c| c.value == SettingValue::On(true));
     view! {
         <div class="field toggle" id=format!("field-{id}")>
             <input type="checkbox" id=id data-s=id prop:checked=on/>
@@ -371,10 +444,10 @@ fn SwitchField(setting: &'static Setting, label: Memo<&'static str>) -> impl Int
 
 /// The LoRA target modules, a checkbox `target-{name}` each.
 #[component]
-fn TargetsField(label: Memo<&'static str>) -> impl IntoView {
-    let st = expect_context::<AppState>();
+fn TargetsField(label: Memo<&'static str>, shown: Memo<Shown>) -> impl IntoView {
     let chip = move |name: &'static str| {
-        let on = move || st.scenario.with(|s| s.lora_targets.contains(name));
+        let on =
+            move || shown.with(|c| matches!(c.value, SettingValue::Targets(t) if t.contains(name)));
         view! {
             <label class="chip">
                 <input
@@ -577,6 +650,37 @@ mod tests {
                     "{} on a {job:?} job",
                     setting.id
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn a_batch_step_changes_the_entries_of_the_batch_and_of_what_follows_it_and_of_no_other() {
+        let s = Scenario::default();
+        let doubled = Scenario {
+            batch: s.batch * 2,
+            ..s.clone()
+        };
+        for panel in PANELS {
+            let (before, after) = (
+                shown_controls(panel, &s, Lang::En),
+                shown_controls(panel, &doubled, Lang::En),
+            );
+            assert_eq!(
+                before.iter().map(|c| c.id).collect::<Vec<_>>(),
+                shown_settings(panel, &s)
+            );
+            let moved: Vec<&str> = before
+                .iter()
+                .zip(&after)
+                .filter(|(a, b)| a != b)
+                .map(|(a, _)| a.id)
+                .collect();
+            for id in &moved {
+                assert!(["batch", "global-batch"].contains(id), "{id} moved");
+            }
+            if panel.iter().any(|(id, _)| *id == "batch") {
+                assert!(moved.contains(&"batch"));
             }
         }
     }
