@@ -141,12 +141,15 @@ pub use safetensors::{
 };
 pub use scenario::{
     Attention, Checkpointing, DpFramework, GgufFile, Job, LocalMachine, LoraTargets, Loss,
-    ModelChoice, Offload, Optimizer, PipelineSchedule, Scenario, SplitMode, Switch, VllmVersion,
+    ModelChoice, Offload, Optimizer, PipelineSchedule, Scenario, SplitMode, VllmVersion,
     WeightsLoad, Zero,
 };
 pub use server::{
     captured_graphs, comm_mib, comm_parts_mib, decode_query_len, CudaGraphs, SpecMethod,
 };
+/// Scenarios drawn from the registry, for property tests.
+#[cfg(feature = "proptest")]
+pub use settings::strategy;
 pub use settings::{Refusal, Setting, SettingKind, SettingValue, SETTINGS};
 pub use sglang::{default_mem_fraction_permille, mem_fraction_permille, memory_tier_defaults};
 pub use units::{short_count, thousands, Unit, GB, GIB, KIB, MIB};

@@ -872,7 +872,8 @@ mod tests {
     use super::*;
     use crate::dtype::WeightFormat;
     use crate::gpus::Gpu;
-    use crate::scenario::{Job, LoraTargets, Switch, Zero};
+    use crate::scenario::{Job, LoraTargets, Zero};
+    use crate::settings::{SettingKind, SettingValue};
 
     #[test]
     fn every_format_has_one_stored_code_and_old_codes_keep_their_format() {
@@ -1036,8 +1037,9 @@ mod tests {
     #[test]
     fn every_switch_travels_in_the_link_and_a_bad_value_is_reported() {
         let mut s = Scenario::default();
-        for w in Switch::ALL {
-            s.set_switch(*w, !s.switch(*w));
+        for st in SETTINGS.iter().filter(|st| st.kind == SettingKind::Switch) {
+            let on = st.get(&s) == SettingValue::On(true);
+            st.set(&mut s, SettingValue::On(!on));
         }
         let d = decode(&encode(&s, &PageSettings::default()));
         assert!(d.notices.is_empty(), "{:?}", d.notices);

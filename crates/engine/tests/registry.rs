@@ -3,7 +3,7 @@
 
 use vram_engine::{
     decode_link, encode_link, PageSettings, Refusal, Scenario, Setting, SettingKind, SettingValue,
-    Switch, SETTINGS,
+    SETTINGS,
 };
 
 /// A scenario with one setting moved off its default (and, for the tensor-parallel degree and
@@ -84,13 +84,6 @@ fn every_setting_writes_back_what_it_reads() {
         let mut s = d.clone();
         st.apply(&mut s, &st.text(&d)).unwrap();
         assert_eq!(s, d, "{}", st.key);
-    }
-}
-
-#[test]
-fn every_switch_of_the_scenario_has_a_setting() {
-    for w in Switch::ALL {
-        assert!(Setting::by_key(w.key()).is_some(), "{}", w.key());
     }
 }
 

@@ -101,7 +101,7 @@ pub struct Verdict {
     /// (below nvidia-smi's figure, [`Gpu::visible_bytes`]), or for a server what
     /// gpu_memory_utilization lets it take of that.
     pub budget: u64,
-    /// Whether the need fits the budget: exactly when `headroom >= 0`.
+    /// Whether the job runs: exactly when `headroom >= 0` and no `refusal` stops the server.
     pub fits: bool,
     /// budget - need per GPU (negative when it does not fit).
     pub headroom: i64,

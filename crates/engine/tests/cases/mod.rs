@@ -35,10 +35,16 @@ use vram_engine::GIB;
 use vram_engine::{
     estimate_with, Architecture, Attention, Breakdown, Checkpointing, Component, DpFramework,
     Framework, Gpu, Job, LoraTargets, Loss, ModelChoice, Offload, Optimizer, PipelineSchedule,
-    Scenario, Switch, VllmVersion, WeightFormat, WeightsLoad, Zero,
+    Scenario, Setting, SettingValue, VllmVersion, WeightFormat, WeightsLoad, Zero,
 };
 use vram_engine::{startup_concurrency, Encoder, MlpKind, Moe, NormKind, Server, ServingFit};
 use vram_engine::{BandLevel, FrameworkFamily};
+
+/// The on/off settings a case's notes list when they are on (master weights and dropout are set
+/// for every case).
+const FRAMEWORK_SWITCHES: [&str; 14] = [
+    "mts", "dora", "obw", "ao", "qh", "a16", "ks", "kvh", "po", "gbv", "sqp", "fns", "ku", "c32",
+];
 
 /// The target the report is held to: median and 90th-percentile absolute error, in percent.
 pub const TARGET_MEDIAN_PCT: f64 = 10.0;
@@ -1515,10 +1521,9 @@ pub fn map_case(c: &Value, n: &Value) -> Result<(Mapped, Option<String>), String
         s.lora_targets = LoraTargets::all_linear();
     }
     // the framework switches this case turned on (master weights and dropout are set for every case)
-    let on: Vec<&str> = Switch::ALL
-        .iter()
-        .filter(|w| !matches!(w, Switch::MasterWeights | Switch::LoraDropout) && s.switch(**w))
-        .map(|w| w.key())
+    let on: Vec<&str> = FRAMEWORK_SWITCHES
+        .into_iter()
+        .filter(|k| Setting::by_key(k).is_some_and(|st| st.get(&s) == SettingValue::On(true)))
         .chain((s.loss == Loss::ChunkedCompiled).then_some("ls=compiled"))
         .collect();
     if !on.is_empty() {

@@ -19,7 +19,7 @@ pub(crate) const SENTENCES: &[(Msg, &str, &str)] = &[
     (Msg::Equals, " = {0}", zh!(" = {0}")),
     (Msg::TensorParallel, " ÷ {0} (tensor parallel)", zh!(" ÷ {0}（张量并行）")),
     (Msg::ExpertParallel, ", the {0} routed-expert parameters ÷ {1} GPUs instead (expert parallel; attention replicated on each data-parallel rank)",
-            zh!("，其中 {0} 个路由专家参数改为 ÷ {1} 卡（专家并行；注意力在每个数据并行 rank 上各存一份）")),
+            zh!("，其中 {0} 个路由专家参数改为 ÷ {1} 卡（专家并行；注意力在每个数据并行副本上各存一份）")),
     (Msg::ZeroShards, " ÷ {0} GPUs (ZeRO-{1})", zh!(" ÷ {0} 卡（ZeRO-{1}）")),
     (Msg::FsdpFullShard, " ÷ {0} GPUs (FSDP FULL_SHARD = ZeRO-3)", zh!(" ÷ {0} 卡（FSDP FULL_SHARD = ZeRO-3）")),
     (Msg::FsdpShardGradOp, " ÷ {0} GPUs (FSDP SHARD_GRAD_OP = ZeRO-2)", zh!(" ÷ {0} 卡（FSDP SHARD_GRAD_OP = ZeRO-2）")),

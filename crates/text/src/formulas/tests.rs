@@ -2,7 +2,7 @@ use super::*;
 use vram_engine::Msg;
 use vram_engine::{
     estimate, Attention, Checkpointing, Job, Loss, ModelChoice, Offload, Optimizer, Phase,
-    Scenario, Switch, WeightFormat, Zero,
+    Scenario, SettingKind, SettingValue, WeightFormat, Zero, SETTINGS,
 };
 
 /// The placeholders a sentence uses, sorted.
@@ -215,9 +215,10 @@ fn chinese_formulas_leave_no_english_words_for_any_job_or_switch() {
                 base.weights = WeightFormat::Nf4;
             }
             vary(&mut base);
-            for w in Switch::ALL {
+            for st in SETTINGS.iter().filter(|st| st.kind == SettingKind::Switch) {
                 let mut s = base.clone();
-                s.set_switch(*w, !s.switch(*w));
+                let on = st.get(&s) == SettingValue::On(true);
+                st.set(&mut s, SettingValue::On(!on));
                 scenarios.push(s);
             }
             for o in Optimizer::ALL {
