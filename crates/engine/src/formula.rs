@@ -160,6 +160,8 @@ messages! {
     WeightsZero3,
     /// bytes
     WeightsOnCpu,
+    /// GiB asked for, bytes kept in CPU memory
+    WeightsStreamedFromCpu,
     /// params of the largest layer, bits
     WeightsGathered,
     /// params of the largest matrix

@@ -140,6 +140,9 @@ pub fn serve_command(s: &Scenario, server: Server) -> ServeCommand {
             // SGLang's radix cache shares prefixes unless --disable-radix-cache
         }
     }
+    if s.cpu_offload_gib > 0 {
+        flags.push(("--cpu-offload-gb", s.cpu_offload_gib.to_string()));
+    }
     if s.max_loras > 0 {
         let slots = match server {
             Server::Vllm => "--max-loras",

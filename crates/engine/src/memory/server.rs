@@ -167,7 +167,7 @@ mod tests {
     use crate::gpus::Gpu;
     use crate::memory::{estimate, Breakdown, Component};
     use crate::scenario::{Job, Scenario, VllmVersion};
-    use crate::server::{CudaGraphs, SpecMethod};
+    use crate::server::{CudaGraphs, Server, SpecMethod};
     use crate::units::{GIB, MIB};
 
     fn served(f: impl FnOnce(&mut Scenario)) -> (Scenario, Breakdown) {
@@ -252,6 +252,28 @@ mod tests {
         });
         let gained = two_less.serving.unwrap().kv_pool - two.serving.unwrap().kv_pool;
         assert_eq!(gained, 1_000 * MIB);
+    }
+
+    #[test]
+    fn cpu_offload_gb_moves_its_gib_of_each_gpus_weights_to_cpu_memory_and_the_kv_pool_takes_them()
+    {
+        let (_, none) = served(|_| {});
+        let (s, four) = served(|s| s.cpu_offload_gib = 4);
+        let moved = none.bytes(Component::Weights) - four.bytes(Component::Weights);
+        assert_eq!(moved, 4 * GIB);
+        assert_eq!(four.cpu - none.cpu, 4 * GIB);
+        let gained = four.serving.unwrap().kv_pool - none.serving.unwrap().kv_pool;
+        assert_eq!(gained, 4 * GIB);
+        for server in [Server::Vllm, Server::Sglang] {
+            let flags = crate::fit::serve_command(&s, server).flags;
+            assert!(
+                flags.contains(&("--cpu-offload-gb", "4".into())),
+                "{flags:?}"
+            );
+        }
+        // never more than the weights themselves
+        let (_, all) = served(|s| s.cpu_offload_gib = 1_024);
+        assert_eq!(all.bytes(Component::Weights), 0);
     }
 
     #[test]

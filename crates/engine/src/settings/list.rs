@@ -221,6 +221,10 @@ declare_settings! {
     shared_prefix: u64 = 0
         => ("px", "shared-prefix", "shared-prefix", "N") if serving, number(0, 10_485_760, slider 0, 131_072, true, false);
     /// Whether the server captures CUDA graphs (`--enforce-eager` turns them off).
+    /// vLLM's and SGLang's `--cpu-offload-gb`: GiB of each GPU's weights kept in pinned CPU memory
+    /// and streamed to the GPU for every forward pass (0: none).
+    cpu_offload_gib: u64 = 0
+        => ("cog", "cpu-offload-gb", "cpu-offload-gb", "N") if serving, number(0, 1_024, slider 0, 256, true, false);
     cuda_graphs: CudaGraphs = CudaGraphs::Captured
         => ("cg", "cuda-graphs", "cuda-graphs", "G") if serving;
     /// NCCL and custom all-reduce buffers per GPU when tensor parallel, in MiB; 0: from the GPUs'

@@ -77,6 +77,8 @@ pub(crate) const SENTENCES: &[(Msg, &str, &str)] = &[
             zh!(" ÷ {0} 卡（ZeRO-3 切分权重）")),
     (Msg::WeightsOnCpu, " → {0} in CPU memory, 0 on the GPU",
             zh!(" → {0} 在 CPU 内存，GPU 上为 0")),
+    (Msg::WeightsStreamedFromCpu, " − {1} kept in CPU memory and streamed in for every forward pass (--cpu-offload-gb {0})",
+            zh!(" − {1} 放在 CPU 内存、每次前向时传入 GPU（--cpu-offload-gb {0}）")),
     (Msg::WeightsGathered, "2 × {0} params of the largest layer × {1} bits (ZeRO-3 gathers one layer and prefetches the next)",
             zh!("2 × 最大一层的 {0} 参数 × {1} 位（ZeRO-3 每次聚合一层并预取下一层）")),
     (Msg::QuantizingOnLoad, "bitsandbytes quantizes while loading: the largest matrix ({0} params) is on the GPU in 16-bit before it is quantized, × 2 B",
