@@ -3,7 +3,7 @@
 //! sentences (in English and Chinese) and write the numbers in the scenario's unit.
 
 use crate::dtype::WeightFormat;
-use crate::scenario::LoraTargets;
+use crate::job::LoraTargets;
 
 /// A formula: clauses written one after another.
 #[derive(Clone, Debug, Default, PartialEq)]

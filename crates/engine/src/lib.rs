@@ -33,20 +33,20 @@ mod band;
 mod config;
 mod decimal;
 mod dtype;
-mod encoder;
 mod error;
 mod exact;
 mod fit;
 mod formula;
-mod framework;
 mod gguf;
 mod gpus;
 /// The Hub without I/O, its read order included (`hub::ModelRead`, `hub::GgufPartsRead`).
 pub mod hub;
 mod hybrid;
+mod job;
 mod json;
 mod link;
 mod llamacpp;
+mod local;
 mod measured;
 mod memory;
 mod model;
@@ -56,10 +56,15 @@ mod repair;
 mod safetensors;
 mod scenario;
 mod server;
-mod settings;
 mod sglang;
+/// Scenarios drawn from the registry, for property tests.
+#[cfg(feature = "proptest")]
+pub mod strategy;
 mod units;
 mod weight_parts;
+
+#[cfg(test)]
+mod layers;
 
 // The public API: everything the page, the CLI and the tests use, at one path each.
 pub use band::{
@@ -75,11 +80,10 @@ pub use fit::{
     Need, Question, Reach, Remedy, ServeCommand, Server, StartRefusal, Verdict,
 };
 pub use formula::{Arg, Clause, Formula, Msg};
-pub use framework::{step_tokens, Batching, Framework, LengthReason, StepTokens};
 pub use gguf::{
-    read_gguf, Detail as GgufDetail, DraftValue, GgmlType, GgufDraft, GgufError, GgufHeader,
-    GgufLimit, GgufSummary, Hyperparameters, LayerCounts, LayerTensors, MetaArray, MetaValue,
-    MetadataEntry, SummaryError, TensorGroup, TensorInfo, ValueType, PADDING_PER_TENSOR,
+    is_expert, read_gguf, Detail as GgufDetail, DraftValue, GgmlType, GgufDraft, GgufError,
+    GgufHeader, GgufLimit, GgufSummary, Hyperparameters, LayerCounts, LayerTensors, MetaArray,
+    MetaValue, MetadataEntry, SummaryError, TensorGroup, TensorInfo, ValueType, PADDING_PER_TENSOR,
     STORED_ARRAY_MAX,
 };
 pub use gpus::{Gpu, Interconnect, CAPACITY_LINES_GIB};
@@ -95,21 +99,23 @@ pub use json::{
     MAX_DEPTH as JSON_MAX_DEPTH,
 };
 pub use link::{
-    decode as decode_link, decode_arch, decode_gguf_unread as decode_link_gguf_unread,
-    decode_pairs, encode as encode_link, encode_arch, pairs as link_pairs, parse_param_count,
-    Decoded, Ignored, Notice, PageSettings, GGUF_LINK_ROOM, LINK_ADDRESS_ROOM, MAX_LINK_CHARS,
+    decode as decode_link, decode_gguf_unread as decode_link_gguf_unread, decode_pairs,
+    encode as encode_link, pairs as link_pairs, parse_param_count, Decoded, Ignored, Notice,
+    PageSettings, GGUF_LINK_ROOM, LINK_ADDRESS_ROOM, MAX_LINK_CHARS,
 };
 pub use llamacpp::{
-    best_quant, decode_bound, gpu_bandwidth, is_expert, launch_commands, local_header,
-    local_machine, local_settings, max_context, max_gpu_layers, ollama_batch, ollama_context,
+    best_quant, decode_bound, gpu_bandwidth, launch_commands, max_context, max_gpu_layers,
     parse_cache_type, parse_count, parse_on_off, plan_llama, plan_placed, synthesize_gguf,
-    with_ollama_defaults, AttentionLayer, Backend, ComputeBuffer, ContextSizes, DeviceBuffers,
-    DeviceFit, DeviceReads, KvCache, KvPart, LaunchCommands, LlamaDevice, LlamaDraft, LlamaError,
-    LlamaFlag, LlamaPlan, LlamaSettings, LlamaShape, LocalOverview, Mac, MacChip, Machine,
-    MissingKey, Placement, Projector, ProjectorError, ProjectorFile, RecurrentState, SpeedBound,
-    TensorShares, UmaBox, UmaKind, CACHE_TYPES, CELL_PAD, DEFAULT_HOST_BANDWIDTH, EVEN_SPLIT,
-    MAC_CHIPS, MAX_CONTEXT, MAX_GPUS, MAX_LAYERS_FLAG, MAX_PARALLEL, OFFLOAD_MIN_BATCH,
-    SPARK_OS_BYTES,
+    AttentionLayer, Backend, ComputeBuffer, ContextSizes, DeviceBuffers, DeviceFit, DeviceReads,
+    KvCache, KvPart, LaunchCommands, LlamaDevice, LlamaDraft, LlamaError, LlamaFlag, LlamaPlan,
+    LlamaSettings, LlamaShape, Mac, MacChip, Machine, MissingKey, Placement, Projector,
+    ProjectorError, ProjectorFile, RecurrentState, SpeedBound, TensorShares, UmaBox, UmaKind,
+    CACHE_TYPES, CELL_PAD, DEFAULT_HOST_BANDWIDTH, EVEN_SPLIT, MAC_CHIPS, MAX_CONTEXT, MAX_GPUS,
+    MAX_LAYERS_FLAG, MAX_PARALLEL, OFFLOAD_MIN_BATCH, SPARK_OS_BYTES,
+};
+pub use local::{
+    local_header, local_machine, local_settings, ollama_batch, ollama_context,
+    with_ollama_defaults, LocalOverview,
 };
 pub use measured::link::LINK_MAX as MAX_MEASUREMENT_LINK;
 pub use measured::{
@@ -126,8 +132,8 @@ pub use memory::{
     SglangSplit, MAX_PER_GPU,
 };
 pub use model::{
-    Architecture, Encoder, Mixer, Mla, MlpKind, Moe, NormKind, ParamCounts, Recurrent,
-    StoredWeights,
+    decode_arch, encode_arch, Architecture, Encoder, Mixer, Mla, MlpKind, Moe, NormKind,
+    ParamCounts, Recurrent, StoredWeights,
 };
 pub use overview::{sweep, sweep_points, Advice, Overview};
 pub use presets::{all as presets, find as find_preset, Preset};
@@ -140,17 +146,15 @@ pub use safetensors::{
     LENGTH_PREFIX as SAFETENSORS_LENGTH_PREFIX, MAX_INDEX_BYTES,
 };
 pub use scenario::{
+    step_tokens, Batching, CudaGraphs, Framework, LengthReason, Refusal, Setting, SettingKind,
+    SettingValue, SpecMethod, StepTokens, SETTINGS,
+};
+pub use scenario::{
     Attention, Checkpointing, DpFramework, GgufFile, Job, LocalMachine, LoraTargets, Loss,
-    ModelChoice, Offload, Optimizer, PipelineSchedule, Scenario, SplitMode, VllmVersion,
-    WeightsLoad, Zero,
+    ModelChoice, Offload, Optimizer, PipelineSchedule, Scenario, SplitMode, UnknownLoraTarget,
+    VllmVersion, WeightsLoad, Zero,
 };
-pub use server::{
-    captured_graphs, comm_mib, comm_parts_mib, decode_query_len, CudaGraphs, SpecMethod,
-};
-/// Scenarios drawn from the registry, for property tests.
-#[cfg(feature = "proptest")]
-pub use settings::strategy;
-pub use settings::{Refusal, Setting, SettingKind, SettingValue, SETTINGS};
+pub use server::{captured_graphs, comm_mib, comm_parts_mib, decode_query_len};
 pub use sglang::{default_mem_fraction_permille, mem_fraction_permille, memory_tier_defaults};
 pub use units::{short_count, thousands, Unit, GB, GIB, KIB, MIB};
 pub use weight_parts::{PartFormats, WeightPart, PART_FOLLOWS};

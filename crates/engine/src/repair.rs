@@ -2,8 +2,8 @@
 //! that causes it back to its default, again until none is left or one cannot be repaired.
 
 use crate::error::EngineError;
+use crate::scenario::Setting;
 use crate::scenario::{LoraTargets, Scenario};
-use crate::settings::Setting;
 
 /// What normalizing did about one conflict between settings.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -3,9 +3,9 @@
 use crate::dtype::{KvDtype, WeightFormat};
 use crate::memory::ServingFit;
 use crate::presets;
+pub use crate::scenario::Server;
+use crate::scenario::{CudaGraphs, SpecMethod};
 use crate::scenario::{ModelChoice, Scenario};
-pub use crate::server::Server;
-use crate::server::{CudaGraphs, SpecMethod};
 
 /// A launch command: the program's words, then each flag (with its `--`) and value.
 #[derive(Clone, Debug, PartialEq, Eq)]

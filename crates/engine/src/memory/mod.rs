@@ -318,7 +318,7 @@ fn longest_step_view<'a>(s: &'a Scenario, arch: &Architecture) -> std::borrow::C
     if !s.job.is_training() || arch.encoder.is_some() {
         return std::borrow::Cow::Borrowed(s);
     }
-    let len = crate::framework::step_tokens(s).budget_len();
+    let len = crate::scenario::step_tokens(s).budget_len();
     if len == s.seq {
         return std::borrow::Cow::Borrowed(s);
     }

@@ -8,9 +8,9 @@ use crate::dtype::Bits;
 use crate::formula::{Arg, Formula, Msg};
 use crate::model::Architecture;
 use crate::presets;
+use crate::scenario::SpecMethod;
 use crate::server::{
-    captured_graphs, comm_mib, comm_parts_mib, SpecMethod, NCCL_BUFFSIZE_MIB, NVLS_CHANNELS,
-    NVLS_MEM_MIB,
+    captured_graphs, comm_mib, comm_parts_mib, NCCL_BUFFSIZE_MIB, NVLS_CHANNELS, NVLS_MEM_MIB,
 };
 use crate::units::{div_ceil, prod, MIB};
 
@@ -166,8 +166,8 @@ mod tests {
     use crate::fit::Need;
     use crate::gpus::Gpu;
     use crate::memory::{estimate, Breakdown, Component};
+    use crate::scenario::{CudaGraphs, Server, SpecMethod};
     use crate::scenario::{Job, Scenario, VllmVersion};
-    use crate::server::{CudaGraphs, Server, SpecMethod};
     use crate::units::{GIB, MIB};
 
     fn served(f: impl FnOnce(&mut Scenario)) -> (Scenario, Breakdown) {

@@ -1,8 +1,13 @@
 //! Model architectures and their exact parameter counts.
 
-pub use crate::encoder::Encoder;
-use crate::error::EngineError;
+mod encoder;
+mod text;
+
 pub use crate::hybrid::{Mixer, Recurrent};
+pub use encoder::Encoder;
+pub use text::{decode_arch, encode_arch};
+
+use crate::error::EngineError;
 use crate::named::named_enum;
 use crate::units::prod;
 

@@ -5,7 +5,7 @@ use crate::dtype::WeightFormat;
 use crate::llamacpp::{UmaKind, MAC_CHIPS};
 use crate::presets;
 use crate::scenario::{DpFramework, Job, LocalMachine, PipelineSchedule, Scenario, Zero};
-use crate::server::{Server, SpecMethod};
+use crate::scenario::{Server, SpecMethod};
 use crate::weight_parts::PART_FOLLOWS;
 
 pub(super) fn always(_: &Scenario) -> bool {

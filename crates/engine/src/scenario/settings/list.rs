@@ -7,7 +7,6 @@ use super::declare::{declare_settings, setting};
 use super::field::Field;
 use super::{Setting, SettingKind, SettingValue};
 use crate::dtype::{KvDtype, WeightFormat};
-use crate::framework::{Batching, Framework};
 use crate::gguf::GgmlType;
 use crate::gpus::Gpu;
 use crate::llamacpp::{ProjectorFile, TensorShares, UmaKind};
@@ -15,7 +14,8 @@ use crate::scenario::{
     Attention, Checkpointing, DpFramework, GgufFile, Job, LocalMachine, LoraTargets, Loss,
     ModelChoice, Offload, Optimizer, PipelineSchedule, SplitMode, VllmVersion, WeightsLoad, Zero,
 };
-use crate::server::{CudaGraphs, Server, SpecMethod};
+use crate::scenario::{Batching, Framework};
+use crate::scenario::{CudaGraphs, Server, SpecMethod};
 use crate::units::Unit;
 use crate::weight_parts::{PartFormats, WeightPart, PART_FOLLOWS};
 

@@ -12,8 +12,6 @@ mod applies;
 mod declare;
 mod field;
 mod list;
-#[cfg(feature = "proptest")]
-pub mod strategy;
 
 use crate::dtype::WeightFormat;
 use crate::llamacpp::TensorShares;

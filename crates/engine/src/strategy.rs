@@ -5,9 +5,10 @@
 use proptest::prelude::*;
 use proptest::sample::select;
 
-use super::{Scenario, Setting, SettingKind, SettingValue, SETTINGS};
 use crate::llamacpp::TensorShares;
-use crate::scenario::{LoraTargets, ModelChoice};
+use crate::scenario::{
+    LoraTargets, ModelChoice, Scenario, Setting, SettingKind, SettingValue, SETTINGS,
+};
 
 /// A whole number within the slider's span: log-uniform on a log slider (powers of two on a
 /// power-of-two slider, any number between them otherwise, and the span's ends), uniform on a
