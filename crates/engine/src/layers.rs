@@ -27,7 +27,6 @@ const ORDER: &[&[&str]] = &[
         "model",
         "config",
         "safetensors",
-        "presets",
         "hub",
         "llamacpp",
     ],
@@ -36,7 +35,7 @@ const ORDER: &[&[&str]] = &[
     // memory
     &["server", "sglang", "memory", "repair", "measured"],
     // fit and solver
-    &["band", "fit", "overview", "local"],
+    &["band", "fit", "local"],
     // codecs, and scenarios drawn for the property tests
     &["link", "strategy"],
 ];

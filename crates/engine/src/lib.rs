@@ -35,32 +35,41 @@ mod decimal;
 mod dtype;
 mod error;
 mod exact;
-mod fit;
+/// Verdicts per GPU, the solver, remedies, serve commands and the error band.
+pub mod fit;
 mod formula;
 mod gguf;
 mod gpus;
-/// The Hub without I/O, its read order included (`hub::ModelRead`, `hub::GgufPartsRead`).
+/// Outside data without I/O: the Hub's URLs, listings and read order, config.json and
+/// safetensors headers.
 pub mod hub;
 mod hybrid;
 mod job;
-mod json;
-mod link;
-mod llamacpp;
-mod local;
-mod measured;
-mod memory;
-mod model;
-mod overview;
-mod presets;
+/// JSON that crosses a boundary, bounded and checked.
+pub mod json;
+/// Share links: a scenario as a short, versioned query string.
+pub mod link;
+/// llama.cpp over its own settings, and the GGUF files it reads.
+pub mod llamacpp;
+/// A scenario's llama.cpp / Ollama run: its settings, machine and plan.
+pub mod local;
+/// "Your measurement": logs and memory reports read and compared with the estimate.
+pub mod measured;
+/// The budget: bytes per component per GPU, each with its formula.
+pub mod memory;
+/// Models: architectures and their exact parameter counts, the presets, weight formats.
+pub mod model;
 mod repair;
 mod safetensors;
-mod scenario;
+/// A scenario and its settings: the registry, the jobs and their choices.
+pub mod scenario;
 mod server;
 mod sglang;
 /// Scenarios drawn from the registry, for property tests.
 #[cfg(feature = "proptest")]
 pub mod strategy;
-mod units;
+/// Bytes, their units, and numbers written for people.
+pub mod units;
 mod weight_parts;
 
 #[cfg(test)]
@@ -77,8 +86,9 @@ pub use dtype::{Bits, KvDtype, WeightFormat};
 pub use error::EngineError;
 pub use fit::{
     fits, remedies, serve_command, solve, spread, startup_concurrency, verdicts, Answer, KvRoom,
-    Need, Question, Reach, Remedy, ServeCommand, Server, StartRefusal, Verdict,
+    Need, Question, Reach, Remedy, ServeCommand, StartRefusal, Verdict,
 };
+pub use fit::{sweep, sweep_points, Advice, Overview};
 pub use formula::{Arg, Clause, Formula, Msg};
 pub use gguf::{
     is_expert, read_gguf, Detail as GgufDetail, DraftValue, GgmlType, GgufDraft, GgufError,
@@ -131,12 +141,11 @@ pub use memory::{
     LayerActivations, Line, Moment, Phase, PipelineStage, Pool, RecurrentPages, ServingFit,
     SglangSplit, MAX_PER_GPU,
 };
+pub use model::presets::{all as presets, find as find_preset, Preset};
 pub use model::{
     decode_arch, encode_arch, Architecture, Encoder, Mixer, Mla, MlpKind, Moe, NormKind,
     ParamCounts, Recurrent, StoredWeights,
 };
-pub use overview::{sweep, sweep_points, Advice, Overview};
-pub use presets::{all as presets, find as find_preset, Preset};
 pub use repair::Repair;
 pub use safetensors::{
     compare_with_config, header_length, is_shard_name, quant_scheme, read_header_json, read_index,
@@ -146,8 +155,8 @@ pub use safetensors::{
     LENGTH_PREFIX as SAFETENSORS_LENGTH_PREFIX, MAX_INDEX_BYTES,
 };
 pub use scenario::{
-    step_tokens, Batching, CudaGraphs, Framework, LengthReason, Refusal, Setting, SettingKind,
-    SettingValue, SpecMethod, StepTokens, SETTINGS,
+    step_tokens, Batching, CudaGraphs, Framework, LengthReason, Refusal, Server, Setting,
+    SettingKind, SettingValue, SpecMethod, StepTokens, SETTINGS,
 };
 pub use scenario::{
     Attention, Checkpointing, DpFramework, GgufFile, Job, LocalMachine, LoraTargets, Loss,

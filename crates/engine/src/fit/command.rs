@@ -2,7 +2,7 @@
 
 use crate::dtype::{KvDtype, WeightFormat};
 use crate::memory::ServingFit;
-use crate::presets;
+use crate::model::presets;
 pub use crate::scenario::Server;
 use crate::scenario::{CudaGraphs, SpecMethod};
 use crate::scenario::{ModelChoice, Scenario};

@@ -3,17 +3,23 @@
 mod command;
 mod solve;
 
-pub use command::{serve_command, startup_concurrency, ServeCommand, Server};
+mod overview;
+
+pub use command::{serve_command, startup_concurrency, ServeCommand};
+pub use overview::{sweep, sweep_points, Advice, Overview};
 pub use solve::{solve, Answer, Question, Reach};
 
-use crate::band::estimate_band;
+pub use crate::band::{
+    error_band, estimate_band, family_of, Band, BandGroup, BandLevel, FrameworkFamily, BAND_TABLE,
+    MIN_BAND_CASES,
+};
 use crate::dtype::WeightFormat;
 use crate::error::EngineError;
 use crate::gpus::Gpu;
 use crate::memory::{estimate_with, Breakdown, Component};
 use crate::model::Architecture;
 use crate::named::named_enum;
-use crate::scenario::{Checkpointing, Job, Loss, Offload, Optimizer, Scenario, Zero};
+use crate::scenario::{Checkpointing, Job, Loss, Offload, Optimizer, Scenario, Server, Zero};
 use crate::units::{div_ceil, prod, scale, MIB};
 
 named_enum! {

@@ -2,6 +2,13 @@
 //! given flags, and the model, KV, compute and output buffers on each device, checked against
 //! llama.cpp's own printed sizes (tools/llamacpp/results.json; crates/engine/tests/llamacpp.rs).
 
+pub use crate::gguf::{
+    is_expert, read_gguf, Detail, DraftValue, GgmlType, GgufDraft, GgufError, GgufHeader,
+    GgufLimit, GgufSummary, Hyperparameters, LayerCounts, LayerTensors, MetaArray, MetaValue,
+    MetadataEntry, SummaryError, TensorGroup, TensorInfo, ValueType, PADDING_PER_TENSOR,
+    STORED_ARRAY_MAX,
+};
+
 mod bandwidth;
 mod compute;
 mod draft;

@@ -101,11 +101,11 @@ pub fn local_settings(s: &Scenario) -> LlamaSettings {
 /// The scenario's draft model (`-md`): its preset in the target's format, or in Q8_0 where
 /// the target's is not a GGUF format; none for a preset without a GGUF form here.
 fn local_draft(s: &Scenario) -> Option<LlamaDraft> {
-    let arch = crate::presets::find(s.llama_draft)?.architecture();
+    let arch = crate::model::presets::find(s.llama_draft)?.architecture();
     let header = synthesize_gguf(&arch, s.weights)
         .or_else(|_| synthesize_gguf(&arch, WeightFormat::GgufQ8_0))
         .ok()?;
-    let name = crate::presets::find(s.llama_draft)?.name;
+    let name = crate::model::presets::find(s.llama_draft)?.name;
     let file = format!("{}.gguf", name.rsplit('/').next().unwrap_or(name));
     Some(LlamaDraft {
         file,

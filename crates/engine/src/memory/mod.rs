@@ -30,10 +30,14 @@ pub use weights::lora_params;
 
 use crate::dtype::WeightFormat;
 use crate::error::EngineError;
-use crate::formula::{Arg, Formula, Msg};
+pub use crate::formula::{Arg, Clause, Formula, Msg};
 use crate::model::{Architecture, ParamCounts};
 use crate::named::named_enum;
 use crate::scenario::{Job, Scenario, Zero};
+pub use crate::server::{captured_graphs, comm_mib, comm_parts_mib, decode_query_len};
+pub use crate::sglang::{
+    default_mem_fraction_permille, mem_fraction_permille, memory_tier_defaults,
+};
 use crate::units::{prod, scale, MIB};
 
 named_enum! {

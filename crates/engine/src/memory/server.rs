@@ -6,8 +6,8 @@ use super::kv::kv_cache_bytes;
 use super::{Budget, Component, Phase};
 use crate::dtype::Bits;
 use crate::formula::{Arg, Formula, Msg};
+use crate::model::presets;
 use crate::model::Architecture;
-use crate::presets;
 use crate::scenario::SpecMethod;
 use crate::server::{
     captured_graphs, comm_mib, comm_parts_mib, NCCL_BUFFSIZE_MIB, NVLS_CHANNELS, NVLS_MEM_MIB,

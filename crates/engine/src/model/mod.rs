@@ -1,9 +1,12 @@
 //! Model architectures and their exact parameter counts.
 
 mod encoder;
+pub mod presets;
 mod text;
 
+pub use crate::dtype::{Bits, KvDtype, WeightFormat};
 pub use crate::hybrid::{Mixer, Recurrent};
+pub use crate::weight_parts::{PartFormats, WeightPart, PART_FOLLOWS};
 pub use encoder::Encoder;
 pub use text::{decode_arch, encode_arch};
 

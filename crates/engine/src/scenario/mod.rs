@@ -9,6 +9,7 @@ mod serving;
 mod settings;
 mod training;
 
+pub use crate::gpus::{Gpu, Interconnect, CAPACITY_LINES_GIB};
 pub use crate::job::{Job, LoraTargets, UnknownLoraTarget};
 pub use framework::{step_tokens, Batching, Framework, LengthReason, StepTokens};
 pub use local::{GgufFile, LocalMachine, SplitMode};
@@ -22,7 +23,6 @@ pub use training::{
 
 use crate::dtype::WeightFormat;
 use crate::error::EngineError;
-use crate::gpus::Gpu;
 use crate::weight_parts::PartFormats;
 
 impl Scenario {

@@ -2,8 +2,8 @@
 
 use crate::config;
 use crate::error::EngineError;
+use crate::model::presets;
 use crate::model::Architecture;
-use crate::presets;
 
 /// Which model: a preset, a pasted config.json, or a bare parameter count.
 #[derive(Clone, Debug, PartialEq)]

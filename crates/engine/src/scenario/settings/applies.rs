@@ -3,7 +3,7 @@
 
 use crate::dtype::WeightFormat;
 use crate::llamacpp::{UmaKind, MAC_CHIPS};
-use crate::presets;
+use crate::model::presets;
 use crate::scenario::{DpFramework, Job, LocalMachine, PipelineSchedule, Scenario, Zero};
 use crate::scenario::{Server, SpecMethod};
 use crate::weight_parts::PART_FOLLOWS;
