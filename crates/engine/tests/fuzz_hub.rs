@@ -11,7 +11,7 @@ mod common;
 mod checkpoints;
 
 use proptest::prelude::*;
-use vram_engine::*;
+use vram_engine::hub::*;
 
 fn cases() -> u32 {
     common::fuzz_cases(1_000)

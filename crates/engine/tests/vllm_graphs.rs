@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::Value;
 use vram_engine::{
-    captured_graphs, estimate, find_preset, Job, ModelChoice, Scenario, VllmVersion, GIB,
+    estimate, memory::captured_graphs, scenario::VllmVersion, Job, ModelChoice, Scenario, GIB,
 };
 
 fn cases() -> Vec<Value> {
@@ -22,7 +22,8 @@ fn cases() -> Vec<Value> {
 fn scenario(c: &Value) -> Scenario {
     let num = |k: &str| c[k].as_u64().unwrap_or_else(|| panic!("{k} in {c}"));
     let model = c["model"].as_str().unwrap();
-    let preset = find_preset(model).unwrap_or_else(|| panic!("no preset {model}"));
+    let preset =
+        vram_engine::model::presets::find(model).unwrap_or_else(|| panic!("no preset {model}"));
     Scenario {
         job: Job::Serving,
         model: ModelChoice::Preset(preset.id),

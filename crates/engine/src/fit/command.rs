@@ -103,7 +103,7 @@ pub fn serve_command(s: &Scenario, server: Server) -> ServeCommand {
                 flags.push(("--enable-expert-parallel", String::new()));
             }
             flags.push(("--max-model-len", s.max_model_len.to_string()));
-            let fraction = crate::decimal(s.gpu_util_pct as f64 / 100.0, 2);
+            let fraction = crate::decimal::decimal(s.gpu_util_pct as f64 / 100.0, 2);
             flags.push(("--gpu-memory-utilization", fraction));
             flags.push(("--max-num-seqs", s.concurrency.to_string()));
             flags.push(("--max-num-batched-tokens", s.batched_tokens.to_string()));
@@ -132,7 +132,7 @@ pub fn serve_command(s: &Scenario, server: Server) -> ServeCommand {
             let permille = crate::sglang::mem_fraction_permille(s, s.gpu);
             flags.push((
                 "--mem-fraction-static",
-                crate::decimal(permille as f64 / 1e3, 3),
+                crate::decimal::decimal(permille as f64 / 1e3, 3),
             ));
             flags.push(("--max-running-requests", s.concurrency.to_string()));
             flags.extend(kv_dtype(server, s.kv_dtype).map(|d| ("--kv-cache-dtype", d.into())));

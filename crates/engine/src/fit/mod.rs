@@ -74,7 +74,9 @@ impl Remedy {
                 t.job = Job::Qlora;
                 t.weights = WeightFormat::Nf4Dq;
             }
-            Remedy::KvFp8 if !train && s.kv_dtype.bits() > 8 => t.kv_dtype = crate::KvDtype::Fp8,
+            Remedy::KvFp8 if !train && s.kv_dtype.bits() > 8 => {
+                t.kv_dtype = crate::dtype::KvDtype::Fp8
+            }
             Remedy::Int4 if !train && !s.weights.is_quantized() => t.weights = WeightFormat::Awq4,
             _ => return None,
         }

@@ -8,6 +8,7 @@ pub use crate::dtype::{Bits, KvDtype, WeightFormat};
 pub use crate::hybrid::{Mixer, Recurrent};
 pub use crate::weight_parts::{PartFormats, WeightPart, PART_FOLLOWS};
 pub use encoder::Encoder;
+pub use presets::Preset;
 pub use text::{decode_arch, encode_arch};
 
 use crate::error::EngineError;

@@ -5,7 +5,9 @@
 
 #![allow(dead_code)]
 
-use vram_engine::{read_gguf, DraftValue, GgufDraft, GgufSummary};
+use vram_engine::{
+    llamacpp::read_gguf, llamacpp::DraftValue, llamacpp::GgufDraft, llamacpp::GgufSummary,
+};
 
 /// The model `summary` stands for, in `parts` files: each file's header bytes.
 pub fn split_parts(summary: &GgufSummary, parts: usize) -> Vec<Vec<u8>> {

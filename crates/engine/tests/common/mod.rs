@@ -6,8 +6,9 @@
 
 use proptest::prelude::*;
 use proptest::sample::select;
+use vram_engine::scenario::*;
 use vram_engine::*;
-use vram_engine::{Mla, MlpKind, Moe, NormKind};
+use vram_engine::{model::Mla, model::MlpKind, model::Moe, model::NormKind};
 
 /// Cases per fuzz target: `FUZZ_CASES` when set (long runs), else `default`.
 pub fn fuzz_cases(default: u32) -> u32 {
@@ -29,7 +30,10 @@ pub fn shows_non_finite(text: &str) -> bool {
 }
 
 pub fn preset_ids() -> Vec<&'static str> {
-    presets().iter().map(|p| p.id).collect()
+    vram_engine::model::presets::all()
+        .iter()
+        .map(|p| p.id)
+        .collect()
 }
 
 /// Every quantized weight format (QLoRA's bases).
@@ -191,7 +195,7 @@ pub fn config_edit() -> impl Strategy<Value = (&'static str, serde_json::Value)>
 /// A preset's config.json with a few fields changed: real shapes, slightly off the catalog.
 pub fn arb_config_text() -> impl Strategy<Value = String> {
     (
-        select(presets().to_vec()),
+        select(vram_engine::model::presets::all().to_vec()),
         proptest::collection::vec(config_edit(), 0..4),
     )
         .prop_map(|(p, edits)| {
@@ -269,9 +273,9 @@ pub fn within_bounds(mut s: Scenario) -> Scenario {
     let trains_nothing = s
         .model
         .architecture()
-        .is_ok_and(|a| vram_engine::lora_params(&a, &s) == 0);
+        .is_ok_and(|a| vram_engine::memory::lora_params(&a, &s) == 0);
     if s.job.is_peft() && trains_nothing {
-        s.lora_targets = vram_engine::LoraTargets::all_linear();
+        s.lora_targets = vram_engine::scenario::LoraTargets::all_linear();
     }
     let beyond = |t: &Scenario| {
         let bigger = [
@@ -300,8 +304,8 @@ pub fn within_bounds(mut s: Scenario) -> Scenario {
 }
 
 /// Page settings a link can carry.
-pub fn arb_page() -> impl Strategy<Value = vram_engine::PageSettings> {
-    select(vec![None, Some("en"), Some("zh")]).prop_map(|lang| vram_engine::PageSettings {
+pub fn arb_page() -> impl Strategy<Value = vram_engine::link::PageSettings> {
+    select(vec![None, Some("en"), Some("zh")]).prop_map(|lang| vram_engine::link::PageSettings {
         lang,
         measured: None,
         hub_endpoint: None,

@@ -5,7 +5,7 @@
 
 #![allow(dead_code)]
 
-use vram_engine::{DraftValue, GgmlType, GgufDraft};
+use vram_engine::{llamacpp::DraftValue, llamacpp::GgmlType, llamacpp::GgufDraft};
 
 /// A vision tower's shape and the `clip.projector_type` it is written with.
 pub struct Tower {

@@ -4,7 +4,7 @@
 
 use crate::zh;
 use crate::Lang;
-use vram_engine::Msg;
+use vram_engine::memory::Msg;
 
 /// The sentence of `msg` in `lang`, with its placeholders.
 pub fn sentence(lang: Lang, msg: Msg) -> &'static str {
