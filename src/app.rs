@@ -382,6 +382,7 @@ pub(crate) const ADVANCED_PANEL: &[(&str, Look)] = &[
     ("vllm-version", Look::Plain),
     ("max-loras", Look::Plain),
     ("max-lora-rank", Look::Plain),
+    ("cpu-offload-gb", Look::Plain),
     ("cuda-graphs", Look::Plain),
     ("comm-mib", Look::Plain),
     ("speculative", Look::Plain),

@@ -13,7 +13,7 @@ fn now() -> f64 {
 /// microseconds per estimate, per solver run and per "memory vs sequence" sweep.
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn engine_bench() -> String {
-    use vram_engine::{estimate_with, solve, Overview, Scenario};
+    use vram_engine::{fit::solve, memory::estimate_with, Overview, Scenario};
     let s = Scenario::default();
     let arch = s.model.architecture().expect("default preset");
     let n = 2_000;
@@ -31,8 +31,8 @@ pub fn engine_bench() -> String {
     for _ in 0..20 {
         // the top of the page's memo and the fit panels', as a step with them in sight
         if let Ok(o) = Overview::compute(&s) {
-            let _ = std::hint::black_box(vram_engine::sweep(&s, &o.arch));
-            let _ = std::hint::black_box(vram_engine::Advice::compute(&s, &o));
+            let _ = std::hint::black_box(vram_engine::fit::sweep(&s, &o.arch));
+            let _ = std::hint::black_box(vram_engine::fit::Advice::compute(&s, &o));
             let _ = std::hint::black_box(vram_engine::verdicts(&s, &o.arch));
         }
     }
@@ -43,9 +43,9 @@ pub fn engine_bench() -> String {
         let _ = std::hint::black_box(Overview::compute(&s));
     }
     let frame_us = (now() - t0) * 1000.0 / 20.0;
-    // written by vram_engine::decimal, as the page writes numbers: `{:.1}` would link core's float
+    // written by vram_engine::units::decimal, as the page writes numbers: `{:.1}` would link core's float
     // printing into the benchmark's build, which the page it measures does not carry
-    let d = vram_engine::decimal;
+    let d = vram_engine::units::decimal;
     format!(
         "estimate {} us, solver {} us, whole page memo (estimate + verdicts + solver + bars + sweep) {} us, a step's frame (estimate + bars) {} us",
         d(estimate_us, 1),

@@ -7,7 +7,7 @@ pub mod view;
 
 use plotters::prelude::*;
 
-use vram_engine::CAPACITY_LINES_GIB;
+use vram_engine::scenario::CAPACITY_LINES_GIB;
 use vram_engine::GIB;
 use vram_engine::{Breakdown, Component, Unit};
 // text, axes and grid in INK follow the page's theme: it is kept as `currentColor`
@@ -338,7 +338,7 @@ pub fn stacked(
                 (Lang::En, _) => format!("{gpus} GPUs"),
             };
             let is_current = gpus == current;
-            let total = vram_engine::decimal(b.total as f64 / ubytes, 1);
+            let total = vram_engine::units::decimal(b.total as f64 / ubytes, 1);
             let middle = Some(Anchor::Middle);
             let (total_class, label_class) = if is_current {
                 ("bar-total current", "bar-label current")
@@ -609,11 +609,11 @@ fn capacity_lines(ymax: f64, cap: f64, ubytes: f64) -> impl Iterator<Item = (u64
 
 fn short_tokens(v: f64) -> String {
     if v >= 1_048_576.0 * 0.99 {
-        format!("{}M", vram_engine::decimal(v / 1_048_576.0, 0))
+        format!("{}M", vram_engine::units::decimal(v / 1_048_576.0, 0))
     } else if v >= 1024.0 {
-        format!("{}k", vram_engine::decimal(v / 1024.0, 0))
+        format!("{}k", vram_engine::units::decimal(v / 1024.0, 0))
     } else {
-        vram_engine::decimal(v, 0)
+        vram_engine::units::decimal(v, 0)
     }
 }
 
@@ -753,7 +753,7 @@ mod tests {
             None,
         );
         let (curve, _) = sweep(
-            &vram_engine::sweep(&s, &c.arch),
+            &vram_engine::fit::sweep(&s, &c.arch),
             s.seq,
             false,
             (limit, name),
@@ -827,7 +827,7 @@ mod tests {
         assert_eq!(shown_top(40.0, None), 40.0);
         // the growth chart holds its axis but never grows it ahead of the curve
         let s = Scenario::default();
-        let swept = vram_engine::sweep(&s, &s.model.architecture().unwrap());
+        let swept = vram_engine::fit::sweep(&s, &s.model.architecture().unwrap());
         let line = (s.gpu.bytes(), s.gpu.label());
         let at = s.swept_tokens();
         let (_, fitted) = sweep(&swept, at, false, line, s.unit, Lang::En, None);

@@ -1,6 +1,6 @@
 //! English and Chinese text. Every string the page shows goes through `t`.
 
-use vram_engine::{Formula, Moment, Unit};
+use vram_engine::{memory::Formula, memory::Moment, Unit};
 
 pub use vram_text::{component, component_doc, remedy, Lang};
 

@@ -3,7 +3,7 @@
 //! file picked), never at start; its content-hashed name is in `<meta name="vram-local">`.
 
 use js_sys::{Array, Uint8Array};
-use vram_engine::{GgufSummary, Projector};
+use vram_engine::{llamacpp::GgufSummary, llamacpp::Projector};
 use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::JsFuture;
 

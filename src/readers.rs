@@ -6,7 +6,7 @@
 //! module: `src/local_module.rs`).
 
 use js_sys::{Array, Function, Promise, Reflect};
-use vram_engine::{decode_arch, Architecture, Measurement, Quantization};
+use vram_engine::{hub::Quantization, measured::Measurement, model::decode_arch, Architecture};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 

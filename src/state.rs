@@ -1,8 +1,8 @@
 //! The page's state: a handful of signals and one memo that every view reads.
 
 use vram_engine::{
-    decode_link_gguf_unread, encode_link, EngineError, HubEndpoint, Measurement, Notice, Overview,
-    PageSettings, Scenario,
+    hub::HubEndpoint, link::Notice, link::PageSettings, measured::Measurement, EngineError,
+    Overview, Scenario,
 };
 
 use crate::i18n::{browser_lang, Lang};
@@ -20,7 +20,7 @@ pub struct AppState {
     /// The Hub endpoint model ids are read from, when not huggingface.co (`hfe=`).
     pub hub_endpoint: RwSignal<Option<HubEndpoint>>,
     /// The memo the page's answer reads: the breakdown and what derives from it, or the reason
-    /// it failed. What only the fit panel shows (`vram_engine::Advice`) that panel computes when
+    /// it failed. What only the fit panel shows (`vram_engine::fit::Advice`) that panel computes when
     /// it is built, so a step computes it only while the panel is in sight.
     pub computed: Memo<Result<Overview, EngineError>>,
     /// The growth chart's sweep (total per GPU as the sequence grows), apart from `computed`:
@@ -35,7 +35,7 @@ impl AppState {
             .and_then(|w| w.location().search().ok())
             .unwrap_or_default();
         // a `gg=` summary is checked for its form here; the local job's module reads its header
-        let decoded = decode_link_gguf_unread(&search);
+        let decoded = vram_engine::link::decode_gguf_unread(&search);
         let lang = decoded
             .page
             .lang
@@ -56,7 +56,7 @@ impl AppState {
         let growth = Memo::new(move |_| {
             computed.with(|c| {
                 let arch = &c.as_ref().ok()?.arch;
-                Some(scenario.with(|s| vram_engine::sweep(s, arch)))
+                Some(scenario.with(|s| vram_engine::fit::sweep(s, arch)))
             })
         });
         AppState {
@@ -77,7 +77,7 @@ impl AppState {
             measured: self.measured.get(),
             hub_endpoint: self.hub_endpoint.get(),
         };
-        self.scenario.with(|s| encode_link(s, &page))
+        self.scenario.with(|s| vram_engine::link::encode(s, &page))
     }
 
     /// The whole share link of the current state.
@@ -115,7 +115,7 @@ mod tests {
             .expect("four times the batch computes");
         assert_eq!(
             after,
-            vram_engine::sweep(&s, &s.model.architecture().unwrap())
+            vram_engine::fit::sweep(&s, &s.model.architecture().unwrap())
         );
         // a larger batch needs more at every length of the sweep
         assert!(after

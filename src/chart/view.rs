@@ -211,7 +211,7 @@ mod tests {
         let line = (s.gpu.bytes(), s.gpu.label());
         let held = Some(Held { top, grown: false });
         let (b, _) = stacked(&bars(&o.bars), s.gpus, line, s.unit, Lang::En, None, held);
-        let swept = vram_engine::sweep(s, &o.arch);
+        let swept = vram_engine::fit::sweep(s, &o.arch);
         let at = s.swept_tokens();
         let (c, _) = sweep(&swept, at, false, line, s.unit, Lang::En, Some(top));
         [b, c]

@@ -9,7 +9,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use js_sys::{Array, Function};
-use vram_engine::{decode_arch, GgufFile, GgufSummary, HubEndpoint, HubSource, Job, ModelChoice};
+use vram_engine::{
+    hub::HubEndpoint, hub::HubSource, llamacpp::GgufSummary, model::decode_arch,
+    scenario::GgufFile, Job, ModelChoice,
+};
 use wasm_bindgen::prelude::*;
 
 use leptos::prelude::*;

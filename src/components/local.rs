@@ -2,7 +2,9 @@
 //! panel that shows what the local job's module answers (the run's buffers per device, verdict,
 //! solver answers, commands and decode-speed chart), computed there.
 
-use vram_engine::{encode_link, GgufFile, Job, PageSettings, ProjectorFile, TensorShares};
+use vram_engine::{
+    link::PageSettings, llamacpp::ProjectorFile, llamacpp::TensorShares, scenario::GgufFile, Job,
+};
 use vram_text::{llama_word, LlamaWord as W};
 use wasm_bindgen::JsCast;
 
@@ -162,10 +164,9 @@ pub fn LocalResults() -> impl IntoView {
     let shown = RwSignal::new(Shown::Loading);
     let latest = StoredValue::new(String::new());
     Effect::new(move |_| {
-        let Some(query) = st
-            .scenario
-            .with(|s| (s.job == Job::Local).then(|| encode_link(s, &PageSettings::default())))
-        else {
+        let Some(query) = st.scenario.with(|s| {
+            (s.job == Job::Local).then(|| vram_engine::link::encode(s, &PageSettings::default()))
+        }) else {
             return;
         };
         preload();

@@ -4,7 +4,7 @@
 //! the measured figure.
 
 use leptos::prelude::*;
-use vram_engine::{Estimated, MAX_MEASUREMENT_BYTES};
+use vram_engine::measured::Estimated;
 use wasm_bindgen::JsCast;
 
 use crate::components::ErrorAndStatus;
@@ -104,7 +104,7 @@ pub fn MeasuredPanel() -> impl IntoView {
         else {
             return;
         };
-        if file.size() > MAX_MEASUREMENT_BYTES as f64 {
+        if file.size() > vram_engine::measured::MAX_INPUT_BYTES as f64 {
             let bytes = file.size();
             leptos::task::spawn_local(async move {
                 error.set(Some(readers::measurement_too_large(bytes).await));

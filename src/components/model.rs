@@ -2,11 +2,11 @@
 //! pasted / uploaded config.json.
 
 use leptos::prelude::*;
-use vram_engine::find_preset;
-use vram_engine::parse_param_count;
-use vram_engine::MAX_CONFIG_BYTES;
-use vram_engine::{presets, Architecture, ModelChoice, PartFormats};
-use vram_engine::{short_count, thousands};
+
+use vram_engine::hub::MAX_CONFIG_BYTES;
+use vram_engine::link::parse_param_count;
+use vram_engine::{model::PartFormats, Architecture, ModelChoice};
+use vram_engine::{units::short_count, units::thousands};
 use wasm_bindgen::JsCast;
 
 use super::hub::HubPicker;
@@ -114,7 +114,7 @@ pub fn ModelPicker() -> impl IntoView {
 }
 
 /// The families of `found`, in order, each once.
-fn families(found: &[&'static vram_engine::Preset]) -> Vec<&'static str> {
+fn families(found: &[&'static vram_engine::model::Preset]) -> Vec<&'static str> {
     let mut families: Vec<&'static str> = found.iter().map(|p| p.family).collect();
     families.dedup();
     families
@@ -133,7 +133,7 @@ fn PresetPicker() -> impl IntoView {
         })
     });
     let pick = move |id: &str| {
-        if let Some(p) = find_preset(id) {
+        if let Some(p) = vram_engine::model::presets::find(id) {
             st.edit(|s| s.model = ModelChoice::Preset(p.id));
         }
     };
@@ -187,8 +187,8 @@ fn PresetPicker() -> impl IntoView {
 }
 
 /// The presets whose id or name holds `filter` (lower case), in the presets' order.
-fn matching(filter: &str) -> Vec<&'static vram_engine::Preset> {
-    presets()
+fn matching(filter: &str) -> Vec<&'static vram_engine::model::Preset> {
+    vram_engine::model::presets::all()
         .iter()
         .filter(|p| {
             filter.is_empty()
@@ -614,7 +614,7 @@ mod tests {
     #[test]
     fn the_preset_search_groups_by_family_in_order_and_narrows_to_what_it_names() {
         let all = matching("");
-        assert_eq!(all.len(), presets().len());
+        assert_eq!(all.len(), vram_engine::model::presets::all().len());
         let groups = families(&all);
         let mut unique = groups.clone();
         unique.sort();

@@ -2,11 +2,11 @@
 //! each component's formula with this scenario's numbers.
 
 use leptos::prelude::*;
-use vram_engine::{decimal, signed_decimal, thousands};
 use vram_engine::{
-    serve_command, startup_concurrency, Advice, Component, Gpu, Job, Phase, Scenario, Server, Unit,
-    Verdict,
+    fit::serve_command, fit::startup_concurrency, fit::Advice, scenario::Server, Component, Gpu,
+    Job, Phase, Scenario, Unit, Verdict,
 };
+use vram_engine::{units::decimal, units::signed_decimal, units::thousands};
 
 use crate::chart;
 use crate::components::measured;
@@ -39,7 +39,7 @@ struct Budget {
     equation: String,
     cpu: Option<String>,
     serving: Option<ServingLine>,
-    /// Where measured runs like this one landed (`vram_engine::estimate_band`), in words.
+    /// Where measured runs like this one landed (`vram_engine::fit::estimate_band`), in words.
     band: String,
     /// The band holds the card's limit: runs like this one landed on both sides of it.
     borderline: bool,
@@ -86,7 +86,7 @@ fn verdict_of(st: &AppState, l: Lang) -> Said {
             vram_text::budget_equation(l, util, &budget, &visible, &capacity)
         };
         // a server's band is about its KV pool, what its logs print; a job's about its total
-        let band = st.scenario.with(vram_engine::estimate_band);
+        let band = st.scenario.with(vram_engine::fit::estimate_band);
         let banded = b.serving.map_or(b.total, |f| f.kv_pool);
         let borderline = job != Job::Serving
             && band

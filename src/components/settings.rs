@@ -9,7 +9,7 @@
 //! asks the engine to set it ([`asked`]).
 
 use leptos::prelude::*;
-use vram_engine::{Job, LoraTargets, Scenario, Setting, SettingKind, SettingValue};
+use vram_engine::{scenario::LoraTargets, Job, Scenario, Setting, SettingKind, SettingValue};
 use wasm_bindgen::JsCast;
 
 use crate::components::controls::{log_pos, log_value};

@@ -9,9 +9,11 @@ use crate::args::Given;
 use crate::llama_flags;
 use vram_engine::hub::{read_gguf_parts, GgufPartsError, PartsNext, FIRST_READ};
 use vram_engine::{
-    best_quant, decode_bound, launch_commands, local_header, local_machine, local_settings,
-    max_context, max_gpu_layers, plan_llama, synthesize_gguf, with_ollama_defaults, GgufHeader,
-    LlamaPlan, LlamaSettings, Machine, Projector, Scenario, WeightFormat, GIB, MIB,
+    llamacpp::best_quant, llamacpp::decode_bound, llamacpp::launch_commands, llamacpp::max_context,
+    llamacpp::max_gpu_layers, llamacpp::plan_llama, llamacpp::synthesize_gguf,
+    llamacpp::GgufHeader, llamacpp::LlamaPlan, llamacpp::LlamaSettings, llamacpp::Machine,
+    llamacpp::Projector, local::local_header, local::local_machine, local::local_settings,
+    local::with_ollama_defaults, Scenario, WeightFormat, GIB, MIB,
 };
 use vram_text::{llama_device, llama_error, llama_word, Lang, LlamaWord as W};
 
@@ -286,7 +288,7 @@ impl Report<'_> {
         if p.host().mapped && p.host().model > 0 {
             o.push_str(&format!(
                 "  ({}: {})\n",
-                llama_device(l, vram_engine::LlamaDevice::Host),
+                llama_device(l, vram_engine::llamacpp::LlamaDevice::Host),
                 w(W::Mapped)
             ));
         }

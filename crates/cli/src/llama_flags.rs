@@ -6,8 +6,8 @@
 
 use crate::args::Given;
 use vram_engine::{
-    decode_pairs, Job, LocalMachine, Mac, Notice, Projector, ProjectorFile, Scenario, Setting,
-    MAC_CHIPS,
+    link::decode_pairs, link::Notice, llamacpp::Mac, llamacpp::Projector, llamacpp::ProjectorFile,
+    llamacpp::MAC_CHIPS, scenario::LocalMachine, Job, Scenario, Setting,
 };
 use vram_text::{error, notice, refusal, Lang};
 

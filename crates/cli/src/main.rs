@@ -12,16 +12,16 @@ use std::process::ExitCode;
 use args::{Given, Parsed};
 use report_json::Report;
 use vram_engine::{
-    encode_link, estimate_band, estimate_with, remedies, serve_command, solve, startup_concurrency,
-    verdicts, Answer, Job, Remedy, Server, Verdict,
+    fit::estimate_band, fit::remedies, fit::serve_command, fit::solve, fit::startup_concurrency,
+    fit::Answer, fit::Remedy, memory::estimate_with, scenario::Server, verdicts, Job, Verdict,
 };
 
-use vram_engine::parse_quantization;
-use vram_engine::PageSettings;
+use vram_engine::hub::parse_quantization;
+use vram_engine::link::PageSettings;
 use vram_engine::{
-    decode_link, decode_pairs, find_preset, link_pairs, parse_param_count, presets, Architecture,
-    Breakdown, Component, EngineError, Gpu, Measurement, ModelChoice, Notice, Scenario, Setting,
-    MAX_CONFIG_BYTES, MAX_LINK_CHARS,
+    hub::MAX_CONFIG_BYTES, link::decode_pairs, link::parse_param_count, link::Notice,
+    link::MAX_LINK_CHARS, measured::Measurement, Architecture, Breakdown, Component, EngineError,
+    Gpu, ModelChoice, Scenario, Setting,
 };
 use vram_text::{error, notice, refusal, Lang};
 
@@ -87,7 +87,7 @@ fn budget_args(options: &[Given]) -> Result<Command, String> {
 /// Checks one flag's value on its own, so that a refusal names the flag.
 fn check_flag(flag: &str, key: &str, v: &str) -> Result<(), String> {
     let why = match key {
-        "m" => find_preset(v).is_none().then(|| {
+        "m" => vram_engine::model::presets::find(v).is_none().then(|| {
             error(
                 Lang::En,
                 &EngineError::UnknownPreset(v.chars().take(40).collect()),
@@ -113,7 +113,7 @@ fn check_flag(flag: &str, key: &str, v: &str) -> Result<(), String> {
 /// a refused flag, anything a link held that was ignored, or a conflict is an error here.
 fn scenario(args: &Args) -> Result<Scenario, String> {
     let mut pairs = match &args.link {
-        Some(l) => link_pairs(l)
+        Some(l) => vram_engine::link::pairs(l)
             .ok_or_else(|| format!("the link is longer than {MAX_LINK_CHARS} characters"))?,
         None => Vec::new(),
     };
@@ -197,13 +197,13 @@ fn main() -> ExitCode {
     }
     match budget_args(&options) {
         Ok(Command::ListModels) => {
-            for p in presets() {
+            for p in vram_engine::model::presets::all() {
                 let a = p.architecture();
                 println!(
                     "{:<22} {:<44} {:>18} params",
                     p.id,
                     p.name,
-                    vram_engine::thousands(a.params().total())
+                    vram_engine::units::thousands(a.params().total())
                 );
             }
             ExitCode::SUCCESS
@@ -271,7 +271,7 @@ fn run(args: &Args) -> Result<String, String> {
         hub_endpoint: args
             .hub
             .as_deref()
-            .and_then(|h| vram_engine::HubEndpoint::parse(&h.endpoint).ok()),
+            .and_then(|h| vram_engine::hub::HubEndpoint::parse(&h.endpoint).ok()),
     };
     if args.json {
         let mut out = Report::new(&s, &b, &verdicts, &solved, &remedies, &page);
@@ -286,7 +286,10 @@ fn run(args: &Args) -> Result<String, String> {
         if let Some(m) = &page.measured {
             out.push_str(&measured::section(m, &b, s.unit));
         }
-        out.push_str(&format!("link: ?{}\n", encode_link(&s, &page)));
+        out.push_str(&format!(
+            "link: ?{}\n",
+            vram_engine::link::encode(&s, &page)
+        ));
         Ok(out)
     }
 }
@@ -295,13 +298,13 @@ fn run(args: &Args) -> Result<String, String> {
 fn measurement(args: &Args) -> Result<Option<Measurement>, String> {
     match (&args.measured, &args.link) {
         (Some(path), _) => measured::read(path).map(Some),
-        (None, Some(l)) => Ok(decode_link(l).page.measured),
+        (None, Some(l)) => Ok(vram_engine::link::decode(l).page.measured),
         (None, None) => Ok(None),
     }
 }
 
 /// A line's formula in English, sizes in the scenario's unit.
-fn formula(s: &Scenario, f: &vram_engine::Formula) -> String {
+fn formula(s: &Scenario, f: &vram_engine::memory::Formula) -> String {
     vram_text::formula(vram_text::Lang::En, f, s.unit)
 }
 
@@ -315,7 +318,7 @@ fn moment(s: &Scenario, phase: vram_engine::Phase) -> &'static str {
 /// sizes they put the total at; `lower_permille` and the rest are null when too few cases are alike.
 pub(crate) fn band_json(s: &Scenario, b: &Breakdown) -> serde_json::Value {
     use serde_json::json;
-    use vram_engine::Band;
+    use vram_engine::fit::Band;
     let band = estimate_band(s);
     let g = band.group();
     let (lower, upper) = match band {
@@ -334,7 +337,7 @@ pub(crate) fn band_json(s: &Scenario, b: &Breakdown) -> serde_json::Value {
         "of_bytes": figure,
         "group": {"job": g.job.key(), "framework": g.family.map(|f| f.key()), "level": g.level.key()},
         "cases": band.cases(),
-        "min_cases": vram_engine::MIN_BAND_CASES,
+        "min_cases": vram_engine::fit::MIN_BAND_CASES,
         "lower_permille": lower,
         "upper_permille": upper,
         "low_bytes": bounds.map(|(low, _)| low),
@@ -363,7 +366,7 @@ fn table(
     use std::fmt::Write;
     let u = s.unit;
     let mut o = String::new();
-    let th = vram_engine::thousands;
+    let th = vram_engine::units::thousands;
     let _ = writeln!(
         o,
         "{} · {} · {} · batch {} × {} tokens · {} × {}",

@@ -4,9 +4,7 @@ use std::io::Read;
 
 use serde::Serialize;
 
-use vram_engine::{
-    parse_measurement, Breakdown, Comparison, Figure, Measurement, Unit, MAX_MEASUREMENT_BYTES,
-};
+use vram_engine::{measured::Comparison, measured::Figure, measured::Measurement, Breakdown, Unit};
 use vram_text::{level_name, level_note, measure_error, reading_note, source_name, Lang};
 
 /// A difference above this many hundredths of a percent is worth a report (10 %).
@@ -16,12 +14,12 @@ pub const MISMATCH_BASIS_POINTS: i128 = 1_000;
 /// reading it all; every refusal names the flag.
 pub fn read(path: &str) -> Result<Measurement, String> {
     let text = read_limited(path).map_err(|e| format!("--measured: {e}"))?;
-    parse_measurement(&text)
+    vram_engine::measured::parse(&text)
         .map_err(|e| format!("--measured: {path}: {}", measure_error(Lang::En, &e)))
 }
 
 fn read_limited(path: &str) -> Result<String, String> {
-    let limit = MAX_MEASUREMENT_BYTES as u64;
+    let limit = vram_engine::measured::MAX_INPUT_BYTES as u64;
     let mut bytes = Vec::new();
     let cannot = |e: std::io::Error| format!("cannot read {path}: {e}");
     if path == "-" {
@@ -47,9 +45,9 @@ fn read_limited(path: &str) -> Result<String, String> {
 }
 
 fn too_large(path: &str, len: u64) -> String {
-    let e = vram_engine::MeasureError::TooLarge {
+    let e = vram_engine::measured::MeasureError::TooLarge {
         bytes: usize::try_from(len).unwrap_or(usize::MAX),
-        limit: MAX_MEASUREMENT_BYTES,
+        limit: vram_engine::measured::MAX_INPUT_BYTES,
     };
     format!("{path}: {}", measure_error(Lang::En, &e))
 }

@@ -3,8 +3,9 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 use vram_engine::{
-    encode_link, serve_command, startup_concurrency, Answer, Breakdown, Component, Job,
-    PageSettings, Reach, Remedy, Scenario, Server, ServingFit, SettingValue, Verdict,
+    fit::serve_command, fit::startup_concurrency, fit::Answer, fit::Reach, fit::Remedy,
+    link::PageSettings, memory::ServingFit, scenario::Server, Breakdown, Component, Job, Scenario,
+    SettingValue, Verdict,
 };
 
 use crate::{formula, measured, moment};
@@ -146,7 +147,7 @@ impl Report {
             .collect();
         Report {
             model: s.model.name().to_string(),
-            link: encode_link(s, page),
+            link: vram_engine::link::encode(s, page),
             params: b.params.total(),
             active_params: b.active_params,
             trainable_params: b.trainable,
@@ -187,7 +188,7 @@ impl Report {
 
 impl TrainingJson {
     fn new(s: &Scenario) -> TrainingJson {
-        let step = vram_engine::step_tokens(s);
+        let step = vram_engine::scenario::step_tokens(s);
         TrainingJson {
             framework: s.framework.key(),
             framework_label: s.framework.label(),

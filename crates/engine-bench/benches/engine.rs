@@ -7,11 +7,12 @@
 
 use std::hint::black_box;
 use std::time::Duration;
-use vram_engine::{estimate_with, solve, sweep_points, verdicts};
+use vram_engine::{fit::solve, fit::sweep_points, memory::estimate_with, verdicts};
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use vram_engine::{
-    Advice, Architecture, Gpu, Job, ModelChoice, Overview, Scenario, WeightFormat, Zero,
+    fit::Advice, scenario::Zero, Architecture, Gpu, Job, ModelChoice, Overview, Scenario,
+    WeightFormat,
 };
 
 /// The scenarios: (name, scenario). Each one is validated before it is timed.

@@ -7,7 +7,7 @@
 //! ```
 //!
 //! `--write-bands` writes the error bands the engine compiles in: per group of counted cases (job,
-//! framework family, what was measured), the lowest and highest residual (see `vram_engine::Band`).
+//! framework family, what was measured), the lowest and highest residual (see `vram_engine::fit::Band`).
 //!
 //! `make validate` runs the second line (it takes well under a second once built; the test build
 //! has already compiled what it needs). The cases are read from the repository's `validation/`

@@ -2,8 +2,8 @@
 //! its numbers. The page and the CLI put it into words (English or Chinese).
 
 use crate::dtype::WeightFormat;
+use crate::job::{Job, LoraTargets, UnknownLoraTarget};
 use crate::json::JsonError;
-use crate::scenario::{Job, LoraTargets};
 use crate::weight_parts::WeightPart;
 
 /// What went wrong, with what the user needs to fix it.
@@ -75,3 +75,9 @@ impl std::fmt::Display for EngineError {
 }
 
 impl std::error::Error for EngineError {}
+
+impl From<UnknownLoraTarget> for EngineError {
+    fn from(e: UnknownLoraTarget) -> EngineError {
+        EngineError::UnknownLoraTarget(e.0)
+    }
+}

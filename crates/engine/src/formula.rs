@@ -3,7 +3,7 @@
 //! sentences (in English and Chinese) and write the numbers in the scenario's unit.
 
 use crate::dtype::WeightFormat;
-use crate::scenario::LoraTargets;
+use crate::job::LoraTargets;
 
 /// A formula: clauses written one after another.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -160,6 +160,8 @@ messages! {
     WeightsZero3,
     /// bytes
     WeightsOnCpu,
+    /// GiB asked for, bytes kept in CPU memory
+    WeightsStreamedFromCpu,
     /// params of the largest layer, bits
     WeightsGathered,
     /// params of the largest matrix

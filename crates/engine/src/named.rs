@@ -32,6 +32,18 @@ macro_rules! named_enum {
             }
         }
 
+        impl crate::named::Named for $name {
+            fn all() -> &'static [$name] {
+                Self::ALL
+            }
+            fn key(self) -> &'static str {
+                $name::key(self)
+            }
+            fn from_key(key: &str) -> Option<$name> {
+                $name::from_key(key)
+            }
+        }
+
         impl std::fmt::Display for $name {
             fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str(self.label())
@@ -41,3 +53,10 @@ macro_rules! named_enum {
 }
 
 pub(crate) use named_enum;
+
+/// What every [`named_enum!`] knows, for code generic over them (the settings registry).
+pub(crate) trait Named: Copy + 'static {
+    fn all() -> &'static [Self];
+    fn key(self) -> &'static str;
+    fn from_key(key: &str) -> Option<Self>;
+}

@@ -2,8 +2,8 @@
 //! that causes it back to its default, again until none is left or one cannot be repaired.
 
 use crate::error::EngineError;
-use crate::scenario::{LoraTargets, Scenario, Switch};
-use crate::settings::Setting;
+use crate::scenario::Setting;
+use crate::scenario::{LoraTargets, Scenario};
 
 /// What normalizing did about one conflict between settings.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -85,7 +85,7 @@ fn cause_setting(cause: &EngineError) -> Option<&'static Setting> {
         EngineError::PpDoesNotDivide { .. } => "pp",
         EngineError::FormatNotForJob { .. } => "w",
         EngineError::PartFormatNotForJob { part, .. } => part.key(),
-        EngineError::StepInBackwardAccumulates { .. } => Switch::OptimizerInBackward.key(),
+        EngineError::StepInBackwardAccumulates { .. } => "obw",
         EngineError::NoLoraTargets | EngineError::LoraTargetsAbsent(_) => "t",
         _ => return None,
     };

@@ -2,44 +2,7 @@
 //! decoding and the communication buffers of tensor parallelism.
 
 use crate::gpus::{Gpu, Interconnect};
-use crate::named::named_enum;
-use crate::scenario::{Scenario, VllmVersion};
-
-named_enum! {
-    /// The serving engine, whose start-up arithmetic sizes the KV pool.
-    pub enum Server {
-        /// vLLM: `gpu_memory_utilization` × the driver's total, less everything it profiles.
-        Vllm => ("vllm", "vLLM"),
-        /// SGLang: `mem_fraction_static` of the memory free before loading holds the weights and
-        /// the KV pool; activations and graphs live in the rest.
-        Sglang => ("sglang", "SGLang"),
-    }
-}
-
-named_enum! {
-    /// Whether the server captures CUDA graphs for decoding (vLLM's default) or runs eagerly.
-    pub enum CudaGraphs {
-        /// vLLM's default: graphs for a list of batch sizes, captured at start-up.
-        Captured => ("on", "captured (default)"),
-        /// `--enforce-eager`: no graphs, no graph memory.
-        Eager => ("eager", "off (--enforce-eager)"),
-    }
-}
-
-named_enum! {
-    /// Speculative decoding, as far as the method changes memory (vLLM `SpeculativeConfig`).
-    pub enum SpecMethod {
-        Off => ("off", "off"),
-        /// Prompt-lookup n-grams: no weights, no KV; only the decode batches grow.
-        Ngram => ("ngram", "n-gram (prompt lookup)"),
-        /// An EAGLE head: one decoder layer and a fusing projection beside the target.
-        Eagle => ("eagle", "EAGLE head"),
-        /// The model's own multi-token-prediction layer (DeepSeek, Qwen3-Next, GLM).
-        Mtp => ("mtp", "MTP layer"),
-        /// A separate small draft model with its own weights and KV cache.
-        Draft => ("draft", "draft model"),
-    }
-}
+use crate::scenario::{CudaGraphs, Scenario, Server, SpecMethod, VllmVersion};
 
 /// Tokens one decode step verifies per request: 1, plus the proposed tokens when speculating
 /// (vLLM `decode_query_len`, `vllm/config/vllm.py`).

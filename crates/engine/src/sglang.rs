@@ -12,7 +12,7 @@
 
 use crate::gpus::Gpu;
 use crate::scenario::Scenario;
-use crate::server::SpecMethod;
+use crate::scenario::SpecMethod;
 
 /// `chunked_prefill_size` and `cuda_graph_max_bs` SGLang picks for a GPU of `gpu_mib` MiB at
 /// tensor-parallel size `tp` ("T4, 4080" below 20 GiB; "A10, 4090, 5090" below 35 GiB; "A100

@@ -1,5 +1,7 @@
 //! Bytes, GiB and GB, and exact integer arithmetic that never overflows.
 
+pub use crate::decimal::{decimal, signed_decimal};
+
 pub const KIB: u64 = 1 << 10;
 pub const MIB: u64 = 1 << 20;
 pub const GIB: u64 = 1 << 30;
@@ -28,7 +30,11 @@ impl Unit {
 
     /// `bytes` written with two decimals and the unit, e.g. "14.96 GiB".
     pub fn format(self, bytes: u64) -> String {
-        format!("{} {}", crate::decimal(self.value(bytes), 2), self.label())
+        format!(
+            "{} {}",
+            crate::decimal::decimal(self.value(bytes), 2),
+            self.label()
+        )
     }
 }
 
@@ -79,13 +85,13 @@ pub fn thousands(n: u64) -> String {
 pub fn short_count(n: u64) -> String {
     let f = n as f64;
     if f >= 1e12 {
-        format!("{}T", crate::decimal(f / 1e12, 2))
+        format!("{}T", crate::decimal::decimal(f / 1e12, 2))
     } else if f >= 1e9 {
-        format!("{}B", crate::decimal(f / 1e9, 2))
+        format!("{}B", crate::decimal::decimal(f / 1e9, 2))
     } else if f >= 1e6 {
-        format!("{}M", crate::decimal(f / 1e6, 1))
+        format!("{}M", crate::decimal::decimal(f / 1e6, 1))
     } else if f >= 1e3 {
-        format!("{}K", crate::decimal(f / 1e3, 1))
+        format!("{}K", crate::decimal::decimal(f / 1e3, 1))
     } else {
         n.to_string()
     }

@@ -1,6 +1,8 @@
 //! A picked `.gguf` file's header, read from as many of its first bytes as the page has sent.
 
-use vram_engine::{read_gguf, GgufError, GgufSummary, Projector};
+use vram_engine::{
+    llamacpp::read_gguf, llamacpp::GgufError, llamacpp::GgufSummary, llamacpp::Projector,
+};
 use vram_text::{llama_word, LlamaWord};
 
 use crate::{Reply, LANGS};

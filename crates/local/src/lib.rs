@@ -11,9 +11,9 @@
 //! says what the rest is ([`Reply::into_parts`]):
 //!
 //! - `["gguf", summary]`: a picked file's header read, as the `gg=` text form
-//!   ([`vram_engine::GgufSummary::to_text`]); the page reads it back with `from_text`;
+//!   ([`vram_engine::llamacpp::GgufSummary::to_text`]); the page reads it back with `from_text`;
 //! - `["projector", text]`: a picked file that is a multimodal projector (`clip`), as the `mp=`
-//!   text form ([`vram_engine::Projector::to_text`]);
+//!   text form ([`vram_engine::llamacpp::Projector::to_text`]);
 //! - `["more", bytes]`: the header goes on past the bytes given: send the file's first `bytes`;
 //!   from `read_gguf_parts`, `["more", bytes, part]`: send part `part`'s first `bytes`;
 //! - `["local", results_en, chart_en, results_zh, chart_zh]`: a local run's answer and decode-speed

@@ -2,8 +2,8 @@
 //! answers, the commands, and the decode-speed chart, in each of the page's languages.
 
 use vram_engine::{
-    decode_link, Ignored, LlamaDevice, LlamaError, LocalOverview, Machine, Notice, Scenario,
-    Setting, TensorShares, Unit, SETTINGS,
+    link::Ignored, link::Notice, llamacpp::LlamaDevice, llamacpp::LlamaError, llamacpp::Machine,
+    llamacpp::TensorShares, local::LocalOverview, Scenario, Setting, Unit, SETTINGS,
 };
 use vram_text::{escape, llama_device, llama_error, llama_word, notice, Lang, LlamaWord as W};
 
@@ -13,7 +13,7 @@ use crate::{Reply, LANGS};
 /// The answer for the scenario in the page's `query`, in every language. A `gg=` summary whose
 /// header does not read (the page checks only its form) is said in place of an answer.
 pub fn local_reply(query: &str) -> Reply {
-    let opened = decode_link(query);
+    let opened = vram_engine::link::decode(query);
     let s = &opened.scenario;
     let unread = opened.notices.iter().find(|n| {
         matches!(

@@ -3,7 +3,7 @@
 
 use vram_test_support::gguf_split;
 
-use vram_engine::{encode_link, read_gguf, GgufSummary, Job, PageSettings, Scenario};
+use vram_engine::{link::PageSettings, llamacpp::read_gguf, llamacpp::GgufSummary, Job, Scenario};
 use vram_local_run::{header_reply, local_reply, parts_reply, Reply};
 
 fn fixture() -> Vec<u8> {
@@ -19,7 +19,10 @@ fn local_query(extra: &str) -> String {
         job: Job::Local,
         ..Scenario::default()
     };
-    format!("{}{extra}", encode_link(&s, &PageSettings::default()))
+    format!(
+        "{}{extra}",
+        vram_engine::link::encode(&s, &PageSettings::default())
+    )
 }
 
 #[test]

@@ -31,12 +31,11 @@
 //! and their sentences on this side. `scripts/size_budget.py` gates this module apart from the
 //! first load (112,000 B gzip in `scripts/dev.sh`, since the Hub's GGUF files came in).
 //!
-//! [`Measurement::to_full_link`]: vram_engine::Measurement::to_full_link
-//! [`encode_arch`]: vram_engine::encode_arch
+//! [`Measurement::to_full_link`]: vram_engine::measured::Measurement::to_full_link
+//! [`encode_arch`]: vram_engine::model::encode_arch
 
 use vram_engine::{
-    encode_arch, parse_config, parse_measurement, parse_quantization, MeasureError,
-    MAX_MEASUREMENT_BYTES,
+    hub::parse_config, hub::parse_quantization, measured::MeasureError, model::encode_arch,
 };
 use vram_text::{error, measure_error, Lang};
 use wasm_bindgen::prelude::wasm_bindgen;
@@ -129,7 +128,7 @@ impl Reply {
 /// Pasted text (a vLLM or llama.cpp log, torch's memory figures, nvidia-smi, the measuring tool's
 /// JSON, a size with a unit) read as a measurement, or why not.
 pub fn measurement_reply(text: &str) -> Reply {
-    match parse_measurement(text) {
+    match vram_engine::measured::parse(text) {
         Ok(m) => Reply::Measurement(m.to_full_link()),
         Err(e) => Reply::Error(LANGS.map(|l| measure_error(l, &e))),
     }
@@ -158,7 +157,7 @@ pub fn read_measurement(text: &str) -> Vec<String> {
 pub fn too_large_reply(bytes: usize) -> Reply {
     let e = MeasureError::TooLarge {
         bytes,
-        limit: MAX_MEASUREMENT_BYTES,
+        limit: vram_engine::measured::MAX_INPUT_BYTES,
     };
     Reply::Error(LANGS.map(|l| measure_error(l, &e)))
 }
@@ -309,7 +308,7 @@ mod hub_box {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use vram_engine::{decode_arch, Level, Measurement, GIB};
+    use vram_engine::{measured::Level, measured::Measurement, model::decode_arch, GIB};
 
     const LLAMA_CONFIG: &str = r#"{"architectures": ["LlamaForCausalLM"], "model_type": "llama",
         "vocab_size": 128256, "hidden_size": 4096, "intermediate_size": 14336,
@@ -355,7 +354,7 @@ mod tests {
             panic!("no measurement from {text}");
         };
         let m = Measurement::from_full_link(&full).unwrap();
-        assert_eq!(m, parse_measurement(text).unwrap());
+        assert_eq!(m, vram_engine::measured::parse(text).unwrap());
         let f = m.figure(Level::Allocated).unwrap();
         assert!(f.bytes > 21 * GIB && f.bytes < 22 * GIB, "{}", f.bytes);
     }

@@ -4,7 +4,10 @@
 //! calls [`measured_view_parts`] (through the `measured_view` export) once a measurement is
 //! pasted or a link carries one (`ms=`).
 
-use vram_engine::{Comparison, Component, Estimated, Measurement, Target, Unit};
+use vram_engine::{
+    measured::Comparison, measured::Estimated, measured::Measurement, measured::Target, Component,
+    Unit,
+};
 use vram_text::{
     component, escape, level_name, level_note, reading_note, report_text as t, source_name, Lang,
 };
@@ -143,12 +146,12 @@ fn table_html(l: Lang, unit: Unit, m: &Measurement, all: &[Comparison]) -> Strin
 
 /// "+0.65 GiB (+185.7 %)": estimate minus measurement.
 fn difference(unit: Unit, c: &Comparison) -> String {
-    let d = vram_engine::signed_decimal(c.difference() as f64 / unit.bytes() as f64, 2);
+    let d = vram_engine::units::signed_decimal(c.difference() as f64 / unit.bytes() as f64, 2);
     match c.percent() {
         Some(p) => format!(
             "{d} {} ({} %)",
             unit.label(),
-            vram_engine::signed_decimal(p, 1)
+            vram_engine::units::signed_decimal(p, 1)
         ),
         None => format!("{d} {}", unit.label()),
     }
@@ -217,12 +220,12 @@ fn report_markdown(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use vram_engine::{estimate, parse_measurement, Scenario, GIB};
+    use vram_engine::{estimate, Scenario, GIB};
 
     fn view(l: Lang, text: &str) -> MeasuredView {
         let s = Scenario::default();
         let b = estimate(&s).unwrap();
-        let m = parse_measurement(text).unwrap();
+        let m = vram_engine::measured::parse(text).unwrap();
         let parts = measured_view_parts(
             l.key(),
             s.unit.key(),
@@ -265,7 +268,7 @@ mod tests {
     fn a_measurement_close_to_the_estimate_gets_no_report() {
         let s = Scenario::default();
         let b = estimate(&s).unwrap();
-        let gib = vram_engine::decimal(s.unit.value(b.tensors), 2);
+        let gib = vram_engine::units::decimal(s.unit.value(b.tensors), 2);
         let v = view(Lang::En, &format!("max_memory_allocated = {gib} GiB"));
         assert_eq!(v.report, "");
         assert_eq!(v.table.matches("<tr data-level=").count(), 1, "{}", v.table);

@@ -1,12 +1,12 @@
 //! The charts' axes: plotters' own `f64` axis (where values land, where the ticks go), with its
-//! tick labels written by `vram_engine::decimal` instead of plotters' float printer, which
+//! tick labels written by `vram_engine::units::decimal` instead of plotters' float printer, which
 //! formats with `{:.0}` on an `f64` and so linked core's float printing into the first load.
 
 use std::ops::Range;
 
 use plotters::coord::ranged1d::{KeyPointHint, NoDefaultFormatting, Ranged, ValueFormatter};
 use plotters::coord::types::RangedCoordf64;
-use vram_engine::decimal;
+use vram_engine::units::decimal;
 
 /// An `f64` axis over a range, labelled with the fewest decimals (at least one, at most five)
 /// that write its ticks: "0.0", "2.5", "10.0", as plotters labels them.

@@ -327,7 +327,7 @@ fn points(path: &[(i32, i32)]) -> String {
     all.join(" ")
 }
 
-/// `h` hundredths with two decimals: "0.12", "9.68", as `vram_engine::decimal(h / 100, 2)`.
+/// `h` hundredths with two decimals: "0.12", "9.68", as `vram_engine::units::decimal(h / 100, 2)`.
 fn hundredths(h: u32) -> String {
     format!("{}.{:02}", h / 100, h % 100)
 }

@@ -3,7 +3,9 @@
 //! `split.tensors.count`, then its own tensors). The split keys are written as u64 here
 //! (gguf-split writes u16 / i32); the reader takes any integer.
 
-use vram_engine::{read_gguf, DraftValue, GgufDraft, GgufSummary};
+use vram_engine::{
+    llamacpp::read_gguf, llamacpp::DraftValue, llamacpp::GgufDraft, llamacpp::GgufSummary,
+};
 
 /// The model `summary` stands for, in `parts` files: each file's header bytes.
 pub fn split_parts(summary: &GgufSummary, parts: usize) -> Vec<Vec<u8>> {

@@ -3,7 +3,7 @@
 //! (`mm.…`), f16 matrices and f32 norms and biases. Shared by the engine's, the CLI's and the
 //! browser's tests.
 
-use vram_engine::{DraftValue, GgmlType, GgufDraft};
+use vram_engine::{llamacpp::DraftValue, llamacpp::GgmlType, llamacpp::GgufDraft};
 
 /// A vision tower's shape and the `clip.projector_type` it is written with.
 pub struct Tower {

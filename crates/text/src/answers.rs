@@ -1,7 +1,8 @@
 //! The solver's questions and answers, and the serving summary, in both languages.
 
 use vram_engine::{
-    thousands, Answer, Question, Reach, SettingValue, StartRefusal, WeightFormat, Zero,
+    fit::Answer, fit::Question, fit::Reach, fit::StartRefusal, scenario::Zero, units::thousands,
+    SettingValue, WeightFormat,
 };
 
 use crate::Lang;

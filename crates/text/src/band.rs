@@ -2,7 +2,8 @@
 //! answer states none.
 
 use vram_engine::{
-    signed_decimal, Band, BandGroup, BandLevel, FrameworkFamily, Unit, MIN_BAND_CASES,
+    fit::Band, fit::BandGroup, fit::BandLevel, fit::FrameworkFamily, fit::MIN_BAND_CASES,
+    units::signed_decimal, Unit,
 };
 
 use crate::names::job;

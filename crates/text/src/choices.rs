@@ -4,10 +4,12 @@
 //! `names.rs`.
 
 use vram_engine::{
-    decimal, find_preset, Attention, Batching, Checkpointing, CudaGraphs, DpFramework, Framework,
-    Gpu, Job, KvDtype, LocalMachine, Loss, Offload, Optimizer, PipelineSchedule, Server,
-    SpecMethod, SplitMode, UmaKind, Unit, VllmVersion, WeightFormat, WeightsLoad, Zero,
-    CACHE_TYPES, MAC_CHIPS, PART_FOLLOWS,
+    llamacpp::UmaKind, llamacpp::CACHE_TYPES, llamacpp::MAC_CHIPS, model::KvDtype,
+    model::PART_FOLLOWS, scenario::Attention, scenario::Batching, scenario::Checkpointing,
+    scenario::CudaGraphs, scenario::DpFramework, scenario::Framework, scenario::LocalMachine,
+    scenario::Loss, scenario::Offload, scenario::Optimizer, scenario::PipelineSchedule,
+    scenario::Server, scenario::SpecMethod, scenario::SplitMode, scenario::VllmVersion,
+    scenario::WeightsLoad, scenario::Zero, units::decimal, Gpu, Job, Unit, WeightFormat,
 };
 
 use crate::names::*;
@@ -55,10 +57,10 @@ pub fn choice_label(lang: Lang, setting: &str, key: &str) -> Option<String> {
         "cg" => named(CudaGraphs::from_key(key), |g| cuda_graphs(lang, g)),
         "sd" => named(SpecMethod::from_key(key), |m| spec_method(lang, m)),
         // a draft model by its Hugging Face repository
-        "dm" => find_preset(key).map(|p| p.name.to_string()),
+        "dm" => vram_engine::model::presets::find(key).map(|p| p.name.to_string()),
         // llama.cpp's draft model (`-md`): none, or a preset by its Hugging Face repository
         "md" if key == "none" => Some(lang.pick("none", "不用草稿模型").to_string()),
-        "md" => find_preset(key).map(|p| p.name.to_string()),
+        "md" => vram_engine::model::presets::find(key).map(|p| p.name.to_string()),
         // llama.cpp's own names, as `--cache-type-k` takes them
         "ctk" | "ctv" => CACHE_TYPES
             .iter()

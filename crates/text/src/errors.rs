@@ -1,8 +1,8 @@
 //! Errors, refused values and link notices as sentences.
 
 use vram_engine::{
-    EngineError, GgufDetail, Ignored, Job, JsonProblem, Notice, Refusal, Repair, Scenario, Setting,
-    SettingValue, PADDING_PER_TENSOR,
+    json::JsonProblem, link::Ignored, link::Notice, llamacpp::PADDING_PER_TENSOR,
+    scenario::Refusal, EngineError, Job, Repair, Scenario, Setting, SettingValue,
 };
 
 use crate::settings::{setting_label, setting_name};
@@ -324,27 +324,29 @@ fn default_shown(lang: Lang, key: &str) -> String {
 }
 
 /// What a coarsened GGUF summary in a link keeps (every tensor: nothing to say).
-fn gguf_detail(lang: Lang, detail: GgufDetail) -> String {
+fn gguf_detail(lang: Lang, detail: vram_engine::llamacpp::Detail) -> String {
     let pad = PADDING_PER_TENSOR;
     match (detail, lang == Lang::Zh) {
-        (GgufDetail::Tensors, _) => String::new(),
-        (GgufDetail::LayerBytes, false) => format!(
+        (vram_engine::llamacpp::Detail::Tensors, _) => String::new(),
+        (vram_engine::llamacpp::Detail::LayerBytes, false) => format!(
             "the link keeps each layer's bytes of the GGUF file, not its tensors: up to {pad} B a tensor off"
         ),
-        (GgufDetail::LayerBytes, true) => {
+        (vram_engine::llamacpp::Detail::LayerBytes, true) => {
             format!("链接只保存 GGUF 文件每层的字节数，而非各张量：每个张量至多差 {pad} B")
         }
-        (GgufDetail::ModelBytes, false) => {
+        (vram_engine::llamacpp::Detail::ModelBytes, false) => {
             "the link keeps the GGUF file's layers as one even total: approximate at partial offload".into()
         }
-        (GgufDetail::ModelBytes, true) => "链接只保存 GGUF 文件各层的总字节数并平均分配：部分卸载时为近似值".into(),
+        (vram_engine::llamacpp::Detail::ModelBytes, true) => "链接只保存 GGUF 文件各层的总字节数并平均分配：部分卸载时为近似值".into(),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use vram_engine::{decode_link, Job, JsonError, LoraTargets, WeightFormat, WeightPart};
+    use vram_engine::{
+        json::JsonError, model::WeightPart, scenario::LoraTargets, Job, WeightFormat,
+    };
 
     fn every_error() -> Vec<EngineError> {
         use EngineError::*;
@@ -518,7 +520,7 @@ mod tests {
     #[test]
     fn a_config_with_a_repeated_key_or_nan_is_refused_with_its_place_in_both_languages() {
         let repeated = "{\"hidden_size\": 4096,\n \"hidden_size\": 8}";
-        let e = vram_engine::parse_config(repeated).unwrap_err();
+        let e = vram_engine::hub::parse_config(repeated).unwrap_err();
         let (en, zh) = (error(Lang::En, &e), error(Lang::Zh, &e));
         assert!(
             en.contains("a key that appears earlier in the same object at line 2"),
@@ -528,14 +530,16 @@ mod tests {
             zh.contains("第 2 行") && zh.contains("重复出现的键"),
             "{zh}"
         );
-        let e = vram_engine::parse_config(r#"{"rope_theta": NaN}"#).unwrap_err();
+        let e = vram_engine::hub::parse_config(r#"{"rope_theta": NaN}"#).unwrap_err();
         assert!(error(Lang::En, &e).contains("NaN or Infinity"));
         assert!(error(Lang::Zh, &e).contains("JSON 没有这样的数"));
     }
 
     #[test]
     fn link_notices_are_sentences_in_both_languages() {
-        let d = decode_link("v=2&b=0&zzz=1&m=nope&p=lots&lang=fr&j=full&w=nf4&ks=2&t=q,x&cfg=%0A");
+        let d = vram_engine::link::decode(
+            "v=2&b=0&zzz=1&m=nope&p=lots&lang=fr&j=full&w=nf4&ks=2&t=q,x&cfg=%0A",
+        );
         assert_eq!(d.notices.len(), 10, "{:?}", d.notices);
         for n in &d.notices {
             let en = notice(Lang::En, n);

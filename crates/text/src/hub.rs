@@ -2,8 +2,8 @@
 //! headers and indexes, and where the files and the config.json disagree, in both languages.
 
 use vram_engine::{
-    EntryField, FetchFailure, FileDifference, HubError, IndexError, SafetensorsError,
-    SafetensorsLimit, Unit,
+    hub::EntryField, hub::FetchFailure, hub::FileDifference, hub::HubError, hub::IndexError,
+    hub::SafetensorsError, hub::SafetensorsLimit, Unit,
 };
 
 use crate::errors::json_problem;
@@ -264,7 +264,7 @@ pub fn index_error(lang: Lang, e: &IndexError) -> String {
 
 /// Where the files and the config.json disagree, as a sentence; sizes in `unit`.
 pub fn file_difference(lang: Lang, d: &FileDifference, unit: Unit) -> String {
-    let th = vram_engine::thousands;
+    let th = vram_engine::units::thousands;
     let zh = lang == Lang::Zh;
     match (zh, d) {
         (false, FileDifference::Params { config, files }) => format!(
@@ -410,7 +410,7 @@ pub fn fetch_failure(lang: Lang, f: &FetchFailure) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use vram_engine::{JsonError, JsonProblem, QuantScheme, WeightFormat};
+    use vram_engine::{hub::QuantScheme, json::JsonError, json::JsonProblem, WeightFormat};
 
     fn json_error() -> JsonError {
         JsonError {

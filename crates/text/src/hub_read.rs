@@ -2,7 +2,7 @@
 //! model was not read.
 
 use vram_engine::hub::HubReadError;
-use vram_engine::{FileWeights, HubSource, Unit, CONFIG_FILE, INDEX_FILE};
+use vram_engine::{hub::FileWeights, hub::HubSource, hub::CONFIG_FILE, hub::INDEX_FILE, Unit};
 
 use crate::{shown, Lang};
 
@@ -16,7 +16,7 @@ pub fn hub_summary(
     files: &FileWeights,
     unit: Unit,
 ) -> String {
-    let th = vram_engine::thousands;
+    let th = vram_engine::units::thousands;
     let dtypes: Vec<String> = files
         .by_dtype
         .iter()
@@ -71,7 +71,7 @@ pub fn gguf_read(
     requests: usize,
 ) -> String {
     let (repo, rev, file) = (shown(&source.repo), shown(&source.revision), shown(file));
-    let bytes = vram_engine::thousands(fetched);
+    let bytes = vram_engine::units::thousands(fetched);
     match lang {
         Lang::En => format!(
             "read {repo}@{rev} on {}: the header of {file} ({parts} part(s)), {bytes} bytes fetched in {requests} Range request(s); the tensor data was not read",

@@ -14,7 +14,7 @@
 //!     error(Lang::En, &e),
 //!     "6 GPUs cannot be split into tensor-parallel groups of 4"
 //! );
-//! let f = vram_engine::Formula::of(vram_engine::Msg::Context, &[vram_engine::Arg::Int(1024)]);
+//! let f = vram_engine::memory::Formula::of(vram_engine::memory::Msg::Context, &[vram_engine::memory::Arg::Int(1024)]);
 //! assert_eq!(
 //!     formula(Lang::En, &f, vram_engine::Unit::Gib),
 //!     "1024 MiB (CUDA context, cuBLAS/NCCL workspaces; edit under advanced)"

@@ -1,6 +1,9 @@
 //! The words of the llama.cpp plan: its errors, devices, buffers and answers, in both languages.
 
-use vram_engine::{KvPart, LlamaDevice, LlamaError, LlamaFlag, MissingKey};
+use vram_engine::{
+    llamacpp::KvPart, llamacpp::LlamaDevice, llamacpp::LlamaError, llamacpp::LlamaFlag,
+    llamacpp::MissingKey,
+};
 
 use crate::Lang;
 

@@ -1,7 +1,10 @@
 //! "Your measurement": why pasted text gives none, what each measured level counts, where a
 //! measurement comes from, and how a unit was read, as sentences.
 
-use vram_engine::{Figure, Level, MeasureError, Reading, SourceKind};
+use vram_engine::{
+    measured::Figure, measured::Level, measured::MeasureError, measured::Reading,
+    measured::SourceKind,
+};
 
 use crate::errors::json_problem;
 use crate::Lang;
@@ -230,13 +233,16 @@ fn binary_unit(decimal: &str) -> String {
 /// How much larger a decimal unit's binary reading is: 2.4 % for KB, 7.4 % for GB.
 fn larger(f: &Figure) -> String {
     let ratio = f.unit.bytes(Reading::Binary) as f64 / f.unit.bytes(Reading::Decimal) as f64;
-    format!("{} %", vram_engine::decimal((ratio - 1.0) * 100.0, 1))
+    format!(
+        "{} %",
+        vram_engine::units::decimal((ratio - 1.0) * 100.0, 1)
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use vram_engine::{JsonProblem, SizeUnit};
+    use vram_engine::{json::JsonProblem, measured::SizeUnit};
 
     /// Latin words in a Chinese sentence beyond names that stay as they are (tools, functions,
     /// options, units).

@@ -7,9 +7,11 @@
 //! first load: "Weights" is also the weights setting's label, whose Chinese differs.
 
 use vram_engine::{
-    Attention, Batching, Checkpointing, Component, CudaGraphs, DpFramework, Framework, Job,
-    LocalMachine, Loss, Offload, Optimizer, PipelineSchedule, Remedy, SpecMethod, SplitMode,
-    VllmVersion, WeightsLoad, Zero,
+    fit::Remedy, scenario::Attention, scenario::Batching, scenario::Checkpointing,
+    scenario::CudaGraphs, scenario::DpFramework, scenario::Framework, scenario::LocalMachine,
+    scenario::Loss, scenario::Offload, scenario::Optimizer, scenario::PipelineSchedule,
+    scenario::SpecMethod, scenario::SplitMode, scenario::VllmVersion, scenario::WeightsLoad,
+    scenario::Zero, Component, Job,
 };
 
 use crate::zh;

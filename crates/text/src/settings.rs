@@ -199,6 +199,11 @@ pub(crate) const LABELS: &[crate::Row] = &[
     ("max-loras", "max_loras", zh!("max_loras")),
     ("max-lora-rank", "max_lora_rank", zh!("max_lora_rank")),
     (
+        "cpu-offload-gb",
+        "Weights in CPU memory (GiB per GPU)",
+        zh!("放在 CPU 内存的权重（每卡 GiB）"),
+    ),
+    (
         "shared-prefix",
         "Shared prefix tokens",
         zh!("共享前缀 token"),
@@ -351,6 +356,10 @@ pub(crate) const HELP: &[crate::Row] = &[
     ("max-loras",
         "vLLM --max-loras: LoRA adapter slots allocated at start-up (0: off)",
         zh!("vLLM 的 --max-loras：启动时分配的 LoRA 适配器槽数（0：关闭）"),
+    ),
+    ("cpu-offload-gb",
+        "vLLM and SGLang --cpu-offload-gb: this many GiB of each GPU's weights stay in pinned CPU memory and cross to the GPU on every forward pass, leaving room for the KV cache at the cost of speed (0: off)",
+        zh!("vLLM 与 SGLang 的 --cpu-offload-gb：每块 GPU 的这么多 GiB 权重留在锁页 CPU 内存里，每次前向时传到 GPU，为 KV 缓存腾出空间，代价是速度（0：关闭）"),
     ),
     ("max-lora-rank",
         "vLLM --max-lora-rank: the rank each LoRA slot is allocated for",

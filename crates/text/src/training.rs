@@ -1,7 +1,7 @@
 //! What a training budget assumes: the framework whose defaults it started from, and the longest
 //! step the data can produce (the tokens the peak follows).
 
-use vram_engine::{LengthReason, Scenario, StepTokens};
+use vram_engine::{scenario::LengthReason, scenario::StepTokens, Scenario};
 
 use crate::zh;
 use crate::Lang;
@@ -28,7 +28,7 @@ fn fill(text: &str, args: &[String]) -> String {
 
 /// The longest step's tokens and why, in words.
 pub fn step_tokens_text(lang: Lang, step: &StepTokens) -> String {
-    let th = vram_engine::thousands;
+    let th = vram_engine::units::thousands;
     let key = match step.reason {
         LengthReason::Cap => "cap",
         LengthReason::PaddedToCap => "padded",
@@ -53,7 +53,10 @@ pub fn training_basis(lang: Lang, s: &Scenario) -> Vec<String> {
     let framework = crate::names::framework(lang, s.framework).to_string();
     let mut out = vec![fill(template(lang, "framework"), &[framework])];
     if !s.model.is_encoder_decoder() {
-        out.push(step_tokens_text(lang, &vram_engine::step_tokens(s)));
+        out.push(step_tokens_text(
+            lang,
+            &vram_engine::scenario::step_tokens(s),
+        ));
     }
     out
 }
@@ -61,7 +64,7 @@ pub fn training_basis(lang: Lang, s: &Scenario) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use vram_engine::{Batching, Job};
+    use vram_engine::{scenario::Batching, Job};
 
     #[test]
     fn a_padding_free_batch_of_short_samples_says_it_flattens_them_below_the_cap() {

@@ -7,8 +7,8 @@ use vram_engine::hub::{
     read_gguf_parts, GgufListing, GgufPartsError, GgufPartsRead, GgufReadError, MAX_PART_BYTES,
 };
 use vram_engine::{
-    choose_gguf_entry, gguf_entries, missing_split_parts, GgufChoice, GgufEntry, GgufHeader,
-    RepoListing,
+    hub::choose_gguf_entry, hub::gguf_entries, hub::missing_split_parts, hub::GgufChoice,
+    hub::GgufEntry, hub::RepoListing, llamacpp::GgufHeader,
 };
 use vram_text::{fetch_failure, gguf_unread, Lang};
 

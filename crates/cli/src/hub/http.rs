@@ -9,7 +9,8 @@ use ureq::http::Response;
 use ureq::Body;
 use vram_engine::hub::{Get, Got, HubRead, Step};
 use vram_engine::{
-    content_range_total, range_header, redirect_target, FetchFailure, HubEndpoint, MAX_REDIRECTS,
+    hub::content_range_total, hub::range_header, hub::redirect_target, hub::FetchFailure,
+    hub::HubEndpoint, hub::MAX_REDIRECTS,
 };
 
 /// A client for one endpoint, with an optional token.

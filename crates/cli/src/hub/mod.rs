@@ -10,7 +10,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
 use serde_json::{Map, Value};
-use vram_engine::{iso_date, HubEndpoint, HubSource, ModelChoice, Unit, WeightFormat};
+use vram_engine::{
+    hub::iso_date, hub::HubEndpoint, hub::HubSource, ModelChoice, Unit, WeightFormat,
+};
 use vram_text::{file_difference, gguf_read, hub_error, Lang};
 
 use crate::args::Given;
@@ -144,7 +146,7 @@ impl Loaded {
         let Model::Safetensors(c) = &self.model else {
             return String::new();
         };
-        let th = vram_engine::thousands;
+        let th = vram_engine::units::thousands;
         let dtypes: Vec<String> = c
             .files
             .by_dtype
@@ -177,7 +179,8 @@ impl Loaded {
         let Model::Safetensors(c) = &self.model else {
             return Value::Null;
         };
-        let bytes = |key: &str, t: &vram_engine::Tally| (key.to_string(), Value::from(t.bytes));
+        let bytes =
+            |key: &str, t: &vram_engine::hub::Tally| (key.to_string(), Value::from(t.bytes));
         to_json(&SafetensorsJson {
             endpoint: &self.endpoint,
             repo: &self.source.repo,

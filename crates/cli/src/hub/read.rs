@@ -2,8 +2,8 @@
 //! file list, then config.json, the index and each shard's header, or a GGUF file's header
 //! (`gguf`).
 
+use vram_engine::hub::HubSource;
 use vram_engine::hub::{CheckpointRead, ModelRead, RepoRead};
-use vram_engine::HubSource;
 use vram_text::{hub_read_error, Lang};
 
 use super::gguf::{self, GgufRead};

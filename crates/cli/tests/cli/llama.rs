@@ -3,7 +3,7 @@
 
 use std::process::{Command, Output};
 
-use vram_engine::{Job, LocalMachine, Scenario, SETTINGS};
+use vram_engine::{scenario::LocalMachine, Job, Scenario, SETTINGS};
 
 const FIXTURES: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),

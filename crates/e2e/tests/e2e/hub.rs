@@ -13,7 +13,10 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use e2e::{HubFile, Page, StandInHub, HUB_SHA};
-use vram_engine::{decode_link, read_gguf, GgufFile, GgufHeader, GgufSummary, LocalOverview, GIB};
+use vram_engine::{
+    llamacpp::read_gguf, llamacpp::GgufHeader, llamacpp::GgufSummary, local::LocalOverview,
+    scenario::GgufFile, GIB,
+};
 
 const GPTQ: &str = "llama-2-7b-gptq";
 
@@ -171,7 +174,7 @@ fn model_bytes(page: &Page) -> u64 {
 /// The model bytes llama.cpp's plan gives the fixture's own header with the page's settings:
 /// its tensors' bytes, as each device's buffer holds them.
 fn planned_model_bytes(url: &str, header: &GgufHeader) -> u64 {
-    let mut s = decode_link(url).scenario;
+    let mut s = vram_engine::link::decode(url).scenario;
     s.gguf = Some(Box::new(GgufFile {
         name: "fixture.gguf".into(),
         summary: GgufSummary::of(header).unwrap(),
@@ -242,7 +245,7 @@ fn picking_q4_k_m_from_a_gguf_repository_plans_its_header_read_in_ranges_that_st
             && s.url().contains(&format!("hf=org%2Fm-GGUF%40{HUB_SHA}"))
     });
     let url = page.url();
-    let opened = decode_link(&url).scenario;
+    let opened = vram_engine::link::decode(&url).scenario;
     let summary = GgufSummary::of(&header).unwrap();
     assert_eq!(opened.gguf.as_ref().map(|f| &f.summary), Some(&summary));
     let shown = page.text_of("#local");

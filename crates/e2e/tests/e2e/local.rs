@@ -7,7 +7,7 @@
 use vram_test_support::projector;
 
 use e2e::{Page, Session};
-use vram_engine::{DraftValue, GgmlType, GgufDraft};
+use vram_engine::{llamacpp::DraftValue, llamacpp::GgmlType, llamacpp::GgufDraft};
 
 /// A small llama-style GGUF header (no tensor data: the page reads the header only), written to
 /// a temporary file whose path is returned.

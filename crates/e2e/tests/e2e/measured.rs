@@ -214,7 +214,7 @@ fn a_measurement_in_the_link_says_so_when_the_readers_module_cannot_be_fetched()
         "Network.setBlockedURLs",
         json!({"urls": ["*vram-readers-*"]}),
     );
-    let ms = vram_engine::parse_measurement("21.3 GiB allocated, 22.5 GiB reserved")
+    let ms = vram_engine::measured::parse("21.3 GiB allocated, 22.5 GiB reserved")
         .unwrap()
         .to_link();
     page.goto(&page.server.url(&format!("/?v=1&ms={ms}")));

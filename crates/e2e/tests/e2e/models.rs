@@ -4,14 +4,14 @@
 //! against the engine's own figures for the same link.
 
 use e2e::Page;
-use vram_engine::{
-    decode_link, encode_link, estimate, Gpu, Job, LlamaDevice, LocalOverview, ModelChoice,
-    PageSettings, Scenario, WeightFormat,
-};
+use vram_engine::link::{self, PageSettings};
+use vram_engine::llamacpp::LlamaDevice;
+use vram_engine::local::LocalOverview;
+use vram_engine::{estimate, Gpu, Job, ModelChoice, Scenario, WeightFormat};
 
 /// The scenario a link opens with; the link must open without notices.
 fn scenario(link: &str) -> Scenario {
-    let d = decode_link(link);
+    let d = link::decode(link);
     assert!(d.notices.is_empty(), "{link}: {:?}", d.notices);
     d.scenario
 }
@@ -167,7 +167,7 @@ fn a_3090_beside_a_3060_splits_the_layers_by_free_memory_and_checks_each_card_ag
         last_gpu: Some(Gpu::Rtx3060),
         ..Scenario::default()
     };
-    let link = encode_link(&s, &PageSettings::default());
+    let link = link::encode(&s, &PageSettings::default());
     let engine = LocalOverview::compute(&s).unwrap();
     let page = Page::open(&format!("/?{}", link.trim_start_matches('?')));
     page.wait_for("#local-devices", 10);
@@ -237,6 +237,9 @@ fn vllm_with_a_tensor_parallel_group_of_a_4090_and_a_3090_does_not_fit_where_two
         "{why}"
     );
     let fit = page.text_of("#fit-line");
-    assert!(fit.contains("Headroom") && !fit.contains("short by"), "{fit}");
+    assert!(
+        fit.contains("Headroom") && !fit.contains("short by"),
+        "{fit}"
+    );
     page.assert_no_console_errors();
 }

@@ -3,11 +3,11 @@
 //! link under the registry's key. Errors and notices speak the page's language.
 
 use e2e::Page;
-use vram_engine::{decode_link, Job, Scenario, SettingKind, SETTINGS};
+use vram_engine::{Job, Scenario, SettingKind, SETTINGS};
 
 /// The scenario a link of this job opens with.
 fn opened(job: Job) -> Scenario {
-    decode_link(&format!("v=1&j={}", job.key())).scenario
+    vram_engine::link::decode(&format!("v=1&j={}", job.key())).scenario
 }
 
 #[test]
@@ -52,7 +52,7 @@ fn a_switch_and_a_number_changed_on_the_page_land_in_the_link_under_their_regist
     }
     page.set("#grad-accum-num", "8", "change");
     page.wait_until("ga=8 in the link", 5, |p| p.url().contains("ga=8"));
-    let reopened = decode_link(&page.url());
+    let reopened = vram_engine::link::decode(&page.url());
     assert_eq!(reopened.scenario.grad_accum, 8);
     page.assert_no_console_errors();
 }
@@ -98,7 +98,10 @@ fn an_encoder_decoder_model_shows_its_source_and_target_lengths_and_the_link_kee
     );
     page.set("#target-len-num", "256", "change");
     page.wait_until("tl=256 in the link", 5, |p| p.url().contains("tl=256"));
-    assert_eq!(decode_link(&page.url()).scenario.target_len, 256);
+    assert_eq!(
+        vram_engine::link::decode(&page.url()).scenario.target_len,
+        256
+    );
     // a decoder-only model has one sequence length, no target length
     let page = Page::open("/?v=1&m=llama-3.1-8b&j=lora");
     page.wait_for("#seq-num", 10);

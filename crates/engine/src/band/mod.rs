@@ -8,9 +8,9 @@
 //! tenths of a percent. The band of an estimate is the row of the most similar group that holds at
 //! least [`MIN_BAND_CASES`] cases; with fewer, the answer says so rather than invent a band.
 
-use crate::fit::Server;
-use crate::framework::Framework;
 use crate::named::named_enum;
+use crate::scenario::Framework;
+use crate::scenario::Server;
 use crate::scenario::{Job, Scenario};
 
 /// The compiled table: `job family level cases lower upper ids`, one group a line.

@@ -2,10 +2,10 @@
 
 use crate::dtype::{KvDtype, WeightFormat};
 use crate::memory::ServingFit;
-use crate::presets;
+use crate::model::presets;
+pub use crate::scenario::Server;
+use crate::scenario::{CudaGraphs, SpecMethod};
 use crate::scenario::{ModelChoice, Scenario};
-pub use crate::server::Server;
-use crate::server::{CudaGraphs, SpecMethod};
 
 /// A launch command: the program's words, then each flag (with its `--`) and value.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -103,7 +103,7 @@ pub fn serve_command(s: &Scenario, server: Server) -> ServeCommand {
                 flags.push(("--enable-expert-parallel", String::new()));
             }
             flags.push(("--max-model-len", s.max_model_len.to_string()));
-            let fraction = crate::decimal(s.gpu_util_pct as f64 / 100.0, 2);
+            let fraction = crate::decimal::decimal(s.gpu_util_pct as f64 / 100.0, 2);
             flags.push(("--gpu-memory-utilization", fraction));
             flags.push(("--max-num-seqs", s.concurrency.to_string()));
             flags.push(("--max-num-batched-tokens", s.batched_tokens.to_string()));
@@ -132,13 +132,16 @@ pub fn serve_command(s: &Scenario, server: Server) -> ServeCommand {
             let permille = crate::sglang::mem_fraction_permille(s, s.gpu);
             flags.push((
                 "--mem-fraction-static",
-                crate::decimal(permille as f64 / 1e3, 3),
+                crate::decimal::decimal(permille as f64 / 1e3, 3),
             ));
             flags.push(("--max-running-requests", s.concurrency.to_string()));
             flags.extend(kv_dtype(server, s.kv_dtype).map(|d| ("--kv-cache-dtype", d.into())));
             flags.push(("--page-size", s.block_size.to_string()));
             // SGLang's radix cache shares prefixes unless --disable-radix-cache
         }
+    }
+    if s.cpu_offload_gib > 0 {
+        flags.push(("--cpu-offload-gb", s.cpu_offload_gib.to_string()));
     }
     if s.max_loras > 0 {
         let slots = match server {

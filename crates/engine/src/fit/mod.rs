@@ -3,17 +3,23 @@
 mod command;
 mod solve;
 
-pub use command::{serve_command, startup_concurrency, ServeCommand, Server};
+mod overview;
+
+pub use command::{serve_command, startup_concurrency, ServeCommand};
+pub use overview::{sweep, sweep_points, Advice, Overview};
 pub use solve::{solve, Answer, Question, Reach};
 
-use crate::band::estimate_band;
+pub use crate::band::{
+    error_band, estimate_band, family_of, Band, BandGroup, BandLevel, FrameworkFamily, BAND_TABLE,
+    MIN_BAND_CASES,
+};
 use crate::dtype::WeightFormat;
 use crate::error::EngineError;
 use crate::gpus::Gpu;
 use crate::memory::{estimate_with, Breakdown, Component};
 use crate::model::Architecture;
 use crate::named::named_enum;
-use crate::scenario::{Checkpointing, Job, Loss, Offload, Optimizer, Scenario, Zero};
+use crate::scenario::{Checkpointing, Job, Loss, Offload, Optimizer, Scenario, Server, Zero};
 use crate::units::{div_ceil, prod, scale, MIB};
 
 named_enum! {
@@ -68,7 +74,9 @@ impl Remedy {
                 t.job = Job::Qlora;
                 t.weights = WeightFormat::Nf4Dq;
             }
-            Remedy::KvFp8 if !train && s.kv_dtype.bits() > 8 => t.kv_dtype = crate::KvDtype::Fp8,
+            Remedy::KvFp8 if !train && s.kv_dtype.bits() > 8 => {
+                t.kv_dtype = crate::dtype::KvDtype::Fp8
+            }
             Remedy::Int4 if !train && !s.weights.is_quantized() => t.weights = WeightFormat::Awq4,
             _ => return None,
         }
@@ -101,7 +109,7 @@ pub struct Verdict {
     /// (below nvidia-smi's figure, [`Gpu::visible_bytes`]), or for a server what
     /// gpu_memory_utilization lets it take of that.
     pub budget: u64,
-    /// Whether the need fits the budget: exactly when `headroom >= 0`.
+    /// Whether the job runs: exactly when `headroom >= 0` and no `refusal` stops the server.
     pub fits: bool,
     /// budget - need per GPU (negative when it does not fit).
     pub headroom: i64,

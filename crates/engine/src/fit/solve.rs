@@ -7,7 +7,7 @@ use crate::dtype::WeightFormat;
 use crate::memory::estimate_with;
 use crate::model::Architecture;
 use crate::scenario::{Job, Scenario, Zero};
-use crate::settings::{Setting, SettingValue};
+use crate::scenario::{Setting, SettingValue};
 
 /// What the solver is asked, per job.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -13,7 +13,6 @@
 
 use super::ggml_type::GgmlType;
 use super::summary::{GgufSummary, TensorGroup};
-use crate::link::GGUF_LINK_ROOM;
 
 /// How much a summary keeps of its file's tensors.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -48,7 +47,7 @@ impl ClassBytes {
 
 /// `ffn_{up,down,gate,gate_up}_{,ch}exps…`: a layer tensor that holds a MoE layer's experts.
 fn is_expert_name(name: &str) -> bool {
-    crate::llamacpp::is_expert(&format!(".{name}"))
+    super::is_expert(&format!(".{name}"))
 }
 
 /// `…lumpK…`: a group written by the coarser summaries.
@@ -69,10 +68,9 @@ fn group_bytes(g: &TensorGroup) -> u64 {
 
 impl GgufSummary {
     /// The most detailed of this summary, each layer's bytes, and the model's bytes whose text
-    /// fits a link ([`GGUF_LINK_ROOM`]); this summary itself when none does (a link then leaves
-    /// the file out). The page keeps what a link can carry, so a shared link plans what it shows.
-    pub fn for_link(&self) -> GgufSummary {
-        let fits = |s: &GgufSummary| s.to_text().len() <= GGUF_LINK_ROOM;
+    /// fits in `room` characters; this summary itself when none does.
+    pub fn within(&self, room: usize) -> GgufSummary {
+        let fits = |s: &GgufSummary| s.to_text().len() <= room;
         if fits(self) {
             return self.clone();
         }

@@ -2,6 +2,14 @@
 //! listing read, and where a model came from as it travels in a link. The shells fetch; the
 //! engine says what to fetch and reads what came back.
 
+pub use crate::config::{parse_config, parse_quantization, Quantization, MAX_CONFIG_BYTES};
+pub use crate::safetensors::{
+    compare_with_config, header_length, is_shard_name, quant_scheme, read_header_json, read_index,
+    read_safetensors, size_weights, tensor_role, EntryField, FileDifference, FileWeights,
+    IndexError, QuantScheme, SafeDtype, SafeTensor, SafetensorsError, SafetensorsHeader,
+    SafetensorsIndex, SafetensorsLimit, Tally, TensorRole, LENGTH_PREFIX, MAX_INDEX_BYTES,
+};
+
 mod endpoint;
 mod error;
 mod fetch;

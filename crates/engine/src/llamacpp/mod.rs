@@ -2,17 +2,22 @@
 //! given flags, and the model, KV, compute and output buffers on each device, checked against
 //! llama.cpp's own printed sizes (tools/llamacpp/results.json; crates/engine/tests/engine/llamacpp.rs).
 
+pub use crate::gguf::{
+    is_expert, read_gguf, Detail, DraftValue, GgmlType, GgufDraft, GgufError, GgufHeader,
+    GgufLimit, GgufSummary, Hyperparameters, LayerCounts, LayerTensors, MetaArray, MetaValue,
+    MetadataEntry, SummaryError, TensorGroup, TensorInfo, ValueType, PADDING_PER_TENSOR,
+    STORED_ARRAY_MAX,
+};
+
 mod bandwidth;
 mod compute;
 mod draft;
 mod error;
 mod kv;
-mod local;
 mod mac;
 mod machine;
 mod mapping;
 mod offload;
-mod ollama;
 mod placement;
 mod plan;
 mod projector;
@@ -30,12 +35,10 @@ pub use compute::ComputeBuffer;
 pub use draft::LlamaDraft;
 pub use error::{KvPart, LlamaError, LlamaFlag, MissingKey};
 pub use kv::{ContextSizes, KvCache, CELL_PAD};
-pub use local::{local_header, local_machine, local_settings, LocalOverview};
 pub use mac::{Mac, MacChip, MAC_CHIPS};
 pub use machine::{DeviceFit, Machine, DEFAULT_HOST_BANDWIDTH};
 pub use offload::OFFLOAD_MIN_BATCH;
-pub use ollama::{ollama_batch, ollama_context, with_ollama_defaults};
-pub use placement::{is_expert, Backend, LlamaDevice, Placement};
+pub use placement::{Backend, LlamaDevice, Placement};
 pub use plan::{plan_llama, plan_placed, DeviceBuffers, LlamaPlan};
 pub use projector::{Projector, ProjectorError, ProjectorFile};
 pub use quantize::synthesize_gguf;

@@ -7,6 +7,7 @@
 
 use super::mapping::{maps_file, span, ModelBuffer};
 use super::settings::LlamaSettings;
+use crate::gguf::is_expert;
 use crate::gguf::{GgufHeader, TensorInfo};
 
 /// Where a buffer lives: host memory (CPU RAM, or a Mac's unified memory outside the GPU's
@@ -129,18 +130,6 @@ impl Placement {
         gpus.dedup();
         gpus
     }
-}
-
-/// `blk.N.ffn_{up,down,gate,gate_up}_{,ch}exps.*`: a MoE layer's expert weights.
-/// (Matched without allocating: the page runs it for every tensor of every plan it draws.)
-pub fn is_expert(name: &str) -> bool {
-    name.match_indices(".ffn_").any(|(at, _)| {
-        let rest = &name[at + ".ffn_".len()..];
-        ["up", "down", "gate", "gate_up"].iter().any(|part| {
-            rest.strip_prefix(part)
-                .is_some_and(|r| r.starts_with("_exps") || r.starts_with("_chexps"))
-        })
-    })
 }
 
 /// Cumulative shares divided by their sum, in f32 as llama.cpp computes them.

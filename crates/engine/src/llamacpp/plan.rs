@@ -119,7 +119,7 @@ fn check_settings(s: &LlamaSettings) -> Result<(), LlamaError> {
             text: s
                 .tensor_split
                 .iter()
-                .map(|x| crate::decimal(f64::from(*x), 2))
+                .map(|x| crate::decimal::decimal(f64::from(*x), 2))
                 .collect::<Vec<_>>()
                 .join(","),
         });

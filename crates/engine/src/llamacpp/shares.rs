@@ -65,14 +65,19 @@ impl TensorShares {
         usize::from(self.len)
     }
 
-    /// The text form: `even`, or the reduced shares joined by commas (`3,1`).
+    /// The text form: `even`, or the reduced shares joined by commas (`3,1`); as thousandths
+    /// (`0.5,3.051`) when a reduced share passes the 1000 that [`TensorShares::parse`] takes.
     pub fn key(&self) -> String {
         if self.is_even() {
             return EVEN_SPLIT.to_string();
         }
+        let whole = self.parts().iter().all(|&p| p <= MAX_SHARE_MILLI / 1000);
         self.parts()
             .iter()
-            .map(u32::to_string)
+            .map(|&p| match whole {
+                true => p.to_string(),
+                false => thousandths_text(p),
+            })
             .collect::<Vec<_>>()
             .join(",")
     }
@@ -113,6 +118,12 @@ fn thousandths(text: &str) -> Option<u32> {
     let padded = format!("{fraction:0<3}");
     let milli = whole.checked_mul(1000)? + padded.parse::<u32>().ok()?;
     (milli <= MAX_SHARE_MILLI).then_some(milli)
+}
+
+/// Thousandths as a decimal: `3051` is `3.051`, `500` is `0.5`, `2000` is `2`.
+fn thousandths_text(milli: u32) -> String {
+    let text = format!("{}.{:03}", milli / 1000, milli % 1000);
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 fn gcd(a: u32, b: u32) -> u32 {
@@ -172,6 +183,16 @@ mod tests {
         assert!(TensorShares::EVEN.applies_to(3));
         let s = TensorShares::parse("3,1").unwrap();
         assert!(s.applies_to(2) && !s.applies_to(3));
+    }
+
+    #[test]
+    fn shares_whose_reduced_parts_pass_a_thousand_are_written_as_decimals_and_read_back_equal() {
+        let t = TensorShares::parse("0.5,3.051").unwrap();
+        assert_eq!(t.parts(), [500, 3051]);
+        assert_eq!(t.key(), "0.5,3.051");
+        assert_eq!(TensorShares::parse(&t.key()), Some(t));
+        let whole = TensorShares::parse("6,2").unwrap();
+        assert_eq!(whole.key(), "3,1");
     }
 
     #[test]

@@ -2,8 +2,9 @@
 //! cache once, from the memory each lives in, so tokens/s ≤ 1 / Σ_devices (bytes read there /
 //! that memory's bandwidth). Compute, kernel launches and PCIe traffic only slow it further.
 
-use super::placement::{is_expert, LlamaDevice};
+use super::placement::LlamaDevice;
 use super::plan::LlamaPlan;
+use crate::gguf::is_expert;
 use crate::gguf::GgufHeader;
 
 /// Bytes read per generated token on one device, and that memory's bandwidth.

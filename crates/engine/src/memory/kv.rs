@@ -43,7 +43,7 @@ impl ServingFit {
     /// not nvidia-smi's. CUDA graphs come out of it only from V1 0.21 on; before, they are
     /// captured after the pool is sized.
     pub fn on(b: &Breakdown, s: &Scenario, gpu: crate::gpus::Gpu) -> ServingFit {
-        if s.server == crate::server::Server::Sglang {
+        if s.server == crate::scenario::Server::Sglang {
             return ServingFit::sglang(b, s, gpu);
         }
         let budget = scale(gpu.visible_bytes(), s.gpu_util_pct, 100);

@@ -270,7 +270,9 @@ mod tests {
 
     #[test]
     fn loading_llama_3_1_8b_in_nf4_leaves_about_one_16_bit_mlp_matrix_cached_beside_the_weights() {
-        let a = crate::presets::find("llama-3.1-8b").unwrap().architecture();
+        let a = crate::model::presets::find("llama-3.1-8b")
+            .unwrap()
+            .architecture();
         // what stays allocated, each request rounded to 512 B: the 16-bit head, embeddings and
         // norms, and per 4-bit matrix n/2 B packed, n/64 B of 8-bit scales and 4 B per 256 scales
         let round = |b: u64| b.div_ceil(512) * 512;

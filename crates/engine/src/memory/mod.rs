@@ -30,10 +30,14 @@ pub use weights::lora_params;
 
 use crate::dtype::WeightFormat;
 use crate::error::EngineError;
-use crate::formula::{Arg, Formula, Msg};
+pub use crate::formula::{Arg, Clause, Formula, Msg};
 use crate::model::{Architecture, ParamCounts};
 use crate::named::named_enum;
 use crate::scenario::{Job, Scenario, Zero};
+pub use crate::server::{captured_graphs, comm_mib, comm_parts_mib, decode_query_len};
+pub use crate::sglang::{
+    default_mem_fraction_permille, mem_fraction_permille, memory_tier_defaults,
+};
 use crate::units::{prod, scale, MIB};
 
 named_enum! {
@@ -318,7 +322,7 @@ fn longest_step_view<'a>(s: &'a Scenario, arch: &Architecture) -> std::borrow::C
     if !s.job.is_training() || arch.encoder.is_some() {
         return std::borrow::Cow::Borrowed(s);
     }
-    let len = crate::framework::step_tokens(s).budget_len();
+    let len = crate::scenario::step_tokens(s).budget_len();
     if len == s.seq {
         return std::borrow::Cow::Borrowed(s);
     }

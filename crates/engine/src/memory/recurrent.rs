@@ -3,8 +3,8 @@
 
 use super::{Breakdown, Budget, Component, Phase, ServingFit};
 use crate::formula::{Arg, Formula, Msg};
+use crate::scenario::Server;
 use crate::scenario::{Job, Scenario};
-use crate::server::Server;
 use crate::units::{div_ceil, prod};
 
 /// What a server pages for a hybrid model, per rank: the attention layers' bytes per token and

@@ -6,11 +6,11 @@ use super::kv::kv_cache_bytes;
 use super::{Budget, Component, Phase};
 use crate::dtype::Bits;
 use crate::formula::{Arg, Formula, Msg};
+use crate::model::presets;
 use crate::model::Architecture;
-use crate::presets;
+use crate::scenario::SpecMethod;
 use crate::server::{
-    captured_graphs, comm_mib, comm_parts_mib, SpecMethod, NCCL_BUFFSIZE_MIB, NVLS_CHANNELS,
-    NVLS_MEM_MIB,
+    captured_graphs, comm_mib, comm_parts_mib, NCCL_BUFFSIZE_MIB, NVLS_CHANNELS, NVLS_MEM_MIB,
 };
 use crate::units::{div_ceil, prod, MIB};
 
@@ -166,8 +166,8 @@ mod tests {
     use crate::fit::Need;
     use crate::gpus::Gpu;
     use crate::memory::{estimate, Breakdown, Component};
+    use crate::scenario::{CudaGraphs, Server, SpecMethod};
     use crate::scenario::{Job, Scenario, VllmVersion};
-    use crate::server::{CudaGraphs, SpecMethod};
     use crate::units::{GIB, MIB};
 
     fn served(f: impl FnOnce(&mut Scenario)) -> (Scenario, Breakdown) {
@@ -252,6 +252,28 @@ mod tests {
         });
         let gained = two_less.serving.unwrap().kv_pool - two.serving.unwrap().kv_pool;
         assert_eq!(gained, 1_000 * MIB);
+    }
+
+    #[test]
+    fn cpu_offload_gb_moves_its_gib_of_each_gpus_weights_to_cpu_memory_and_the_kv_pool_takes_them()
+    {
+        let (_, none) = served(|_| {});
+        let (s, four) = served(|s| s.cpu_offload_gib = 4);
+        let moved = none.bytes(Component::Weights) - four.bytes(Component::Weights);
+        assert_eq!(moved, 4 * GIB);
+        assert_eq!(four.cpu - none.cpu, 4 * GIB);
+        let gained = four.serving.unwrap().kv_pool - none.serving.unwrap().kv_pool;
+        assert_eq!(gained, 4 * GIB);
+        for server in [Server::Vllm, Server::Sglang] {
+            let flags = crate::fit::serve_command(&s, server).flags;
+            assert!(
+                flags.contains(&("--cpu-offload-gb", "4".into())),
+                "{flags:?}"
+            );
+        }
+        // never more than the weights themselves
+        let (_, all) = served(|s| s.cpu_offload_gib = 1_024);
+        assert_eq!(all.bytes(Component::Weights), 0);
     }
 
     #[test]

@@ -24,11 +24,21 @@ impl Budget<'_> {
         if offload_params {
             self.offload(per_gpu);
         }
-        let gpu_bytes = if offload_params { 0 } else { per_gpu };
+        let streamed = self.streamed_from_cpu(per_gpu);
+        self.offload(streamed);
+        let gpu_bytes = if offload_params {
+            0
+        } else {
+            per_gpu - streamed
+        };
         self.push(Component::Weights, Phase::Always, gpu_bytes, |b| {
             let mut f = formula;
             if z3 {
                 f.push(Msg::WeightsZero3, &[Arg::Int(b.shards)]);
+            }
+            if streamed > 0 {
+                let args = [Arg::Int(b.scenario.cpu_offload_gib), Arg::Bytes(streamed)];
+                f.push(Msg::WeightsStreamedFromCpu, &args);
             }
             if offload_params {
                 f.and(Msg::WeightsOnCpu, &[Arg::Bytes(per_gpu)])
@@ -73,6 +83,18 @@ impl Budget<'_> {
                 }
             }
         }
+    }
+
+    /// What a server's `--cpu-offload-gb` keeps of each GPU's weights in pinned CPU memory, at most
+    /// all of them. vLLM moves whole parameters of the decoder layers until the GiB asked for are
+    /// moved (`maybe_offload_to_cpu`, vllm-project/vllm#6496, `vllm/model_executor/models/utils.py`
+    /// at 82fbeae); the parameter that crosses the mark, at most one matrix, is not counted here.
+    fn streamed_from_cpu(&self, per_gpu: u64) -> u64 {
+        let s = self.scenario;
+        if s.job != Job::Serving {
+            return 0;
+        }
+        prod(&[s.cpu_offload_gib, crate::units::GIB]).min(per_gpu)
     }
 
     /// PEFT's `prepare_model_for_kbit_training` (peft 5d602fd `utils/other.py`): every 16-bit

@@ -3,6 +3,7 @@
 //! each layer's input; sequence parallelism splits that input over the tensor-parallel GPUs.
 
 use vram_engine::*;
+use vram_engine::{memory::*, scenario::*};
 
 fn full_training(checkpointing: Checkpointing, attention: Attention) -> Scenario {
     Scenario {

@@ -6,8 +6,9 @@
 
 use proptest::prelude::*;
 use proptest::sample::select;
+use vram_engine::scenario::*;
 use vram_engine::*;
-use vram_engine::{Mla, MlpKind, Moe, NormKind};
+use vram_engine::{model::Mla, model::MlpKind, model::Moe, model::NormKind};
 
 /// Cases per fuzz target: `FUZZ_CASES` when set (long runs), else `default`.
 pub fn fuzz_cases(default: u32) -> u32 {
@@ -29,7 +30,10 @@ pub fn shows_non_finite(text: &str) -> bool {
 }
 
 pub fn preset_ids() -> Vec<&'static str> {
-    presets().iter().map(|p| p.id).collect()
+    vram_engine::model::presets::all()
+        .iter()
+        .map(|p| p.id)
+        .collect()
 }
 
 /// Every quantized weight format (QLoRA's bases).
@@ -191,7 +195,7 @@ pub fn config_edit() -> impl Strategy<Value = (&'static str, serde_json::Value)>
 /// A preset's config.json with a few fields changed: real shapes, slightly off the catalog.
 pub fn arb_config_text() -> impl Strategy<Value = String> {
     (
-        select(presets().to_vec()),
+        select(vram_engine::model::presets::all().to_vec()),
         proptest::collection::vec(config_edit(), 0..4),
     )
         .prop_map(|(p, edits)| {
@@ -231,239 +235,33 @@ pub fn arb_gpus_tp() -> impl Strategy<Value = (u64, u64)> {
     (0u32..=12).prop_flat_map(|g| (Just(1u64 << g), (0u32..=g.min(6)).prop_map(|t| 1u64 << t)))
 }
 
-/// A valid scenario. Batch up to 1,024, sequences up to 1M tokens (32,768 with eager attention,
-/// whose seq x seq scores would otherwise pass 2^64 bytes), serving up to 1,024 requests of 1M.
+/// A valid scenario: a drawn model with every setting of the registry left as it is or drawn
+/// within its control's span (`vram_engine::strategy`), repaired where settings conflict; then
+/// sequences up to 32,768 with eager attention (whose seq x seq scores would otherwise pass 2^64
+/// bytes) and at most 64 micro-batches in a pipeline's step, and within the engine's bounds.
 pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
-    (arb_model(), select(Job::ALL.to_vec())).prop_flat_map(|(model, job)| {
-        let weights = match job {
-            Job::Full | Job::Lora => select(vec![WeightFormat::Fp32, WeightFormat::Bf16]),
-            Job::Qlora => select(quantized()),
-            Job::Inference | Job::Serving => select(WeightFormat::ALL.to_vec()),
-            Job::Local => select(
-                WeightFormat::ALL
-                    .iter()
-                    .copied()
-                    .filter(|f| Job::Local.allows(*f))
-                    .collect::<Vec<_>>(),
-            ),
-        };
-        let targets = if job.is_peft() {
-            (1u16..512).prop_map(targets_from_bits).boxed()
-        } else {
-            (0u16..512).prop_map(targets_from_bits).boxed()
-        };
-        let sizes = (
-            prop_oneof![1u64..=16, 1u64..=1_024],
-            prop_oneof![1u64..=4_096, 1u64..=1_000_000],
-            prop_oneof![0u64..=4_096, 0u64..=1_000_000],
-            prop_oneof![Just(1u64), 1u64..=65_536],
-            prop_oneof![Just(0u64), 1u64..=4_096, 0u64..=1 << 24],
-        );
-        let lora = (
-            prop_oneof![(0u32..=16).prop_map(|e| 1u64 << e), 1u64..=65_536],
-            targets,
-            any::<bool>(),
-        );
-        let training = (
-            select(Optimizer::ALL.to_vec()),
-            any::<bool>(),
-            select(Checkpointing::ALL.to_vec()),
-            select(Attention::ALL.to_vec()),
-            select(Loss::ALL.to_vec()),
-        );
-        let hardware = (
-            arb_gpus_tp(),
-            select(Zero::ALL.to_vec()),
-            select(Offload::ALL.to_vec()),
-            select(Gpu::ALL.to_vec()),
-            select(Unit::ALL.to_vec()),
-            select(DpFramework::ALL.to_vec()),
-            (any::<bool>(), any::<bool>()),
-            select(WeightsLoad::ALL.to_vec()),
-            prop_oneof![Just(0u64), 1u64..=64],
-            // pipeline stages (kept only where they divide the GPUs of the drawn layout), the
-            // schedule, sequence parallelism and the interleaved schedule's chunks per GPU
-            (
-                select(vec![1u64, 2, 4, 8]),
-                select(PipelineSchedule::ALL.to_vec()),
-                any::<bool>(),
-                2u64..=4,
-            ),
-        );
-        let serving = (
-            10u64..=100,
-            prop_oneof![Just(16u64), 1u64..=1_024],
-            1u64..=10_485_760,
-            1u64..=1_000_000,
-            1u64..=1_024,
-            1u64..=1_000_000,
-        );
-        let overhead = (
-            0u64..=65_536,
-            0u64..=100,
-            select(KvDtype::ALL.to_vec()),
-            1u64..=65_536,
-            select(VllmVersion::ALL.to_vec()),
-        );
-        // a vLLM server's start-up: graphs, NCCL buffers, speculative decoding
-        let server = (
-            select(CudaGraphs::ALL.to_vec()),
-            0u64..=8_192,
-            select(SpecMethod::ALL.to_vec()),
-            1u64..=16,
-            select(vec![
-                "llama-3.2-1b",
-                "qwen2.5-0.5b",
-                "qwen3-0.6b",
-                "gemma-3-1b",
-            ]),
-        );
-        let switches = (
-            any::<bool>(),
-            any::<bool>(),
-            any::<bool>(),
-            any::<bool>(),
-            any::<bool>(),
-            any::<bool>(),
-            any::<bool>(),
-            any::<bool>(),
-            any::<bool>(),
-        );
-        (
-            Just(model.clone()),
-            Just(job),
-            weights,
-            sizes,
-            lora,
-            training,
-            hardware,
-            serving,
-            overhead,
-            switches,
-            server,
-        )
-            .prop_map(
-                |(
-                    model,
-                    job,
-                    weights,
-                    sizes,
-                    lora,
-                    training,
-                    hardware,
-                    serving,
-                    overhead,
-                    switches,
-                    server,
-                )| {
-                    let (cuda_graphs, comm_mib, spec, spec_tokens, draft_model) = server;
-                    let (batch, seq, gen, grad_accum, global_batch) = sizes;
-                    let (lora_rank, lora_targets, lora_dropout) = lora;
-                    let (optimizer, master_weights, checkpointing, attention, loss) = training;
-                    let (
-                        (gpus, tp),
-                        zero,
-                        offload,
-                        gpu,
-                        unit,
-                        dp_framework,
-                        (bucket_view, fsdp_no_sync),
-                        weights_load,
-                        shard_group,
-                        (pp, pipeline_schedule, sequence_parallel, virtual_stages),
-                    ) = hardware;
-                    let pp = if gpus.is_multiple_of(tp * pp) { pp } else { 1 };
-                    // a pipeline keeps up to every micro-batch of a step in flight: at most 64
-                    let grad_accum = if pp > 1 {
-                        1 + (grad_accum - 1) % 64
-                    } else {
-                        grad_accum
-                    };
-                    let (gpu_util_pct, block_size, max_model_len, avg_tokens, concurrency, bt) =
-                        serving;
-                    let (context_mib, reserve_pct, kv_dtype, max_num_seqs, vllm) = overhead;
-                    let (
-                        train_embed_head,
-                        in_backward,
-                        offload_activations,
-                        quantize_head,
-                        attention_16bit,
-                        static_kv,
-                        kv_all_heads,
-                        dora,
-                        paged_optimizer,
-                    ) = switches;
-                    let seq = if attention == Attention::Eager {
-                        1 + (seq - 1) % 32_768
-                    } else {
-                        seq
-                    };
-                    let s = Scenario {
-                        model,
-                        job,
-                        weights,
-                        kv_dtype,
-                        batch,
-                        seq,
-                        gen,
-                        grad_accum,
-                        global_batch,
-                        lora_rank,
-                        lora_targets,
-                        lora_dropout,
-                        train_embed_head,
-                        dora,
-                        optimizer,
-                        // the step in backward cannot accumulate gradients (a refused combination)
-                        optimizer_in_backward: in_backward && grad_accum == 1,
-                        offload_activations,
-                        quantize_head,
-                        attention_16bit,
-                        static_kv,
-                        kv_all_heads,
-                        paged_optimizer,
-                        master_weights,
-                        checkpointing,
-                        attention,
-                        loss,
-                        gpus,
-                        zero,
-                        offload,
-                        dp_framework,
-                        bucket_view,
-                        fsdp_no_sync,
-                        weights_load,
-                        shard_group,
-                        tp,
-                        pp,
-                        pipeline_schedule,
-                        virtual_stages,
-                        sequence_parallel,
-                        gpu_util_pct,
-                        block_size,
-                        max_model_len,
-                        avg_tokens,
-                        concurrency,
-                        batched_tokens: bt,
-                        max_num_seqs,
-                        vllm,
-                        max_loras: 0,
-                        max_lora_rank: 16,
-                        shared_prefix: 0,
-                        cuda_graphs,
-                        comm_mib,
-                        spec,
-                        spec_tokens,
-                        draft_model,
-                        context_mib,
-                        reserve_pct,
-                        gpu,
-                        unit,
-                        ..Scenario::default()
-                    };
-                    within_bounds(s)
-                },
-            )
+    vram_engine::strategy::scenario(arb_model()).prop_map(|mut s| {
+        if s.attention == Attention::Eager {
+            s.seq = 1 + (s.seq - 1) % 32_768;
+        }
+        // a pipeline keeps up to every micro-batch of a step in flight: at most 64
+        if s.pp > 1 {
+            s.grad_accum = 1 + (s.grad_accum - 1) % 64;
+        }
+        // the properties move a scenario between jobs and GPU counts, so what one job refuses is
+        // held for all: a part keeps a format of its own only when it is QLoRA's 4-bit base (no
+        // part wider than LoRA's), pipeline stages divide the GPUs, and the layout's tensor and
+        // pipeline ranks (at most 512) leave room to double it within the properties' 4,096 GPUs
+        for (part, format) in s.weight_parts.overridden() {
+            if !Job::Qlora.allows(format) {
+                s.weight_parts.set(part, None);
+            }
+        }
+        if !s.gpus.is_multiple_of(s.tp * s.pp) || s.tp * s.pp > 512 {
+            s.pp = 1;
+        }
+        s.optimizer_in_backward &= s.grad_accum == 1;
+        within_bounds(s)
     })
 }
 
@@ -475,9 +273,9 @@ pub fn within_bounds(mut s: Scenario) -> Scenario {
     let trains_nothing = s
         .model
         .architecture()
-        .is_ok_and(|a| vram_engine::lora_params(&a, &s) == 0);
+        .is_ok_and(|a| vram_engine::memory::lora_params(&a, &s) == 0);
     if s.job.is_peft() && trains_nothing {
-        s.lora_targets = vram_engine::LoraTargets::all_linear();
+        s.lora_targets = vram_engine::scenario::LoraTargets::all_linear();
     }
     let beyond = |t: &Scenario| {
         let bigger = [
@@ -506,8 +304,8 @@ pub fn within_bounds(mut s: Scenario) -> Scenario {
 }
 
 /// Page settings a link can carry.
-pub fn arb_page() -> impl Strategy<Value = vram_engine::PageSettings> {
-    select(vec![None, Some("en"), Some("zh")]).prop_map(|lang| vram_engine::PageSettings {
+pub fn arb_page() -> impl Strategy<Value = vram_engine::link::PageSettings> {
+    select(vec![None, Some("en"), Some("zh")]).prop_map(|lang| vram_engine::link::PageSettings {
         lang,
         measured: None,
         hub_endpoint: None,

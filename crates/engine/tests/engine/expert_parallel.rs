@@ -4,7 +4,8 @@
 //! KV cache holding its share of the requests.
 
 use vram_engine::{
-    estimate, serve_command, Component, Job, ModelChoice, Scenario, Server, WeightFormat,
+    estimate, fit::serve_command, scenario::Server, Component, Job, ModelChoice, Scenario,
+    WeightFormat,
 };
 
 fn qwen3_moe(ep: bool) -> Scenario {

@@ -5,6 +5,7 @@
 use crate::common;
 
 use common::{shows_non_finite, SATURATED};
+use vram_engine::scenario::*;
 use vram_engine::*;
 
 const TEN_T: u64 = 10_000_000_000_000;
@@ -30,7 +31,7 @@ fn assert_countable(s: &Scenario) -> Breakdown {
 /// The decoded link's scenario, asserting exactly the notices named (by a piece of each notice's
 /// data: its kind, its key, its range).
 fn decode_with(link: &str, expected: &[&str]) -> Scenario {
-    let d = decode_link(link);
+    let d = vram_engine::link::decode(link);
     assert_eq!(d.notices.len(), expected.len(), "{link}: {:?}", d.notices);
     for (n, word) in d.notices.iter().zip(expected) {
         let data = format!("{n:?}");

@@ -5,8 +5,9 @@
 //! linear matrix (gate, up, down) 14,336 × 4,096 = 58,720,256.
 
 use vram_engine::{
-    decode_link, encode_link, estimate, step_tokens, Batching, Breakdown, Component, Framework,
-    Gpu, Job, LengthReason, Loss, ModelChoice, PageSettings, Phase, Scenario,
+    estimate, link::PageSettings, scenario::step_tokens, scenario::Batching, scenario::Framework,
+    scenario::LengthReason, scenario::Loss, Breakdown, Component, Gpu, Job, ModelChoice, Phase,
+    Scenario,
 };
 
 fn llama_8b(job: Job) -> Scenario {
@@ -61,7 +62,7 @@ fn transformers_computes_the_full_logits_upcast_to_fp32_as_the_issue_measured() 
 #[test]
 fn a_link_applies_the_framework_first_so_its_own_values_override_whatever_their_order() {
     for link in ["j=qlora&ls=full&ft=unsloth", "j=qlora&ft=unsloth&ls=full"] {
-        let d = decode_link(link);
+        let d = vram_engine::link::decode(link);
         assert!(d.notices.is_empty(), "{:?}", d.notices);
         let s = d.scenario;
         assert_eq!(s.framework, Framework::Unsloth);
@@ -76,22 +77,22 @@ fn a_link_applies_the_framework_first_so_its_own_values_override_whatever_their_
 fn a_framework_and_a_changed_default_round_trip_through_a_link() {
     let mut s = with_framework(llama_8b(Job::Qlora), Framework::Unsloth);
     s.offload_activations = false;
-    let link = encode_link(&s, &PageSettings::default());
+    let link = vram_engine::link::encode(&s, &PageSettings::default());
     assert!(
         link.contains("ft=unsloth") && link.contains("ao=0"),
         "{link}"
     );
     // Unsloth's loss is its default: the link does not repeat it
     assert!(!link.contains("ls="), "{link}");
-    assert_eq!(decode_link(&link).scenario, s);
+    assert_eq!(vram_engine::link::decode(&link).scenario, s);
 }
 
 #[test]
 fn a_qlora_link_without_a_framework_gets_trls_bf16_adapters() {
-    let s = decode_link("j=qlora").scenario;
+    let s = vram_engine::link::decode("j=qlora").scenario;
     assert_eq!(s.framework, Framework::Trl);
     assert!(!s.master_weights);
-    assert!(decode_link("j=lora").scenario.master_weights);
+    assert!(vram_engine::link::decode("j=lora").scenario.master_weights);
 }
 
 #[test]
@@ -243,7 +244,9 @@ fn an_unsloth_dynamic_checkpoint_keeps_the_single_layers_matrices_it_skips_16_bi
         "bnb_4bit_quant_type":"nf4","bnb_4bit_use_double_quant":true,
         "llm_int8_skip_modules":["lm_head","model.layers.0.mlp.down_proj",
         "model.layers.1.mlp.down_proj","model.layers.2.self_attn"]}}"#;
-    let q = vram_engine::parse_quantization(config).unwrap().unwrap();
+    let q = vram_engine::hub::parse_quantization(config)
+        .unwrap()
+        .unwrap();
     let plain = llama_8b(Job::Qlora);
     let mut dynamic = plain.clone();
     dynamic.apply_quantization(&q, |_| false);

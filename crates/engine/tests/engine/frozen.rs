@@ -21,8 +21,8 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use vram_engine::{
-    decode_link, encode_link, estimate_with, remedies, solve, verdicts, Answer, Component, Gpu,
-    Job, Reach, SettingValue, Verdict,
+    fit::remedies, fit::solve, fit::Answer, fit::Reach, memory::estimate_with, verdicts, Component,
+    Gpu, Job, SettingValue, Verdict,
 };
 
 /// Entries wider than this overflow their column instead of widening it for every line.
@@ -56,13 +56,13 @@ fn field(name: impl Into<String>, value: impl ToString) -> Field {
 
 /// Everything a link's budget shows, as figures (bytes and keys, no words).
 fn record(link: &str) -> Record {
-    let d = decode_link(link);
+    let d = vram_engine::link::decode(link);
     let s = &d.scenario;
     let mut groups: Vec<Vec<Field>> = vec![Vec::new(); GROUPS];
     if !d.notices.is_empty() {
         groups[READ].push(field("notices", d.notices.len()));
     }
-    let canonical = encode_link(s, &d.page);
+    let canonical = vram_engine::link::encode(s, &d.page);
     if !same_pairs(link, &canonical) {
         groups[READ].push(field("canonical", canonical));
     }

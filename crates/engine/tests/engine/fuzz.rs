@@ -29,6 +29,7 @@ use common::*;
 use proptest::prelude::*;
 use proptest::sample::select;
 use vram_engine::*;
+use vram_engine::{hub::*, json::*, link::*, model::*};
 
 /// The longest any single call may take (debug build, a busy CI machine).
 const MAX_CALL: Duration = Duration::from_secs(2);
@@ -88,7 +89,7 @@ fn one_bounded_line(what: &str, message: &str) {
 /// Everything a link may do: notices are bounded, and the scenario is valid, estimates, and
 /// survives its own link unchanged.
 fn check_decode(input: &str) {
-    let d = timed("decode_link", input, || decode_link(input));
+    let d = timed("decode_link", input, || vram_engine::link::decode(input));
     if d.notices.is_empty() {
         accepted();
     }
@@ -114,8 +115,8 @@ fn check_decode(input: &str) {
             "{input:?} decodes to a scenario without an estimate"
         );
     }
-    let again = encode_link(&d.scenario, &d.page);
-    let d2 = decode_link(&again);
+    let again = vram_engine::link::encode(&d.scenario, &d.page);
+    let d2 = vram_engine::link::decode(&again);
     assert!(d2.notices.is_empty(), "{again}: {:?}", d2.notices);
     assert_eq!(d2.scenario, d.scenario, "{again}");
 }
@@ -156,8 +157,8 @@ fn check_config(input: &str) {
     }
 }
 
-fn check_json(input: &str) -> Result<JsonValue, JsonError> {
-    let read = timed("parse_json", input, || parse_json(input));
+fn check_json(input: &str) -> Result<vram_engine::json::Value, JsonError> {
+    let read = timed("parse_json", input, || vram_engine::json::parse(input));
     match &read {
         Ok(_) => accepted(),
         Err(e) => one_bounded_line("parse_json", &format!("{e:?}")),
@@ -721,7 +722,9 @@ fn random_json_parses_like_serde_json_and_never_breaks_the_config_reader() {
                 // unless a key repeats (serde_json keeps the last) or it nests too deep
                 (Err(e), Ok(_)) => match e.why {
                     JsonProblem::DuplicateKey => {}
-                    JsonProblem::TooDeep => assert!(depth + 6 >= JSON_MAX_DEPTH, "{text}"),
+                    JsonProblem::TooDeep => {
+                        assert!(depth + 6 >= vram_engine::json::MAX_DEPTH, "{text}")
+                    }
                     _ => panic!("valid JSON refused ({e:?}): {text}"),
                 },
                 (Ok(_), Err(e)) => panic!("accepted what serde_json refuses ({e}): {text}"),
@@ -742,7 +745,7 @@ fn config_shaped_objects_are_read_or_refused_with_a_reason() {
 #[test]
 fn mutated_preset_configs_are_read_or_refused_with_a_reason() {
     let strategy = (
-        select(presets().to_vec()),
+        select(vram_engine::model::presets::all().to_vec()),
         proptest::collection::vec(arb_op(), 0..6),
         proptest::collection::vec((arb_key(), arb_field_value()), 0..4),
     );
@@ -779,7 +782,7 @@ fn mutated_valid_links_decode_to_a_usable_scenario() {
         proptest::collection::vec(arb_op(), 0..8),
     );
     fuzz("mutated valid links", strategy, |(s, page, ops)| {
-        check_decode(&mutate(&encode_link(&s, &page), &ops))
+        check_decode(&mutate(&vram_engine::link::encode(&s, &page), &ops))
     });
 }
 

@@ -10,7 +10,7 @@ use crate::common;
 use vram_test_support::checkpoints;
 
 use proptest::prelude::*;
-use vram_engine::*;
+use vram_engine::hub::*;
 
 fn cases() -> u32 {
     common::fuzz_cases(1_000)

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use proptest::prelude::*;
 use proptest::sample::select;
-use vram_engine::*;
+use vram_engine::llamacpp::*;
 
 fn cases() -> u32 {
     common::fuzz_cases(500)

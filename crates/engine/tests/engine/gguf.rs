@@ -5,7 +5,8 @@ use std::path::PathBuf;
 
 use proptest::prelude::*;
 use vram_engine::{
-    read_gguf, GgmlType, GgufError, GgufHeader, GgufLimit, LayerCounts, MetaValue, ValueType,
+    llamacpp::read_gguf, llamacpp::GgmlType, llamacpp::GgufError, llamacpp::GgufHeader,
+    llamacpp::GgufLimit, llamacpp::LayerCounts, llamacpp::MetaValue, llamacpp::ValueType,
 };
 
 fn fixtures() -> Vec<(String, Vec<u8>)> {

@@ -12,7 +12,9 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use vram_engine::{read_gguf, GgmlType, GgufHeader, LayerCounts};
+use vram_engine::{
+    llamacpp::read_gguf, llamacpp::GgmlType, llamacpp::GgufHeader, llamacpp::LayerCounts,
+};
 
 const CPU_TENSOR_ALIGNMENT: u64 = 32;
 const MIB: f64 = 1024.0 * 1024.0;

@@ -5,8 +5,9 @@ use std::path::PathBuf;
 
 use proptest::prelude::*;
 use vram_engine::{
-    decode_bound, plan_llama, read_gguf, Backend, GgmlType, GgufHeader, GgufSummary, LlamaSettings,
-    SummaryError,
+    llamacpp::decode_bound, llamacpp::plan_llama, llamacpp::read_gguf, llamacpp::Backend,
+    llamacpp::GgmlType, llamacpp::GgufHeader, llamacpp::GgufSummary, llamacpp::LlamaSettings,
+    llamacpp::SummaryError,
 };
 
 fn fixtures() -> Vec<(String, GgufHeader)> {

@@ -4,8 +4,8 @@
 use vram_test_support::gguf_split;
 
 use vram_engine::{
-    decode_link, encode_link, read_gguf, GgufFile, GgufHeader, GgufSummary, HubSource, Job,
-    ModelChoice, PageSettings, Scenario,
+    hub::HubSource, link::PageSettings, llamacpp::read_gguf, llamacpp::GgufHeader,
+    llamacpp::GgufSummary, scenario::GgufFile, Job, ModelChoice, Scenario,
 };
 
 fn fixture(name: &str) -> GgufHeader {
@@ -63,12 +63,12 @@ fn a_gguf_from_the_hub_travels_in_the_link_with_its_repository_and_reopens_the_s
         })),
         ..Scenario::default()
     };
-    let link = encode_link(&s, &PageSettings::default());
+    let link = vram_engine::link::encode(&s, &PageSettings::default());
     assert!(
         link.contains("gn=m-Q4_K_M.gguf") && link.contains("hf=org%2Fm-GGUF%400123"),
         "{link}"
     );
-    let opened = decode_link(&link);
+    let opened = vram_engine::link::decode(&link);
     assert!(opened.notices.is_empty(), "{:?}", opened.notices);
     assert_eq!(opened.scenario, s);
 }
@@ -79,7 +79,7 @@ fn beside_a_gguf_file_the_link_keeps_one_hub_source_and_gives_it_to_the_file() {
         model: ModelChoice::Custom {
             name: "org/other".into(),
             arch: Box::new(
-                vram_engine::find_preset("llama-3.1-8b")
+                vram_engine::model::presets::find("llama-3.1-8b")
                     .unwrap()
                     .architecture(),
             ),
@@ -99,11 +99,15 @@ fn beside_a_gguf_file_the_link_keeps_one_hub_source_and_gives_it_to_the_file() {
         })),
         ..custom.clone()
     };
-    let link = encode_link(&with_file, &PageSettings::default());
+    let link = vram_engine::link::encode(&with_file, &PageSettings::default());
     assert_eq!(link.matches("hf=").count(), 1, "{link}");
-    let opened = decode_link(&link).scenario;
+    let opened = vram_engine::link::decode(&link).scenario;
     assert_eq!(opened.gguf.unwrap().source, Some(source()));
     // without a file, the custom model keeps its own source
-    let alone = decode_link(&encode_link(&custom, &PageSettings::default())).scenario;
+    let alone = vram_engine::link::decode(&vram_engine::link::encode(
+        &custom,
+        &PageSettings::default(),
+    ))
+    .scenario;
     assert_eq!(alone.model, custom.model);
 }

@@ -10,6 +10,7 @@
 
 use serde_json::Value;
 use vram_engine::*;
+use vram_engine::{llamacpp::*, memory::*};
 
 /// The bound on each printed figure: the 10 % on the KV / state pool.
 const TARGET_PCT: f64 = 10.0;
@@ -55,7 +56,7 @@ fn every_hybrid_log_s_tokens_and_concurrency_come_out_of_its_pool_within_ten_per
             int(case, "tp"),
             int(case, "max_model_len"),
         );
-        let d = decode_link(&link);
+        let d = vram_engine::link::decode(&link);
         assert!(d.notices.is_empty(), "{id}: {:?}", d.notices);
         let b = estimate(&d.scenario).unwrap();
         let pages = b.recurrent.unwrap_or_else(|| panic!("{id}: not a hybrid"));

@@ -3,7 +3,10 @@
 //! computed by hand from the architecture's parameter counts.
 
 use vram_engine::{estimate, Breakdown};
-use vram_engine::{Component, DpFramework, Job, ModelChoice, Msg, Phase, Scenario, Unit, Zero};
+use vram_engine::{
+    memory::Msg, scenario::DpFramework, scenario::Zero, Component, Job, ModelChoice, Phase,
+    Scenario, Unit,
+};
 use vram_text::Lang;
 
 /// Llama 2 13B in pure bf16, FULL_SHARD over four GPUs, eight micro-batches a step.

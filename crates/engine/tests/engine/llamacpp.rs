@@ -6,8 +6,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use vram_engine::{
-    plan_llama, read_gguf, Backend, GgmlType, GgufHeader, LlamaDevice, LlamaError, LlamaPlan,
-    LlamaSettings,
+    llamacpp::plan_llama, llamacpp::read_gguf, llamacpp::Backend, llamacpp::GgmlType,
+    llamacpp::GgufHeader, llamacpp::LlamaDevice, llamacpp::LlamaError, llamacpp::LlamaPlan,
+    llamacpp::LlamaSettings,
 };
 
 const MIB: f64 = 1024.0 * 1024.0;

@@ -4,9 +4,12 @@
 use std::sync::Arc;
 
 use vram_engine::*;
+use vram_engine::{llamacpp::*, local::*};
 
 fn header(id: &str) -> GgufHeader {
-    let a = find_preset(id).unwrap().architecture();
+    let a = vram_engine::model::presets::find(id)
+        .unwrap()
+        .architecture();
     synthesize_gguf(&a, WeightFormat::GgufQ4KM).unwrap()
 }
 
@@ -69,7 +72,7 @@ fn the_draft_s_own_context_and_gpu_layers_are_its_own() {
 #[test]
 fn a_local_job_with_a_draft_names_it_in_the_llama_server_command_and_fits_less() {
     let open = |link: &str| {
-        let d = decode_link(link);
+        let d = vram_engine::link::decode(link);
         assert!(d.notices.is_empty(), "{:?}", d.notices);
         LocalOverview::compute(&d.scenario).unwrap()
     };

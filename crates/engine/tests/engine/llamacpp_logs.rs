@@ -6,7 +6,7 @@
 use vram_test_support::cases;
 
 use cases::llamacpp::{load, LlamaCase, LlamaRow, FILE};
-use vram_engine::{Level, LlamaDevice, Mac, Machine};
+use vram_engine::{llamacpp::LlamaDevice, llamacpp::Mac, llamacpp::Machine, measured::Level};
 
 /// How many logs the repository's set holds: a removed or truncated file changes it.
 const IN_REPO_LOGS: usize = 11;
@@ -187,7 +187,8 @@ fn a_metal_plan_with_host_layers_keeps_each_buffer_its_own_tensors() {
     let full = case.plan().unwrap();
     case.settings.gpu_layers = Some(10);
     let partial = case.plan().unwrap();
-    let metal = |p: &vram_engine::LlamaPlan| p.device(LlamaDevice::Gpu(0)).unwrap().clone();
+    let metal =
+        |p: &vram_engine::llamacpp::LlamaPlan| p.device(LlamaDevice::Gpu(0)).unwrap().clone();
     assert!(metal(&full).shared > 0);
     assert_eq!(metal(&partial).shared, 0);
     assert!(metal(&partial).model < metal(&full).model - metal(&full).shared);

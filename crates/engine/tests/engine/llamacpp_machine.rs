@@ -2,6 +2,7 @@
 
 use std::path::Path;
 
+use vram_engine::llamacpp::*;
 use vram_engine::*;
 
 fn header(name: &str) -> GgufHeader {

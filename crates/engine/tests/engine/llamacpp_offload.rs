@@ -8,8 +8,10 @@ use std::path::Path;
 
 use cases::llamacpp::load;
 use vram_engine::{
-    is_expert, local_header, plan_llama, read_gguf, Backend, GgufHeader, Job, LlamaDevice,
-    LlamaPlan, LlamaSettings, ModelChoice, Placement, Scenario, WeightFormat, OFFLOAD_MIN_BATCH,
+    llamacpp::is_expert, llamacpp::plan_llama, llamacpp::read_gguf, llamacpp::Backend,
+    llamacpp::GgufHeader, llamacpp::LlamaDevice, llamacpp::LlamaPlan, llamacpp::LlamaSettings,
+    llamacpp::Placement, llamacpp::OFFLOAD_MIN_BATCH, local::local_header, Job, ModelChoice,
+    Scenario, WeightFormat,
 };
 
 const MIB: u64 = 1 << 20;
@@ -153,7 +155,7 @@ fn the_launch_line_says_no_op_offload_when_it_is_off() {
         ..settings(4)
     };
     let has = |s: &LlamaSettings| {
-        vram_engine::launch_commands(s, 32)
+        vram_engine::llamacpp::launch_commands(s, 32)
             .llama_server
             .iter()
             .any(|(flag, _)| *flag == "--no-op-offload")

@@ -3,8 +3,9 @@
 //! the batch that goes with the context, flash attention and f16 caches, as many layers as fit.
 
 use vram_engine::{
-    local_header, local_machine, local_settings, max_gpu_layers, ollama_batch, ollama_context,
-    with_ollama_defaults, GgmlType, Gpu, Job, LocalMachine, Scenario, WeightFormat, GIB,
+    llamacpp::max_gpu_layers, llamacpp::GgmlType, local::local_header, local::local_machine,
+    local::local_settings, local::ollama_batch, local::ollama_context, local::with_ollama_defaults,
+    scenario::LocalMachine, Gpu, Job, Scenario, WeightFormat, GIB,
 };
 
 fn run(gpu: Gpu, gpus: u64) -> Scenario {
@@ -57,7 +58,7 @@ fn one_request_the_batch_of_its_context_flash_attention_and_f16_caches() {
 fn the_layers_are_as_many_as_fit_and_the_preset_applied_twice_is_the_same() {
     for gpu in [Gpu::T4, Gpu::Rtx4090] {
         let o = ollama(&run(gpu, 1));
-        let settings = vram_engine::LlamaSettings {
+        let settings = vram_engine::llamacpp::LlamaSettings {
             gpu_layers: None,
             ..local_settings(&o)
         };

@@ -4,7 +4,8 @@
 use std::path::Path;
 
 use vram_engine::{
-    is_expert, plan_llama, read_gguf, Backend, GgufHeader, LlamaDevice, LlamaPlan, LlamaSettings,
+    llamacpp::is_expert, llamacpp::plan_llama, llamacpp::read_gguf, llamacpp::Backend,
+    llamacpp::GgufHeader, llamacpp::LlamaDevice, llamacpp::LlamaPlan, llamacpp::LlamaSettings,
 };
 
 fn header(name: &str) -> GgufHeader {

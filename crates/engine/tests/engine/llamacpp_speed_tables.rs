@@ -12,9 +12,10 @@
 //! (`llama_tensor_get_type` in src/llama-quant.cpp), norms f32.
 
 use vram_engine::{
-    decode_bound, local_header, local_machine, local_settings, plan_llama, read_gguf, GgmlType,
-    GgufHeader, GgufSummary, Gpu, Job, LocalMachine, LocalOverview, ModelChoice, Scenario,
-    WeightFormat, GIB,
+    llamacpp::decode_bound, llamacpp::plan_llama, llamacpp::read_gguf, llamacpp::GgmlType,
+    llamacpp::GgufHeader, llamacpp::GgufSummary, local::local_header, local::local_machine,
+    local::local_settings, local::LocalOverview, scenario::LocalMachine, Gpu, Job, ModelChoice,
+    Scenario, WeightFormat, GIB,
 };
 
 /// One Apple Silicon row of ggml-org/llama.cpp discussion #4167, "Performance of llama.cpp on
@@ -400,7 +401,7 @@ fn the_engine_bandwidths_are_the_ones_the_apple_thread_lists() {
     // 800 against Apple's 819), so a ratio in the doc reads against the same memory either way
     for row in &APPLE {
         let mac = local_machine(&on_mac(row, WeightFormat::GgufQ8_0));
-        let engine = mac.bandwidth(vram_engine::LlamaDevice::Gpu(0)) as f64 / 1e9;
+        let engine = mac.bandwidth(vram_engine::llamacpp::LlamaDevice::Gpu(0)) as f64 / 1e9;
         let listed = row.listed_gbps as f64;
         assert!(
             (engine / listed - 1.0).abs() < 0.03,

@@ -3,8 +3,9 @@
 //! which the command says with `-sm none`.
 
 use vram_engine::{
-    launch_commands, local_machine, local_settings, plan_llama, Gpu, Job, LlamaDevice, Scenario,
-    SplitMode, TensorShares, WeightFormat,
+    llamacpp::launch_commands, llamacpp::plan_llama, llamacpp::LlamaDevice, llamacpp::TensorShares,
+    local::local_machine, local::local_settings, scenario::SplitMode, Gpu, Job, Scenario,
+    WeightFormat,
 };
 
 fn two_gpus(split_mode: SplitMode) -> Scenario {
@@ -18,8 +19,8 @@ fn two_gpus(split_mode: SplitMode) -> Scenario {
     }
 }
 
-fn plan(s: &Scenario) -> vram_engine::LlamaPlan {
-    let header = vram_engine::local_header(s).unwrap();
+fn plan(s: &Scenario) -> vram_engine::llamacpp::LlamaPlan {
+    let header = vram_engine::local::local_header(s).unwrap();
     plan_llama(&header, &local_settings(s), local_machine(s).backend()).unwrap()
 }
 

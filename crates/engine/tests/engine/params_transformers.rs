@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use vram_engine::parse_config;
+use vram_engine::hub::parse_config;
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hybrid")
@@ -60,7 +60,8 @@ fn every_hybrid_fixture_has_the_parameter_count_transformers_builds_on_the_meta_
 fn every_hybrid_fixture_and_variant_travels_through_the_link_form_unchanged() {
     for (name, path) in configs() {
         let arch = parse_config(&std::fs::read_to_string(&path).unwrap()).unwrap();
-        let back = vram_engine::decode_arch(&vram_engine::encode_arch(&arch)).unwrap();
+        let back =
+            vram_engine::model::decode_arch(&vram_engine::model::encode_arch(&arch)).unwrap();
         assert_eq!(back, arch, "{name}");
     }
 }

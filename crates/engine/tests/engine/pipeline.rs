@@ -4,6 +4,7 @@
 //! applies within a stage.
 
 use vram_engine::*;
+use vram_engine::{fit::*, link::*, memory::*, scenario::*};
 
 fn training(model: &'static str, pp: u64, micro_batches: u64) -> Scenario {
     Scenario {
@@ -258,12 +259,12 @@ fn a_pipeline_link_round_trips_through_its_keys() {
         pipeline_schedule: PipelineSchedule::GPipe,
         ..training("llama-3.1-8b", 4, 8)
     };
-    let link = encode_link(&s, &PageSettings::default());
+    let link = vram_engine::link::encode(&s, &PageSettings::default());
     assert!(
         link.contains("pp=4") && link.contains("pps=gpipe"),
         "{link}"
     );
-    assert_eq!(decode_link(&link).scenario, s);
+    assert_eq!(vram_engine::link::decode(&link).scenario, s);
 }
 
 #[test]

@@ -6,9 +6,10 @@
 use std::path::Path;
 
 use vram_engine::{
-    decode_link, encode_link, max_gpu_layers, plan_llama, read_gguf, Backend, GgufHeader, Gpu, Job,
-    LlamaDevice, LlamaSettings, Machine, PageSettings, Projector, ProjectorError, ProjectorFile,
-    Scenario, DEFAULT_HOST_BANDWIDTH, MIB,
+    link::PageSettings, llamacpp::max_gpu_layers, llamacpp::plan_llama, llamacpp::read_gguf,
+    llamacpp::Backend, llamacpp::GgufHeader, llamacpp::LlamaDevice, llamacpp::LlamaSettings,
+    llamacpp::Machine, llamacpp::Projector, llamacpp::ProjectorError, llamacpp::ProjectorFile,
+    llamacpp::DEFAULT_HOST_BANDWIDTH, Gpu, Job, Scenario, MIB,
 };
 use vram_test_support::projector::{draft, tensor_bytes, Tower, GEMMA3, QWEN25VL};
 
@@ -153,12 +154,12 @@ fn a_link_carries_the_projector_and_its_offload_and_a_broken_one_is_said() {
         mmproj_offload: false,
         ..Scenario::default()
     };
-    let link = encode_link(&s, &PageSettings::default());
+    let link = vram_engine::link::encode(&s, &PageSettings::default());
     assert!(link.contains("mpo=0"), "{link}");
-    let back = decode_link(&link);
+    let back = vram_engine::link::decode(&link);
     assert!(back.notices.is_empty(), "{:?}", back.notices);
     assert_eq!(back.scenario, s);
-    let broken = decode_link(&link.replace("mp=", "mp=x"));
+    let broken = vram_engine::link::decode(&link.replace("mp=", "mp=x"));
     assert!(broken.scenario.mmproj.is_none());
     assert_eq!(broken.notices.len(), 1, "{:?}", broken.notices);
 }

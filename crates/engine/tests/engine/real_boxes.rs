@@ -3,9 +3,9 @@
 //! cards).
 
 use vram_engine::{
-    decode_link, encode_link, estimate, local_machine, local_settings, Gpu, Job, LlamaDevice,
-    LocalOverview, ModelChoice, Need, PageSettings, Scenario, Server, StartRefusal, WeightFormat,
-    MIB,
+    estimate, fit::Need, fit::StartRefusal, link::PageSettings, llamacpp::LlamaDevice,
+    local::local_machine, local::local_settings, local::LocalOverview, scenario::Server, Gpu, Job,
+    ModelChoice, Scenario, WeightFormat, MIB,
 };
 
 fn local_pair(last: Gpu, held_mib: u64) -> Scenario {
@@ -72,7 +72,7 @@ fn two_cards_alike_still_split_evenly_and_typed_shares_win() {
     };
     assert_eq!(local_settings(&alike).tensor_split, vec![1.0, 1.0]);
     let typed = Scenario {
-        tensor_split: vram_engine::TensorShares::parse("3,1").unwrap(),
+        tensor_split: vram_engine::llamacpp::TensorShares::parse("3,1").unwrap(),
         ..local_pair(Gpu::Rtx3060, 0)
     };
     assert_eq!(local_settings(&typed).tensor_split, vec![3.0, 1.0]);
@@ -93,7 +93,7 @@ fn vllm_v1_will_not_start_when_other_processes_hold_more_than_utilization_leaves
     // V0 has no such check
     let (_, v0) = served(|s| {
         s.held_mib = 2_500;
-        s.vllm = vram_engine::VllmVersion::V0;
+        s.vllm = vram_engine::scenario::VllmVersion::V0;
     });
     assert_eq!(v0.refusal, None);
 }
@@ -139,10 +139,10 @@ fn vllm_refuses_a_tensor_parallel_group_of_a_4090_and_a_3090() {
     assert_eq!(replicas.refusal, None);
     // the link carries the last GPU and the amount held
     let t = Scenario { held_mib: 700, ..s };
-    let link = encode_link(&t, &PageSettings::default());
+    let link = vram_engine::link::encode(&t, &PageSettings::default());
     assert!(
         link.contains("g2=rtx3090") && link.contains("held=700"),
         "{link}"
     );
-    assert_eq!(decode_link(&link).scenario, t);
+    assert_eq!(vram_engine::link::decode(&link).scenario, t);
 }

@@ -2,8 +2,7 @@
 //! through a link and back, and every value a setting refuses is refused with its range.
 
 use vram_engine::{
-    decode_link, encode_link, PageSettings, Refusal, Scenario, Setting, SettingKind, SettingValue,
-    Switch, SETTINGS,
+    link::PageSettings, scenario::Refusal, Scenario, Setting, SettingKind, SettingValue, SETTINGS,
 };
 
 /// A scenario with one setting moved off its default (and, for the tensor-parallel degree and
@@ -37,14 +36,14 @@ fn moved(st: &vram_engine::Setting) -> (Scenario, String) {
 fn every_setting_moved_off_its_default_travels_through_a_link_and_back() {
     for st in SETTINGS {
         let (s, value) = moved(st);
-        let link = encode_link(&s, &PageSettings::default());
+        let link = vram_engine::link::encode(&s, &PageSettings::default());
         assert!(
             link.split('&')
                 .any(|kv| kv == format!("{}={value}", st.key)),
             "{}: {link}",
             st.key
         );
-        let back = decode_link(&link);
+        let back = vram_engine::link::decode(&link);
         assert!(back.notices.is_empty(), "{}: {:?}", st.key, back.notices);
         assert_eq!(back.scenario, s, "{}", st.key);
         assert_eq!(st.text(&back.scenario), value, "{}", st.key);
@@ -84,13 +83,6 @@ fn every_setting_writes_back_what_it_reads() {
         let mut s = d.clone();
         st.apply(&mut s, &st.text(&d)).unwrap();
         assert_eq!(s, d, "{}", st.key);
-    }
-}
-
-#[test]
-fn every_switch_of_the_scenario_has_a_setting() {
-    for w in Switch::ALL {
-        assert!(Setting::by_key(w.key()).is_some(), "{}", w.key());
     }
 }
 

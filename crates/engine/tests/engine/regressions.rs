@@ -3,6 +3,7 @@
 //! docs/robustness.md. Add a line for each new finding.
 
 use vram_engine::*;
+use vram_engine::{hub::*, json::*, link::*, model::*, scenario::*};
 
 #[derive(Clone, Copy, Debug)]
 enum Reader {
@@ -102,7 +103,7 @@ fn every_input_that_once_broke_a_reader_gives_what_it_should() {
         let what = format!("case {i} {reader:?} {input:?} (before: {before})");
         let outcome = std::panic::catch_unwind(|| match (reader, expect) {
             (Decode, Notices(phrases)) => {
-                let d = decode_link(input);
+                let d = vram_engine::link::decode(input);
                 assert_eq!(d.notices.len(), phrases.len(), "{:?}", d.notices);
                 for (n, p) in d.notices.iter().zip(phrases.iter()) {
                     let n = format!("{n:?}");
@@ -129,7 +130,10 @@ fn every_input_that_once_broke_a_reader_gives_what_it_should() {
                 assert!(e.contains(phrase), "{e:?} does not hold {phrase:?}");
             }
             (JsonU64, Number(n)) => {
-                assert_eq!(json_whole(&parse_json(input).unwrap()), *n);
+                assert_eq!(
+                    vram_engine::json::whole(&vram_engine::json::parse(input).unwrap()),
+                    *n
+                );
             }
             (ParamCount, Number(n)) => {
                 assert_eq!(parse_param_count(input).ok(), *n);
@@ -154,7 +158,7 @@ fn every_input_that_once_broke_a_reader_gives_what_it_should() {
 #[test]
 fn a_link_with_four_conflicts_is_repaired_whole_and_each_notice_names_its_cause() {
     use vram_text::Lang;
-    let d = decode_link("?v=1&j=qlora&w=int8&wa=int8&n=6&tp=4&pp=4&obw=1&ga=2");
+    let d = vram_engine::link::decode("?v=1&j=qlora&w=int8&wa=int8&n=6&tp=4&pp=4&obw=1&ga=2");
     let reset = |cause, setting| Notice::Normalized(Repair::Reset { cause, setting });
     assert_eq!(
         d.notices,
@@ -211,7 +215,7 @@ fn a_gpt_2_style_config_with_268_million_positions_survives_its_link() {
         model,
         ..Scenario::default()
     };
-    let d = decode_link(&encode_link(&s, &PageSettings::default()));
+    let d = vram_engine::link::decode(&vram_engine::link::encode(&s, &PageSettings::default()));
     assert!(d.notices.is_empty(), "{:?}", d.notices);
     assert_eq!(d.scenario, s);
 }
@@ -223,7 +227,7 @@ fn an_inference_scenario_without_lora_targets_survives_its_link() {
         lora_targets: LoraTargets::empty(),
         ..Scenario::default()
     };
-    let d = decode_link(&encode_link(&s, &PageSettings::default()));
+    let d = vram_engine::link::decode(&vram_engine::link::encode(&s, &PageSettings::default()));
     assert!(d.notices.is_empty(), "{:?}", d.notices);
     assert_eq!(d.scenario, s);
 }
@@ -263,13 +267,13 @@ fn a_megabyte_value_in_a_config_gives_a_short_error() {
 fn large_inputs_are_refused_or_read_quickly() {
     let t = std::time::Instant::now();
     // deep nesting, a link of nothing but separators, a config at the size limit
-    assert!(parse_json(&"[".repeat(1_000_000)).is_err());
-    assert!(parse_json(&"{\"a\":".repeat(100_000)).is_err());
-    let d = decode_link(&"&".repeat(MAX_LINK_CHARS));
+    assert!(vram_engine::json::parse(&"[".repeat(1_000_000)).is_err());
+    assert!(vram_engine::json::parse(&"{\"a\":".repeat(100_000)).is_err());
+    let d = vram_engine::link::decode(&"&".repeat(MAX_LINK_CHARS));
     assert!(d.notices.is_empty());
-    let d = decode_link(&"a=1&".repeat(MAX_LINK_CHARS / 4));
+    let d = vram_engine::link::decode(&"a=1&".repeat(MAX_LINK_CHARS / 4));
     assert_eq!(d.notices.len(), MAX_LINK_CHARS / 4);
-    let d = decode_link(&"%".repeat(MAX_LINK_CHARS + 1));
+    let d = vram_engine::link::decode(&"%".repeat(MAX_LINK_CHARS + 1));
     assert_eq!(d.notices.len(), 1);
     let wide = format!(
         "{{{}\"hidden_size\":64}}",

@@ -2,6 +2,7 @@
 //! memory of tensor parallelism by interconnect, and the budgets verdicts use.
 
 use vram_engine::*;
+use vram_engine::{fit::*, memory::*, scenario::*};
 
 const MIB: u64 = 1 << 20;
 

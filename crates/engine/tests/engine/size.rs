@@ -3,7 +3,9 @@
 //! followed by `expect` did): each value equals what the parser reads, and what a panic leaves
 //! out is said here.
 
-use vram_engine::{decode_arch, presets, HubEndpoint, LoraTargets, DEFAULT_ENDPOINT};
+use vram_engine::{
+    hub::HubEndpoint, hub::DEFAULT_ENDPOINT, model::decode_arch, scenario::LoraTargets,
+};
 
 #[test]
 fn all_linear_targets_are_the_seven_linear_modules_as_parsed() {
@@ -27,7 +29,7 @@ fn the_default_hub_endpoint_is_what_parsing_huggingface_co_reads() {
 #[test]
 fn every_preset_decodes_and_a_failure_names_its_reason() {
     // Preset::architecture panics without the reason (the page's size); this says it
-    for p in presets() {
+    for p in vram_engine::model::presets::all() {
         if let Err(e) = decode_arch(p.arch) {
             panic!("preset {} does not decode: {e}", p.id);
         }

@@ -307,7 +307,7 @@ fn the_compiled_error_bands_are_what_the_validation_set_gives() {
     let dir = cases::in_repo_validation_dir();
     let report = Report::load(&dir).expect("the in-repo validation set loads");
     assert!(
-        report.band_table() == vram_engine::BAND_TABLE,
+        report.band_table() == vram_engine::fit::BAND_TABLE,
         "crates/engine/src/band/table.txt is stale: run `cargo run -p vram-engine --example validate -- \
          --write-bands crates/engine/src/band/table.txt`"
     );
@@ -364,7 +364,7 @@ fn a_case_is_run_on_the_catalog_gpu_it_names() {
 
 #[test]
 fn ddp_layout_words_and_a_device_level_load_are_read_as_the_sources_write_them() {
-    use vram_engine::DpFramework;
+    use vram_engine::scenario::DpFramework;
     let ddp = case(serde_json::json!({ "framework": "torchrun, DistributedDataParallel" }));
     let (m, _) = cases::map_case(
         &ddp,
@@ -427,7 +427,7 @@ fn a_case_marked_not_expressible_or_skipped_is_not_counted() {
 
 #[test]
 fn a_case_counts_in_the_framework_family_its_program_belongs_to() {
-    use vram_engine::FrameworkFamily as F;
+    use vram_engine::fit::FrameworkFamily as F;
     for (framework, family) in [
         (
             "fms-hf-tuning 2.5.0 sft_trainer (HF Trainer + TRL 0.13.0 SFTTrainer)",

@@ -8,8 +8,8 @@ use std::path::Path;
 
 use serde_json::Value;
 use vram_engine::{
-    captured_graphs, estimate, find_preset, Architecture, Job, ModelChoice, Scenario, VllmVersion,
-    GIB,
+    estimate, memory::captured_graphs, scenario::VllmVersion, Architecture, Job, ModelChoice,
+    Scenario, GIB,
 };
 
 fn cases() -> Vec<Value> {
@@ -27,7 +27,7 @@ fn cases() -> Vec<Value> {
 fn model(c: &Value) -> ModelChoice {
     match c["model"].as_str() {
         Some(id) => ModelChoice::Preset(
-            find_preset(id)
+            vram_engine::model::presets::find(id)
                 .unwrap_or_else(|| panic!("no preset {id}"))
                 .id,
         ),

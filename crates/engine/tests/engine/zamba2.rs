@@ -2,6 +2,7 @@
 //! a few of them (fixture: tests/fixtures/hybrid/zamba2-1.2b.json, source in its README).
 
 use vram_engine::*;
+use vram_engine::{hub::*, link, memory::*, model::*};
 
 fn zamba2_1_2b() -> Architecture {
     let path = format!(
@@ -37,7 +38,7 @@ fn zamba2_1_2b_has_1_215_064_704_parameters_with_one_shared_block_for_its_6_atte
 fn zamba2_keeps_k_and_v_only_in_its_6_attention_layers_and_a_mamba_2_state_in_all_38() {
     let a = zamba2_1_2b();
     let link = format!("?v=1&mn=zamba2&cfg={}&j=infer&b=3&s=2000", encode_arch(&a));
-    let d = decode_link(&link);
+    let d = link::decode(&link);
     assert!(d.notices.is_empty(), "{:?}", d.notices);
     let b = estimate(&d.scenario).unwrap();
     // 6 layers × K and V × 32 heads × 128 × 2 B = 98,304 B (96 KiB) a token

@@ -13,7 +13,9 @@
 //! browser reports no redirect count, too many redirects read as a network failure (offline).
 
 use js_sys::{ArrayBuffer, Date, Float64Array, Function, Uint8Array};
-use vram_engine::{iso_date, range_header, FetchFailure, HubEndpoint, HubSource};
+use vram_engine::{
+    hub::iso_date, hub::range_header, hub::FetchFailure, hub::HubEndpoint, hub::HubSource,
+};
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
@@ -208,7 +210,7 @@ impl BrowserFetch {
             bytes,
             total: header("content-range")
                 .as_deref()
-                .and_then(vram_engine::content_range_total),
+                .and_then(vram_engine::hub::content_range_total),
             retry_after: header("retry-after"),
         })
     }

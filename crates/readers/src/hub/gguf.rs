@@ -5,7 +5,7 @@
 //! tensor data is never read.
 
 use vram_engine::hub::{GgufPartsRead, GgufReadError, PartsNext};
-use vram_engine::{HubEndpoint, HubSource};
+use vram_engine::{hub::HubEndpoint, hub::HubSource};
 
 use super::read::{drive, HubProblem};
 use super::Fetch;

@@ -15,8 +15,8 @@ pub use gguf::{read_gguf_file, GgufRead, PartsAnswer, PartsReader};
 pub use read::{read_model, GgufRepo, HubAnswer, HubProblem, HubRead};
 pub use reply::{gguf_reply, hub_reply};
 
+use vram_engine::hub::FetchFailure;
 pub use vram_engine::hub::Got;
-use vram_engine::FetchFailure;
 
 /// A GET, with a `Range` of `(start, len)` when given; redirects are the fetcher's to follow.
 /// A body over `limit` bytes is refused (`TooLarge`) before it is read whole where the answer's

@@ -13,7 +13,7 @@
 //!
 //! This file is pure (tested natively); the browser's glue is `browser.rs`.
 
-use vram_engine::{HubEndpoint, DEFAULT_ENDPOINT};
+use vram_engine::{hub::HubEndpoint, hub::DEFAULT_ENDPOINT};
 use vram_text::{escape, hub_box_text as text, Lang};
 
 /// A GGUF repository's files, listed to pick from.

@@ -3,8 +3,8 @@
 
 use vram_engine::hub::{CheckpointRead, HubReadError, ModelRead, RepoRead, Step};
 use vram_engine::{
-    gguf_entries, EngineError, FetchFailure, GgufEntry, HubEndpoint, HubError, HubSource,
-    IndexError, SafetensorsError,
+    hub::gguf_entries, hub::FetchFailure, hub::GgufEntry, hub::HubEndpoint, hub::HubError,
+    hub::HubSource, hub::IndexError, hub::SafetensorsError, EngineError,
 };
 
 use super::Fetch;

@@ -1,7 +1,7 @@
 //! A Hub read as the page receives it: the architecture (exact bytes included) and where it
 //! came from for the link, and what was read in both languages; or why not.
 
-use vram_engine::{encode_arch, GgufEntry, Unit};
+use vram_engine::{hub::GgufEntry, model::encode_arch, Unit};
 use vram_text::{
     error, escape, fetch_failure, file_difference, gguf_listed, gguf_read, gguf_unread, hub_error,
     hub_summary, index_error, no_weight_files, safetensors_error, Lang,

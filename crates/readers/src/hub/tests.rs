@@ -14,7 +14,7 @@ use std::task::{Context, Poll, Waker};
 
 use super::{hub_reply, read_model, Fetch, Got, HubAnswer, HubProblem, HubRead};
 use crate::Reply;
-use vram_engine::{decode_arch, FetchFailure, HubEndpoint, WeightFormat};
+use vram_engine::{hub::FetchFailure, hub::HubEndpoint, model::decode_arch, WeightFormat};
 
 pub(super) const SHA: &str = "0123456789abcdef0123456789abcdef01234567";
 pub(super) const ENDPOINT: &str = "http://hub.test/mirror";
@@ -265,7 +265,8 @@ fn missing_rate_limited_and_cut_answers_each_get_their_own_failure() {
 fn a_listing_over_its_size_limit_is_refused_before_it_is_parsed() {
     let mut hub = stand_in("llama-2-7b");
     let listing = format!("{ENDPOINT}/api/models/org/llama-2-7b?blobs=true");
-    hub.files.get_mut(&listing).unwrap().bytes = vec![b' '; vram_engine::MAX_LISTING_BYTES + 10];
+    hub.files.get_mut(&listing).unwrap().bytes =
+        vec![b' '; vram_engine::hub::MAX_LISTING_BYTES + 10];
     assert!(matches!(
         read(&hub, "org/llama-2-7b"),
         Err(HubProblem::Fetch(FetchFailure::TooLarge { .. }))

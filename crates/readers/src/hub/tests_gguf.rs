@@ -11,7 +11,7 @@ use super::{
     gguf_reply, read_gguf_file, GgufRead, HubAnswer, HubProblem, PartsAnswer, PartsReader,
 };
 use crate::Reply;
-use vram_engine::{read_gguf, GgufSummary, HubEndpoint, HubSource};
+use vram_engine::{hub::HubEndpoint, hub::HubSource, llamacpp::read_gguf, llamacpp::GgufSummary};
 
 const REPO: &str = "org/m-GGUF";
 

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use vram_engine::{BandLevel, FrameworkFamily, Job, MIN_BAND_CASES};
+use vram_engine::{fit::BandLevel, fit::FrameworkFamily, fit::MIN_BAND_CASES, Job};
 
 use super::{stats, Group, Report};
 
@@ -100,7 +100,7 @@ impl Report {
             "## Error bands\n\n\
              Beside each estimate the page and the CLI say where measured runs like it landed: the lowest and highest \
              residual (measured ÷ estimated − 1) of the counted cases of the same job, framework family and measured \
-             level, read from `crates/engine/src/band/table.txt` (`vram_engine::estimate_band`). A group needs at least \
+             level, read from `crates/engine/src/band/table.txt` (`vram_engine::fit::estimate_band`). A group needs at least \
              {MIN_BAND_CASES} cases, else the answer says there are too few; of n residuals drawn alike the next falls inside \
              their range with probability (n − 1) / (n + 1). The table is written by the same program \
              (`--write-bands`); `cargo test -p vram-engine --test engine validation::` fails when it is stale. Groups with \

@@ -7,8 +7,9 @@ use std::path::Path;
 
 use serde_json::Value;
 use vram_engine::{
-    estimate_with, Attention, Breakdown, Checkpointing, Component, Job, LoraTargets, Loss,
-    ModelChoice, Optimizer, Scenario, WeightFormat,
+    memory::estimate_with, scenario::Attention, scenario::Checkpointing, scenario::LoraTargets,
+    scenario::Loss, scenario::Optimizer, Breakdown, Component, Job, ModelChoice, Scenario,
+    WeightFormat,
 };
 
 /// The command that writes docs/accuracy.md (quoted in it).

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use serde_json::Value;
-use vram_engine::{read_gguf, GgmlType, GgufHeader};
+use vram_engine::{llamacpp::read_gguf, llamacpp::GgmlType, llamacpp::GgufHeader};
 
 /// The sizes a log prints for one model.
 #[derive(Clone, Debug)]

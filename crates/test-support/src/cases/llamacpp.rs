@@ -9,8 +9,9 @@ use std::path::Path;
 
 use serde_json::Value;
 use vram_engine::{
-    parse_measurement_as, plan_llama, plan_placed, Backend, DeviceApi, Level, LlamaDevice,
-    LlamaPlan, LlamaSettings, Placement, SourceKind,
+    llamacpp::plan_llama, llamacpp::plan_placed, llamacpp::Backend, llamacpp::LlamaDevice,
+    llamacpp::LlamaPlan, llamacpp::LlamaSettings, llamacpp::Placement, measured::DeviceApi,
+    measured::Level, measured::SourceKind,
 };
 
 use super::gguf_shape::{ggml_type, header, tensors, type_counts, Shape, TypeMix};
@@ -201,7 +202,7 @@ impl LlamaCase {
     /// only when the tensor types are known.
     pub fn rows(&self) -> Result<Vec<LlamaRow>, String> {
         let plan = self.plan()?;
-        let m = parse_measurement_as(SourceKind::LlamaCpp, &self.printed)
+        let m = vram_engine::measured::parse_as(SourceKind::LlamaCpp, &self.printed)
             .map_err(|e| format!("{}: the printed lines do not read: {e:?}", self.id))?;
         let mut printed: BTreeMap<(u8, LlamaDevice), (Level, u64)> = BTreeMap::new();
         for f in m.figures() {

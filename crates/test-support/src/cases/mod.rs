@@ -29,15 +29,26 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use vram_engine::lora_params;
+use vram_engine::memory::lora_params;
 use vram_engine::GIB;
 use vram_engine::{
-    estimate_with, Architecture, Attention, Breakdown, Checkpointing, Component, DpFramework,
-    Framework, Gpu, Job, LoraTargets, Loss, ModelChoice, Offload, Optimizer, PipelineSchedule,
-    Scenario, Switch, VllmVersion, WeightFormat, WeightsLoad, Zero,
+    fit::startup_concurrency, memory::ServingFit, model::Encoder, model::MlpKind, model::Moe,
+    model::NormKind, scenario::Server,
 };
-use vram_engine::{startup_concurrency, Encoder, MlpKind, Moe, NormKind, Server, ServingFit};
-use vram_engine::{BandLevel, FrameworkFamily};
+use vram_engine::{fit::BandLevel, fit::FrameworkFamily};
+use vram_engine::{
+    memory::estimate_with, scenario::Attention, scenario::Checkpointing, scenario::DpFramework,
+    scenario::Framework, scenario::LoraTargets, scenario::Loss, scenario::Offload,
+    scenario::Optimizer, scenario::PipelineSchedule, scenario::VllmVersion, scenario::WeightsLoad,
+    scenario::Zero, Architecture, Breakdown, Component, Gpu, Job, ModelChoice, Scenario, Setting,
+    SettingValue, WeightFormat,
+};
+
+/// The on/off settings a case's notes list when they are on (master weights and dropout are set
+/// for every case).
+const FRAMEWORK_SWITCHES: [&str; 14] = [
+    "mts", "dora", "obw", "ao", "qh", "a16", "ks", "kvh", "po", "gbv", "sqp", "fns", "ku", "c32",
+];
 
 /// The target the report is held to: median and 90th-percentile absolute error, in percent.
 pub const TARGET_MEDIAN_PCT: f64 = 10.0;
@@ -840,13 +851,13 @@ fn architecture(n: &Value, fam: Family, notes: &mut Vec<String>) -> Result<Archi
             if a.extra_params > stated / 1000 {
                 notes.push(format!(
                     "{} parameters outside the shape (extra)",
-                    vram_engine::short_count(a.extra_params)
+                    vram_engine::units::short_count(a.extra_params)
                 ));
             }
         } else if shape - stated > stated / 1000 {
             notes.push(format!(
                 "the shape has {} more parameters than stated",
-                vram_engine::short_count(shape - stated)
+                vram_engine::units::short_count(shape - stated)
             ));
         }
     }
@@ -1514,10 +1525,9 @@ pub fn map_case(c: &Value, n: &Value) -> Result<(Mapped, Option<String>), String
         s.lora_targets = LoraTargets::all_linear();
     }
     // the framework switches this case turned on (master weights and dropout are set for every case)
-    let on: Vec<&str> = Switch::ALL
-        .iter()
-        .filter(|w| !matches!(w, Switch::MasterWeights | Switch::LoraDropout) && s.switch(**w))
-        .map(|w| w.key())
+    let on: Vec<&str> = FRAMEWORK_SWITCHES
+        .into_iter()
+        .filter(|k| Setting::by_key(k).is_some_and(|st| st.get(&s) == SettingValue::On(true)))
         .chain((s.loss == Loss::ChunkedCompiled).then_some("ls=compiled"))
         .collect();
     if !on.is_empty() {
@@ -1601,8 +1611,8 @@ pub fn map_case(c: &Value, n: &Value) -> Result<(Mapped, Option<String>), String
                 };
                 notes.push(format!(
                     "LoRA params {} vs {} stated{why}",
-                    vram_engine::short_count(ours),
-                    vram_engine::short_count(stated)
+                    vram_engine::units::short_count(ours),
+                    vram_engine::units::short_count(stated)
                 ));
             }
         }

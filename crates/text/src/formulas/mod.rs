@@ -5,10 +5,10 @@ mod sentences;
 pub(crate) use sentences::SENTENCES;
 
 use crate::Lang;
-use vram_engine::thousands;
-use vram_engine::Moment;
+use vram_engine::memory::Moment;
+use vram_engine::units::thousands;
 use vram_engine::Unit;
-use vram_engine::{Arg, Formula};
+use vram_engine::{memory::Arg, memory::Formula};
 
 pub use sentences::sentence;
 
@@ -69,7 +69,7 @@ fn value(arg: Arg, unit: Unit) -> String {
         Arg::Count(n) => thousands(n),
         Arg::Int(n) => n.to_string(),
         Arg::Bytes(n) => unit.format(n),
-        Arg::Bits(b) => vram_engine::decimal(b, 3),
+        Arg::Bits(b) => vram_engine::units::decimal(b, 3),
         Arg::Format(f) => f.key().to_string(),
         Arg::Targets(t) => t.key(),
     }

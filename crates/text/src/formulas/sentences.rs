@@ -4,7 +4,7 @@
 
 use crate::zh;
 use crate::Lang;
-use vram_engine::Msg;
+use vram_engine::memory::Msg;
 
 /// The sentence of `msg` in `lang`, with its placeholders.
 pub fn sentence(lang: Lang, msg: Msg) -> &'static str {
@@ -19,7 +19,7 @@ pub(crate) const SENTENCES: &[(Msg, &str, &str)] = &[
     (Msg::Equals, " = {0}", zh!(" = {0}")),
     (Msg::TensorParallel, " ÷ {0} (tensor parallel)", zh!(" ÷ {0}（张量并行）")),
     (Msg::ExpertParallel, ", the {0} routed-expert parameters ÷ {1} GPUs instead (expert parallel; attention replicated on each data-parallel rank)",
-            zh!("，其中 {0} 个路由专家参数改为 ÷ {1} 卡（专家并行；注意力在每个数据并行 rank 上各存一份）")),
+            zh!("，其中 {0} 个路由专家参数改为 ÷ {1} 卡（专家并行；注意力在每个数据并行副本上各存一份）")),
     (Msg::ZeroShards, " ÷ {0} GPUs (ZeRO-{1})", zh!(" ÷ {0} 卡（ZeRO-{1}）")),
     (Msg::FsdpFullShard, " ÷ {0} GPUs (FSDP FULL_SHARD = ZeRO-3)", zh!(" ÷ {0} 卡（FSDP FULL_SHARD = ZeRO-3）")),
     (Msg::FsdpShardGradOp, " ÷ {0} GPUs (FSDP SHARD_GRAD_OP = ZeRO-2)", zh!(" ÷ {0} 卡（FSDP SHARD_GRAD_OP = ZeRO-2）")),
@@ -77,6 +77,8 @@ pub(crate) const SENTENCES: &[(Msg, &str, &str)] = &[
             zh!(" ÷ {0} 卡（ZeRO-3 切分权重）")),
     (Msg::WeightsOnCpu, " → {0} in CPU memory, 0 on the GPU",
             zh!(" → {0} 在 CPU 内存，GPU 上为 0")),
+    (Msg::WeightsStreamedFromCpu, " − {1} kept in CPU memory and streamed in for every forward pass (--cpu-offload-gb {0})",
+            zh!(" − {1} 放在 CPU 内存、每次前向时传入 GPU（--cpu-offload-gb {0}）")),
     (Msg::WeightsGathered, "2 × {0} params of the largest layer × {1} bits (ZeRO-3 gathers one layer and prefetches the next)",
             zh!("2 × 最大一层的 {0} 参数 × {1} 位（ZeRO-3 每次聚合一层并预取下一层）")),
     (Msg::QuantizingOnLoad, "bitsandbytes quantizes while loading: the largest matrix ({0} params) is on the GPU in 16-bit before it is quantized, × 2 B",

@@ -1,8 +1,9 @@
 use super::*;
-use vram_engine::Msg;
+use vram_engine::memory::Msg;
 use vram_engine::{
-    estimate, Attention, Checkpointing, Job, Loss, ModelChoice, Offload, Optimizer, Phase,
-    Scenario, Switch, WeightFormat, Zero,
+    estimate, scenario::Attention, scenario::Checkpointing, scenario::Loss, scenario::Offload,
+    scenario::Optimizer, scenario::Zero, Job, ModelChoice, Phase, Scenario, SettingKind,
+    SettingValue, WeightFormat, SETTINGS,
 };
 
 /// The placeholders a sentence uses, sorted.
@@ -199,10 +200,10 @@ fn chinese_formulas_leave_no_english_words_for_any_job_or_switch() {
         Box::new(|s| s.model = ModelChoice::Preset("deepseek-v3")),
         Box::new(|s| s.model = ModelChoice::Preset("gemma-3-12b")),
         Box::new(|s| {
-            s.spec = vram_engine::SpecMethod::Draft;
-            s.vllm = vram_engine::VllmVersion::V1Graphs;
+            s.spec = vram_engine::scenario::SpecMethod::Draft;
+            s.vllm = vram_engine::scenario::VllmVersion::V1Graphs;
         }),
-        Box::new(|s| s.spec = vram_engine::SpecMethod::Mtp),
+        Box::new(|s| s.spec = vram_engine::scenario::SpecMethod::Mtp),
     ];
     let mut scenarios = Vec::new();
     for job in Job::ALL {
@@ -215,9 +216,10 @@ fn chinese_formulas_leave_no_english_words_for_any_job_or_switch() {
                 base.weights = WeightFormat::Nf4;
             }
             vary(&mut base);
-            for w in Switch::ALL {
+            for st in SETTINGS.iter().filter(|st| st.kind == SettingKind::Switch) {
                 let mut s = base.clone();
-                s.set_switch(*w, !s.switch(*w));
+                let on = st.get(&s) == SettingValue::On(true);
+                st.set(&mut s, SettingValue::On(!on));
                 scenarios.push(s);
             }
             for o in Optimizer::ALL {
@@ -272,7 +274,7 @@ fn every_clause_the_engine_writes_fills_its_sentence_exactly_for_every_frozen_li
         .lines()
         .filter(|l| !l.is_empty() && !l.starts_with("# "))
     {
-        let Ok(b) = estimate(&vram_engine::decode_link(link).scenario) else {
+        let Ok(b) = estimate(&vram_engine::link::decode(link).scenario) else {
             continue;
         };
         for clause in b.lines.iter().flat_map(|l| &l.formula.clauses) {

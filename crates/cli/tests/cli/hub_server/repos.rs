@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use vram_engine::{read_gguf, GgufSummary};
+use vram_engine::{llamacpp::read_gguf, llamacpp::GgufSummary};
 
 use super::checkpoints;
 use super::gguf_split::{file_length, split_parts};

@@ -3,15 +3,17 @@
 //! header (its 8-byte length, then the header alone); a GGUF repository stops at the list.
 
 use super::{source, FetchFailure, Get, Got, HubRead, Step};
+use crate::config::{parse_config, MAX_CONFIG_BYTES};
+use crate::error::EngineError;
 use crate::hub::{
     parse_model_id, read_listing, HubEndpoint, HubError, HubRef, HubSource, RepoListing,
     WeightFiles, CONFIG_FILE, INDEX_FILE, MAX_LISTING_BYTES,
 };
+use crate::model::{Architecture, StoredWeights};
 use crate::safetensors::{
     compare_with_config, header_length, read_header_json, read_index, size_weights, FileDifference,
     FileWeights, IndexError, SafetensorsError, SafetensorsHeader, LENGTH_PREFIX, MAX_INDEX_BYTES,
 };
-use crate::{parse_config, Architecture, EngineError, StoredWeights, MAX_CONFIG_BYTES};
 
 /// Why a model was not read.
 #[derive(Clone, Debug, PartialEq)]

@@ -1,8 +1,8 @@
 // The read order driven by hand: each GET a read asks for, answered in memory.
 
 use super::*;
+use crate::gguf::{read_gguf, GgufError};
 use crate::hub::HubEndpoint;
-use crate::{read_gguf, GgufError};
 
 const SHA: &str = "0123456789abcdef0123456789abcdef01234567";
 const BASE: &str = "http://hub.test";

@@ -3,19 +3,17 @@
 //! and everything the page shows: buffers per device against their limits, the solver's answers,
 //! the commands and the decode-speed bound at every -ngl.
 
-use super::draft::LlamaDraft;
-use super::error::LlamaError;
-use super::mac::{Mac, MAC_CHIPS};
-use super::machine::{DeviceFit, Machine, DEFAULT_HOST_BANDWIDTH};
-use super::ollama::with_ollama_defaults;
-use super::plan::{plan_llama, LlamaPlan};
-use super::quantize::synthesize_gguf;
-use super::settings::{LlamaSettings, MAX_GPUS};
-use super::solve::{best_quant, launch_commands, max_context, max_gpu_layers, LaunchCommands};
-use super::speed::{decode_bound, SpeedBound};
-use super::uma::UmaBox;
+mod ollama;
+
+pub use ollama::{ollama_batch, ollama_context, with_ollama_defaults};
+
 use crate::dtype::WeightFormat;
 use crate::gguf::GgufHeader;
+use crate::llamacpp::{
+    best_quant, decode_bound, launch_commands, max_context, max_gpu_layers, plan_llama,
+    synthesize_gguf, DeviceFit, LaunchCommands, LlamaDraft, LlamaError, LlamaPlan, LlamaSettings,
+    Mac, Machine, SpeedBound, UmaBox, DEFAULT_HOST_BANDWIDTH, MAC_CHIPS, MAX_GPUS,
+};
 use crate::scenario::{LocalMachine, Scenario, SplitMode};
 use crate::units::{GIB, MIB};
 
@@ -103,11 +101,11 @@ pub fn local_settings(s: &Scenario) -> LlamaSettings {
 /// The scenario's draft model (`-md`): its preset in the target's format, or in Q8_0 where
 /// the target's is not a GGUF format; none for a preset without a GGUF form here.
 fn local_draft(s: &Scenario) -> Option<LlamaDraft> {
-    let arch = crate::presets::find(s.llama_draft)?.architecture();
+    let arch = crate::model::presets::find(s.llama_draft)?.architecture();
     let header = synthesize_gguf(&arch, s.weights)
         .or_else(|_| synthesize_gguf(&arch, WeightFormat::GgufQ8_0))
         .ok()?;
-    let name = crate::presets::find(s.llama_draft)?.name;
+    let name = crate::model::presets::find(s.llama_draft)?.name;
     let file = format!("{}.gguf", name.rsplit('/').next().unwrap_or(name));
     Some(LlamaDraft {
         file,

@@ -103,7 +103,7 @@ mod tests {
     fn the_overview_holds_the_chosen_gpu_count_among_its_bars_and_a_rising_sweep() {
         let s = Scenario {
             gpus: 16,
-            zero: crate::Zero::Z3,
+            zero: crate::scenario::Zero::Z3,
             ..Scenario::default()
         };
         let o = Overview::compute(&s).unwrap();

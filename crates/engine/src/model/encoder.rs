@@ -13,8 +13,8 @@
 //! `max_source_positions` rows in the encoder and `max_target_positions` in the decoder; a final
 //! `layer_norm` per stack; `proj_out` tied to the token embeddings).
 
+use super::{Architecture, MlpKind};
 use crate::error::EngineError;
-use crate::model::{Architecture, MlpKind};
 use crate::units::prod;
 
 /// The encoder of an encoder–decoder model. The [`Architecture`] holding it describes the

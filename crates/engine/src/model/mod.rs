@@ -1,8 +1,17 @@
 //! Model architectures and their exact parameter counts.
 
-pub use crate::encoder::Encoder;
-use crate::error::EngineError;
+mod encoder;
+pub mod presets;
+mod text;
+
+pub use crate::dtype::{Bits, KvDtype, WeightFormat};
 pub use crate::hybrid::{Mixer, Recurrent};
+pub use crate::weight_parts::{PartFormats, WeightPart, PART_FOLLOWS};
+pub use encoder::Encoder;
+pub use presets::Preset;
+pub use text::{decode_arch, encode_arch};
+
+use crate::error::EngineError;
 use crate::named::named_enum;
 use crate::units::prod;
 

@@ -2,8 +2,7 @@
 
 use std::sync::OnceLock;
 
-use crate::link::decode_arch;
-use crate::model::Architecture;
+use crate::model::{decode_arch, Architecture};
 
 /// A preset model.
 #[derive(Clone, Copy, Debug)]
@@ -599,7 +598,7 @@ const CONFIGS: &[(&str, &str)] = &[
 mod tests {
     use super::*;
     use crate::config;
-    use crate::link::encode_arch;
+    use crate::model::encode_arch;
 
     #[test]
     fn every_presets_link_form_is_its_config_json_as_the_engine_reads_it() {

@@ -17,11 +17,9 @@
 //! - mmap off on the CPU alone and on a Mac that does not hold every layer
 //!   (`disableMmapDefaultReason`).
 
-use super::local::local_machine;
-use super::machine::Machine;
-use super::solve::max_gpu_layers;
-use super::LlamaSettings;
+use super::local_machine;
 use crate::gguf::{GgmlType, GgufHeader};
+use crate::llamacpp::{max_gpu_layers, LlamaSettings, Machine};
 use crate::scenario::Scenario;
 use crate::units::GIB;
 
