@@ -23,9 +23,14 @@
 //! assert!(on_a_4090.is_some());
 //! ```
 //!
-//! Every setting is described once in [`SETTINGS`] (link key, CLI flag, page id, range or
-//! choices, which jobs it applies to); rules between settings live in [`Job::allows`] and
-//! [`Scenario::normalize`].
+//! Every setting is declared once (the [`Scenario`] field, its default and its entry in
+//! [`SETTINGS`]: link key, CLI flag, page id, range or choices, which jobs it applies to); rules
+//! between settings live in [`Job::allows`] and [`Scenario::normalize`].
+//!
+//! The API is a few namespaces ([`model`], [`scenario`], [`memory`], [`fit`], [`llamacpp`],
+//! [`local`], [`measured`], [`hub`], [`link`], [`json`], [`units`]) and, at the root, the items
+//! most used beside them. The modules form layers, each importing only from those below it
+//! (numbers and formats, models, the scenario, memory, fit and solver, codecs).
 
 mod named;
 
