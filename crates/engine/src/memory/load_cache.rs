@@ -11,6 +11,7 @@
 //! free neighbours merged). The load order and the tensors follow bitsandbytes 95f9af3
 //! `nn/modules.py` `Params4bit._quantize` and `functional.py` `quantize_4bit`.
 
+use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap};
 
 use crate::model::Architecture;
@@ -201,6 +202,28 @@ impl Cache {
 /// unquantized head arrive in 16-bit. Checkpoint order: the head (`lm_head` sorts first), the
 /// embeddings, then each layer's MLP (or experts) and attention matrices.
 pub(super) fn reserved_after_4bit_load(a: &Architecture, double_quant: bool, head: bool) -> u64 {
+    LAST_LOAD.with_borrow_mut(|last| match last {
+        Some((at, answer)) if at.0 == *a && at.1 == double_quant && at.2 == head => *answer,
+        _ => {
+            let answer = replayed_load(a, double_quant, head);
+            *last = Some(((a.clone(), double_quant, head), answer));
+            answer
+        }
+    })
+}
+
+/// The last load replayed: its arguments and its answer.
+type LastLoad = Option<((Architecture, bool, bool), u64)>;
+
+thread_local! {
+    /// The same model asked again: a step on the page and every point of its sequence sweep
+    /// estimate one model, and replaying an MoE model's load is thousands of allocations (a few
+    /// milliseconds). The answer depends on its arguments only, so the last one is kept.
+    static LAST_LOAD: RefCell<LastLoad> = const { RefCell::new(None) };
+}
+
+/// [`reserved_after_4bit_load`], replayed.
+fn replayed_load(a: &Architecture, double_quant: bool, head: bool) -> u64 {
     let mut cache = Cache::default();
     let vocab_matrix = a.vocab * a.hidden;
     let head_params = if a.tied { 0 } else { vocab_matrix };
@@ -297,6 +320,28 @@ mod tests {
 
     fn reserved_with_double_quant(a: &Architecture) -> u64 {
         reserved_after_4bit_load(a, true, false)
+    }
+
+    #[test]
+    fn the_kept_answer_is_the_replay_of_the_model_asked_and_never_of_the_one_before() {
+        let model = |id| crate::model::presets::find(id).unwrap().architecture();
+        let (dense, moe) = (model("llama-3.1-8b"), model("qwen3-30b-a3b"));
+        for (a, dq, head) in [
+            (&dense, true, false),
+            (&moe, true, false),
+            (&moe, false, false),
+            (&moe, false, true),
+            (&dense, true, false),
+        ] {
+            assert_eq!(
+                reserved_after_4bit_load(a, dq, head),
+                replayed_load(a, dq, head)
+            );
+        }
+        assert_ne!(
+            reserved_after_4bit_load(&dense, true, false),
+            reserved_after_4bit_load(&moe, true, false)
+        );
     }
 
     #[test]
