@@ -202,24 +202,30 @@ impl Cache {
 /// unquantized head arrive in 16-bit. Checkpoint order: the head (`lm_head` sorts first), the
 /// embeddings, then each layer's MLP (or experts) and attention matrices.
 pub(super) fn reserved_after_4bit_load(a: &Architecture, double_quant: bool, head: bool) -> u64 {
-    LAST_LOAD.with_borrow_mut(|last| match last {
-        Some((at, answer)) if at.0 == *a && at.1 == double_quant && at.2 == head => *answer,
-        _ => {
-            let answer = replayed_load(a, double_quant, head);
-            *last = Some(((a.clone(), double_quant, head), answer));
-            answer
-        }
+    LAST_LOADS.with_borrow_mut(|kept| {
+        let asked = |(at, _): &(LoadAsked, u64)| at.0 == *a && at.1 == double_quant && at.2 == head;
+        let answer = match kept.iter().position(asked) {
+            Some(i) => kept.remove(i).1,
+            None => replayed_load(a, double_quant, head),
+        };
+        kept.truncate(KEPT_LOADS - 1);
+        kept.insert(0, ((a.clone(), double_quant, head), answer));
+        answer
     })
 }
 
-/// The last load replayed: its arguments and its answer.
-type LastLoad = Option<((Architecture, bool, bool), u64)>;
+/// A load replay's arguments: the model, double quantization, a quantized head.
+type LoadAsked = (Architecture, bool, bool);
+
+/// How many load replays are kept: the solver tries a few formats of one model in turn.
+const KEPT_LOADS: usize = 4;
 
 thread_local! {
-    /// The same model asked again: a step on the page and every point of its sequence sweep
-    /// estimate one model, and replaying an MoE model's load is thousands of allocations (a few
-    /// milliseconds). The answer depends on its arguments only, so the last one is kept.
-    static LAST_LOAD: RefCell<LastLoad> = const { RefCell::new(None) };
+    /// The last loads replayed, the latest first. A step on the page, every point of its
+    /// sequence sweep and the solver's tries ask for the same few models, and replaying an MoE
+    /// model's load is thousands of allocations (a few milliseconds); an answer depends on its
+    /// arguments only, so the last ones are kept.
+    static LAST_LOADS: RefCell<Vec<(LoadAsked, u64)>> = const { RefCell::new(Vec::new()) };
 }
 
 /// [`reserved_after_4bit_load`], replayed.
