@@ -5,10 +5,11 @@
 //! tag and class it is, or its id where it has one), its tag, the attributes it may have and
 //! whether it has a title. A slider step redraws the whole chart into a new list of shapes; a
 //! shape that appears (a label that now fits its segment) adds one element and moves no key of
-//! another tag or class, so `<For>` keeps every other element. Each element reads its own shape
-//! through a memo, which tells its attributes only when that shape changed, and each attribute
-//! is a closure whose value Leptos writes only when it differs from the one it wrote last: a step
-//! that moves a segment sets that polygon's `points` and its title's text, and nothing else.
+//! another tag or class, so `<For>` keeps every other element. Each element holds its shape in
+//! a signal of its own, which one effect per chart sets only where the shape changed; each
+//! attribute is a closure whose value Leptos writes only when it differs from the one it wrote
+//! last: a step that moves a segment sets that polygon's `points` and its title's text, and
+//! nothing else.
 //!
 //! An element whose form changes is replaced; one with an id (the measured marker, the segment
 //! label) keeps its key wherever it stands. The segment label (`SEGMENT_LABEL`) never changes,
@@ -101,10 +102,11 @@ pub fn SvgChart(
         >
             <title>{move || title.get()}</title>
             <For
-                each=move || keyed.get()
-                key=Form::clone
-                children=move |form| {
-                    let now = untrack(|| shapes.with(|s| shape_of(s, &form).cloned()));
+                each=move || keyed.with(|k| k.iter().cloned().enumerate().collect::<Vec<_>>())
+                key=|(_, form)| form.clone()
+                children=move |(at, form)| {
+                    // where the element is made, its shape stands at `at` of this step's shapes
+                    let now = untrack(|| shapes.with(|s| s.get(at).cloned()));
                     let shape = RwSignal::new(now);
                     slots.update_value(|m| {
                         m.insert(form.clone(), shape);

@@ -171,9 +171,11 @@ fn budget_lines(said: Memo<Said>) -> impl IntoView {
     let part = move |f: fn(&Budget) -> String| move || budget(&|b| Some(f(b)));
     let has =
         move |f: fn(&Budget) -> bool| move || said.with(|s| matches!(s, Said::Budget(b) if f(b)));
-    // an optional line stays in place, hidden where the budget has nothing to say in it
-    let hidden =
-        move |f: fn(&Budget) -> bool| move || said.with(|s| !matches!(s, Said::Budget(b) if !f(b)));
+    // an optional line stays in place, hidden unless the budget has something to say in it
+    let hidden_unless = move |f: fn(&Budget) -> bool| {
+        let shown = has(f);
+        move || !shown()
+    };
     let word = move |key: &'static str| move || t(st.lang.get(), key);
     let fits = has(|b| b.fits);
     let fit = move || t(st.lang.get(), if fits() { "fits" } else { "does_not_fit" });
@@ -181,10 +183,7 @@ fn budget_lines(said: Memo<Said>) -> impl IntoView {
     let head = move || t(st.lang.get(), if spare() { "headroom" } else { "short_by" });
     let serving =
         move |f: fn(&ServingLine) -> String| move || budget(&|b| b.serving.as_ref().map(f));
-    let serving_is = move |f: fn(&ServingLine) -> bool| {
-        move || said.with(|s| matches!(s, Said::Budget(b) if b.serving.as_ref().is_some_and(f)))
-    };
-    let sglang = serving_is(|f| f.sglang);
+    let sglang = has(|b| b.serving.as_ref().is_some_and(|f| f.sglang));
     let fill = move || {
         let key = if sglang() {
             "serving_fill_sglang"
@@ -193,7 +192,7 @@ fn budget_lines(said: Memo<Said>) -> impl IntoView {
         };
         t(st.lang.get(), key)
     };
-    let too_small = serving_is(|f| f.too_small);
+    let too_small = has(|b| b.serving.as_ref().is_some_and(|f| f.too_small));
     let too_small =
         move || too_small().then(|| format!(" · {}", t(st.lang.get(), "too_small_for_max_len")));
     view! {
@@ -209,16 +208,16 @@ fn budget_lines(said: Memo<Said>) -> impl IntoView {
             <strong>{part(|b| b.gpu.to_string())}</strong> ": " {fit} " · " {head} " "
             {part(|b| b.headroom.clone())} " (" {part(|b| b.equation.clone())} ")"
         </p>
-        <p id="start-refusal" hidden=hidden(|b| b.refusal.is_none())>
+        <p id="start-refusal" hidden=hidden_unless(|b| b.refusal.is_some())>
             <strong>{part(|b| b.refusal.clone().unwrap_or_default())}</strong>
         </p>
-        <p id="borderline-line" hidden=hidden(|b| !b.borderline)>
+        <p id="borderline-line" hidden=hidden_unless(|b| b.borderline)>
             <strong>{move || vram_text::borderline_why(st.lang.get())}</strong>
         </p>
-        <p id="cpu-line" hidden=hidden(|b| b.cpu.is_none())>
+        <p id="cpu-line" hidden=hidden_unless(|b| b.cpu.is_some())>
             {word("cpu_ram")} ": " {part(|b| b.cpu.clone().unwrap_or_default())}
         </p>
-        <p id="serving-line" hidden=hidden(|b| b.serving.is_none())>
+        <p id="serving-line" hidden=hidden_unless(|b| b.serving.is_some())>
                 {fill} " " {serving(|f| f.budget.clone())} " · " {word("kv_pool")} " "
                 {serving(|f| f.kv_pool.clone())} " = " {serving(|f| f.blocks.clone())} " "
                 {word("blocks")} " · ~"
@@ -227,7 +226,7 @@ fn budget_lines(said: Memo<Said>) -> impl IntoView {
             </strong> " " {word("requests_at_once")} {too_small}
         </p>
         <p class="muted" id="error-band">{part(|b| b.band.clone())}</p>
-        <p class="muted" id="training-basis" hidden=hidden(|b| b.basis.is_empty())>
+        <p class="muted" id="training-basis" hidden=hidden_unless(|b| !b.basis.is_empty())>
             {part(|b| b.basis.join(" · "))}
         </p>
     }
