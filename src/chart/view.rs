@@ -102,11 +102,14 @@ pub fn SvgChart(
         >
             <title>{move || title.get()}</title>
             <For
-                each=move || keyed.with(|k| k.iter().cloned().enumerate().collect::<Vec<_>>())
-                key=|(_, form)| form.clone()
-                children=move |(at, form)| {
-                    // where the element is made, its shape stands at `at` of this step's shapes
-                    let now = untrack(|| shapes.with(|s| s.get(at).cloned()));
+                each=move || keyed.get()
+                key=Form::clone
+                children=move |form| {
+                    // its shape stands where its key stands among this step's keys
+                    let now = untrack(|| {
+                        let at = keyed.with(|k| k.iter().position(|f| *f == form))?;
+                        shapes.with(|s| s.get(at).cloned())
+                    });
                     let shape = RwSignal::new(now);
                     slots.update_value(|m| {
                         m.insert(form.clone(), shape);
