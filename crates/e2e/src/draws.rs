@@ -1,9 +1,9 @@
 //! What the display compositor drew to show each key press, read from a Chromium trace recorded
-//! with the `viz` category (issue 16, twentieth round). Chromium's software compositor draws only
+//! with the `viz` category. Chromium's software compositor draws only
 //! the frame's damage rect, the one rectangle around everything that changed on screen, so the
 //! draw's time follows that rectangle's area: on this machine a press on the page with the charts
 //! in view damaged about 1,034 × 446 px and was drawn in a median of 1.0–1.7 ms, a press on the
-//! wide floor 1,240 × 739 px in 2.1 ms (BENCHMARKS.md, the twentieth round).
+//! wide floor 1,240 × 739 px in 2.1 ms.
 
 use serde_json::Value;
 

@@ -119,7 +119,7 @@ pub const BETWEEN_SLIDERS: std::time::Duration = std::time::Duration::from_milli
 /// (scrolling, or Tab) before stepping it. WebDriver's send-keys focuses an element that is not
 /// focused and scrolls it into view in the same frame as its first key, so without this the
 /// first step of a slider below the fold painted a scroll of up to 1,100 px and a focus ring
-/// along with the step (issue 16, nineteenth round). Later keys go to the focused slider
+/// along with the step. Later keys go to the focused slider
 /// without scrolling.
 const REACH_SLIDER: &str = r#"
 const e = document.querySelector(arguments[0]);
