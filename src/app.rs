@@ -1,13 +1,14 @@
 //! The page: header, controls on one side, the answer on the other; the URL follows every change.
 
 use leptos::prelude::*;
+use vram_engine::scenario::Panel;
 use vram_engine::Job;
 
 use crate::components::local::{LocalModelFile, LocalResults};
 use crate::components::measured::MeasuredPanel;
 use crate::components::model::ModelPicker;
 use crate::components::results::{Charts, Explanations, FitPanel, GpuTable, VerdictLine};
-use crate::components::settings::{Look, SettingsList};
+use crate::components::settings::SettingsList;
 use crate::i18n::{t, Lang};
 use crate::state::AppState;
 
@@ -63,11 +64,16 @@ pub fn App() -> impl IntoView {
                 <div class="controls">
                     <ModelPicker/>
                     <LocalModelFile/>
-                    <Panel heading="job-h" key="job" host="job-settings" settings=JOB_PANEL/>
-                    <Panel heading="hw-h" key="gpu" host="hardware-settings" settings=HARDWARE_PANEL/>
+                    <PanelSection heading="job-h" key="job" host="job-settings" panel=Panel::Job/>
+                    <PanelSection
+                        heading="hw-h"
+                        key="gpu"
+                        host="hardware-settings"
+                        panel=Panel::Hardware
+                    />
                     <details class="panel advanced" id="advanced">
                         <summary>{move || t(st.lang.get(), "advanced")}</summary>
-                        <SettingsList host="advanced-settings" settings=ADVANCED_PANEL/>
+                        <SettingsList host="advanced-settings" panel=Panel::Advanced/>
                     </details>
                 </div>
                 <div class="results" data-stale=move || (!painted.get()).then_some("")>
@@ -197,7 +203,7 @@ fn Header() -> impl IntoView {
                 <p class="tagline">{move || t(lang(), "tagline")}</p>
             </div>
             <div class="header-tools">
-                <SettingsList host="unit-settings" settings=HEADER_PANEL/>
+                <SettingsList host="unit-settings" panel=Panel::Header/>
                 <div class="settings" id="tools-box">
                     <button
                         type="button"
@@ -265,165 +271,38 @@ fn Notices() -> impl IntoView {
 
 /// A panel of settings under its heading.
 #[component]
-fn Panel(
+fn PanelSection(
     heading: &'static str,
     key: &'static str,
     host: &'static str,
-    settings: &'static [(&'static str, Look)],
+    panel: Panel,
 ) -> impl IntoView {
     let st = expect_context::<AppState>();
     view! {
         <section class="panel" aria-labelledby=heading>
             <h2 id=heading>{move || t(st.lang.get(), key)}</h2>
-            <SettingsList host settings/>
+            <SettingsList host panel/>
         </section>
     }
 }
 
-/// The page's panels: which settings each shows, in order, and how. Every setting of the
-/// engine's registry appears in exactly one (a test checks it).
-pub(crate) const JOB_PANEL: &[(&str, Look)] = &[
-    ("job", Look::Buttons),
-    ("framework", Look::Plain),
-    ("weights", Look::Steps),
-    ("switch-qh", Look::Plain),
-    ("switch-a16", Look::Plain),
-    ("switch-ku", Look::Plain),
-    ("switch-c32", Look::Plain),
-    ("batch", Look::Plain),
-    ("seq", Look::Plain),
-    ("sample-len", Look::Plain),
-    ("batching", Look::Plain),
-    ("gen", Look::Plain),
-    ("target-len", Look::Plain),
-    ("switch-ks", Look::Plain),
-    ("switch-kvh", Look::Plain),
-    ("concurrency", Look::Plain),
-    ("avg-tokens", Look::Plain),
-    ("shared-prefix", Look::Plain),
-    ("kv-dtype", Look::Plain),
-    ("lora-rank", Look::Plain),
-    ("lora-targets", Look::Plain),
-    ("switch-ld", Look::Plain),
-    ("switch-mts", Look::Plain),
-    ("switch-dora", Look::Plain),
-    ("grad-accum", Look::Plain),
-    ("eval-batch", Look::Plain),
-    ("global-batch", Look::Plain),
-    ("optimizer", Look::Plain),
-    ("switch-po", Look::Plain),
-    ("switch-mw", Look::Plain),
-    ("ckpt", Look::Plain),
-    ("switch-ao", Look::Plain),
-    ("switch-obw", Look::Plain),
-    ("loss", Look::Plain),
-    ("attention", Look::Plain),
-    ("local-ngl", Look::Plain),
-    ("local-ctx", Look::Plain),
-    ("local-parallel", Look::Plain),
-    ("local-draft", Look::Plain),
-    ("local-draft-ctx", Look::Plain),
-    ("local-draft-ngl", Look::Plain),
-    ("local-ctk", Look::Plain),
-    ("local-ctv", Look::Plain),
-    ("local-fa", Look::Plain),
-    ("local-ncmoe", Look::Plain),
-];
-pub(crate) const HARDWARE_PANEL: &[(&str, Look)] = &[
-    ("local-machine", Look::Buttons),
-    ("gpu", Look::Plain),
-    ("gpus", Look::Plain),
-    ("gpu-held", Look::Plain),
-    ("last-gpu", Look::Plain),
-    ("tp", Look::Plain),
-    ("expert-parallel", Look::Plain),
-    ("switch-sqp", Look::Plain),
-    ("pp", Look::Plain),
-    ("pipeline-schedule", Look::Plain),
-    ("virtual-stages", Look::Plain),
-    ("zero", Look::Steps),
-    ("offload", Look::Plain),
-    ("dp-framework", Look::Plain),
-    ("shard-group", Look::Plain),
-    ("weights-load", Look::Plain),
-    ("switch-gbv", Look::Plain),
-    ("switch-fns", Look::Plain),
-    ("local-mac", Look::Plain),
-    ("local-mac-memory", Look::Plain),
-    ("local-wired", Look::Plain),
-    ("local-uma", Look::Plain),
-    ("local-uma-memory", Look::Plain),
-    ("local-uma-vram", Look::Plain),
-    ("local-gtt", Look::Plain),
-    ("local-ram", Look::Plain),
-    ("local-ram-bandwidth", Look::Plain),
-    ("local-mmproj-offload", Look::Plain),
-    ("local-split-mode", Look::Plain),
-];
-#[cfg(test)]
-/// Settings whose input the local job's module renders in its answer (`crates/local-web`), with
-/// the page's one listener on that answer (`components/local.rs`).
-const MODULE_RENDERED: &[(&str, Look)] = &[("local-tensor-split", Look::Plain)];
-pub(crate) const ADVANCED_PANEL: &[(&str, Look)] = &[
-    ("weights-embeddings", Look::Plain),
-    ("weights-attention", Look::Plain),
-    ("weights-mlp", Look::Plain),
-    ("weights-head", Look::Plain),
-    ("kept-16bit", Look::Plain),
-    ("context-mib", Look::Plain),
-    ("reserve-pct", Look::Plain),
-    ("server", Look::Plain),
-    ("gpu-util", Look::Plain),
-    ("mem-fraction-static", Look::Plain),
-    ("block-size", Look::Plain),
-    ("max-model-len", Look::Plain),
-    ("batched-tokens", Look::Plain),
-    ("max-num-seqs", Look::Plain),
-    ("vllm-version", Look::Plain),
-    ("max-loras", Look::Plain),
-    ("max-lora-rank", Look::Plain),
-    ("cpu-offload-gb", Look::Plain),
-    ("cuda-graphs", Look::Plain),
-    ("comm-mib", Look::Plain),
-    ("speculative", Look::Plain),
-    ("spec-tokens", Look::Plain),
-    ("draft-model", Look::Plain),
-    ("local-batch", Look::Plain),
-    ("local-ubatch", Look::Plain),
-    ("local-mmap", Look::Plain),
-    ("local-op-offload", Look::Plain),
-    ("local-kv-unified", Look::Plain),
-    ("local-swa-full", Look::Plain),
-];
-pub(crate) const HEADER_PANEL: &[(&str, Look)] = &[("unit", Look::Buttons)];
-
 #[cfg(test)]
 mod tests {
-    use super::*;
     use vram_engine::SETTINGS;
 
     #[test]
-    fn every_setting_of_the_registry_has_exactly_one_place_on_the_page() {
-        let panels = [
-            JOB_PANEL,
-            HARDWARE_PANEL,
-            ADVANCED_PANEL,
-            HEADER_PANEL,
-            MODULE_RENDERED,
-        ];
-        for st in SETTINGS {
-            let places = panels
-                .iter()
-                .flat_map(|p| p.iter())
-                .filter(|(id, _)| *id == st.id)
-                .count();
-            assert_eq!(places, 1, "{} is on the page {places} times", st.id);
+    fn no_two_settings_of_a_panel_share_a_rank() {
+        for (i, a) in SETTINGS.iter().enumerate() {
+            for b in &SETTINGS[i + 1..] {
+                assert!(
+                    a.place.panel != b.place.panel || a.place.rank != b.place.rank,
+                    "{} and {} share rank {} on {:?}",
+                    a.id,
+                    b.id,
+                    a.place.rank,
+                    a.place.panel
+                );
+            }
         }
-        let listed: usize = panels.iter().map(|p| p.len()).sum();
-        assert_eq!(
-            listed,
-            SETTINGS.len(),
-            "a panel lists an id the registry lacks"
-        );
     }
 }

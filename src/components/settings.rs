@@ -9,23 +9,13 @@
 //! asks the engine to set it ([`asked`]).
 
 use leptos::prelude::*;
-use vram_engine::{scenario::LoraTargets, Job, Scenario, Setting, SettingKind, SettingValue};
+use vram_engine::scenario::{Look, LoraTargets, Panel};
+use vram_engine::{Job, Scenario, Setting, SettingKind, SettingValue, SETTINGS};
 use wasm_bindgen::JsCast;
 
 use crate::components::controls::{log_pos, log_value};
 use crate::i18n::{self, t, Lang};
 use crate::state::AppState;
-
-/// How a setting is shown.
-#[derive(Clone, Copy)]
-pub enum Look {
-    /// A select (choices), a slider with a box (numbers), a checkbox (switches).
-    Plain,
-    /// A stepped slider with a select beside it.
-    Steps,
-    /// A row of buttons.
-    Buttons,
-}
 
 /// A number typed outside its setting's range: the setting's id and what to say under its box.
 pub type Invalid = Option<(&'static str, String)>;
@@ -46,21 +36,30 @@ pub struct Shown {
     pub offered: Vec<&'static str>,
 }
 
+/// The settings the registry places on `panel`, in their order there (by rank).
+pub fn panel_settings(panel: Panel) -> Vec<&'static Setting> {
+    let mut ranked: Vec<&'static Setting> = Vec::new();
+    for setting in SETTINGS.iter().filter(|st| st.place.panel == panel) {
+        let at = ranked.partition_point(|st| st.place.rank < setting.place.rank);
+        ranked.insert(at, setting);
+    }
+    ranked
+}
+
 /// The settings of `panel` that apply to `s`, in the panel's order.
 #[cfg(test)]
-pub fn shown_settings(panel: &[(&'static str, Look)], s: &Scenario) -> Vec<&'static str> {
+pub fn shown_settings(panel: &[&'static Setting], s: &Scenario) -> Vec<&'static str> {
     panel
         .iter()
-        .filter(|(id, _)| Setting::by_id(id).is_some_and(|st| (st.applies)(s)))
-        .map(|(id, _)| *id)
+        .filter(|st| (st.applies)(s))
+        .map(|st| st.id)
         .collect()
 }
 
 /// What each control of `panel` that applies to `s` shows in `lang`, in the panel's order.
-pub fn shown_controls(panel: &[(&'static str, Look)], s: &Scenario, lang: Lang) -> Vec<Shown> {
+pub fn shown_controls(panel: &[&'static Setting], s: &Scenario, lang: Lang) -> Vec<Shown> {
     panel
         .iter()
-        .filter_map(|(id, _)| Setting::by_id(id))
         .filter(|setting| (setting.applies)(s))
         .map(|setting| shown(setting, s, lang))
         .collect()
@@ -117,29 +116,23 @@ pub fn shown_choice(setting: &Setting, s: &Scenario) -> &'static str {
     }
 }
 
-/// The controls of `settings` that apply to the scenario, in the element `host`.
+/// The controls of `panel`'s settings that apply to the scenario, in the element `host`.
 #[component]
-pub fn SettingsList(
-    host: &'static str,
-    settings: &'static [(&'static str, Look)],
-) -> impl IntoView {
-    settings_list(host, settings)
+pub fn SettingsList(host: &'static str, panel: Panel) -> impl IntoView {
+    settings_list(host, panel)
 }
 
 /// [`SettingsList`]'s view, built by one copy of its code for the page's four lists.
 #[inline(never)]
-fn settings_list(host: &'static str, settings: &'static [(&'static str, Look)]) -> AnyView {
+fn settings_list(host: &'static str, panel: Panel) -> AnyView {
     let st = expect_context::<AppState>();
     let invalid = RwSignal::new(None::<(&'static str, String)>);
+    let settings = panel_settings(panel);
     let list = Memo::new(move |_| {
         let l = st.lang.get();
-        st.scenario.with(|s| shown_controls(settings, s, l))
+        st.scenario.with(|s| shown_controls(&settings, s, l))
     });
     let control = move |id: &'static str| {
-        let look = settings
-            .iter()
-            .find(|(i, _)| *i == id)
-            .map_or(Look::Plain, |(_, l)| *l);
         // this control's entry; while the list drops it, the last one it had
         let shown = Memo::new(move |was: Option<&Shown>| {
             list.with(|l| l.iter().find(|c| c.id == id).cloned())
@@ -151,7 +144,7 @@ fn settings_list(host: &'static str, settings: &'static [(&'static str, Look)]) 
                     offered: Vec::new(),
                 })
         });
-        Setting::by_id(id).map(|setting| view! { <Control setting look shown invalid/> })
+        Setting::by_id(id).map(|setting| view! { <Control setting shown invalid/> })
     };
     view! {
         <div
@@ -175,7 +168,6 @@ fn settings_list(host: &'static str, settings: &'static [(&'static str, Look)]) 
 #[component]
 fn Control(
     setting: &'static Setting,
-    look: Look,
     shown: Memo<Shown>,
     invalid: RwSignal<Invalid>,
 ) -> impl IntoView {
@@ -187,7 +179,7 @@ fn Control(
         SettingKind::Number { .. } => {
             view! { <NumberField setting label shown invalid/> }.into_any()
         }
-        SettingKind::Choice => match look {
+        SettingKind::Choice => match setting.place.look {
             Look::Buttons => view! { <ButtonsField setting label shown/> }.into_any(),
             Look::Steps => view! { <StepsField setting label shown/> }.into_any(),
             Look::Plain => view! { <SelectField setting label shown/> }.into_any(),
@@ -609,10 +601,8 @@ fn on_event(st: AppState, invalid: RwSignal<Invalid>, ev: &web_sys::Event, kinds
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::{ADVANCED_PANEL, HARDWARE_PANEL, HEADER_PANEL, JOB_PANEL};
-    use vram_engine::SETTINGS;
 
-    const PANELS: [&[(&str, Look)]; 4] = [JOB_PANEL, HARDWARE_PANEL, ADVANCED_PANEL, HEADER_PANEL];
+    const PANELS: [Panel; 4] = [Panel::Job, Panel::Hardware, Panel::Advanced, Panel::Header];
 
     fn input<'a>(kind: &'a str, setting: &'a str, key: &'a str, value: &'a str) -> Input<'a> {
         Input {
@@ -639,7 +629,10 @@ mod tests {
                 ..Scenario::default()
             };
             s.normalize();
-            let shown: Vec<&str> = PANELS.iter().flat_map(|p| shown_settings(p, &s)).collect();
+            let shown: Vec<&str> = PANELS
+                .iter()
+                .flat_map(|p| shown_settings(&panel_settings(*p), &s))
+                .collect();
             for setting in SETTINGS {
                 if matches!(setting.kind, SettingKind::Shares) {
                     continue;
@@ -661,14 +654,14 @@ mod tests {
             batch: s.batch * 2,
             ..s.clone()
         };
-        for panel in PANELS {
+        for panel in PANELS.map(panel_settings) {
             let (before, after) = (
-                shown_controls(panel, &s, Lang::En),
-                shown_controls(panel, &doubled, Lang::En),
+                shown_controls(&panel, &s, Lang::En),
+                shown_controls(&panel, &doubled, Lang::En),
             );
             assert_eq!(
                 before.iter().map(|c| c.id).collect::<Vec<_>>(),
-                shown_settings(panel, &s)
+                shown_settings(&panel, &s)
             );
             let moved: Vec<&str> = before
                 .iter()
@@ -679,7 +672,7 @@ mod tests {
             for id in &moved {
                 assert!(["batch", "global-batch"].contains(id), "{id} moved");
             }
-            if panel.iter().any(|(id, _)| *id == "batch") {
+            if panel.iter().any(|st| st.id == "batch") {
                 assert!(moved.contains(&"batch"));
             }
         }

@@ -6,6 +6,8 @@
 
 mod gguf;
 mod model;
+mod page;
+mod settings;
 mod text;
 
 pub use gguf::GGUF_LINK_ROOM;
@@ -15,15 +17,10 @@ pub use text::pairs;
 use crate::error::EngineError;
 use crate::gguf::{Detail, GgufSummary};
 use crate::hub::HubEndpoint;
-use crate::llamacpp::{Projector, ProjectorFile};
 use crate::measured::{MeasureError, Measurement};
-use crate::model::presets;
-use crate::model::Architecture;
 use crate::repair::Repair;
-use crate::scenario::{GgufFile, Job, ModelChoice, Scenario};
-use crate::scenario::{Refusal, Setting, SETTINGS};
+use crate::scenario::{Refusal, Scenario, SETTINGS};
 use gguf::gguf_text_within;
-use model::{hub_source, parse_count};
 use text::percent_encode;
 
 /// The link format's version.
@@ -115,17 +112,7 @@ pub fn encode(s: &Scenario, page: &PageSettings) -> String {
     let mut out: Vec<(&str, String)> = vec![("v", VERSION.to_string())];
     model::write(&s.model, s.gguf.is_none(), &mut out);
     let gguf_at = out.len();
-    if let Some(file) = &s.gguf {
-        out.push(("gn", file.name.clone()));
-        if let Some(src) = &file.source {
-            out.push(("hf", src.id()));
-            out.push(("hfd", src.read_on.clone()));
-        }
-    }
-    if let Some(file) = &s.mmproj {
-        out.push(("mpn", file.name.clone()));
-        out.push(("mp", file.projector.to_text()));
-    }
+    gguf::write(s, &mut out);
     // the job and the framework against the page's defaults; every other setting against the
     // job's own defaults with the framework's, which the decoder applies first
     let base = s.defaults_of_framework();
@@ -139,19 +126,7 @@ pub fn encode(s: &Scenario, page: &PageSettings) -> String {
             out.push((st.key, st.text(s)));
         }
     }
-    if let Some(l) = page.lang {
-        out.push(("lang", l.to_string()));
-    }
-    if let Some(m) = &page.measured {
-        out.push(("ms", m.to_link()));
-    }
-    if let Some(e) = page
-        .hub_endpoint
-        .as_ref()
-        .filter(|e| **e != HubEndpoint::default())
-    {
-        out.push(("hfe", e.base().to_string()));
-    }
+    page::write(page, &mut out);
     let joined = |pairs: &[(&str, String)]| {
         pairs
             .iter()
@@ -213,166 +188,79 @@ fn decode_pairs_checking(
     pairs: &[(String, String)],
     gguf_check: fn(&GgufSummary) -> bool,
 ) -> Decoded {
-    let mut notices = Vec::new();
-    // the job's defaults first, wherever `j` stands among the pairs
-    let job = pairs
-        .iter()
-        .find(|(k, _)| k == "j")
-        .and_then(|(_, v)| Job::from_key(v))
-        .unwrap_or(Scenario::default().job);
-    let mut s = Scenario::for_job(job);
-    let mut page = PageSettings::default();
-    let mut name: Option<String> = None;
-    let mut cfg: Option<String> = None;
-    let mut hub: (Option<String>, Option<String>) = (None, None);
-    let mut gguf_name: Option<String> = None;
-    let mut projector_name: Option<String> = None;
-    // the job, then the framework's defaults (the default framework's when the link names none),
-    // before every other setting: the link's own values then override them
-    for key in ["j", "ft"] {
-        if let (Some(st), Some((_, v))) = (
-            Setting::by_key(key),
-            pairs.iter().rev().find(|(k, _)| k == key),
-        ) {
-            // a refused value is reported by the loop below
-            let _ = st.apply(&mut s, v);
-        }
-    }
-    let framework = s.framework;
-    framework.apply(&mut s);
-    for (k, v) in pairs {
-        let ignored = |why: Ignored| Notice::Ignored {
-            key: k.chars().take(40).collect(),
-            value: v.chars().take(40).collect(),
-            why,
-        };
-        let why = match k.as_str() {
-            "v" => (v.parse::<u64>().ok() != Some(VERSION)).then_some(Ignored::OtherVersion),
-            "m" => match presets::find(v) {
-                Some(p) => {
-                    s.model = ModelChoice::Preset(p.id);
-                    None
-                }
-                None => Some(Ignored::NoSuchPreset),
-            },
-            "p" => match parse_count(v)
-                .and_then(|n| Architecture::from_param_count(n).map(|_| n).ok())
-            {
-                Some(n) => {
-                    s.model = ModelChoice::Params(n);
-                    None
-                }
-                None => Some(Ignored::NotAParamCount),
-            },
-            "mn" => {
-                name = Some(v.chars().take(80).collect());
-                None
-            }
-            "cfg" => {
-                cfg = Some(v.clone());
-                None
-            }
-            "hf" => {
-                hub.0 = Some(v.clone());
-                None
-            }
-            "hfd" => {
-                hub.1 = Some(v.clone());
-                None
-            }
-            "gn" => {
-                gguf_name = Some(v.chars().take(80).collect());
-                None
-            }
-            "gg" => match GgufSummary::from_text(v) {
-                Ok(summary) if gguf_check(&summary) => {
-                    s.gguf = Some(Box::new(GgufFile {
-                        name: String::new(),
-                        summary,
-                        source: None,
-                    }));
-                    None
-                }
-                _ => Some(Ignored::NotAGgufSummary),
-            },
-            "mpn" => {
-                projector_name = Some(v.chars().take(80).collect());
-                None
-            }
-            "mp" => match Projector::from_text(v) {
-                Some(projector) => {
-                    s.mmproj = Some(Box::new(ProjectorFile {
-                        name: String::new(),
-                        projector,
-                    }));
-                    None
-                }
-                None => Some(Ignored::NotAProjector),
-            },
-            "lang" => match v.as_str() {
-                "en" => {
-                    page.lang = Some("en");
-                    None
-                }
-                "zh" => {
-                    page.lang = Some("zh");
-                    None
-                }
-                _ => Some(Ignored::OtherLanguage),
-            },
-            "hfe" => match HubEndpoint::parse(v) {
-                Ok(e) => {
-                    page.hub_endpoint = (e != HubEndpoint::default()).then_some(e);
-                    None
-                }
-                Err(_) => Some(Ignored::BadHubEndpoint),
-            },
-            "ms" => {
-                match Measurement::from_link(v) {
-                    Ok(m) => page.measured = Some(m),
-                    Err(e) => notices.push(Notice::BadMeasurement(e)),
-                }
-                None
-            }
-            // applied before the loop
-            "ft" => Setting::by_key("ft")
-                .and_then(|st| st.parse(v).err())
-                .map(Ignored::Refused),
-            key => match Setting::by_key(key) {
-                Some(st) => st.apply(&mut s, v).err().map(Ignored::Refused),
-                None => {
-                    notices.push(Notice::UnknownKey(key.chars().take(40).collect()));
-                    None
-                }
-            },
-        };
-        if let Some(why) = why {
-            notices.push(ignored(why));
-        }
-    }
-    // `hf=` is the GGUF file's when the link has one (gg=), else the compact architecture's
-    let with_gguf = s.gguf.is_some();
-    let source = hub_source(hub, cfg.is_some() || with_gguf, &mut notices);
-    let (source, gguf_source) = match with_gguf {
-        true => (None, source),
-        false => (source, None),
+    let mut r = Reading {
+        scenario: settings::first(pairs),
+        page: PageSettings::default(),
+        notices: Vec::new(),
+        model: model::Pending::default(),
+        gguf: gguf::Pending::new(gguf_check),
     };
-    if let Some(text) = cfg {
-        match model::custom(&text, name, source) {
-            Ok(model) => s.model = model,
-            Err(e) => notices.push(Notice::BadArchitecture(e)),
+    for (k, v) in pairs {
+        let read = READERS
+            .iter()
+            .map(|read| read(k, v, &mut r))
+            .find(|read| !matches!(read, Read::NotMine))
+            .unwrap_or(Read::NotMine);
+        match read {
+            Read::Taken => {}
+            Read::Ignored(why) => r.notices.push(Notice::Ignored {
+                key: k.chars().take(40).collect(),
+                value: v.chars().take(40).collect(),
+                why,
+            }),
+            Read::NotMine => r
+                .notices
+                .push(Notice::UnknownKey(k.chars().take(40).collect())),
         }
     }
-    let gguf_named = pairs.iter().any(|(k, _)| k == "gg");
-    notices.extend(gguf::name_file(&mut s, gguf_name, gguf_source, gguf_named));
-    if let Some(file) = s.mmproj.as_mut() {
-        file.name = projector_name.unwrap_or_else(|| "mmproj.gguf".into());
-    }
-    notices.extend(s.normalize().into_iter().map(Notice::Normalized));
+    let gguf_source = model::finish(&mut r);
+    gguf::finish(&mut r, gguf_source);
+    let mut s = r.scenario;
+    r.notices
+        .extend(s.normalize().into_iter().map(Notice::Normalized));
     Decoded {
         scenario: s,
-        page,
-        notices,
+        page: r.page,
+        notices: r.notices,
+    }
+}
+
+/// What the decoder holds while it reads a link's pairs: the scenario and page settings so far,
+/// the notices, and what the model's and the GGUF file's pairs leave for after the others.
+struct Reading {
+    scenario: Scenario,
+    page: PageSettings,
+    notices: Vec<Notice>,
+    model: model::Pending,
+    gguf: gguf::Pending,
+}
+
+/// What a concern made of one `key=value` pair.
+enum Read {
+    /// Not one of its keys.
+    NotMine,
+    /// Its key, read (or reported by a notice of its own).
+    Taken,
+    /// Its key, with a value it ignored.
+    Ignored(Ignored),
+}
+
+/// Each concern's reader of a pair, asked in turn: the link's version, the model, the GGUF files,
+/// the page's settings, then the registry's. A key that none takes is unknown.
+const READERS: [fn(&str, &str, &mut Reading) -> Read; 5] = [
+    read_version,
+    model::read,
+    gguf::read,
+    page::read,
+    settings::read,
+];
+
+/// The link's version (`v=`); a link of another version is read as version 1.
+fn read_version(key: &str, v: &str, _: &mut Reading) -> Read {
+    match key {
+        "v" if v.parse::<u64>().ok() != Some(VERSION) => Read::Ignored(Ignored::OtherVersion),
+        "v" => Read::Taken,
+        _ => Read::NotMine,
     }
 }
 

@@ -1,10 +1,10 @@
 //! The model in a link: a preset (`m=`), a parameter count (`p=`), or a compact architecture
 //! (`cfg=`, named by `mn=`) with the Hub repository it was read from (`hf=`, `hfd=`).
 
-use super::{Ignored, Notice};
+use super::{Ignored, Notice, Read, Reading};
 use crate::error::EngineError;
 use crate::hub::HubSource;
-use crate::model::{decode_arch, encode_arch};
+use crate::model::{decode_arch, encode_arch, presets, Architecture};
 use crate::scenario::ModelChoice;
 
 /// The model's pairs; beside a GGUF file (`alone` false) `hf=` is the file's, one source per link.
@@ -23,8 +23,76 @@ pub(super) fn write(model: &ModelChoice, alone: bool, out: &mut Vec<(&str, Strin
     }
 }
 
+/// What the model's pairs leave for after the others: the compact architecture (`cfg=`), its
+/// name (`mn=`) and the Hub source (`hf=`, `hfd=`), which is the GGUF file's when there is one.
+#[derive(Default)]
+pub(super) struct Pending {
+    name: Option<String>,
+    cfg: Option<String>,
+    hub: (Option<String>, Option<String>),
+}
+
+/// Reads one of the model's pairs: a preset or a parameter count at once, the rest once every
+/// pair is read ([`finish`]).
+pub(super) fn read(key: &str, v: &str, r: &mut Reading) -> Read {
+    let pending = &mut r.model;
+    match key {
+        "m" => match presets::find(v) {
+            Some(p) => {
+                r.scenario.model = ModelChoice::Preset(p.id);
+                Read::Taken
+            }
+            None => Read::Ignored(Ignored::NoSuchPreset),
+        },
+        "p" => match parse_count(v).and_then(|n| Architecture::from_param_count(n).map(|_| n).ok())
+        {
+            Some(n) => {
+                r.scenario.model = ModelChoice::Params(n);
+                Read::Taken
+            }
+            None => Read::Ignored(Ignored::NotAParamCount),
+        },
+        "mn" => {
+            pending.name = Some(v.chars().take(80).collect());
+            Read::Taken
+        }
+        "cfg" => {
+            pending.cfg = Some(v.to_string());
+            Read::Taken
+        }
+        "hf" => {
+            pending.hub.0 = Some(v.to_string());
+            Read::Taken
+        }
+        "hfd" => {
+            pending.hub.1 = Some(v.to_string());
+            Read::Taken
+        }
+        _ => Read::NotMine,
+    }
+}
+
+/// Once every pair is read: the Hub source, then the compact architecture with its name and
+/// source. Returns the source when it is the GGUF file's (`hf=` beside `gg=`).
+pub(super) fn finish(r: &mut Reading) -> Option<HubSource> {
+    let Pending { name, cfg, hub } = std::mem::take(&mut r.model);
+    let with_gguf = r.scenario.gguf.is_some();
+    let source = hub_source(hub, cfg.is_some() || with_gguf, &mut r.notices);
+    let (source, gguf_source) = match with_gguf {
+        true => (None, source),
+        false => (source, None),
+    };
+    if let Some(text) = cfg {
+        match custom(&text, name, source) {
+            Ok(model) => r.scenario.model = model,
+            Err(e) => r.notices.push(Notice::BadArchitecture(e)),
+        }
+    }
+    gguf_source
+}
+
 /// The model a compact architecture (`cfg=`) names, with its name and Hub source.
-pub(super) fn custom(
+fn custom(
     text: &str,
     name: Option<String>,
     source: Option<HubSource>,
@@ -39,7 +107,7 @@ pub(super) fn custom(
 /// The model's Hub source (`hf=` and `hfd=`), kept only beside a compact architecture or a GGUF
 /// summary: the link opens offline from `cfg=` / `gg=`, and the id only says where it was read
 /// and when.
-pub(super) fn hub_source(
+fn hub_source(
     hub: (Option<String>, Option<String>),
     with_arch: bool,
     notices: &mut Vec<Notice>,
@@ -66,7 +134,7 @@ pub(super) fn hub_source(
     }
 }
 
-pub(super) fn parse_count(v: &str) -> Option<u64> {
+fn parse_count(v: &str) -> Option<u64> {
     let v = v.trim();
     let (num, shift) = match v.chars().last()? {
         'k' | 'K' => (&v[..v.len() - 1], 3),

@@ -2,8 +2,8 @@ use super::*;
 use crate::dtype::WeightFormat;
 use crate::gpus::Gpu;
 use crate::hub::HubSource;
-use crate::model::{encode_arch, StoredWeights};
-use crate::scenario::{Job, LoraTargets, Zero};
+use crate::model::{encode_arch, Architecture, StoredWeights};
+use crate::scenario::{Job, LoraTargets, ModelChoice, Zero};
 use crate::scenario::{SettingKind, SettingValue};
 
 #[test]

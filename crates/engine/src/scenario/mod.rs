@@ -15,7 +15,9 @@ pub use framework::{step_tokens, Batching, Framework, LengthReason, StepTokens};
 pub use local::{GgufFile, LocalMachine, SplitMode};
 pub use model_choice::ModelChoice;
 pub use serving::{CudaGraphs, Server, SpecMethod, VllmVersion};
-pub use settings::{Refusal, Scenario, Setting, SettingKind, SettingValue, SETTINGS};
+pub use settings::{
+    Look, Panel, Place, Refusal, Scenario, Setting, SettingKind, SettingValue, SETTINGS,
+};
 pub use training::{
     Attention, Checkpointing, DpFramework, Loss, Offload, Optimizer, PipelineSchedule, WeightsLoad,
     Zero,

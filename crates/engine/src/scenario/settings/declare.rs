@@ -6,8 +6,11 @@
 //! ```text
 //! /// doc of the field
 //! field: Type = default
-//!     => ("link key", "cli-flag", "page-id", "--help hint") if applies_fn, how(args);
+//!     => ("link key", "cli-flag", "page-id", "--help hint") at Panel(rank, Look) if applies_fn, how(args);
 //! ```
+//!
+//! `at Panel(rank, Look)` is the setting's [`Place`] on the page: its panel, its rank there, and
+//! its look (`Plain` when left out).
 //!
 //! `how` is left out when the field's type says it all ([`Field`]: a named enum is a choice, a
 //! `bool` a switch, ...), or is one of:
@@ -22,6 +25,7 @@
 //! [`Scenario`]: super::Scenario
 //! [`SETTINGS`]: super::SETTINGS
 //! [`Field`]: super::field::Field
+//! [`Place`]: super::Place
 
 macro_rules! declare_settings {
     (
@@ -30,7 +34,11 @@ macro_rules! declare_settings {
         $(
             $(#[$fmeta:meta])*
             $field:ident : $ty:ty = $default:expr
-            $( => ($key:literal, $flag:literal, $id:literal, $hint:literal) if $applies:ident $(, $how:ident $args:tt)? )*
+            $(
+                => ($key:literal, $flag:literal, $id:literal, $hint:literal)
+                at $panel:ident ($rank:literal $(, $look:ident)?)
+                if $applies:ident $(, $how:ident $args:tt)?
+            )*
             ;
         )*
     ) => {
@@ -49,15 +57,27 @@ macro_rules! declare_settings {
         /// Every setting of a scenario, in the order links write them.
         pub static SETTINGS: &[Setting] = &[
             $( $(
-                setting!($field: $ty; $key, $flag, $id, $hint, $applies; $($how $args)?),
+                setting!($field: $ty; $key, $flag, $id, $hint, $applies,
+                    Place { panel: Panel::$panel, rank: $rank, look: look!($($look)?) };
+                    $($how $args)?),
             )* )*
         ];
     };
 }
 
+/// A setting's look on the page: `Plain` unless its declaration names one.
+macro_rules! look {
+    () => {
+        Look::Plain
+    };
+    ($look:ident) => {
+        Look::$look
+    };
+}
+
 /// One descriptor of [`declare_settings!`].
 macro_rules! setting {
-    (@desc $key:literal, $flag:literal, $id:literal, $hint:literal, $applies:ident, $kind:expr, $read:expr, $write:expr, $keys:expr) => {
+    (@desc $key:literal, $flag:literal, $id:literal, $hint:literal, $applies:ident, $place:expr, $kind:expr, $read:expr, $write:expr, $keys:expr) => {
         Setting {
             key: $key,
             flag: $flag,
@@ -65,13 +85,14 @@ macro_rules! setting {
             value_hint: $hint,
             kind: $kind,
             applies: $applies,
+            place: $place,
             read: $read,
             write: $write,
             keys: $keys,
         }
     };
-    ($field:ident : $ty:ty; $key:literal, $flag:literal, $id:literal, $hint:literal, $applies:ident;) => {
-        setting!(@desc $key, $flag, $id, $hint, $applies,
+    ($field:ident : $ty:ty; $key:literal, $flag:literal, $id:literal, $hint:literal, $applies:ident, $place:expr;) => {
+        setting!(@desc $key, $flag, $id, $hint, $applies, $place,
             <$ty as Field>::KIND,
             |s| Field::value(&s.$field),
             |s, v| {
@@ -81,9 +102,9 @@ macro_rules! setting {
             },
             <$ty as Field>::keys)
     };
-    ($field:ident : $ty:ty; $key:literal, $flag:literal, $id:literal, $hint:literal, $applies:ident;
+    ($field:ident : $ty:ty; $key:literal, $flag:literal, $id:literal, $hint:literal, $applies:ident, $place:expr;
         number ($min:expr, $max:expr, slider $smin:expr, $smax:expr, $log:expr, $pow2:expr)) => {
-        setting!(@desc $key, $flag, $id, $hint, $applies,
+        setting!(@desc $key, $flag, $id, $hint, $applies, $place,
             SettingKind::Number { min: $min, max: $max, slider: ($smin, $smax), log: $log, pow2: $pow2 },
             |s| SettingValue::Number(s.$field),
             |s, v| {
@@ -93,9 +114,9 @@ macro_rules! setting {
             },
             Vec::new)
     };
-    ($field:ident : $ty:ty; $key:literal, $flag:literal, $id:literal, $hint:literal, $applies:ident;
+    ($field:ident : $ty:ty; $key:literal, $flag:literal, $id:literal, $hint:literal, $applies:ident, $place:expr;
         keys ($keys:expr)) => {
-        setting!(@desc $key, $flag, $id, $hint, $applies,
+        setting!(@desc $key, $flag, $id, $hint, $applies, $place,
             SettingKind::Choice,
             |s| SettingValue::Choice(s.$field),
             |s, v| {
@@ -107,9 +128,9 @@ macro_rules! setting {
             },
             $keys)
     };
-    ($field:ident : $ty:ty; $key:literal, $flag:literal, $id:literal, $hint:literal, $applies:ident;
+    ($field:ident : $ty:ty; $key:literal, $flag:literal, $id:literal, $hint:literal, $applies:ident, $place:expr;
         then ($then:expr)) => {
-        setting!(@desc $key, $flag, $id, $hint, $applies,
+        setting!(@desc $key, $flag, $id, $hint, $applies, $place,
             <$ty as Field>::KIND,
             |s| Field::value(&s.$field),
             |s, v| {
@@ -119,9 +140,9 @@ macro_rules! setting {
             },
             <$ty as Field>::keys)
     };
-    ($field:ident : $ty:ty; $key:literal, $flag:literal, $id:literal, $hint:literal, $applies:ident;
+    ($field:ident : $ty:ty; $key:literal, $flag:literal, $id:literal, $hint:literal, $applies:ident, $place:expr;
         part ($part:expr)) => {
-        setting!(@desc $key, $flag, $id, $hint, $applies,
+        setting!(@desc $key, $flag, $id, $hint, $applies, $place,
             SettingKind::Choice,
             |s| SettingValue::Choice(s.$field.get($part).map_or(PART_FOLLOWS, |f| f.key())),
             |s, v| {
@@ -134,4 +155,5 @@ macro_rules! setting {
 }
 
 pub(super) use declare_settings;
+pub(super) use look;
 pub(super) use setting;

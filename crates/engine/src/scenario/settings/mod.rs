@@ -1,10 +1,11 @@
 //! The settings registry: one descriptor per setting of a scenario.
 //!
 //! The link codec, the CLI's flags and `--help`, range checks, the solver's bounds, the page's
-//! controls and the property tests' scenarios all read [`SETTINGS`]. Each setting is declared once,
-//! in `list.rs`: the [`Scenario`] field it sets, its default and its descriptor come from that one
-//! entry. Adding a setting means that entry, its physics, and its label and help in both languages
-//! (`vram-text`, keyed by [`Setting::id`]; a choice's labels by its link key).
+//! controls and panels, and the property tests' scenarios all read [`SETTINGS`]. Each setting is
+//! declared once, in `list.rs`: the [`Scenario`] field it sets, its default, its descriptor and its
+//! [`Place`] on the page come from that one entry. Adding a setting means that entry, its physics,
+//! and its label and help in both languages (`vram-text`, keyed by [`Setting::id`]; a choice's
+//! labels by its link key).
 //! The model (`m`, `p`, `cfg`, `mn`) and the page's language are not settings of the budget and are
 //! read by the link codec itself.
 
@@ -12,6 +13,7 @@ mod applies;
 mod declare;
 mod field;
 mod list;
+mod place;
 
 use crate::dtype::WeightFormat;
 use crate::llamacpp::TensorShares;
@@ -19,6 +21,7 @@ use crate::scenario::LoraTargets;
 use crate::weight_parts::{WeightPart, PART_FOLLOWS};
 
 pub use list::{Scenario, SETTINGS};
+pub use place::{Look, Panel, Place};
 
 /// A setting's value as the registry reads and writes it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -83,6 +86,8 @@ pub struct Setting {
     pub kind: SettingKind,
     /// Whether the setting means something for this scenario (its job, its weights).
     pub applies: fn(&Scenario) -> bool,
+    /// Where the page shows it.
+    pub place: Place,
     read: fn(&Scenario) -> SettingValue,
     write: fn(&mut Scenario, SettingValue),
     /// Every key a choice accepts (in display order).
