@@ -4,9 +4,8 @@
 
 pub use crate::gguf::{
     is_expert, read_gguf, Detail, DraftValue, GgmlType, GgufDraft, GgufError, GgufHeader,
-    GgufLimit, GgufSummary, Hyperparameters, LayerCounts, LayerTensors, MetaArray, MetaValue,
-    MetadataEntry, SummaryError, TensorGroup, TensorInfo, ValueType, PADDING_PER_TENSOR,
-    STORED_ARRAY_MAX,
+    GgufLimit, GgufSummary, LayerTensors, MetaArray, MetaValue, MetadataEntry, SummaryError,
+    TensorGroup, TensorInfo, ValueType, PADDING_PER_TENSOR, STORED_ARRAY_MAX,
 };
 
 mod bandwidth;
