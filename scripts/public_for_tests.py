@@ -22,6 +22,8 @@ The heuristic matches names, not paths, so it is an approximation:
   items, never false ones);
 - a name used only inside the engine's `src/` counts as not used outside, whatever path it
   takes; `pub use` re-exports in the engine are the exposure, not uses;
+- a field of a struct that real code outside builds or matches with `Name { … }` is public:
+  a struct literal (with `..Default::default()` too) needs every field visible;
 - a type named in the signature, field or variant of an item that stays public stays
   public with it (whatever the name-matching says of that item);
 - macros, trait methods of `impl Trait for` blocks (their visibility is the trait's) and items
@@ -184,7 +186,11 @@ def pub_items(code):
     for kind, name, start in items:
         kind = "method" if kind == "fn" else kind
         sig = words(signature(code, start, kind)) - {name}
-        out.append((kind, name, sig))
+        owner = None
+        if kind == "field":
+            owners = re.findall(r"\bstruct\s+(\w+)", code[:start])
+            owner = owners[-1] if owners else None
+        out.append((kind, name, sig, owner))
     return out
 
 
@@ -200,7 +206,7 @@ def gather():
         if f in engine_test_files:
             continue
         real, _, _ = split_tests(blank(f.read_text()))
-        items += [(f, kind, name, sig) for kind, name, sig in pub_items(real)]
+        items += [(f, kind, name, sig, owner) for kind, name, sig, owner in pub_items(real)]
 
     crates = ROOT / "crates"
     real_dirs = [ROOT / "src", crates / "e2e", crates / "engine-bench", crates / "engine" / "examples"]
@@ -211,7 +217,7 @@ def gather():
         real_dirs.append(c / "src")
         test_dirs.append(c / "tests")
 
-    real_out, test_out = {}, {}
+    real_out, test_out, literals = {}, {}, set()
     for files, is_test in ((rust_files(*real_dirs), False), (rust_files(*test_dirs), True)):
         files = list(files)
         test_mod_files = set() if is_test else test_module_files(files)
@@ -222,19 +228,20 @@ def gather():
             rel = str(f.relative_to(ROOT))
             for w in words(real):
                 real_out.setdefault(w, set()).add(rel)
+            literals |= set(re.findall(r"\b([A-Z]\w*)\s*\{", real))
             for w in words(test):
                 test_out.setdefault(w, set()).add(rel)
-    return items, real_out, test_out
+    return items, real_out, test_out, literals
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--check", action="store_true", help="exit 1 when an item outside the allow-list is found")
     args = ap.parse_args()
-    items, real_out, test_out = gather()
+    items, real_out, test_out, literals = gather()
     found, unused, seen = [], [], set()
-    for f, kind, name, _ in items:
-        if name in real_out or (f, name) in seen:
+    for f, kind, name, _, owner in items:
+        if name in real_out or owner in literals or (f, name) in seen:
             continue
         seen.add((f, name))
         if name in real_out:
@@ -244,7 +251,7 @@ def main():
     found_names = {name for _, _, name in found}
     while True:
         exposed = set()
-        for _, _, name, sig in items:
+        for _, _, name, sig, _ in items:
             if name not in found_names:
                 exposed |= sig & found_names
         if not exposed:

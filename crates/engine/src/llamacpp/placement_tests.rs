@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use vram_engine::{
+use crate::{
     llamacpp::is_expert, llamacpp::plan_llama, llamacpp::read_gguf, llamacpp::Backend,
     llamacpp::GgufHeader, llamacpp::LlamaDevice, llamacpp::LlamaPlan, llamacpp::LlamaSettings,
 };

@@ -2,8 +2,8 @@
 
 use std::path::Path;
 
-use vram_engine::llamacpp::*;
-use vram_engine::*;
+use crate::llamacpp::*;
+use crate::*;
 
 fn header(name: &str) -> GgufHeader {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gguf");
