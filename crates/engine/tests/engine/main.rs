@@ -27,7 +27,6 @@ mod llamacpp_ollama;
 mod llamacpp_speed_tables;
 mod llamacpp_split_mode;
 mod localsplit;
-mod measured;
 mod params_transformers;
 mod pipeline;
 mod projector;
