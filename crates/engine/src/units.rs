@@ -51,7 +51,7 @@ pub fn prod(factors: &[u64]) -> u64 {
 }
 
 /// `value * num / den`, exact in 128-bit and saturating; `den` of zero gives zero.
-pub fn scale(value: u64, num: u64, den: u64) -> u64 {
+pub(crate) fn scale(value: u64, num: u64, den: u64) -> u64 {
     if den == 0 {
         return 0;
     }

@@ -26,7 +26,7 @@ pub struct ServingFit {
     pub block_size: u64,
     /// A hybrid model's requests whose recurrent state the pool holds at once: SGLang's
     /// `max_mamba_cache_size`, vLLM's maximum concurrency at max_model_len; 0 for other models.
-    pub state_slots: u64,
+    pub(crate) state_slots: u64,
 }
 
 impl ServingFit {

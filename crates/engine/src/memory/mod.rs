@@ -21,10 +21,10 @@ mod sglang_fit;
 mod training;
 mod weights;
 
-pub use activations::{layer_activation_bytes, prefill_activation_bytes, LayerActivations};
+pub use activations::{prefill_activation_bytes, LayerActivations};
 pub use kv::{kv_cache_bytes, ServingFit};
 pub use pipeline::PipelineStage;
-pub use recurrent::{hybrid_block_size, RecurrentPages};
+pub(crate) use recurrent::RecurrentPages;
 pub use sglang_fit::SglangSplit;
 pub use weights::lora_params;
 
@@ -150,7 +150,7 @@ pub struct Breakdown {
     /// rank); 0 for a decoder-only model.
     pub cross_kv_per_sequence: u64,
     /// What a server pages for a hybrid model (its attention tokens and recurrent states).
-    pub recurrent: Option<RecurrentPages>,
+    pub(crate) recurrent: Option<RecurrentPages>,
     /// A server's CUDA graphs (part of the context lines).
     pub cuda_graphs: u64,
     /// A tensor-parallel server's NCCL and all-reduce buffers (part of the context lines).
@@ -618,3 +618,10 @@ impl<'a> Budget<'a> {
         (peak_phase, always_tensors.saturating_add(transient))
     }
 }
+
+#[cfg(test)]
+mod hybrid_tests;
+#[cfg(test)]
+mod hybrid_validation_tests;
+#[cfg(test)]
+mod zamba2_tests;

@@ -30,7 +30,7 @@ pub struct PipelineStage {
     /// Decoder layers on the stage.
     pub layers: u64,
     /// Whether the stage holds the token (and position) embeddings.
-    pub embeddings: bool,
+    pub(crate) embeddings: bool,
     /// Whether the stage holds the output head and computes the logits and the loss.
     pub head: bool,
     /// Micro-batches whose activations the stage holds at once (interleaved: chunk-micro-batches,
