@@ -5,7 +5,7 @@ pub use crate::decimal::{decimal, signed_decimal};
 pub const KIB: u64 = 1 << 10;
 pub const MIB: u64 = 1 << 20;
 pub const GIB: u64 = 1 << 30;
-pub const GB: u64 = 1_000_000_000;
+pub(crate) const GB: u64 = 1_000_000_000;
 
 crate::named::named_enum! {
     /// How sizes are shown: GPUs and PyTorch count in GiB (2^30); vendors' boxes say GB (10^9).

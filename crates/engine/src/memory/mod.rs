@@ -22,7 +22,7 @@ mod training;
 mod weights;
 
 pub use activations::{prefill_activation_bytes, LayerActivations};
-pub use kv::{kv_cache_bytes, ServingFit};
+pub use kv::ServingFit;
 pub use pipeline::PipelineStage;
 pub(crate) use recurrent::RecurrentPages;
 pub use sglang_fit::SglangSplit;
@@ -34,10 +34,8 @@ pub use crate::formula::{Arg, Clause, Formula, Msg};
 use crate::model::{Architecture, ParamCounts};
 use crate::named::named_enum;
 use crate::scenario::{Job, Scenario, Zero};
-pub use crate::server::{captured_graphs, comm_mib, comm_parts_mib, decode_query_len};
-pub use crate::sglang::{
-    default_mem_fraction_permille, mem_fraction_permille, memory_tier_defaults,
-};
+pub use crate::server::{comm_mib, comm_parts_mib, decode_query_len};
+pub use crate::sglang::{mem_fraction_permille, memory_tier_defaults};
 use crate::units::{prod, scale, MIB};
 
 named_enum! {
@@ -148,13 +146,13 @@ pub struct Breakdown {
     pub kv_bytes_per_token: u64,
     /// An encoder–decoder model's cross-attention cache of one sequence (its whole source, one
     /// rank); 0 for a decoder-only model.
-    pub cross_kv_per_sequence: u64,
+    pub(crate) cross_kv_per_sequence: u64,
     /// What a server pages for a hybrid model (its attention tokens and recurrent states).
     pub(crate) recurrent: Option<RecurrentPages>,
     /// A server's CUDA graphs (part of the context lines).
     pub cuda_graphs: u64,
     /// A tensor-parallel server's NCCL and all-reduce buffers (part of the context lines).
-    pub comm_buffers: u64,
+    pub(crate) comm_buffers: u64,
     pub serving: Option<ServingFit>,
     /// The pipeline stage this budget is for: the busiest one when the layers are split.
     pub stage: PipelineStage,
@@ -620,8 +618,24 @@ impl<'a> Budget<'a> {
 }
 
 #[cfg(test)]
+mod checkpointing_tests;
+#[cfg(test)]
+mod encdec_tests;
+#[cfg(test)]
+mod finetune_tests;
+#[cfg(test)]
+mod frameworks_tests;
+#[cfg(test)]
 mod hybrid_tests;
 #[cfg(test)]
 mod hybrid_validation_tests;
+#[cfg(test)]
+mod pipeline_tests;
+#[cfg(test)]
+mod seeds_tests;
+#[cfg(test)]
+mod serving_tests;
+#[cfg(test)]
+mod vllm_graphs_tests;
 #[cfg(test)]
 mod zamba2_tests;

@@ -5,12 +5,8 @@
 
 mod common;
 
-mod checkpointing;
-mod encdec;
 mod expert_parallel;
 mod extremes;
-mod finetune;
-mod frameworks;
 mod frozen;
 mod fuzz;
 mod gguf_link;
@@ -32,8 +28,5 @@ mod properties;
 mod real_boxes;
 mod registry;
 mod regressions;
-mod seeds;
-mod serving;
 mod size;
 mod validation;
-mod vllm_graphs;
