@@ -154,7 +154,7 @@ pub struct Need {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct KvRoom {
     /// What the budget leaves for the KV cache once everything else is placed.
-    pub pool: u64,
+    pub(crate) pool: u64,
     /// The KV blocks of one max_model_len request.
     pub one_request: u64,
 }

@@ -31,4 +31,6 @@ pub use write::{DraftValue, GgufDraft};
 #[cfg(test)]
 mod llamacpp_tests;
 #[cfg(test)]
+mod summary_tests;
+#[cfg(test)]
 mod tests;

@@ -58,6 +58,8 @@ mod machine_tests;
 #[cfg(test)]
 mod placement_tests;
 #[cfg(test)]
+mod real_boxes_tests;
+#[cfg(test)]
 mod results_tests;
 #[cfg(test)]
 mod uma_tests;

@@ -112,7 +112,7 @@ impl Phase {
 pub struct Line {
     pub component: Component,
     pub phase: Phase,
-    pub pool: Pool,
+    pub(crate) pool: Pool,
     pub bytes: u64,
     /// The formula with this scenario's numbers substituted (empty when not asked for); the
     /// shells write it in words.

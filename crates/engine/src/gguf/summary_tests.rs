@@ -3,12 +3,12 @@
 
 use std::path::PathBuf;
 
-use proptest::prelude::*;
-use vram_engine::{
+use crate::{
     llamacpp::decode_bound, llamacpp::plan_llama, llamacpp::read_gguf, llamacpp::Backend,
     llamacpp::GgmlType, llamacpp::GgufHeader, llamacpp::GgufSummary, llamacpp::LlamaSettings,
     llamacpp::SummaryError,
 };
+use proptest::prelude::*;
 
 fn fixtures() -> Vec<(String, GgufHeader)> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gguf");
