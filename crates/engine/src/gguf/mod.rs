@@ -23,7 +23,7 @@ pub use ggml_type::GgmlType;
 pub use header::{read_gguf, GgufHeader, MetadataEntry, TensorInfo};
 pub(crate) use model::LayerCounts;
 pub use model::LayerTensors;
-pub use names::is_expert;
+pub(crate) use names::is_expert;
 pub use summary::{GgufSummary, SummaryError, TensorGroup};
 pub use value::{MetaArray, MetaValue, ValueType, STORED_ARRAY_MAX};
 pub use write::{DraftValue, GgufDraft};

@@ -103,7 +103,7 @@ pub type BytesByDevice = Vec<(LlamaDevice, u64)>;
 /// One KV cache as llama.cpp prints it: full-attention or sliding layers.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KvCache {
-    pub sliding: bool,
+    pub(crate) sliding: bool,
     pub(crate) cells_per_stream: u64,
     pub streams: u64,
     pub layers: Vec<u64>,

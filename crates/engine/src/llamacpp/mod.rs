@@ -1,11 +1,11 @@
 //! llama.cpp (and Ollama, which runs it) as engine physics: where a GGUF model's layers go for
 //! given flags, and the model, KV, compute and output buffers on each device, checked against
-//! llama.cpp's own printed sizes (tools/llamacpp/results.json; crates/engine/tests/engine/llamacpp.rs).
+//! llama.cpp's own printed sizes (tools/llamacpp/results.json; `results_tests.rs`).
 
 pub use crate::gguf::{
-    is_expert, read_gguf, Detail, DraftValue, GgmlType, GgufDraft, GgufError, GgufHeader,
-    GgufLimit, GgufSummary, LayerTensors, MetaArray, MetaValue, MetadataEntry, SummaryError,
-    TensorGroup, TensorInfo, ValueType, PADDING_PER_TENSOR, STORED_ARRAY_MAX,
+    read_gguf, Detail, DraftValue, GgmlType, GgufDraft, GgufError, GgufHeader, GgufLimit,
+    GgufSummary, LayerTensors, MetaArray, MetaValue, MetadataEntry, SummaryError, TensorGroup,
+    TensorInfo, ValueType, PADDING_PER_TENSOR, STORED_ARRAY_MAX,
 };
 
 mod bandwidth;
@@ -36,7 +36,6 @@ pub use error::{KvPart, LlamaError, LlamaFlag, MissingKey};
 pub use kv::{ContextSizes, KvCache};
 pub use mac::{Mac, MacChip, MAC_CHIPS};
 pub use machine::{DeviceFit, Machine, DEFAULT_HOST_BANDWIDTH};
-pub use offload::OFFLOAD_MIN_BATCH;
 pub use placement::{Backend, LlamaDevice, Placement};
 pub use plan::{plan_llama, plan_placed, DeviceBuffers, LlamaPlan};
 pub use projector::{Projector, ProjectorError, ProjectorFile};
@@ -55,6 +54,8 @@ pub use uma::{UmaBox, UmaKind};
 mod fuzz_tests;
 #[cfg(test)]
 mod machine_tests;
+#[cfg(test)]
+mod offload_tests;
 #[cfg(test)]
 mod placement_tests;
 #[cfg(test)]

@@ -3,9 +3,10 @@
 
 use std::path::Path;
 
+use crate::gguf::is_expert;
 use crate::{
-    llamacpp::is_expert, llamacpp::plan_llama, llamacpp::read_gguf, llamacpp::Backend,
-    llamacpp::GgufHeader, llamacpp::LlamaDevice, llamacpp::LlamaPlan, llamacpp::LlamaSettings,
+    llamacpp::plan_llama, llamacpp::read_gguf, llamacpp::Backend, llamacpp::GgufHeader,
+    llamacpp::LlamaDevice, llamacpp::LlamaPlan, llamacpp::LlamaSettings,
 };
 
 fn header(name: &str) -> GgufHeader {

@@ -36,7 +36,7 @@ pub struct LlamaShape {
 pub struct AttentionLayer {
     pub k_width: u64,
     pub v_width: u64,
-    pub sliding: bool,
+    pub(crate) sliding: bool,
 }
 
 /// llama.cpp's default sliding-window pattern per architecture (models/<arch>.cpp

@@ -200,7 +200,7 @@ fn expert_tensors_are_told_from_their_names() {
         "blk.9.ffn_down_chexps.weight",
         "blk.1.ffn_gate_exps.bias",
     ] {
-        assert!(crate::llamacpp::is_expert(name), "{name}");
+        assert!(crate::gguf::is_expert(name), "{name}");
     }
     for name in [
         "blk.0.ffn_up.weight",
@@ -209,7 +209,7 @@ fn expert_tensors_are_told_from_their_names() {
         "blk.0.attn_q.weight",
         "ffn_up_exps",
     ] {
-        assert!(!crate::llamacpp::is_expert(name), "{name}");
+        assert!(!crate::gguf::is_expert(name), "{name}");
     }
 }
 

@@ -125,7 +125,7 @@ pub struct ParamCounts {
     /// Weight matrices of all decoder layers (attention, MLP, experts, routers): what quantization shrinks.
     pub linear: u64,
     /// Norms, biases, sinks: small tensors that stay 16-bit.
-    pub small: u64,
+    pub(crate) small: u64,
     /// Parameters outside the language model.
     pub extra: u64,
 }
