@@ -630,6 +630,8 @@ mod hybrid_tests;
 #[cfg(test)]
 mod hybrid_validation_tests;
 #[cfg(test)]
+mod lglora_tests;
+#[cfg(test)]
 mod pipeline_tests;
 #[cfg(test)]
 mod seeds_tests;

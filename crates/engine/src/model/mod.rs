@@ -119,7 +119,7 @@ pub struct StoredWeights {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ParamCounts {
     /// Token (and position) embeddings.
-    pub embedding: u64,
+    pub(crate) embedding: u64,
     /// The output head, when it is not tied to the embeddings.
     pub head: u64,
     /// Weight matrices of all decoder layers (attention, MLP, experts, routers): what quantization shrinks.
