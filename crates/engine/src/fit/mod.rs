@@ -10,7 +10,7 @@ pub use overview::{sweep, sweep_points, Advice, Overview};
 pub use solve::{solve, Answer, Question, Reach};
 
 pub use crate::band::{
-    error_band, estimate_band, family_of, Band, BandGroup, BandLevel, FrameworkFamily, BAND_TABLE,
+    error_band, estimate_band, family_of, Band, BandGroup, BandLevel, FrameworkFamily,
     MIN_BAND_CASES,
 };
 use crate::dtype::WeightFormat;

@@ -129,7 +129,7 @@ pub struct Breakdown {
     pub tensors: u64,
     /// Bytes in CUDA unified memory at the peak (paged optimizer states): not in `tensors` nor
     /// in the allocator's reserve; on the device while resident.
-    pub paged: u64,
+    pub(crate) paged: u64,
     /// Everything on the device at the peak: tensors + paged + context + reserve (what
     /// nvidia-smi shows).
     pub total: u64,
