@@ -17,9 +17,9 @@ most sit in private modules, where `pub` already means the crate). `--check` pri
 and the names and exits 1 when any item outside the allow-list is found.
 
 The heuristic matches names, not paths, so it is an approximation:
-- a name that another item also carries (`new`, `key`, `total`, a field and a method alike)
-  counts as used wherever that other item is used, so common names are never reported (missed
-  items, never false ones);
+- a name that another item or a variable also carries (`new`, `key`, `total`, a local `pool`)
+  counts wherever that other one appears: in real code it hides the item (a missed item), in
+  test code it makes an item look used by tests that never name it (a false one);
 - a name used only inside the engine's `src/` counts as not used outside, whatever path it
   takes; `pub use` re-exports in the engine are the exposure, not uses;
 - a field of a struct that real code outside builds or matches with `Name { … }` is public:
@@ -46,7 +46,7 @@ ALLOW = {
     "Panel": "the page's panels, named by the registry's settings (part of Setting::place)",
     "Look": "how a setting's control looks, part of Setting::place",
     "Place": "a setting's place on the page (panel, rank, look), returned by Setting::place",
-    "estimate_stages": "memory per pipeline stage: property and pipeline tests in other crates",
+    "estimate_stages": "memory per pipeline stage, for the property and pipeline tests",
 }
 
 ITEM = re.compile(
@@ -172,19 +172,20 @@ def signature(code, start, kind):
 
 
 def pub_items(code):
-    """(kind, name, words of its signature) of each plain `pub` item, methods and fields included."""
-    items = [(m.group(1), m.group(2), m.start()) for m in ITEM.finditer(code)]
+    """(kind, name, words of its signature, owning struct) of each plain `pub` item of a file,
+    methods of inherent `impl` blocks and fields included."""
+    impls = []
     for m in re.finditer(r"^[ \t]*impl\b[^{;]*\{", code, re.M):
-        if re.search(r"\bfor\b", m.group(0)):
-            continue
-        body_start = m.end() - 1
-        body = code[body_start:item_end(code, body_start)]
-        for f in re.finditer(r"\bpub\s+(?:const\s+)?fn\s+(\w+)", body):
-            items.append(("method", f.group(1), body_start + f.start()))
+        if not re.search(r"\bfor\b", m.group(0)):
+            impls.append((m.end() - 1, item_end(code, m.end() - 1)))
+    items = []
+    for m in ITEM.finditer(code):
+        inside = any(a < m.start() < b for a, b in impls)
+        kind = "method" if inside and m.group(1) == "fn" else m.group(1)
+        items.append((kind, m.group(2), m.start()))
     items += [("field", m.group(1), m.start()) for m in FIELD.finditer(code)]
     out = []
     for kind, name, start in items:
-        kind = "method" if kind == "fn" else kind
         sig = words(signature(code, start, kind)) - {name}
         owner = None
         if kind == "field":
