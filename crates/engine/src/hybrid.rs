@@ -34,9 +34,9 @@ pub struct Recurrent {
     /// Layers with the recurrent mixer.
     pub layers: u64,
     /// Layers with attention (Falcon-H1 would run both in every layer).
-    pub attention_layers: u64,
+    pub(crate) attention_layers: u64,
     /// Layers with a feed-forward part, dense or experts (Nemotron-H's are layers of their own).
-    pub ffn_layers: u64,
+    pub(crate) ffn_layers: u64,
     /// Mamba-2: heads; Gated DeltaNet: value heads.
     pub heads: u64,
     /// Mamba-2: width of a head; Gated DeltaNet: width of a value head.
@@ -66,12 +66,12 @@ pub struct Recurrent {
     pub state_fp32: bool,
     /// Zamba2: the attention layers take `shared_blocks` attention-and-MLP blocks in turn, one
     /// set of weights each (`num_mem_blocks`); 0 where every attention layer has its own.
-    pub shared_blocks: u64,
+    pub(crate) shared_blocks: u64,
     /// Zamba2: rank of the adapters each attention layer adds to its shared block's MLP (and,
     /// with `attention_adapters`, to its q, k and v projections).
-    pub adapter_rank: u64,
+    pub(crate) adapter_rank: u64,
     /// Zamba2's `use_shared_attention_adapter`.
-    pub attention_adapters: bool,
+    pub(crate) attention_adapters: bool,
 }
 
 impl Recurrent {

@@ -1,6 +1,6 @@
 //! The engine's layers, checked: each top-level module imports only from the modules before it
-//! in [`ORDER`], so no import cycle can form. Test code (`tests.rs`, and a file's text from its
-//! first `#[cfg(test)]` on) may import from anywhere.
+//! in [`ORDER`], so no import cycle can form. Test code (`tests.rs`, `*_tests.rs`, and a file's
+//! text from its first `#[cfg(test)]` on) may import from anywhere.
 
 use std::path::{Path, PathBuf};
 
@@ -75,13 +75,20 @@ fn code_of(module: &str) -> Vec<(PathBuf, String)> {
     while let Some(path) = stack.pop() {
         if path.is_dir() {
             stack.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
-        } else if path.extension().is_some_and(|x| x == "rs") && !path.ends_with("tests.rs") {
+        } else if path.extension().is_some_and(|x| x == "rs") && !is_test_file(&path) {
             let text = std::fs::read_to_string(&path).unwrap();
             let code = text.split("#[cfg(test)]").next().unwrap_or("").to_string();
             files.push((path, code));
         }
     }
     files
+}
+
+/// `tests.rs` and `*_tests.rs`: a module's unit tests in a file of their own.
+fn is_test_file(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n == "tests.rs" || n.ends_with("_tests.rs"))
 }
 
 /// The top-level modules a text names after `crate::`, in `crate::a::b` and `crate::{a, b::c}`.

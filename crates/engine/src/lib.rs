@@ -87,4 +87,4 @@ pub use memory::{estimate, Breakdown, Component, Phase};
 pub use model::{Architecture, WeightFormat};
 pub use repair::Repair;
 pub use scenario::{Gpu, Job, ModelChoice, Scenario, Setting, SettingKind, SettingValue, SETTINGS};
-pub use units::{Unit, GB, GIB, MIB};
+pub use units::{Unit, GIB, MIB};

@@ -37,7 +37,7 @@ fn v1_sizes(max: u64) -> impl Iterator<Item = u64> {
 /// among them, rounded up to multiples of decode_query_len when speculating
 /// (`adjust_cudagraph_sizes_for_spec_decode`), and with FULL_AND_PIECEWISE (the default) full
 /// decode graphs for the sizes up to max_num_seqs × decode_query_len.
-pub fn captured_graphs(s: &Scenario) -> (u64, u64) {
+pub(crate) fn captured_graphs(s: &Scenario) -> (u64, u64) {
     if s.cuda_graphs == CudaGraphs::Eager {
         return (0, 0);
     }

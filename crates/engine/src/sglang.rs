@@ -49,7 +49,7 @@ fn reserved_half_mib(s: &Scenario, gpu_mib: u64) -> u64 {
 }
 
 /// SGLang's default `mem_fraction_static` on `gpu` for the scenario, in thousandths.
-pub fn default_mem_fraction_permille(s: &Scenario, gpu: Gpu) -> u64 {
+pub(crate) fn default_mem_fraction_permille(s: &Scenario, gpu: Gpu) -> u64 {
     let total = 2 * gpu.mib();
     let kept = total.saturating_sub(reserved_half_mib(s, gpu.mib()));
     (kept * 2_000 + total) / (2 * total)

@@ -5,7 +5,7 @@ pub use crate::decimal::{decimal, signed_decimal};
 pub const KIB: u64 = 1 << 10;
 pub const MIB: u64 = 1 << 20;
 pub const GIB: u64 = 1 << 30;
-pub const GB: u64 = 1_000_000_000;
+pub(crate) const GB: u64 = 1_000_000_000;
 
 crate::named::named_enum! {
     /// How sizes are shown: GPUs and PyTorch count in GiB (2^30); vendors' boxes say GB (10^9).
@@ -51,7 +51,7 @@ pub fn prod(factors: &[u64]) -> u64 {
 }
 
 /// `value * num / den`, exact in 128-bit and saturating; `den` of zero gives zero.
-pub fn scale(value: u64, num: u64, den: u64) -> u64 {
+pub(crate) fn scale(value: u64, num: u64, den: u64) -> u64 {
     if den == 0 {
         return 0;
     }

@@ -48,7 +48,7 @@ impl PartFormats {
     }
 
     /// The parts with a format of their own.
-    pub fn overridden(self) -> impl Iterator<Item = (WeightPart, WeightFormat)> {
+    pub(crate) fn overridden(self) -> impl Iterator<Item = (WeightPart, WeightFormat)> {
         WeightPart::ALL
             .iter()
             .filter_map(move |p| self.get(*p).map(|f| (*p, f)))

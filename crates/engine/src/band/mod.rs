@@ -14,7 +14,7 @@ use crate::scenario::Server;
 use crate::scenario::{Job, Scenario};
 
 /// The compiled table: `job family level cases lower upper ids`, one group a line.
-pub const BAND_TABLE: &str = include_str!("table.txt");
+pub(crate) const BAND_TABLE: &str = include_str!("table.txt");
 
 /// The fewest cases a band is stated from. Of `n` residuals drawn alike, the next one falls inside
 /// their range with probability (n − 1) / (n + 1): two in three for 5 cases, the least we call a

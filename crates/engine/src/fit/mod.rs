@@ -10,7 +10,7 @@ pub use overview::{sweep, sweep_points, Advice, Overview};
 pub use solve::{solve, Answer, Question, Reach};
 
 pub use crate::band::{
-    error_band, estimate_band, family_of, Band, BandGroup, BandLevel, FrameworkFamily, BAND_TABLE,
+    error_band, estimate_band, family_of, Band, BandGroup, BandLevel, FrameworkFamily,
     MIN_BAND_CASES,
 };
 use crate::dtype::WeightFormat;
@@ -154,7 +154,7 @@ pub struct Need {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct KvRoom {
     /// What the budget leaves for the KV cache once everything else is placed.
-    pub pool: u64,
+    pub(crate) pool: u64,
     /// The KV blocks of one max_model_len request.
     pub one_request: u64,
 }

@@ -130,7 +130,7 @@ impl GgufSummary {
     }
 
     /// Each layer's tensors as lumps of its exact bytes, experts apart.
-    pub fn by_layer_bytes(&self) -> GgufSummary {
+    pub(crate) fn by_layer_bytes(&self) -> GgufSummary {
         let mut groups = self.outside_layers();
         for (il, (experts, rest)) in self.class_bytes().iter().enumerate() {
             push_lumps(&mut groups, il as u32, il as u32, "", *rest);

@@ -98,7 +98,7 @@ impl GgmlType {
     }
 
     /// The type whose `enum ggml_type` value is `id`; ids ggml removed or never had give None.
-    pub fn from_id(id: u32) -> Option<GgmlType> {
+    pub(crate) fn from_id(id: u32) -> Option<GgmlType> {
         Self::ALL.into_iter().find(|t| t.id() == id)
     }
 
@@ -117,7 +117,7 @@ impl GgmlType {
     }
 
     /// Bytes per block (`type_size`).
-    pub fn type_size(self) -> u64 {
+    pub(crate) fn type_size(self) -> u64 {
         self.traits().3
     }
 

@@ -98,7 +98,8 @@ impl GgufHeader {
     }
 
     /// The data section's alignment (`general.alignment`, 32 when absent).
-    pub fn alignment(&self) -> u64 {
+    #[cfg(test)]
+    pub(crate) fn alignment(&self) -> u64 {
         self.alignment
     }
 

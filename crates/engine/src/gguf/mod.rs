@@ -21,8 +21,16 @@ pub use coarse::{Detail, PADDING_PER_TENSOR};
 pub use error::{GgufError, GgufLimit};
 pub use ggml_type::GgmlType;
 pub use header::{read_gguf, GgufHeader, MetadataEntry, TensorInfo};
-pub use model::{Hyperparameters, LayerCounts, LayerTensors};
-pub use names::is_expert;
+pub(crate) use model::LayerCounts;
+pub use model::LayerTensors;
+pub(crate) use names::is_expert;
 pub use summary::{GgufSummary, SummaryError, TensorGroup};
 pub use value::{MetaArray, MetaValue, ValueType, STORED_ARRAY_MAX};
 pub use write::{DraftValue, GgufDraft};
+
+#[cfg(test)]
+mod llamacpp_tests;
+#[cfg(test)]
+mod summary_tests;
+#[cfg(test)]
+mod tests;

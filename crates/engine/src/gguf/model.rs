@@ -1,14 +1,13 @@
 //! What llama.cpp reads from a header to size a model: its architecture, the hyperparameters
 //! under `{arch}.…`, and its tensors grouped into repeating layers (`blk.N.`) and the rest.
 
-use super::ggml_type::GgmlType;
 use super::header::{GgufHeader, TensorInfo};
 use super::value::MetaValue;
 
 /// A count that is either one number for every layer or one per layer (llama.cpp's
 /// `get_key_or_arr`: OpenELM's head counts, per-layer feed-forward widths).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum LayerCounts {
+pub(crate) enum LayerCounts {
     Same(u64),
     PerLayer(Vec<u64>),
 }
@@ -34,20 +33,20 @@ impl LayerCounts {
 /// The hyperparameters llama.cpp reads for the main architectures; None where the file has no
 /// such key (or a value of an unusable type).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Hyperparameters {
-    pub block_count: Option<u64>,
-    pub context_length: Option<u64>,
-    pub embedding_length: Option<u64>,
-    pub feed_forward_length: Option<LayerCounts>,
-    pub head_count: Option<LayerCounts>,
-    pub head_count_kv: Option<LayerCounts>,
-    pub key_length: Option<u64>,
-    pub value_length: Option<u64>,
-    pub sliding_window: Option<u64>,
-    pub expert_count: Option<u64>,
-    pub expert_used_count: Option<u64>,
+pub(crate) struct Hyperparameters {
+    pub(crate) block_count: Option<u64>,
+    pub(crate) context_length: Option<u64>,
+    pub(crate) embedding_length: Option<u64>,
+    pub(crate) feed_forward_length: Option<LayerCounts>,
+    pub(crate) head_count: Option<LayerCounts>,
+    pub(crate) head_count_kv: Option<LayerCounts>,
+    pub(crate) key_length: Option<u64>,
+    pub(crate) value_length: Option<u64>,
+    pub(crate) sliding_window: Option<u64>,
+    pub(crate) expert_count: Option<u64>,
+    pub(crate) expert_used_count: Option<u64>,
     /// `{arch}.vocab_size`, else the length of `tokenizer.ggml.tokens`.
-    pub vocab_size: Option<u64>,
+    pub(crate) vocab_size: Option<u64>,
 }
 
 /// The tensors of one repeating layer (`blk.N.…`).
@@ -91,7 +90,7 @@ impl GgufHeader {
         self.get(&format!("{arch}.{suffix}"))
     }
 
-    pub fn hyperparameters(&self) -> Hyperparameters {
+    pub(crate) fn hyperparameters(&self) -> Hyperparameters {
         let tokens = self
             .get("tokenizer.ggml.tokens")
             .and_then(MetaValue::as_array)
@@ -140,7 +139,8 @@ impl GgufHeader {
     }
 
     /// Tensors outside the repeating layers (token_embd, output, output_norm, rope tables…).
-    pub fn non_layer_tensors(&self) -> Vec<&TensorInfo> {
+    #[cfg(test)]
+    pub(crate) fn non_layer_tensors(&self) -> Vec<&TensorInfo> {
         self.tensors()
             .iter()
             .filter(|t| t.layer().is_none())
@@ -148,7 +148,7 @@ impl GgufHeader {
     }
 
     /// `token_embd.weight`: llama.cpp keeps it in host memory whatever is offloaded.
-    pub fn token_embedding(&self) -> Option<&TensorInfo> {
+    pub(crate) fn token_embedding(&self) -> Option<&TensorInfo> {
         self.tensor("token_embd.weight")
     }
 
@@ -157,22 +157,8 @@ impl GgufHeader {
         self.tensor("output.weight")
     }
 
-    pub fn output_norm(&self) -> Option<&TensorInfo> {
+    #[cfg(test)]
+    pub(crate) fn output_norm(&self) -> Option<&TensorInfo> {
         self.tensor("output_norm.weight")
-    }
-
-    /// The type most of the repeating layers' bytes are stored in (the file's quantization).
-    pub fn main_layer_type(&self) -> Option<GgmlType> {
-        let mut by_type: Vec<(GgmlType, u64)> = Vec::new();
-        for tensor in self.tensors().iter().filter(|t| t.layer().is_some()) {
-            match by_type.iter_mut().find(|(ty, _)| *ty == tensor.ggml_type()) {
-                Some((_, bytes)) => *bytes += tensor.bytes(),
-                None => by_type.push((tensor.ggml_type(), tensor.bytes())),
-            }
-        }
-        by_type
-            .into_iter()
-            .max_by_key(|&(_, bytes)| bytes)
-            .map(|(ty, _)| ty)
     }
 }

@@ -2,7 +2,7 @@
 
 /// `blk.N.ffn_{up,down,gate,gate_up}_{,ch}exps.*`: a MoE layer's expert weights.
 /// (Matched without allocating: the page runs it for every tensor of every plan it draws.)
-pub fn is_expert(name: &str) -> bool {
+pub(crate) fn is_expert(name: &str) -> bool {
     name.match_indices(".ffn_").any(|(at, _)| {
         let rest = &name[at + ".ffn_".len()..];
         ["up", "down", "gate", "gate_up"].iter().any(|part| {

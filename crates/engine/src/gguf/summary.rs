@@ -54,7 +54,7 @@ pub struct TensorGroup {
 pub struct GgufSummary {
     pub arch: String,
     /// (code, value): one value, or one per layer.
-    pub fields: Vec<(char, Vec<u64>)>,
+    pub(crate) fields: Vec<(char, Vec<u64>)>,
     pub groups: Vec<TensorGroup>,
 }
 

@@ -40,7 +40,7 @@ impl ValueType {
         ValueType::F64,
     ];
 
-    pub fn from_id(id: u32) -> Option<ValueType> {
+    pub(crate) fn from_id(id: u32) -> Option<ValueType> {
         usize::try_from(id)
             .ok()
             .and_then(|i| Self::ALL.get(i).copied())
@@ -80,7 +80,7 @@ pub enum MetaValue {
 /// (at most [`STORED_ARRAY_MAX`] elements).
 #[derive(Clone, Debug, PartialEq)]
 pub struct MetaArray {
-    pub element_type: ValueType,
+    pub(crate) element_type: ValueType,
     pub len: u64,
     pub values: Option<Vec<MetaValue>>,
 }

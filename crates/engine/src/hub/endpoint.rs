@@ -78,7 +78,7 @@ impl HubEndpoint {
     }
 
     /// The file list (and commit) of a model at a revision.
-    pub fn model_info_url(&self, r: &HubRef) -> String {
+    pub(crate) fn model_info_url(&self, r: &HubRef) -> String {
         match &r.revision {
             Some(rev) => format!(
                 "{}/api/models/{}/revision/{}",
@@ -97,7 +97,7 @@ impl HubEndpoint {
     }
 
     /// A file of the repository at the reference's revision (`main` when none).
-    pub fn file_url(&self, r: &HubRef, file: &str) -> String {
+    pub(crate) fn file_url(&self, r: &HubRef, file: &str) -> String {
         format!(
             "{}/{}/resolve/{}/{}",
             self.base,

@@ -29,7 +29,7 @@ fn shown(text: &str) -> String {
 }
 
 /// Reads a model id or URL.
-pub fn parse_model_id(text: &str) -> Result<HubRef, HubError> {
+pub(crate) fn parse_model_id(text: &str) -> Result<HubRef, HubError> {
     let text = text.trim();
     if text.is_empty() {
         return Err(HubError::EmptyId);

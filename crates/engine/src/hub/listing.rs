@@ -54,7 +54,7 @@ struct Sibling {
 }
 
 /// Reads a listing's text.
-pub fn read_listing(text: &str) -> Result<RepoListing, HubError> {
+pub(crate) fn read_listing(text: &str) -> Result<RepoListing, HubError> {
     if text.len() > MAX_LISTING_BYTES {
         return Err(HubError::TooLarge {
             bytes: text.len() as u64,

@@ -4,10 +4,10 @@
 
 pub use crate::config::{parse_config, parse_quantization, Quantization, MAX_CONFIG_BYTES};
 pub use crate::safetensors::{
-    compare_with_config, header_length, is_shard_name, quant_scheme, read_header_json, read_index,
-    read_safetensors, size_weights, tensor_role, EntryField, FileDifference, FileWeights,
-    IndexError, QuantScheme, SafeDtype, SafeTensor, SafetensorsError, SafetensorsHeader,
-    SafetensorsIndex, SafetensorsLimit, Tally, TensorRole, LENGTH_PREFIX, MAX_INDEX_BYTES,
+    quant_scheme, read_header_json, read_index, read_safetensors, tensor_role, EntryField,
+    FileDifference, FileWeights, IndexError, QuantScheme, SafeDtype, SafeTensor, SafetensorsError,
+    SafetensorsHeader, SafetensorsIndex, SafetensorsLimit, Tally, TensorRole, LENGTH_PREFIX,
+    MAX_INDEX_BYTES,
 };
 
 mod endpoint;
@@ -27,13 +27,18 @@ pub use fetch::{
 pub use gguf_files::{
     choose_gguf_entry, gguf_entries, missing_split_parts, quant_of, GgufChoice, GgufEntry,
 };
-pub use id::{parse_model_id, HubRef};
-pub use listing::{
-    read_listing, RepoListing, WeightFiles, CONFIG_FILE, INDEX_FILE, MAX_LISTING_BYTES,
-};
+pub(crate) use id::parse_model_id;
+pub use id::HubRef;
+pub(crate) use listing::read_listing;
+pub use listing::{RepoListing, WeightFiles, CONFIG_FILE, INDEX_FILE, MAX_LISTING_BYTES};
 pub use read::{
     read_gguf_parts, CheckpointRead, Get, GgufListing, GgufPartsError, GgufPartsRead,
     GgufReadError, Got, HubRead, HubReadError, ModelRead, PartsNext, PartsRead, RepoRead, Step,
     FIRST_READ, MAX_PART_BYTES,
 };
 pub use source::{check_date, iso_date, HubSource};
+
+#[cfg(test)]
+mod checkpoint_tests;
+#[cfg(test)]
+mod fuzz_tests;

@@ -265,4 +265,6 @@ fn read_version(key: &str, v: &str, _: &mut Reading) -> Read {
 }
 
 #[cfg(test)]
+mod gguf_tests;
+#[cfg(test)]
 mod tests;

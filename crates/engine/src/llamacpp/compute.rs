@@ -30,7 +30,7 @@ pub struct ComputeBuffer {
     /// Attention masks: (n_kv + n_kv_swa) × n_ubatch × 4 B, or 2 B with flash attention.
     pub masks: u64,
     /// Per-token activations alive at the peak × n_ubatch.
-    pub activations: u64,
+    pub(crate) activations: u64,
 }
 
 impl ComputeBuffer {

@@ -9,7 +9,7 @@ use super::shape::LlamaShape;
 use crate::gguf::GgmlType;
 
 /// llama.cpp pads n_ctx, each sequence's cells and the SWA cache to 256 cells.
-pub const CELL_PAD: u64 = 256;
+pub(crate) const CELL_PAD: u64 = 256;
 
 /// The sizes llama.cpp prints as its context's settings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,7 +66,7 @@ impl ContextSizes {
     }
 
     /// Cells per stream of a layer's cache.
-    pub fn cells(&self, sliding: bool) -> u64 {
+    pub(crate) fn cells(&self, sliding: bool) -> u64 {
         match (sliding, self.swa_cells) {
             (true, Some(cells)) => cells,
             _ => self.n_ctx_seq,
@@ -103,12 +103,12 @@ pub type BytesByDevice = Vec<(LlamaDevice, u64)>;
 /// One KV cache as llama.cpp prints it: full-attention or sliding layers.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KvCache {
-    pub sliding: bool,
-    pub cells_per_stream: u64,
+    pub(crate) sliding: bool,
+    pub(crate) cells_per_stream: u64,
     pub streams: u64,
     pub layers: Vec<u64>,
-    pub k_bytes: u64,
-    pub v_bytes: u64,
+    pub(crate) k_bytes: u64,
+    pub(crate) v_bytes: u64,
 }
 
 impl KvCache {
@@ -125,7 +125,7 @@ fn row_bytes(part: KvPart, cache: GgmlType, width: u64) -> Result<u64, LlamaErro
 
 /// The caches (full first, then sliding) and the bytes per device, each layer's K and V padded
 /// to the host alignment (32; a multiple of it on every GPU backend for real widths).
-pub fn kv_caches(
+pub(crate) fn kv_caches(
     shape: &LlamaShape,
     s: &LlamaSettings,
     sizes: &ContextSizes,

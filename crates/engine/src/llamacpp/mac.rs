@@ -150,7 +150,7 @@ impl Mac {
         }
     }
 
-    pub fn with_wired_limit(self, mib: u64) -> Mac {
+    pub(crate) fn with_wired_limit(self, mib: u64) -> Mac {
         Mac {
             wired_limit_mib: Some(mib),
             ..self

@@ -63,7 +63,8 @@ impl Machine {
 
     /// What llama.cpp sees free on each GPU when it loads: the total the driver reports less
     /// what other processes hold (`ggml_backend_dev_memory`'s free).
-    pub fn free_per_gpu(&self) -> Vec<u64> {
+    #[cfg(test)]
+    pub(crate) fn free_per_gpu(&self) -> Vec<u64> {
         match self {
             Machine::Gpus { count, held, .. } => (0..*count)
                 .filter_map(|i| self.gpu_at(i))

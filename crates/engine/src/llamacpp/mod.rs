@@ -1,12 +1,11 @@
 //! llama.cpp (and Ollama, which runs it) as engine physics: where a GGUF model's layers go for
 //! given flags, and the model, KV, compute and output buffers on each device, checked against
-//! llama.cpp's own printed sizes (tools/llamacpp/results.json; crates/engine/tests/engine/llamacpp.rs).
+//! llama.cpp's own printed sizes (tools/llamacpp/results.json; `results_tests.rs`).
 
 pub use crate::gguf::{
-    is_expert, read_gguf, Detail, DraftValue, GgmlType, GgufDraft, GgufError, GgufHeader,
-    GgufLimit, GgufSummary, Hyperparameters, LayerCounts, LayerTensors, MetaArray, MetaValue,
-    MetadataEntry, SummaryError, TensorGroup, TensorInfo, ValueType, PADDING_PER_TENSOR,
-    STORED_ARRAY_MAX,
+    read_gguf, Detail, DraftValue, GgmlType, GgufDraft, GgufError, GgufHeader, GgufLimit,
+    GgufSummary, LayerTensors, MetaArray, MetaValue, MetadataEntry, SummaryError, TensorGroup,
+    TensorInfo, ValueType, PADDING_PER_TENSOR, STORED_ARRAY_MAX,
 };
 
 mod bandwidth;
@@ -34,21 +33,34 @@ pub use bandwidth::gpu_bandwidth;
 pub use compute::ComputeBuffer;
 pub use draft::LlamaDraft;
 pub use error::{KvPart, LlamaError, LlamaFlag, MissingKey};
-pub use kv::{ContextSizes, KvCache, CELL_PAD};
+pub use kv::{ContextSizes, KvCache};
 pub use mac::{Mac, MacChip, MAC_CHIPS};
 pub use machine::{DeviceFit, Machine, DEFAULT_HOST_BANDWIDTH};
-pub use offload::OFFLOAD_MIN_BATCH;
 pub use placement::{Backend, LlamaDevice, Placement};
 pub use plan::{plan_llama, plan_placed, DeviceBuffers, LlamaPlan};
 pub use projector::{Projector, ProjectorError, ProjectorFile};
 pub use quantize::synthesize_gguf;
 pub use recurrent::RecurrentState;
-pub use settings::{
-    parse_cache_type, parse_count, parse_on_off, LlamaSettings, CACHE_TYPES, MAX_CONTEXT, MAX_GPUS,
-    MAX_LAYERS_FLAG, MAX_PARALLEL,
-};
+pub(crate) use settings::MAX_GPUS;
+pub use settings::{parse_cache_type, parse_count, parse_on_off};
+pub use settings::{LlamaSettings, CACHE_TYPES, MAX_LAYERS_FLAG, MAX_PARALLEL};
 pub use shape::{AttentionLayer, LlamaShape};
 pub use shares::{TensorShares, EVEN_SPLIT};
 pub use solve::{best_quant, launch_commands, max_context, max_gpu_layers, LaunchCommands};
 pub use speed::{decode_bound, DeviceReads, SpeedBound};
-pub use uma::{UmaBox, UmaKind, SPARK_OS_BYTES};
+pub use uma::{UmaBox, UmaKind};
+
+#[cfg(test)]
+mod fuzz_tests;
+#[cfg(test)]
+mod machine_tests;
+#[cfg(test)]
+mod offload_tests;
+#[cfg(test)]
+mod placement_tests;
+#[cfg(test)]
+mod real_boxes_tests;
+#[cfg(test)]
+mod results_tests;
+#[cfg(test)]
+mod uma_tests;

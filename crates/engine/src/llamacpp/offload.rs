@@ -28,7 +28,7 @@ use super::shape::LlamaShape;
 use crate::gguf::{GgufHeader, TensorInfo};
 
 /// ggml-cuda's `op_offload_min_batch_size`: the fewest rows an op needs to be offloaded.
-pub const OFFLOAD_MIN_BATCH: u64 = 32;
+pub(crate) const OFFLOAD_MIN_BATCH: u64 = 32;
 
 /// Whether the scheduler offloads host-weight ops of a micro-batch to the first GPU.
 pub fn offloads(settings: &LlamaSettings, backend: Backend, sizes: &ContextSizes) -> bool {

@@ -50,7 +50,7 @@ pub struct LlamaPlan {
     pub shape: LlamaShape,
     pub sizes: ContextSizes,
     pub placement: Placement,
-    pub kv_caches: Vec<KvCache>,
+    pub(crate) kv_caches: Vec<KvCache>,
     /// The compute buffer's estimate for one device that runs the whole graph.
     pub compute: ComputeBuffer,
     /// Host first, then each GPU in `--tensor-split` order.

@@ -12,9 +12,9 @@ pub struct RecurrentState {
     /// Per layer: whether it keeps a recurrent state.
     pub layers: Vec<bool>,
     /// The convolution window's width per slot (`llama_hparams::n_embd_r`).
-    pub n_embd_r: u64,
+    pub(crate) n_embd_r: u64,
     /// The SSM state's width per slot (`llama_hparams::n_embd_s`).
-    pub n_embd_s: u64,
+    pub(crate) n_embd_s: u64,
 }
 
 /// Bytes of one F32 element of the state.
@@ -75,7 +75,7 @@ impl RecurrentState {
     }
 
     /// Bytes of one layer's state for `slots` sequence slots.
-    pub fn layer_bytes(&self, slots: u64) -> u64 {
+    pub(crate) fn layer_bytes(&self, slots: u64) -> u64 {
         (self.n_embd_r + self.n_embd_s)
             .saturating_mul(STATE_BYTES)
             .saturating_mul(slots.max(1))

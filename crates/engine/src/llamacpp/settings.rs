@@ -20,10 +20,10 @@ pub const CACHE_TYPES: [GgmlType; 9] = [
 ];
 
 /// Largest values the engine accepts (llama.cpp's own limits are int32).
-pub const MAX_CONTEXT: u64 = 1 << 24;
+pub(crate) const MAX_CONTEXT: u64 = 1 << 24;
 pub const MAX_PARALLEL: u64 = 1024;
 pub const MAX_LAYERS_FLAG: u64 = 1 << 16;
-pub const MAX_GPUS: usize = 16;
+pub(crate) const MAX_GPUS: usize = 16;
 
 /// One run of llama-server / llama-cli as far as memory goes.
 #[derive(Clone, Debug, PartialEq)]

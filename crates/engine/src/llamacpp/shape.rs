@@ -24,19 +24,19 @@ pub struct LlamaShape {
     pub sliding_window: Option<u64>,
     /// FFN width one token passes through: n_ff, or n_ff × experts used for a MoE.
     pub n_ff_active: u64,
-    pub expert_count: u64,
+    pub(crate) expert_count: u64,
     pub expert_used: u64,
     /// Gemma's extra norm after attention keeps one more n_embd row per token alive.
     pub post_attention_norm: bool,
     /// A hybrid model's recurrent layers, which keep a state per sequence instead of K and V.
-    pub recurrent: Option<RecurrentState>,
+    pub(crate) recurrent: Option<RecurrentState>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AttentionLayer {
     pub k_width: u64,
     pub v_width: u64,
-    pub sliding: bool,
+    pub(crate) sliding: bool,
 }
 
 /// llama.cpp's default sliding-window pattern per architecture (models/<arch>.cpp

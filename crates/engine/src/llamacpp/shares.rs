@@ -90,7 +90,7 @@ impl TensorShares {
 
     /// llama.cpp's `tensor_split` for `gpus` GPUs: these shares when they name that many GPUs,
     /// else the even split (a link whose GPU count changed after the split was typed).
-    pub fn for_gpus(&self, gpus: usize) -> Vec<f32> {
+    pub(crate) fn for_gpus(&self, gpus: usize) -> Vec<f32> {
         if !self.is_even() && self.gpus() == gpus {
             self.parts().iter().map(|&p| p as f32).collect()
         } else {

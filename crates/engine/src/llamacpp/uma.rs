@@ -22,7 +22,7 @@ use crate::named::named_enum;
 use crate::units::{GIB, KIB, MIB};
 
 /// What DGX OS reports as the system's memory on a 128 GB DGX Spark (leptonai/gpud#1170).
-pub const SPARK_OS_BYTES: u64 = 128_501_256_192;
+pub(crate) const SPARK_OS_BYTES: u64 = 128_501_256_192;
 
 /// A Linux page, the unit of `ttm.pages_limit`.
 const PAGE: u64 = 4 * KIB;
@@ -61,7 +61,7 @@ pub struct UmaBox {
     /// The BIOS's dedicated VRAM in MiB (the Ryzen's "UMA frame buffer size").
     pub carve_out_mib: u64,
     /// `ttm.pages_limit` as MiB; None: the kernel's default, half of the OS's memory.
-    pub gtt_limit_mib: Option<u64>,
+    pub(crate) gtt_limit_mib: Option<u64>,
 }
 
 impl UmaBox {
@@ -86,7 +86,7 @@ impl UmaBox {
         }
     }
 
-    pub fn memory_bytes(&self) -> u64 {
+    pub(crate) fn memory_bytes(&self) -> u64 {
         self.memory_gib * GIB
     }
 

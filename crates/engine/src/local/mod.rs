@@ -5,7 +5,7 @@
 
 mod ollama;
 
-pub use ollama::{ollama_batch, ollama_context, with_ollama_defaults};
+pub use ollama::with_ollama_defaults;
 
 use crate::dtype::WeightFormat;
 use crate::gguf::GgufHeader;
@@ -227,3 +227,8 @@ impl LocalOverview {
         })
     }
 }
+
+#[cfg(test)]
+mod ollama_tests;
+#[cfg(test)]
+mod run_tests;

@@ -24,7 +24,7 @@ use crate::scenario::Scenario;
 use crate::units::GIB;
 
 /// The context Ollama gives a request on GPUs with `gpu_bytes` of memory together.
-pub fn ollama_context(gpu_bytes: u64) -> u64 {
+pub(crate) fn ollama_context(gpu_bytes: u64) -> u64 {
     match gpu_bytes {
         b if b >= 47 * GIB => 262_144,
         b if b >= 23 * GIB => 32_768,
@@ -33,7 +33,7 @@ pub fn ollama_context(gpu_bytes: u64) -> u64 {
 }
 
 /// The batch Ollama passes as both `-b` and `-ub` for a context of `n_ctx`.
-pub fn ollama_batch(n_ctx: u64) -> u64 {
+pub(crate) fn ollama_batch(n_ctx: u64) -> u64 {
     match n_ctx {
         0..=4_096 => 512,
         4_097..=32_768 => 1_024,

@@ -12,7 +12,7 @@ use super::{
 };
 
 /// A measurement's link text is at most this long; figures past it are left out, in order.
-pub const LINK_MAX: usize = 300;
+pub(crate) const LINK_MAX: usize = 300;
 const VERSION: char = '1';
 
 const FACT_KEYS: [char; 8] = ['g', 'c', 't', 'n', 'x', 'u', 'p', 'r'];

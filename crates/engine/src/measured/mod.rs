@@ -26,15 +26,15 @@ use quantity::{NumberProblem, Quantity};
 /// Pasted text longer than this is refused (a whole vLLM start-up log is 20–60 KiB).
 pub const MAX_INPUT_BYTES: usize = 256 * 1024;
 /// Pasted text with more lines than this is refused.
-pub const MAX_LINES: usize = 32_768;
+pub(crate) const MAX_LINES: usize = 32_768;
 /// Lines longer than this are skipped unread (vLLM's config dump; never a memory figure).
 pub const MAX_LINE_BYTES: usize = 16 * 1024;
 /// A figure above 16 PiB is refused: no device holds it.
-pub const MAX_BYTES: u64 = 16 << 50;
+pub(crate) const MAX_BYTES: u64 = 16 << 50;
 /// A count (blocks, tokens, parameters) above this is refused.
-pub const MAX_COUNT: u64 = 1_000_000_000_000_000;
+pub(crate) const MAX_COUNT: u64 = 1_000_000_000_000_000;
 /// A measurement keeps at most this many figures (a 16-GPU llama.cpp log has 50).
-pub const MAX_FIGURES: usize = 64;
+pub(crate) const MAX_FIGURES: usize = 64;
 
 named_enum! {
     /// Where a measurement comes from.
@@ -466,5 +466,7 @@ pub(crate) fn at_line<T>(line: usize, r: Result<T, NumberProblem>) -> Result<T, 
     r.map_err(|p| MeasureError::number(line, p))
 }
 
+#[cfg(test)]
+mod fuzz_tests;
 #[cfg(test)]
 mod tests;

@@ -73,7 +73,7 @@ impl SizeUnit {
     }
 
     /// The reading of this unit when the source does not say otherwise.
-    pub fn plain_reading(self) -> Reading {
+    pub(crate) fn plain_reading(self) -> Reading {
         if self.is_decimal() {
             Reading::Decimal
         } else {
@@ -85,8 +85,8 @@ impl SizeUnit {
 /// A decimal number as written: `mantissa / 10^scale`, exact.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Decimal {
-    pub mantissa: u128,
-    pub scale: u32,
+    pub(crate) mantissa: u128,
+    pub(crate) scale: u32,
 }
 
 /// Digits past this many make a number unreadable (a pasted size never has more).

@@ -285,7 +285,7 @@ impl Budget<'_> {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct LayerActivations {
     /// Inside the norms: the fp32 upcast, and the normalised input when the norm's weight trains.
-    pub norms: u64,
+    pub(crate) norms: u64,
     /// What attention itself keeps: q, k, v after RoPE, the kernel's output and log-sum-exp.
     pub attention: u64,
     /// What the MLP's nonlinearity keeps: gate and up outputs and act(gate) (gated), or the GELU input.
@@ -368,7 +368,12 @@ pub(super) fn kept_per_layer(
 /// nothing (bitsandbytes' 4-bit matmul is the exception: it keeps its input anyway). Norms keep
 /// their fp32 upcast; attention keeps q, k, v and its output; the MLP keeps what its
 /// nonlinearity needs. MoE layers do this for the top_k experts each token is routed to.
-pub fn layer_activation_bytes(a: &Architecture, s: &Scenario, c: u64, tp: u64) -> LayerActivations {
+pub(crate) fn layer_activation_bytes(
+    a: &Architecture,
+    s: &Scenario,
+    c: u64,
+    tp: u64,
+) -> LayerActivations {
     let h = a.hidden;
     let full = s.job == Job::Full;
     // sequence parallelism splits the norms' tokens over the tensor-parallel ranks

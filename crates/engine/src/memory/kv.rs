@@ -26,7 +26,7 @@ pub struct ServingFit {
     pub block_size: u64,
     /// A hybrid model's requests whose recurrent state the pool holds at once: SGLang's
     /// `max_mamba_cache_size`, vLLM's maximum concurrency at max_model_len; 0 for other models.
-    pub state_slots: u64,
+    pub(crate) state_slots: u64,
 }
 
 impl ServingFit {
@@ -324,7 +324,7 @@ pub(super) fn prefix_split(s: &Scenario) -> (u64, u64) {
 /// KV-cache bytes for `seqs` sequences of `ctx` tokens: 2 (K and V) × KV heads per rank × head_dim
 /// × bits/8 per layer and token; MLA caches one latent (kv_lora_rank + rope dim); sliding-window
 /// layers keep at most `window` tokens.
-pub fn kv_cache_bytes(a: &Architecture, bits: u64, tp: u64, seqs: u64, ctx: u64) -> u64 {
+pub(crate) fn kv_cache_bytes(a: &Architecture, bits: u64, tp: u64, seqs: u64, ctx: u64) -> u64 {
     kv_bytes_with_heads(a, a.kv_heads, bits, tp, seqs, ctx)
 }
 

@@ -21,10 +21,10 @@ mod sglang_fit;
 mod training;
 mod weights;
 
-pub use activations::{layer_activation_bytes, prefill_activation_bytes, LayerActivations};
-pub use kv::{kv_cache_bytes, ServingFit};
+pub use activations::{prefill_activation_bytes, LayerActivations};
+pub use kv::ServingFit;
 pub use pipeline::PipelineStage;
-pub use recurrent::{hybrid_block_size, RecurrentPages};
+pub(crate) use recurrent::RecurrentPages;
 pub use sglang_fit::SglangSplit;
 pub use weights::lora_params;
 
@@ -34,10 +34,8 @@ pub use crate::formula::{Arg, Clause, Formula, Msg};
 use crate::model::{Architecture, ParamCounts};
 use crate::named::named_enum;
 use crate::scenario::{Job, Scenario, Zero};
-pub use crate::server::{captured_graphs, comm_mib, comm_parts_mib, decode_query_len};
-pub use crate::sglang::{
-    default_mem_fraction_permille, mem_fraction_permille, memory_tier_defaults,
-};
+pub use crate::server::{comm_mib, comm_parts_mib, decode_query_len};
+pub use crate::sglang::{mem_fraction_permille, memory_tier_defaults};
 use crate::units::{prod, scale, MIB};
 
 named_enum! {
@@ -114,7 +112,7 @@ impl Phase {
 pub struct Line {
     pub component: Component,
     pub phase: Phase,
-    pub pool: Pool,
+    pub(crate) pool: Pool,
     pub bytes: u64,
     /// The formula with this scenario's numbers substituted (empty when not asked for); the
     /// shells write it in words.
@@ -131,7 +129,7 @@ pub struct Breakdown {
     pub tensors: u64,
     /// Bytes in CUDA unified memory at the peak (paged optimizer states): not in `tensors` nor
     /// in the allocator's reserve; on the device while resident.
-    pub paged: u64,
+    pub(crate) paged: u64,
     /// Everything on the device at the peak: tensors + paged + context + reserve (what
     /// nvidia-smi shows).
     pub total: u64,
@@ -148,13 +146,13 @@ pub struct Breakdown {
     pub kv_bytes_per_token: u64,
     /// An encoder–decoder model's cross-attention cache of one sequence (its whole source, one
     /// rank); 0 for a decoder-only model.
-    pub cross_kv_per_sequence: u64,
+    pub(crate) cross_kv_per_sequence: u64,
     /// What a server pages for a hybrid model (its attention tokens and recurrent states).
-    pub recurrent: Option<RecurrentPages>,
+    pub(crate) recurrent: Option<RecurrentPages>,
     /// A server's CUDA graphs (part of the context lines).
     pub cuda_graphs: u64,
     /// A tensor-parallel server's NCCL and all-reduce buffers (part of the context lines).
-    pub comm_buffers: u64,
+    pub(crate) comm_buffers: u64,
     pub serving: Option<ServingFit>,
     /// The pipeline stage this budget is for: the busiest one when the layers are split.
     pub stage: PipelineStage,
@@ -618,3 +616,28 @@ impl<'a> Budget<'a> {
         (peak_phase, always_tensors.saturating_add(transient))
     }
 }
+
+#[cfg(test)]
+mod checkpointing_tests;
+#[cfg(test)]
+mod encdec_tests;
+#[cfg(test)]
+mod finetune_tests;
+#[cfg(test)]
+mod frameworks_tests;
+#[cfg(test)]
+mod hybrid_tests;
+#[cfg(test)]
+mod hybrid_validation_tests;
+#[cfg(test)]
+mod lglora_tests;
+#[cfg(test)]
+mod pipeline_tests;
+#[cfg(test)]
+mod seeds_tests;
+#[cfg(test)]
+mod serving_tests;
+#[cfg(test)]
+mod vllm_graphs_tests;
+#[cfg(test)]
+mod zamba2_tests;

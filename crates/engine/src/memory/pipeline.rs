@@ -26,16 +26,16 @@ pub struct PipelineStage {
     /// The stage's place, from 0.
     pub index: u64,
     /// Stages in the pipeline (1: the whole model on each GPU).
-    pub stages: u64,
+    pub(crate) stages: u64,
     /// Decoder layers on the stage.
     pub layers: u64,
     /// Whether the stage holds the token (and position) embeddings.
-    pub embeddings: bool,
+    pub(crate) embeddings: bool,
     /// Whether the stage holds the output head and computes the logits and the loss.
     pub head: bool,
     /// Micro-batches whose activations the stage holds at once (interleaved: chunk-micro-batches,
     /// each over one of its `chunks`).
-    pub in_flight: u64,
+    pub(crate) in_flight: u64,
     /// Model chunks on the GPU: 1, or the virtual stages of the interleaved schedule.
     pub chunks: u64,
     /// Micro-batches whose logits the stage that computes the loss holds at once.
@@ -59,7 +59,7 @@ impl PipelineStage {
 
     /// Layer-micro-batches of activations the stage holds when it keeps `layers` of its layers:
     /// in-flight micro-batches × layers, or chunk-micro-batches × the layers of one chunk.
-    pub fn layers_in_flight(&self, layers: u64) -> u64 {
+    pub(crate) fn layers_in_flight(&self, layers: u64) -> u64 {
         prod(&[self.in_flight, layers]).div_ceil(self.chunks.max(1))
     }
 

@@ -10,20 +10,20 @@ use crate::units::{div_ceil, prod};
 /// What a server pages for a hybrid model, per rank: the attention layers' bytes per token and
 /// the recurrent layers' state per sequence.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RecurrentPages {
-    pub attention_layers: u64,
-    pub recurrent_layers: u64,
+pub(crate) struct RecurrentPages {
+    pub(crate) attention_layers: u64,
+    pub(crate) recurrent_layers: u64,
     /// K and V of one token in one attention layer.
-    pub token_bytes: u64,
+    pub(crate) token_bytes: u64,
     /// One sequence's state in one recurrent layer.
-    pub state_bytes: u64,
+    pub(crate) state_bytes: u64,
 }
 
 impl RecurrentPages {
     /// vLLM's groups (`vllm/v1/core/kv_cache_utils.py`, `_get_kv_cache_groups_uniform_page_size`):
     /// layers per group (the smaller of the attention and recurrent counts, or the larger when
     /// it is under 1.5 × the smaller), then the attention groups and the state groups.
-    pub fn vllm_groups(&self) -> (u64, u64, u64) {
+    pub(crate) fn vllm_groups(&self) -> (u64, u64, u64) {
         let (a, r) = (self.attention_layers, self.recurrent_layers);
         let (small, large) = (a.min(r).max(1), a.max(r).max(1));
         let group = if 2 * large < 3 * small { large } else { small };
@@ -32,7 +32,7 @@ impl RecurrentPages {
 
     /// Blocks of `block` tokens one request of `len` tokens takes in vLLM: ⌈len / block⌉ in each
     /// attention group and one in each state group (`get_max_concurrency_for_kv_cache_config`).
-    pub fn vllm_blocks_per_request(&self, block: u64, len: u64) -> u64 {
+    pub(crate) fn vllm_blocks_per_request(&self, block: u64, len: u64) -> u64 {
         let (_, attention, states) = self.vllm_groups();
         attention * div_ceil(len, block.max(1)) + states
     }
@@ -42,7 +42,7 @@ impl RecurrentPages {
 /// kernel's 16 whose page (block × bytes per token) holds one layer's state
 /// (`vllm/model_executor/models/config.py`, `HybridAttentionMambaModelConfig`), or the block size
 /// asked for when that is larger. The state's page is padded to the attention page.
-pub fn hybrid_block_size(pages: &RecurrentPages, asked: u64) -> u64 {
+pub(crate) fn hybrid_block_size(pages: &RecurrentPages, asked: u64) -> u64 {
     let kernel = 16;
     let token = pages.token_bytes.max(1);
     let least = kernel * div_ceil(pages.state_bytes, kernel * token);
@@ -121,7 +121,7 @@ impl ServingFit {
     /// vLLM prints `num_blocks / groups × block` as the KV cache size in tokens and
     /// `num_blocks / blocks per max_model_len request` as the maximum concurrency
     /// (`get_max_concurrency_for_kv_cache_config`).
-    pub fn vllm_hybrid(
+    pub(crate) fn vllm_hybrid(
         s: &Scenario,
         pages: &RecurrentPages,
         per_token: u64,

@@ -21,7 +21,7 @@ pub struct SglangSplit {
     /// What loading takes of the static share: weights, LoRA slots, a proposer's weights.
     pub loaded: u64,
     /// What runs outside it: the largest activations and logits, and the CUDA graphs.
-    pub dynamic: u64,
+    pub(crate) dynamic: u64,
 }
 
 impl Breakdown {

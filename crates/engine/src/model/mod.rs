@@ -119,13 +119,13 @@ pub struct StoredWeights {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ParamCounts {
     /// Token (and position) embeddings.
-    pub embedding: u64,
+    pub(crate) embedding: u64,
     /// The output head, when it is not tied to the embeddings.
     pub head: u64,
     /// Weight matrices of all decoder layers (attention, MLP, experts, routers): what quantization shrinks.
     pub linear: u64,
     /// Norms, biases, sinks: small tensors that stay 16-bit.
-    pub small: u64,
+    pub(crate) small: u64,
     /// Parameters outside the language model.
     pub extra: u64,
 }
@@ -216,7 +216,7 @@ impl Architecture {
     }
 
     /// Layers with a feed-forward part (all of them, unless a hybrid gives them their own layers).
-    pub fn ffn_layers(&self) -> u64 {
+    pub(crate) fn ffn_layers(&self) -> u64 {
         match &self.recurrent {
             Some(r) => r.ffn_layers.min(self.layers),
             None => self.layers,
@@ -232,12 +232,12 @@ impl Architecture {
     }
 
     /// Layers with routed experts.
-    pub fn moe_layers(&self) -> u64 {
+    pub(crate) fn moe_layers(&self) -> u64 {
         self.ffn_layers() - self.dense_layers()
     }
 
     /// Layers with attention: all of them, unless a hybrid gives some a recurrent mixer instead.
-    pub fn attention_layers(&self) -> u64 {
+    pub(crate) fn attention_layers(&self) -> u64 {
         match &self.recurrent {
             Some(r) => r.attention_layers.min(self.layers),
             None => self.layers,
@@ -245,7 +245,7 @@ impl Architecture {
     }
 
     /// Layers with a recurrent mixer, which keep a state per sequence rather than per token.
-    pub fn recurrent_layers(&self) -> u64 {
+    pub(crate) fn recurrent_layers(&self) -> u64 {
         self.recurrent
             .as_ref()
             .map_or(0, |r| r.layers.min(self.layers))
@@ -435,7 +435,7 @@ impl Architecture {
     }
 
     /// Parameters of one layer's attention projections (q, k, v, o; MLA's down and up projections).
-    pub fn attention_params(&self) -> u64 {
+    pub(crate) fn attention_params(&self) -> u64 {
         Self::matrices_params(&self.attention_matrices())
     }
 

@@ -726,7 +726,7 @@ mod tests {
             ("bart-large", 406_291_456),
             ("whisper-large-v3", 1_543_490_560),
             // the hybrids' rows are counted by hand from transformers' modeling files
-            // (tests/engine/hybrid.rs shows the arithmetic); the script prints them where it can run
+            // (memory/hybrid_tests.rs shows the arithmetic); the script prints them where it can run
             ("qwen3-next-80b-a3b", 79_674_391_296),
             ("nemotron-nano-9b-v2", 8_888_227_328),
             ("granite-4.0-h-tiny", 6_939_037_248),

@@ -39,7 +39,7 @@ pub fn nominal_weight_bytes(a: &Architecture, format: WeightFormat) -> u64 {
 }
 
 /// Every difference between the files and the architecture read from config.json.
-pub fn compare_with_config(
+pub(crate) fn compare_with_config(
     arch: &Architecture,
     files: &FileWeights,
     index_total: Option<u64>,

@@ -98,7 +98,7 @@ impl SafetensorsHeader {
 
 /// The header's length from the file's first 8 bytes, checked against the limit before any
 /// more is read.
-pub fn header_length(first: &[u8]) -> Result<u64, SafetensorsError> {
+pub(crate) fn header_length(first: &[u8]) -> Result<u64, SafetensorsError> {
     let prefix: [u8; 8] =
         first
             .get(..8)

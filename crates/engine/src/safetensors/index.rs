@@ -29,7 +29,7 @@ impl SafetensorsIndex {
     }
 
     /// `metadata.total_size` when present: bytes of tensor data in all shards.
-    pub fn total_size(&self) -> Option<u64> {
+    pub(crate) fn total_size(&self) -> Option<u64> {
         self.total_size
     }
 }
@@ -92,7 +92,7 @@ pub fn read_index(text: &str) -> Result<SafetensorsIndex, IndexError> {
 
 /// A relative file name in the repository that ends in `.safetensors`: no `..`, no leading '/',
 /// nothing a URL would read as another place.
-pub fn is_shard_name(f: &str) -> bool {
+pub(crate) fn is_shard_name(f: &str) -> bool {
     f.ends_with(".safetensors")
         && f.len() <= 255
         && !f.starts_with('/')

@@ -10,13 +10,19 @@ mod header;
 mod index;
 mod sizing;
 
-pub use compare::{compare_with_config, FileDifference};
+pub(crate) use compare::compare_with_config;
+pub use compare::FileDifference;
 pub use dtype::SafeDtype;
 pub use error::{EntryField, IndexError, SafetensorsError, SafetensorsLimit};
+pub(crate) use header::header_length;
 pub use header::{
-    header_length, read_header_json, read_safetensors, SafeTensor, SafetensorsHeader, LENGTH_PREFIX,
+    read_header_json, read_safetensors, SafeTensor, SafetensorsHeader, LENGTH_PREFIX,
 };
-pub use index::{is_shard_name, read_index, SafetensorsIndex, MAX_INDEX_BYTES};
-pub use sizing::{
-    quant_scheme, size_weights, tensor_role, FileWeights, QuantScheme, Tally, TensorRole,
-};
+#[cfg(test)]
+pub(crate) use index::is_shard_name;
+pub use index::{read_index, SafetensorsIndex, MAX_INDEX_BYTES};
+pub(crate) use sizing::size_weights;
+pub use sizing::{quant_scheme, tensor_role, FileWeights, QuantScheme, Tally, TensorRole};
+
+#[cfg(test)]
+mod format_tests;

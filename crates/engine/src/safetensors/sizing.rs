@@ -67,7 +67,7 @@ pub struct FileWeights {
     /// Parameters: elements of weights, packed weights unpacked (8 int4 per int32, 2 per uint8).
     pub params: u64,
     /// Bits per weight that GPTQ/AWQ packed into each int32 (from quantization_config.bits).
-    pub packed_bits: u64,
+    pub(crate) packed_bits: u64,
 }
 
 impl FileWeights {
@@ -199,7 +199,7 @@ pub fn quant_scheme<'a>(tensors: impl Iterator<Item = &'a SafeTensor> + Clone) -
 
 /// Sums every tensor of a checkpoint by type and role; `packed_bits` is the GPTQ/AWQ bit width
 /// (quantization_config.bits, 4 when the config does not say).
-pub fn size_weights<'a>(
+pub(crate) fn size_weights<'a>(
     tensors: impl Iterator<Item = &'a SafeTensor> + Clone,
     packed_bits: u64,
 ) -> FileWeights {

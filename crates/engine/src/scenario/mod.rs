@@ -214,7 +214,7 @@ impl Scenario {
     }
 
     /// Moves to `job`; weights left at the old job's default take the new job's.
-    pub fn switch_job(&mut self, job: Job) {
+    pub(crate) fn switch_job(&mut self, job: Job) {
         if self.weights == self.job.default_weights() {
             self.weights = job.default_weights();
         }

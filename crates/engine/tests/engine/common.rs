@@ -8,7 +8,7 @@ use proptest::prelude::*;
 use proptest::sample::select;
 use vram_engine::scenario::*;
 use vram_engine::*;
-use vram_engine::{model::Mla, model::MlpKind, model::Moe, model::NormKind};
+use vram_engine::{model::Mla, model::MlpKind, model::Moe, model::NormKind, model::WeightPart};
 
 /// Cases per fuzz target: `FUZZ_CASES` when set (long runs), else `default`.
 pub fn fuzz_cases(default: u32) -> u32 {
@@ -252,8 +252,11 @@ pub fn arb_scenario() -> impl Strategy<Value = Scenario> {
         // held for all: a part keeps a format of its own only when it is QLoRA's 4-bit base (no
         // part wider than LoRA's), pipeline stages divide the GPUs, and the layout's tensor and
         // pipeline ranks (at most 512) leave room to double it within the properties' 4,096 GPUs
-        for (part, format) in s.weight_parts.overridden() {
-            if !Job::Qlora.allows(format) {
+        for &part in WeightPart::ALL {
+            if s.weight_parts
+                .get(part)
+                .is_some_and(|f| !Job::Qlora.allows(f))
+            {
                 s.weight_parts.set(part, None);
             }
         }

@@ -2,8 +2,9 @@
 //! their config.json (sources in tests/fixtures/hybrid/README.md), the recurrent state per
 //! sequence, and how each runtime holds it.
 
-use vram_engine::*;
-use vram_engine::{hub::*, llamacpp::*, memory::*, model::*};
+use super::activations::layer_activation_bytes;
+use crate::*;
+use crate::{hub::*, llamacpp::*, memory::*, model::*};
 
 #[track_caller]
 fn config(name: &str) -> Architecture {
@@ -127,7 +128,7 @@ fn a_pattern_longer_than_the_layers_is_an_error_not_a_guess() {
 }
 
 fn scenario(link: &str) -> Scenario {
-    let d = vram_engine::link::decode(link);
+    let d = crate::link::decode(link);
     assert!(d.notices.is_empty(), "{:?}", d.notices);
     d.scenario
 }
@@ -306,7 +307,7 @@ fn training_keeps_the_scan_s_tensors_in_the_recurrent_layers_instead_of_attentio
 
 #[test]
 fn a_hybrid_preset_has_no_synthesized_gguf_and_asks_for_its_file() {
-    let a = vram_engine::model::presets::find("granite-4.0-h-tiny")
+    let a = crate::model::presets::find("granite-4.0-h-tiny")
         .unwrap()
         .architecture();
     assert_eq!(
@@ -347,7 +348,7 @@ fn falcon_h1_runs_attention_and_mamba_2_side_by_side_in_every_layer() {
 
 #[test]
 fn a_link_whose_hybrid_has_no_attention_layer_is_refused_with_the_field() {
-    let arch = vram_engine::model::presets::find("lfm2-1.2b").unwrap().arch;
+    let arch = crate::model::presets::find("lfm2-1.2b").unwrap().arch;
     let err = decode_arch(&format!("{arch}_aL0")).unwrap_err();
     assert!(
         matches!(&err, EngineError::OutOfRange { setting, .. } if setting == "attention_layers"),

@@ -4,7 +4,7 @@
 //! untied head; embeddings and head 525,336,576 parameters each, norms 266,240, its largest
 //! linear matrix (gate, up, down) 14,336 × 4,096 = 58,720,256.
 
-use vram_engine::{
+use crate::{
     estimate, link::PageSettings, scenario::step_tokens, scenario::Batching, scenario::Framework,
     scenario::LengthReason, scenario::Loss, Breakdown, Component, Gpu, Job, ModelChoice, Phase,
     Scenario,
@@ -62,7 +62,7 @@ fn transformers_computes_the_full_logits_upcast_to_fp32_as_the_issue_measured() 
 #[test]
 fn a_link_applies_the_framework_first_so_its_own_values_override_whatever_their_order() {
     for link in ["j=qlora&ls=full&ft=unsloth", "j=qlora&ft=unsloth&ls=full"] {
-        let d = vram_engine::link::decode(link);
+        let d = crate::link::decode(link);
         assert!(d.notices.is_empty(), "{:?}", d.notices);
         let s = d.scenario;
         assert_eq!(s.framework, Framework::Unsloth);
@@ -77,22 +77,22 @@ fn a_link_applies_the_framework_first_so_its_own_values_override_whatever_their_
 fn a_framework_and_a_changed_default_round_trip_through_a_link() {
     let mut s = with_framework(llama_8b(Job::Qlora), Framework::Unsloth);
     s.offload_activations = false;
-    let link = vram_engine::link::encode(&s, &PageSettings::default());
+    let link = crate::link::encode(&s, &PageSettings::default());
     assert!(
         link.contains("ft=unsloth") && link.contains("ao=0"),
         "{link}"
     );
     // Unsloth's loss is its default: the link does not repeat it
     assert!(!link.contains("ls="), "{link}");
-    assert_eq!(vram_engine::link::decode(&link).scenario, s);
+    assert_eq!(crate::link::decode(&link).scenario, s);
 }
 
 #[test]
 fn a_qlora_link_without_a_framework_gets_trls_bf16_adapters() {
-    let s = vram_engine::link::decode("j=qlora").scenario;
+    let s = crate::link::decode("j=qlora").scenario;
     assert_eq!(s.framework, Framework::Trl);
     assert!(!s.master_weights);
-    assert!(vram_engine::link::decode("j=lora").scenario.master_weights);
+    assert!(crate::link::decode("j=lora").scenario.master_weights);
 }
 
 #[test]
@@ -244,9 +244,7 @@ fn an_unsloth_dynamic_checkpoint_keeps_the_single_layers_matrices_it_skips_16_bi
         "bnb_4bit_quant_type":"nf4","bnb_4bit_use_double_quant":true,
         "llm_int8_skip_modules":["lm_head","model.layers.0.mlp.down_proj",
         "model.layers.1.mlp.down_proj","model.layers.2.self_attn"]}}"#;
-    let q = vram_engine::hub::parse_quantization(config)
-        .unwrap()
-        .unwrap();
+    let q = crate::hub::parse_quantization(config).unwrap().unwrap();
     let plain = llama_8b(Job::Qlora);
     let mut dynamic = plain.clone();
     dynamic.apply_quantization(&q, |_| false);
@@ -254,7 +252,7 @@ fn an_unsloth_dynamic_checkpoint_keeps_the_single_layers_matrices_it_skips_16_bi
     // (2 × 4,096 × 4,096 + 2 × 4,096 × 1,024 = 41,943,040): 159,383,552 parameters
     assert_eq!(dynamic.kept_16bit, 159_383_552);
     let n = 159_383_552;
-    let more = 2 * n - vram_engine::WeightFormat::Nf4Dq.bits().bytes(n);
+    let more = 2 * n - crate::WeightFormat::Nf4Dq.bits().bytes(n);
     // the head also stays 16-bit, as it already was: only the kept matrices move
     let (a, b) = (estimate(&plain).unwrap(), estimate(&dynamic).unwrap());
     assert_eq!(

@@ -3,9 +3,10 @@
 
 use std::path::Path;
 
-use vram_engine::{
-    llamacpp::is_expert, llamacpp::plan_llama, llamacpp::read_gguf, llamacpp::Backend,
-    llamacpp::GgufHeader, llamacpp::LlamaDevice, llamacpp::LlamaPlan, llamacpp::LlamaSettings,
+use crate::gguf::is_expert;
+use crate::{
+    llamacpp::plan_llama, llamacpp::read_gguf, llamacpp::Backend, llamacpp::GgufHeader,
+    llamacpp::LlamaDevice, llamacpp::LlamaPlan, llamacpp::LlamaSettings,
 };
 
 fn header(name: &str) -> GgufHeader {
@@ -74,14 +75,20 @@ fn the_output_layer_is_offloaded_first_and_token_embd_never() {
     assert_eq!(p.placement.offloaded, 1);
     let all = plan("llama-f16", LlamaSettings::default(), Backend::Cuda);
     assert_eq!(all.placement.offloaded, 5);
-    let embd = header("llama-f16").token_embedding().unwrap().bytes();
+    let embd = header("llama-f16")
+        .tensor("token_embd.weight")
+        .unwrap()
+        .bytes();
     assert_eq!(all.host().model, embd.next_multiple_of(32));
 }
 
 #[test]
 fn a_tied_output_on_the_gpu_is_a_copy_of_token_embd() {
     let p = plan("llama-q4_0-tied", LlamaSettings::default(), Backend::Metal);
-    let embd = header("llama-q4_0-tied").token_embedding().unwrap().bytes();
+    let embd = header("llama-q4_0-tied")
+        .tensor("token_embd.weight")
+        .unwrap()
+        .bytes();
     let all: u64 = p.devices.iter().map(|(_, b)| b.model).sum();
     let host_only = plan("llama-q4_0-tied", with_ngl(0), Backend::Metal);
     assert_eq!(all, host_only.host().model + embd.next_multiple_of(32));

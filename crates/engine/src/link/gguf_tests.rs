@@ -3,14 +3,14 @@
 //! reads back to exactly that summary, whose VRAM and RAM are the file's, exactly or within what
 //! its notice says. `FUZZ_CASES` sets the cases (default 60: each plans two headers).
 
-use crate::common;
-
+use crate::{link::*, llamacpp::*, local::*, scenario::*};
 use proptest::prelude::*;
-use vram_engine::*;
-use vram_engine::{link::*, llamacpp::*, local::*, scenario::*};
 
 fn cases() -> u32 {
-    common::fuzz_cases(60)
+    std::env::var("FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(60)
 }
 
 const TYPES: [GgmlType; 5] = [
@@ -158,9 +158,9 @@ proptest! {
     ) {
         let file = scenario(summary(&layers), ngl);
         let picked = scenario(summary(&layers).for_link(), ngl);
-        let link = vram_engine::link::encode(&picked, &PageSettings::default());
+        let link = crate::link::encode(&picked, &PageSettings::default());
         prop_assert!(link.chars().count() + LINK_ADDRESS_ROOM <= MAX_LINK_CHARS, "{} chars", link.len());
-        let decoded = vram_engine::link::decode(&link);
+        let decoded = crate::link::decode(&link);
         let back = decoded.scenario;
         let Some(kept) = &back.gguf else {
             prop_assert!(decoded.notices.iter().any(|n| matches!(n, Notice::GgufLeftOut(_))));
@@ -169,7 +169,7 @@ proptest! {
         prop_assert_eq!(&kept.summary, &picked.gguf.as_ref().unwrap().summary);
         let detail = kept.summary.detail();
         let said = decoded.notices.contains(&Notice::GgufDetail(detail));
-        prop_assert!(detail == vram_engine::llamacpp::Detail::Tensors || said, "{detail:?} without its notice");
+        prop_assert!(detail == crate::llamacpp::Detail::Tensors || said, "{detail:?} without its notice");
         prop_assert_eq!(
             local_header(&back).unwrap().tensor_bytes(),
             local_header(&file).unwrap().tensor_bytes()
@@ -177,12 +177,12 @@ proptest! {
         let slack = PADDING_PER_TENSOR * (tensor_count(&file) + 1);
         let close = |a: &[u64], b: &[u64]| a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.abs_diff(*y) <= slack);
         match detail {
-            vram_engine::llamacpp::Detail::Tensors => prop_assert_eq!(&kept.summary, &file.gguf.as_ref().unwrap().summary),
-            vram_engine::llamacpp::Detail::LayerBytes => {
+            crate::llamacpp::Detail::Tensors => prop_assert_eq!(&kept.summary, &file.gguf.as_ref().unwrap().summary),
+            crate::llamacpp::Detail::LayerBytes => {
                 let (was, now) = (totals(&file, backend), totals(&back, backend));
                 prop_assert!(close(&was, &now), "{was:?} vs {now:?} (slack {slack})");
             }
-            vram_engine::llamacpp::Detail::ModelBytes => {
+            crate::llamacpp::Detail::ModelBytes => {
                 // exact where the layers are not split between devices
                 let all = |s: &Scenario| Scenario { ngl: 999, ..s.clone() };
                 let (was, now) = (totals(&all(&file), backend), totals(&all(&back), backend));
@@ -212,9 +212,9 @@ fn fragmented(n: usize, varying_ff: bool) -> Vec<LayerSpec> {
 #[track_caller]
 fn read_back(layers: &[LayerSpec]) -> (Scenario, Decoded) {
     let s = scenario(summary(layers).for_link(), 10);
-    let link = vram_engine::link::encode(&s, &PageSettings::default());
+    let link = crate::link::encode(&s, &PageSettings::default());
     assert!(link.chars().count() + LINK_ADDRESS_ROOM <= MAX_LINK_CHARS);
-    (s, vram_engine::link::decode(&link))
+    (s, crate::link::decode(&link))
 }
 
 #[test]
@@ -230,15 +230,10 @@ fn a_summary_with_many_tensor_types_keeps_each_layers_bytes() {
     assert!(summary(&layers).to_text().len() > MAX_LINK_CHARS);
     let (s, d) = read_back(&layers);
     let back = d.scenario.gguf.as_ref().unwrap();
-    assert_eq!(
-        back.summary.detail(),
-        vram_engine::llamacpp::Detail::LayerBytes
-    );
+    assert_eq!(back.summary.detail(), crate::llamacpp::Detail::LayerBytes);
     assert_eq!(
         d.notices,
-        vec![Notice::GgufDetail(
-            vram_engine::llamacpp::Detail::LayerBytes
-        )]
+        vec![Notice::GgufDetail(crate::llamacpp::Detail::LayerBytes)]
     );
     let per_layer = |s: &Scenario| -> Vec<u64> {
         let h = local_header(s).unwrap();
@@ -253,15 +248,10 @@ fn a_summary_whose_layers_all_differ_keeps_the_models_bytes_spread_evenly() {
     assert!(summary(&layers).by_layer_bytes().to_text().len() > MAX_LINK_CHARS);
     let (s, d) = read_back(&layers);
     let back = d.scenario.gguf.as_ref().unwrap();
-    assert_eq!(
-        back.summary.detail(),
-        vram_engine::llamacpp::Detail::ModelBytes
-    );
+    assert_eq!(back.summary.detail(), crate::llamacpp::Detail::ModelBytes);
     assert_eq!(
         d.notices,
-        vec![Notice::GgufDetail(
-            vram_engine::llamacpp::Detail::ModelBytes
-        )]
+        vec![Notice::GgufDetail(crate::llamacpp::Detail::ModelBytes)]
     );
     let bytes = |s: &Scenario| local_header(s).unwrap().tensor_bytes();
     assert_eq!(bytes(&d.scenario), bytes(&s));
@@ -274,9 +264,9 @@ fn per_layer_fields_too_long_for_a_link_leave_the_file_out_with_a_notice() {
     sum.fields
         .push(('K', (0..4_000u64).map(|i| 1 + i % 2).collect()));
     let s = scenario(sum, 10);
-    let link = vram_engine::link::encode(&s, &PageSettings::default());
+    let link = crate::link::encode(&s, &PageSettings::default());
     assert!(link.chars().count() + LINK_ADDRESS_ROOM <= MAX_LINK_CHARS);
-    let d = vram_engine::link::decode(&link);
+    let d = crate::link::decode(&link);
     assert!(d.scenario.gguf.is_none());
     assert!(d
         .notices

@@ -6,11 +6,11 @@
 
 use std::path::Path;
 
-use serde_json::Value;
-use vram_engine::{
-    estimate, memory::captured_graphs, scenario::VllmVersion, Architecture, Job, ModelChoice,
+use crate::{
+    estimate, scenario::VllmVersion, server::captured_graphs, Architecture, Job, ModelChoice,
     Scenario, GIB,
 };
+use serde_json::Value;
 
 fn cases() -> Vec<Value> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../validation/vllm_graphs.jsonl");
@@ -27,7 +27,7 @@ fn cases() -> Vec<Value> {
 fn model(c: &Value) -> ModelChoice {
     match c["model"].as_str() {
         Some(id) => ModelChoice::Preset(
-            vram_engine::model::presets::find(id)
+            crate::model::presets::find(id)
                 .unwrap_or_else(|| panic!("no preset {id}"))
                 .id,
         ),

@@ -20,10 +20,11 @@
 //!   [out, in ÷ 2], weight_scale fp8 e4m3 [out, in ÷ 16], and fp32 `weight_scale_2` and
 //!   `input_scale` per tensor.
 
-use vram_engine::{
-    estimate, hub::parse_quantization, hub::read_header_json, hub::size_weights, hub::QuantScheme,
-    hub::Quantization, hub::TensorRole, model::PartFormats, model::WeightPart, Architecture,
-    Component, Job, ModelChoice, Scenario, WeightFormat,
+use super::size_weights;
+use crate::{
+    estimate, hub::parse_quantization, hub::read_header_json, hub::QuantScheme, hub::Quantization,
+    hub::TensorRole, model::PartFormats, model::WeightPart, Architecture, Component, Job,
+    ModelChoice, Scenario, WeightFormat,
 };
 
 /// Llama-3-8B's q_proj: 4096 inputs, 4096 outputs.
@@ -32,12 +33,12 @@ const Q_OUT: u64 = 4_096;
 const Q_WEIGHTS: u64 = Q_IN * Q_OUT;
 
 /// Bytes of a checkpoint laid out as (name, dtype, shape), and what the engine reads of it.
-fn files(tensors: &[(&str, &str, &[u64])], packed_bits: u64) -> vram_engine::hub::FileWeights {
+fn files(tensors: &[(&str, &str, &[u64])], packed_bits: u64) -> crate::hub::FileWeights {
     let mut offset = 0;
     let entries: Vec<String> = tensors
         .iter()
         .map(|(name, dtype, shape)| {
-            let bits = vram_engine::hub::SafeDtype::from_key(dtype).unwrap().bits();
+            let bits = crate::hub::SafeDtype::from_key(dtype).unwrap().bits();
             let end = offset + (shape.iter().product::<u64>() * bits).div_ceil(8);
             let dims: Vec<String> = shape.iter().map(u64::to_string).collect();
             let e = format!(
@@ -76,7 +77,7 @@ fn bnb4_q_proj(quant_type: &str, nested: bool) -> Vec<(String, &'static str, Vec
     t
 }
 
-fn read(tensors: &[(String, &'static str, Vec<u64>)]) -> vram_engine::hub::FileWeights {
+fn read(tensors: &[(String, &'static str, Vec<u64>)]) -> crate::hub::FileWeights {
     let refs: Vec<(&str, &str, &[u64])> = tensors
         .iter()
         .map(|(n, d, s)| (n.as_str(), *d, s.as_slice()))
@@ -85,7 +86,7 @@ fn read(tensors: &[(String, &'static str, Vec<u64>)]) -> vram_engine::hub::FileW
 }
 
 /// Bytes of the packed weights and their per-block scales (what grows with the matrix).
-fn per_weight_bytes(w: &vram_engine::hub::FileWeights) -> u64 {
+fn per_weight_bytes(w: &crate::hub::FileWeights) -> u64 {
     w.role(TensorRole::Packed).bytes + w.role(TensorRole::Scale).bytes
 }
 
@@ -130,7 +131,7 @@ fn double_quant_keeps_one_byte_an_absmax_and_one_fp32_per_256_of_them() {
 }
 
 /// A GPTQ q_proj of `bits` bits in groups of 128, as AutoGPTQ / GPTQModel save it.
-fn gptq_q_proj(bits: u64) -> vram_engine::hub::FileWeights {
+fn gptq_q_proj(bits: u64) -> crate::hub::FileWeights {
     // 32 ÷ bits input rows a word (3 bits: 32 rows in three words)
     let qweight_rows = Q_IN * bits / 32;
     let groups = Q_IN / 128;
@@ -260,7 +261,7 @@ fn compressed_tensors_nvfp4_is_recognised_by_its_global_scale_and_packed_weights
 
 /// gpt-oss-20b's shape (openai/gpt-oss-20b config.json).
 fn gpt_oss_20b() -> Architecture {
-    vram_engine::hub::parse_config(include_str!("../fixtures/quant/gpt-oss-20b.json")).unwrap()
+    crate::hub::parse_config(include_str!("../../tests/fixtures/quant/gpt-oss-20b.json")).unwrap()
 }
 
 fn inference(arch: Architecture, weights: WeightFormat, parts: PartFormats) -> Scenario {
@@ -293,7 +294,7 @@ fn gpt_oss_20b_with_mxfp4_experts_and_the_rest_bf16_weighs_each_part_in_its_form
 
 #[test]
 fn a_part_given_the_weights_own_format_changes_nothing_but_another_format_does() {
-    let a = vram_engine::model::presets::find("llama-3.1-8b")
+    let a = crate::model::presets::find("llama-3.1-8b")
         .unwrap()
         .architecture();
     let plain = estimate(&inference(
@@ -320,7 +321,7 @@ fn a_part_given_the_weights_own_format_changes_nothing_but_another_format_does()
 
 #[test]
 fn a_tied_head_stored_apart_from_its_embeddings_becomes_its_own_copy() {
-    let a = vram_engine::model::presets::find("llama-3.2-1b")
+    let a = crate::model::presets::find("llama-3.2-1b")
         .unwrap()
         .architecture();
     assert!(a.tied);
@@ -340,7 +341,7 @@ fn a_tied_head_stored_apart_from_its_embeddings_becomes_its_own_copy() {
 
 #[test]
 fn a_full_fine_tune_ignores_part_formats_a_link_carries() {
-    let a = vram_engine::model::presets::find("llama-3.1-8b")
+    let a = crate::model::presets::find("llama-3.1-8b")
         .unwrap()
         .architecture();
     let mut s = inference(a, WeightFormat::Bf16, PartFormats::default());
@@ -353,7 +354,7 @@ fn a_full_fine_tune_ignores_part_formats_a_link_carries() {
 
 #[test]
 fn qlora_refuses_a_gptq_part_and_normalizing_clears_the_parts() {
-    let a = vram_engine::model::presets::find("llama-3.1-8b")
+    let a = crate::model::presets::find("llama-3.1-8b")
         .unwrap()
         .architecture();
     let mut s = inference(a, WeightFormat::Nf4, PartFormats::default());
@@ -486,15 +487,13 @@ fn gpt_oss_weighed_by_part_matches_the_checkpoint_sizes_openai_publishes() {
         .with(WeightPart::Attention, WeightFormat::Bf16)
         .with(WeightPart::Head, WeightFormat::Bf16);
     for (preset, published) in [("gpt-oss-20b", 12.8), ("gpt-oss-120b", 60.8)] {
-        let a = vram_engine::model::presets::find(preset)
-            .unwrap()
-            .architecture();
+        let a = crate::model::presets::find(preset).unwrap().architecture();
         // the routers, which the checkpoint keeps in bf16, are weighed with the experts
         let moe = a.moe.clone().unwrap();
         let routers = a.moe_layers() * moe.experts * a.hidden;
         let routers_bf16 = 2 * routers - WeightFormat::Mxfp4.bits().bytes(routers);
         let b = estimate(&inference(a, WeightFormat::Mxfp4, parts)).unwrap();
-        let gib = (b.bytes(Component::Weights) + routers_bf16) as f64 / vram_engine::GIB as f64;
+        let gib = (b.bytes(Component::Weights) + routers_bf16) as f64 / crate::GIB as f64;
         // the published figure is rounded to 0.1 GiB
         assert!((gib - published).abs() <= 0.05, "{preset}: {gib:.3} GiB");
     }

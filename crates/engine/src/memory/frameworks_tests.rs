@@ -1,9 +1,9 @@
 //! Behaviours that differ between frameworks, exposed as settings: each test checks the arithmetic
 //! a setting stands for, against a hand-computed figure.
 
-use vram_engine::EngineError;
-use vram_engine::{estimate, Breakdown};
-use vram_engine::{
+use crate::EngineError;
+use crate::{estimate, Breakdown};
+use crate::{
     memory::Pool, scenario::Checkpointing, scenario::Loss, scenario::Offload, scenario::Optimizer,
     Component, Job, ModelChoice, Phase, Scenario, WeightFormat,
 };
@@ -224,7 +224,7 @@ fn modules_to_save_train_full_16_bit_copies_of_the_embeddings_and_the_head_with_
 fn dora_adds_a_magnitude_per_output_and_keeps_two_outputs_per_adapted_matrix_and_token() {
     let s = Scenario {
         lora_rank: 16,
-        lora_targets: vram_engine::scenario::LoraTargets::parse("q,v").unwrap(),
+        lora_targets: crate::scenario::LoraTargets::parse("q,v").unwrap(),
         master_weights: true,
         checkpointing: Checkpointing::None,
         batch: 1,
@@ -385,14 +385,14 @@ fn small_lora_adapters_keep_their_states_in_the_allocator_even_with_a_paged_opti
 fn vllms_profile_samples_max_num_seqs_sequences_and_v1_does_not_deduct_the_context_again() {
     let v0 = Scenario {
         max_num_seqs: 1_024,
-        vllm: vram_engine::scenario::VllmVersion::V0,
+        vllm: crate::scenario::VllmVersion::V0,
         ..preset("llama-3.1-8b", Job::Serving)
     };
     let b0 = estimate(&v0).unwrap();
     // 1024 sequences × 128,256 vocab × (4 B fp32 + 2 B bf16)
     assert_eq!(b0.bytes(Component::Logits), 1_024 * 128_256 * 6);
     let v1 = Scenario {
-        vllm: vram_engine::scenario::VllmVersion::V1,
+        vllm: crate::scenario::VllmVersion::V1,
         ..v0
     };
     let b1 = estimate(&v1).unwrap();

@@ -1,8 +1,8 @@
 //! A server's start-up arithmetic, engine by engine: SGLang's static share, the communication
 //! memory of tensor parallelism by interconnect, and the budgets verdicts use.
 
-use vram_engine::*;
-use vram_engine::{fit::*, memory::*, scenario::*};
+use crate::sglang::default_mem_fraction_permille;
+use crate::{fit::*, memory::*, scenario::*};
 
 const MIB: u64 = 1 << 20;
 

@@ -4,12 +4,12 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
-use vram_engine::{
+use crate::{
     llamacpp::plan_llama, llamacpp::read_gguf, llamacpp::Backend, llamacpp::GgmlType,
     llamacpp::GgufHeader, llamacpp::LlamaDevice, llamacpp::LlamaError, llamacpp::LlamaPlan,
     llamacpp::LlamaSettings,
 };
+use serde_json::Value;
 
 const MIB: f64 = 1024.0 * 1024.0;
 

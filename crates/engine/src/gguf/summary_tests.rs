@@ -3,12 +3,12 @@
 
 use std::path::PathBuf;
 
-use proptest::prelude::*;
-use vram_engine::{
+use crate::{
     llamacpp::decode_bound, llamacpp::plan_llama, llamacpp::read_gguf, llamacpp::Backend,
     llamacpp::GgmlType, llamacpp::GgufHeader, llamacpp::GgufSummary, llamacpp::LlamaSettings,
     llamacpp::SummaryError,
 };
+use proptest::prelude::*;
 
 fn fixtures() -> Vec<(String, GgufHeader)> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gguf");
@@ -37,6 +37,12 @@ fn settings(ngl: u64, cpu_moe: u64) -> LlamaSettings {
     }
 }
 
+/// The file's `{arch}.block_count`, as llama.cpp reads it.
+fn block_count(header: &GgufHeader) -> u64 {
+    let key = format!("{}.block_count", header.architecture().unwrap());
+    header.get(&key).and_then(|v| v.as_u64()).unwrap()
+}
+
 #[test]
 fn every_fixture_summary_reads_back_from_its_text_as_written() {
     for (name, header) in fixtures() {
@@ -51,7 +57,7 @@ fn the_rebuilt_header_plans_every_buffer_exactly_as_the_file_does() {
     for (name, header) in fixtures() {
         let rebuilt = GgufSummary::of(&header).unwrap().header().unwrap();
         assert_eq!(rebuilt.tensor_bytes(), header.tensor_bytes(), "{name}");
-        let n_layer = header.hyperparameters().block_count.unwrap();
+        let n_layer = block_count(&header);
         for backend in [Backend::Cuda, Backend::Metal, Backend::CpuOnly] {
             for ngl in [0, 1, n_layer / 2, n_layer + 1] {
                 let s = settings(ngl, 1);
@@ -77,7 +83,7 @@ fn a_tensor_repeated_over_layers_is_written_once_with_its_layer_range() {
         .iter()
         .find(|g| g.name == "attn_q.weight")
         .unwrap();
-    let n_layer = header.hyperparameters().block_count.unwrap() as u32;
+    let n_layer = block_count(&header) as u32;
     assert_eq!(q.layers, vec![(0, n_layer - 1)]);
     assert_eq!(q.ggml_type, GgmlType::Q8_0);
     assert!(summary.to_text().len() < 1_500, "{}", summary.to_text());

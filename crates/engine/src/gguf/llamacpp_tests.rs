@@ -11,10 +11,8 @@
 
 use std::path::{Path, PathBuf};
 
+use super::{read_gguf, GgmlType, GgufHeader, LayerCounts};
 use serde_json::Value;
-use vram_engine::{
-    llamacpp::read_gguf, llamacpp::GgmlType, llamacpp::GgufHeader, llamacpp::LayerCounts,
-};
 
 const CPU_TENSOR_ALIGNMENT: u64 = 32;
 const MIB: f64 = 1024.0 * 1024.0;

@@ -2,7 +2,7 @@
 //! llama.cpp split over a 3090 and a 3060; vLLM refusing a tensor-parallel group of different
 //! cards).
 
-use vram_engine::{
+use crate::{
     estimate, fit::Need, fit::StartRefusal, link::PageSettings, llamacpp::LlamaDevice,
     local::local_machine, local::local_settings, local::LocalOverview, scenario::Server, Gpu, Job,
     ModelChoice, Scenario, WeightFormat, MIB,
@@ -72,7 +72,7 @@ fn two_cards_alike_still_split_evenly_and_typed_shares_win() {
     };
     assert_eq!(local_settings(&alike).tensor_split, vec![1.0, 1.0]);
     let typed = Scenario {
-        tensor_split: vram_engine::llamacpp::TensorShares::parse("3,1").unwrap(),
+        tensor_split: crate::llamacpp::TensorShares::parse("3,1").unwrap(),
         ..local_pair(Gpu::Rtx3060, 0)
     };
     assert_eq!(local_settings(&typed).tensor_split, vec![3.0, 1.0]);
@@ -93,7 +93,7 @@ fn vllm_v1_will_not_start_when_other_processes_hold_more_than_utilization_leaves
     // V0 has no such check
     let (_, v0) = served(|s| {
         s.held_mib = 2_500;
-        s.vllm = vram_engine::scenario::VllmVersion::V0;
+        s.vllm = crate::scenario::VllmVersion::V0;
     });
     assert_eq!(v0.refusal, None);
 }
@@ -139,10 +139,10 @@ fn vllm_refuses_a_tensor_parallel_group_of_a_4090_and_a_3090() {
     assert_eq!(replicas.refusal, None);
     // the link carries the last GPU and the amount held
     let t = Scenario { held_mib: 700, ..s };
-    let link = vram_engine::link::encode(&t, &PageSettings::default());
+    let link = crate::link::encode(&t, &PageSettings::default());
     assert!(
         link.contains("g2=rtx3090") && link.contains("held=700"),
         "{link}"
     );
-    assert_eq!(vram_engine::link::decode(&link).scenario, t);
+    assert_eq!(crate::link::decode(&link).scenario, t);
 }

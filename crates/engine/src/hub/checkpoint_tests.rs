@@ -6,9 +6,10 @@ use vram_test_support::checkpoints;
 
 use std::path::PathBuf;
 
+use crate::safetensors::{compare_with_config, size_weights};
+use crate::*;
+use crate::{hub::*, link::*, memory::*, model::*};
 use checkpoints::{FIXTURES, GROUP, NF4_STATE_BYTES};
-use vram_engine::*;
-use vram_engine::{hub::*, link::*, memory::*, model::*};
 
 fn dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hub")
@@ -309,8 +310,8 @@ fn a_hub_model_reopens_from_its_link_with_the_same_budget() {
         *source =
             Some(HubSource::from_link("mistralai/Mixtral-8x7B-v0.1@main", "2026-12-01").unwrap());
     }
-    let link = vram_engine::link::encode(&s, &PageSettings::default());
-    let d = vram_engine::link::decode(&link);
+    let link = crate::link::encode(&s, &PageSettings::default());
+    let d = crate::link::decode(&link);
     assert_eq!(d.notices, vec![]);
     assert_eq!(d.scenario, s);
     assert_eq!(

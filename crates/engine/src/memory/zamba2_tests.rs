@@ -1,8 +1,7 @@
 //! Zamba2: Mamba-2 in every layer, and a shared attention-and-MLP block run before the mixer in
 //! a few of them (fixture: tests/fixtures/hybrid/zamba2-1.2b.json, source in its README).
 
-use vram_engine::*;
-use vram_engine::{hub::*, link, memory::*, model::*};
+use crate::{hub::*, link, memory::*, model::*};
 
 fn zamba2_1_2b() -> Architecture {
     let path = format!(

@@ -1,12 +1,13 @@
 //! The seed texts' worked examples (the two source texts the product grew from: a book chapter and a blog post, in Chinese). Where their physics holds the engine agrees;
 //! where it does not, the test pins the right figure and its name says why.
 
-use vram_engine::{estimate, memory::kv_cache_bytes, memory::lora_params};
-use vram_engine::{
+use super::kv::kv_cache_bytes;
+use crate::units::{GB, GIB};
+use crate::{estimate, memory::lora_params};
+use crate::{
     scenario::LoraTargets, scenario::Optimizer, Component, Gpu, Job, ModelChoice, Scenario,
     WeightFormat,
 };
-use vram_engine::{GB, GIB};
 
 fn llama2_7b() -> Scenario {
     Scenario {
@@ -52,7 +53,7 @@ fn seed_000_mixed_precision_adamw_holds_12_bytes_per_parameter_84_gb_for_7b() {
         .lines
         .iter()
         .filter(|l| {
-            l.phase == vram_engine::Phase::Always
+            l.phase == crate::Phase::Always
                 && matches!(l.component, Component::Master | Component::Optimizer)
         })
         .map(|l| l.bytes)
@@ -77,7 +78,7 @@ fn seed_000_thirteen_b_full_fine_tune_keeps_26_gb_of_bf16_weights_and_26_gb_of_g
 #[test]
 fn seed_000_kv_cache_of_llama_7b_at_2048_tokens_is_1_gib_not_the_seeds_2_gb() {
     // 2 (K, V) × 32 layers × 4096 × 2048 tokens × 2 B = 1,073,741,824 B: the seed doubles it
-    let a = vram_engine::model::presets::find("llama-2-7b")
+    let a = crate::model::presets::find("llama-2-7b")
         .unwrap()
         .architecture();
     assert_eq!(kv_cache_bytes(&a, 16, 1, 1, 2048), GIB);
@@ -90,10 +91,10 @@ fn seed_000_kv_cache_of_llama_7b_at_2048_tokens_is_1_gib_not_the_seeds_2_gb() {
 
 #[test]
 fn kv_cache_follows_kv_heads_so_llama_3_8b_needs_a_quarter_of_llama_2_7b_per_token() {
-    let l2 = vram_engine::model::presets::find("llama-2-7b")
+    let l2 = crate::model::presets::find("llama-2-7b")
         .unwrap()
         .architecture();
-    let l3 = vram_engine::model::presets::find("llama-3.1-8b")
+    let l3 = crate::model::presets::find("llama-3.1-8b")
         .unwrap()
         .architecture();
     assert_eq!(
@@ -109,7 +110,7 @@ fn seed_000_lora_rank_8_on_q_and_v_of_a_7b_trains_about_4_million_parameters() {
         lora_targets: LoraTargets::parse("q,v").unwrap(),
         ..llama2_7b()
     };
-    let a = vram_engine::model::presets::find("llama-2-7b")
+    let a = crate::model::presets::find("llama-2-7b")
         .unwrap()
         .architecture();
     assert_eq!(lora_params(&a, &s), 4_194_304);
@@ -184,7 +185,7 @@ fn a_frozen_quantized_base_has_no_gradients_or_optimizer_states_of_its_own() {
         ..llama2_7b()
     };
     let b = estimate(&s).unwrap();
-    let a = vram_engine::model::presets::find("llama-2-7b")
+    let a = crate::model::presets::find("llama-2-7b")
         .unwrap()
         .architecture();
     assert_eq!(b.trainable, lora_params(&a, &s));
@@ -209,11 +210,11 @@ fn moe_keeps_every_expert_resident_but_routes_activations_to_top_k() {
 fn flash_attention_stores_no_seq_by_seq_scores_while_eager_does() {
     let flash = Scenario {
         seq: 8192,
-        checkpointing: vram_engine::scenario::Checkpointing::None,
+        checkpointing: crate::scenario::Checkpointing::None,
         ..llama2_7b()
     };
     let eager = Scenario {
-        attention: vram_engine::scenario::Attention::Eager,
+        attention: crate::scenario::Attention::Eager,
         ..flash.clone()
     };
     let (f, e) = (estimate(&flash).unwrap(), estimate(&eager).unwrap());
@@ -228,7 +229,7 @@ fn logits_of_a_152k_vocabulary_at_32k_tokens_are_the_surveys_18_gib_upcast_plus_
         model: ModelChoice::Preset("qwen2.5-7b"),
         batch: 1,
         seq: 32_768,
-        loss: vram_engine::scenario::Loss::Full,
+        loss: crate::scenario::Loss::Full,
         ..Scenario::default()
     };
     let b = estimate(&s).unwrap();

@@ -2,10 +2,11 @@
 //! ollama/ollama v0.30+): the context its GPU memory picks, capped at the model's, one request,
 //! the batch that goes with the context, flash attention and f16 caches, as many layers as fit.
 
-use vram_engine::{
+use super::ollama::{ollama_batch, ollama_context};
+use crate::{
     llamacpp::max_gpu_layers, llamacpp::GgmlType, local::local_header, local::local_machine,
-    local::local_settings, local::ollama_batch, local::ollama_context, local::with_ollama_defaults,
-    scenario::LocalMachine, Gpu, Job, Scenario, WeightFormat, GIB,
+    local::local_settings, local::with_ollama_defaults, scenario::LocalMachine, Gpu, Job, Scenario,
+    WeightFormat, GIB,
 };
 
 fn run(gpu: Gpu, gpus: u64) -> Scenario {
@@ -58,7 +59,7 @@ fn one_request_the_batch_of_its_context_flash_attention_and_f16_caches() {
 fn the_layers_are_as_many_as_fit_and_the_preset_applied_twice_is_the_same() {
     for gpu in [Gpu::T4, Gpu::Rtx4090] {
         let o = ollama(&run(gpu, 1));
-        let settings = vram_engine::llamacpp::LlamaSettings {
+        let settings = crate::llamacpp::LlamaSettings {
             gpu_layers: None,
             ..local_settings(&o)
         };

@@ -2,8 +2,8 @@
 
 use std::path::Path;
 
-use vram_engine::llamacpp::*;
-use vram_engine::*;
+use crate::llamacpp::*;
+use crate::*;
 
 fn header(name: &str) -> GgufHeader {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gguf");
@@ -137,7 +137,7 @@ fn decode_speed_is_bounded_by_bandwidth_over_bytes_read() {
     };
     let plan = plan_llama(&h, &ctx(4096), machine.backend()).unwrap();
     let bound = decode_bound(&h, &plan, 0, |d| machine.bandwidth(d));
-    let embd = h.token_embedding().unwrap().bytes();
+    let embd = h.tensor("token_embd.weight").unwrap().bytes();
     let weights = h.tensor_bytes() - embd;
     let expected = 1_008e9 / weights as f64;
     assert!((bound.empty_context - expected).abs() / expected < 1e-9);

@@ -8,9 +8,9 @@
 //! and the slots (`-np`), and the R and S sizes `llama_memory_recurrent` printed, in MiB. Every
 //! case carries the log's lines and their source.
 
+use super::recurrent::hybrid_block_size;
+use crate::{llamacpp::*, memory::*};
 use serde_json::Value;
-use vram_engine::*;
-use vram_engine::{llamacpp::*, memory::*};
 
 /// The bound on each printed figure: the 10 % on the KV / state pool.
 const TARGET_PCT: f64 = 10.0;
@@ -56,7 +56,7 @@ fn every_hybrid_log_s_tokens_and_concurrency_come_out_of_its_pool_within_ten_per
             int(case, "tp"),
             int(case, "max_model_len"),
         );
-        let d = vram_engine::link::decode(&link);
+        let d = crate::link::decode(&link);
         assert!(d.notices.is_empty(), "{id}: {:?}", d.notices);
         let b = estimate(&d.scenario).unwrap();
         let pages = b.recurrent.unwrap_or_else(|| panic!("{id}: not a hybrid"));

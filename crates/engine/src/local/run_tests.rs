@@ -1,7 +1,7 @@
 //! A llama.cpp / Ollama run from a scenario: presets quantized as llama.cpp's quantizer would,
 //! the page's settings through the registry and the link, and the overview the page shows.
 
-use vram_engine::{
+use crate::{
     link::PageSettings, llamacpp::read_gguf, llamacpp::GgmlType, llamacpp::GgufSummary,
     llamacpp::LlamaDevice, local::local_header, local::LocalOverview, scenario::GgufFile,
     scenario::LocalMachine, Job, Scenario, WeightFormat,
@@ -156,8 +156,8 @@ fn a_local_run_with_a_picked_file_restores_from_its_link() {
         })),
         ..local(WeightFormat::Bf16)
     };
-    let link = vram_engine::link::encode(&s, &PageSettings::default());
-    let opened = vram_engine::link::decode(&link);
+    let link = crate::link::encode(&s, &PageSettings::default());
+    let opened = crate::link::decode(&link);
     assert!(opened.notices.is_empty(), "{:?}", opened.notices);
     assert_eq!(opened.scenario, s);
     assert_eq!(
@@ -168,7 +168,7 @@ fn a_local_run_with_a_picked_file_restores_from_its_link() {
 
 #[test]
 fn a_broken_model_summary_in_a_link_is_named_and_ignored() {
-    let opened = vram_engine::link::decode("?v=1&j=local&gg=llama~L1~x.weight,33,q4_0,");
+    let opened = crate::link::decode("?v=1&j=local&gg=llama~L1~x.weight,33,q4_0,");
     assert_eq!(opened.scenario.gguf, None);
     assert_eq!(opened.notices.len(), 1, "{:?}", opened.notices);
 }
@@ -200,7 +200,7 @@ fn expert_tensors_are_told_from_their_names() {
         "blk.9.ffn_down_chexps.weight",
         "blk.1.ffn_gate_exps.bias",
     ] {
-        assert!(vram_engine::llamacpp::is_expert(name), "{name}");
+        assert!(crate::gguf::is_expert(name), "{name}");
     }
     for name in [
         "blk.0.ffn_up.weight",
@@ -209,7 +209,7 @@ fn expert_tensors_are_told_from_their_names() {
         "blk.0.attn_q.weight",
         "ffn_up_exps",
     ] {
-        assert!(!vram_engine::llamacpp::is_expert(name), "{name}");
+        assert!(!crate::gguf::is_expert(name), "{name}");
     }
 }
 
@@ -221,9 +221,9 @@ fn a_unified_cache_and_a_full_sliding_window_cache_travel_in_the_link_and_change
     let split = LocalOverview::compute(&s).unwrap();
     s.kv_unified = true;
     s.swa_full = true;
-    let link = vram_engine::link::encode(&s, &PageSettings::default());
+    let link = crate::link::encode(&s, &PageSettings::default());
     assert!(link.contains("kvu=1") && link.contains("swf=1"), "{link}");
-    let back = vram_engine::link::decode(&link).scenario;
+    let back = crate::link::decode(&link).scenario;
     assert!(back.kv_unified && back.swa_full);
     let unified = LocalOverview::compute(&back).unwrap();
     // one stream of 8,192 cells rather than four of 2,048: the same cells in all
@@ -237,16 +237,16 @@ fn a_unified_cache_and_a_full_sliding_window_cache_travel_in_the_link_and_change
 fn a_llama_cpp_run_starts_with_q4_k_m_as_ollama_pulls_and_keeps_a_chosen_format() {
     // a link that names only the job opens the Q4_K_M build; one that names bf16 keeps it
     assert_eq!(
-        vram_engine::link::decode("?v=1&j=local").scenario.weights,
+        crate::link::decode("?v=1&j=local").scenario.weights,
         WeightFormat::GgufQ4KM
     );
-    let chosen = vram_engine::link::decode("?v=1&w=bf16&j=local").scenario;
+    let chosen = crate::link::decode("?v=1&w=bf16&j=local").scenario;
     assert_eq!(chosen.weights, WeightFormat::Bf16);
     // and the link of a Q4_K_M run needs no `w=`, while other jobs keep 16-bit weights
-    let link = vram_engine::link::encode(&Scenario::for_job(Job::Local), &PageSettings::default());
+    let link = crate::link::encode(&Scenario::for_job(Job::Local), &PageSettings::default());
     assert!(!link.contains("w="), "{link}");
     assert_eq!(
-        vram_engine::link::decode("?v=1&j=serve").scenario.weights,
+        crate::link::decode("?v=1&j=serve").scenario.weights,
         WeightFormat::Bf16
     );
     // moving to the llama.cpp job from a default run takes its default; a chosen format stays

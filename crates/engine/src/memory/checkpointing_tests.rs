@@ -2,8 +2,7 @@
 //! torchtitan's operator-level policy keeps every other matmul's output, full checkpointing keeps
 //! each layer's input; sequence parallelism splits that input over the tensor-parallel GPUs.
 
-use vram_engine::*;
-use vram_engine::{memory::*, scenario::*};
+use crate::{memory::*, scenario::*};
 
 fn full_training(checkpointing: Checkpointing, attention: Attention) -> Scenario {
     Scenario {

@@ -2,16 +2,19 @@
 //! the plan on every GGUF fixture. Nothing panics; what is accepted adds up.
 //! `FUZZ_CASES` sets the cases per target (default 500).
 
-use crate::common;
-
 use std::path::Path;
 
+use super::kv::CELL_PAD;
+use super::settings::MAX_CONTEXT;
+use crate::llamacpp::*;
 use proptest::prelude::*;
 use proptest::sample::select;
-use vram_engine::llamacpp::*;
 
 fn cases() -> u32 {
-    common::fuzz_cases(500)
+    std::env::var("FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(500)
 }
 
 fn headers() -> Vec<GgufHeader> {

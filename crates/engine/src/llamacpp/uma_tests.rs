@@ -1,10 +1,10 @@
 //! Unified-memory PCs beside the Macs (DGX Spark, Ryzen AI Max+ 395) in a llama.cpp run: the
 //! link's settings, the GPU's limit each driver applies, and the host sharing the same memory.
 
-use vram_engine::{
-    llamacpp::LlamaDevice, llamacpp::Machine, llamacpp::UmaKind, llamacpp::SPARK_OS_BYTES,
-    local::LocalOverview, scenario::LocalMachine, Job, ModelChoice, Scenario, WeightFormat, GIB,
-    MIB,
+use super::uma::SPARK_OS_BYTES;
+use crate::{
+    llamacpp::LlamaDevice, llamacpp::Machine, llamacpp::UmaKind, local::LocalOverview,
+    scenario::LocalMachine, Job, ModelChoice, Scenario, WeightFormat, GIB, MIB,
 };
 
 fn uma_run(kind: UmaKind, carve_out_mib: u64, gtt_limit_mib: u64) -> Scenario {
@@ -34,7 +34,7 @@ fn gpu_limit(o: &LocalOverview) -> u64 {
 #[test]
 fn a_link_opens_a_ryzen_ai_max_with_its_carve_out_and_gtt_limit() {
     let opened =
-        vram_engine::link::decode("?v=1&j=local&mch=uma&ub=ai-max-395&ugb=128&uvr=4096&gtt=98304");
+        crate::link::decode("?v=1&j=local&mch=uma&ub=ai-max-395&ugb=128&uvr=4096&gtt=98304");
     let s = opened.scenario;
     assert_eq!(s.machine, LocalMachine::Uma);
     assert_eq!(s.uma_kind, UmaKind::RyzenAiMax395);

@@ -1,8 +1,8 @@
 //! Encoder–decoder models (T5 / Flan-T5, BART, Whisper): parameter counts from config.json,
 //! the cross-attention cache, the source length, and the link form.
 
-use vram_engine::*;
-use vram_engine::{hub::*, link::*, memory::*, model::*};
+use crate::*;
+use crate::{hub::*, link::*, memory::*, model::*};
 
 #[track_caller]
 fn config(name: &str) -> Architecture {
@@ -108,7 +108,7 @@ fn an_encoder_decoder_architecture_survives_its_link_form() {
 }
 
 fn scenario(link: &str) -> Scenario {
-    let opened = vram_engine::link::decode(link);
+    let opened = crate::link::decode(link);
     assert!(opened.notices.is_empty(), "{link}: {:?}", opened.notices);
     opened.scenario
 }
@@ -221,7 +221,7 @@ fn a_link_keeps_the_target_length_and_a_custom_encoder_decoder() {
     let mut s = scenario("?v=1&m=flan-t5-xl&j=qlora&w=nf4&tl=256&s=1024");
     assert_eq!((s.target_len, s.seq), (256, 1_024));
     s.model = ModelChoice::custom("my-bart", config("bart-large"));
-    let link = vram_engine::link::encode(&s, &PageSettings::default());
+    let link = crate::link::encode(&s, &PageSettings::default());
     let back = scenario(&link);
     assert_eq!(back.model.architecture(), s.model.architecture());
     assert_eq!(back.target_len, 256);
@@ -229,10 +229,10 @@ fn a_link_keeps_the_target_length_and_a_custom_encoder_decoder() {
 }
 
 mod properties {
+    use crate::scenario::*;
+    use crate::*;
     use proptest::prelude::*;
     use proptest::sample::select;
-    use vram_engine::scenario::*;
-    use vram_engine::*;
 
     const MODELS: &[&str] = &[
         "flan-t5-base",

@@ -5,15 +5,17 @@
 //! sums add up, and built URLs stay on the endpoint.
 //! `FUZZ_CASES` sets the cases per target (default 1,000).
 
-use crate::common;
-
 use vram_test_support::checkpoints;
 
+use crate::hub::*;
+use crate::safetensors::{header_length, is_shard_name, size_weights};
 use proptest::prelude::*;
-use vram_engine::hub::*;
 
 fn cases() -> u32 {
-    common::fuzz_cases(1_000)
+    std::env::var("FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1_000)
 }
 
 /// A small rebuilt checkpoint's header: Llama-2-7B's first tensors, GPTQ-packed.

@@ -5,24 +5,25 @@
 //! The approach of `fuzz.rs`: proptest strategies, every call timed and its output bounded, and
 //! whatever is accepted must be usable. `FUZZ_CASES` sets the cases per target (default 2,000).
 
-use crate::common;
-
 use std::time::{Duration, Instant};
 
-use proptest::prelude::*;
-use proptest::sample::select;
-use vram_engine::{
+use crate::{
     measured::link::LINK_MAX, measured::Device, measured::DeviceApi, measured::Facts,
     measured::Figure, measured::Level, measured::MeasureError, measured::Measurement,
     measured::Reading, measured::SizeUnit, measured::SourceKind, measured::MAX_BYTES,
     measured::MAX_COUNT, measured::MAX_FIGURES, measured::MAX_INPUT_BYTES, measured::MAX_LINES,
 };
+use proptest::prelude::*;
+use proptest::sample::select;
 
 /// The longest one parse may take (debug build, a busy machine).
 const MAX_CALL: Duration = Duration::from_secs(2);
 
 fn cases() -> u32 {
-    common::fuzz_cases(2_000)
+    std::env::var("FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2_000)
 }
 
 fn config() -> ProptestConfig {
@@ -36,7 +37,7 @@ fn config() -> ProptestConfig {
 /// Everything a parse may return: in time, bounded, and an accepted measurement survives its link.
 fn check(text: &str) {
     let t = Instant::now();
-    let r = vram_engine::measured::parse(text);
+    let r = crate::measured::parse(text);
     let took = t.elapsed();
     assert!(took < MAX_CALL, "{took:?} on {:?}", prefix(text));
     match r {
@@ -47,7 +48,7 @@ fn check(text: &str) {
         }
     }
     for kind in SourceKind::ALL {
-        if let Ok(m) = vram_engine::measured::parse_as(*kind, text) {
+        if let Ok(m) = crate::measured::parse_as(*kind, text) {
             usable(&m);
         }
     }
@@ -321,7 +322,7 @@ proptest! {
         let scale = 10u128.pow(frac.len() as u32);
         let mantissa = u128::from(int) * scale + frac.parse::<u128>().unwrap_or(0);
         let exact = (mantissa * per_unit * 2 + scale) / (scale * 2);
-        match vram_engine::measured::parse(&text) {
+        match crate::measured::parse(&text) {
             Ok(m) => {
                 prop_assert_eq!(m.figures().len(), 1);
                 let f = m.figures()[0];
@@ -348,7 +349,7 @@ fn huge_numbers_are_out_of_range_or_unreadable_never_wrapped() {
         "llm_load_tensors:      CUDA0 buffer size = 999999999999999999.99 MiB",
         "| N/A 27C P0 32W / 250W | 99999999999999999999MiB / 16384MiB |",
     ] {
-        let e = vram_engine::measured::parse(text).unwrap_err();
+        let e = crate::measured::parse(text).unwrap_err();
         assert!(
             matches!(
                 e,
@@ -359,11 +360,11 @@ fn huge_numbers_are_out_of_range_or_unreadable_never_wrapped() {
     }
     let digits = format!("allocated {} GiB", "9".repeat(10_000));
     assert_eq!(
-        vram_engine::measured::parse(&digits),
+        crate::measured::parse(&digits),
         Err(MeasureError::BadNumber { line: 1 })
     );
     let count = "# GPU blocks: 99999999999999999999";
-    assert!(vram_engine::measured::parse(count).is_err());
+    assert!(crate::measured::parse(count).is_err());
 }
 
 #[test]
@@ -371,23 +372,14 @@ fn overlong_lines_nul_bytes_and_a_million_lines_are_handled_quickly() {
     let t = Instant::now();
     // a line past MAX_LINE_BYTES is skipped unread, the next one still counts
     let long = format!("{}\n21 GiB allocated", "7 ".repeat(100_000));
-    assert_eq!(
-        vram_engine::measured::parse(&long).unwrap().figures().len(),
-        1
-    );
+    assert_eq!(crate::measured::parse(&long).unwrap().figures().len(), 1);
     // numbers everywhere in one long line that is short enough to read
     let numbers = "1 2 3 4 5 6 7 8 9 ".repeat(800) + "1 GiB used";
-    assert_eq!(
-        vram_engine::measured::parse(&numbers)
-            .unwrap()
-            .figures()
-            .len(),
-        1
-    );
+    assert_eq!(crate::measured::parse(&numbers).unwrap().figures().len(), 1);
     let nul = "\0".repeat(1000) + "21 GiB\0allocated\0";
     check(&nul);
     assert_eq!(
-        vram_engine::measured::parse(&"\n".repeat(1_000_000)),
+        crate::measured::parse(&"\n".repeat(1_000_000)),
         Err(MeasureError::TooLarge {
             bytes: 1_000_000,
             limit: MAX_INPUT_BYTES
@@ -395,12 +387,12 @@ fn overlong_lines_nul_bytes_and_a_million_lines_are_handled_quickly() {
     );
     let lines = "\n".repeat(MAX_LINES + 10) + "1 GiB";
     assert!(matches!(
-        vram_engine::measured::parse(&lines),
+        crate::measured::parse(&lines),
         Err(MeasureError::TooManyLines { .. })
     ));
     let deep = format!("{{\"peak_bytes_total\": 1, \"a\": {}", "[".repeat(100_000));
     assert!(matches!(
-        vram_engine::measured::parse(&deep),
+        crate::measured::parse(&deep),
         Err(MeasureError::BadJson { .. })
     ));
     let many = "llm_load_tensors:      CUDA0 buffer size =  5434.38 MiB\n".repeat(3000)
@@ -408,7 +400,7 @@ fn overlong_lines_nul_bytes_and_a_million_lines_are_handled_quickly() {
             .map(|i| format!("llm_load_tensors:      CUDA{i} buffer size =  {i}.5 MiB\n"))
             .collect::<String>();
     assert_eq!(
-        vram_engine::measured::parse(&many).unwrap().figures().len(),
+        crate::measured::parse(&many).unwrap().figures().len(),
         MAX_FIGURES
     );
     assert!(t.elapsed() < MAX_CALL * 4, "{:?}", t.elapsed());
