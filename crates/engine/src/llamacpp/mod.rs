@@ -42,7 +42,6 @@ pub use projector::{Projector, ProjectorError, ProjectorFile};
 pub use quantize::synthesize_gguf;
 pub use recurrent::RecurrentState;
 pub(crate) use settings::MAX_GPUS;
-pub use settings::{parse_cache_type, parse_count, parse_on_off};
 pub use settings::{LlamaSettings, CACHE_TYPES, MAX_LAYERS_FLAG, MAX_PARALLEL};
 pub use shape::{AttentionLayer, LlamaShape};
 pub use shares::{TensorShares, EVEN_SPLIT};

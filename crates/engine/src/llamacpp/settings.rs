@@ -2,7 +2,6 @@
 //! -ngl all layers, -c from the file (here 4096 when unread), -np 1, -b 2048, -ub 512, f16 caches,
 //! flash attention on, mmap on, op offload on.
 
-use super::error::{LlamaError, LlamaFlag};
 use super::projector::Projector;
 use crate::gguf::GgmlType;
 
@@ -93,44 +92,5 @@ impl LlamaSettings {
     /// The number of GPUs the split names (0 when -ngl 0 leaves them unused is still this).
     pub fn gpus(&self) -> usize {
         self.tensor_split.len()
-    }
-}
-
-/// A cache type by llama.cpp's name ("f16", "q8_0", "q4_0" …).
-pub fn parse_cache_type(flag: LlamaFlag, text: &str) -> Result<GgmlType, LlamaError> {
-    let wanted = text.trim().to_ascii_lowercase();
-    CACHE_TYPES
-        .into_iter()
-        .find(|t| t.name() == wanted)
-        .ok_or_else(|| unreadable(flag, text))
-}
-
-/// "on"/"off" (also 1/0, true/false), as llama.cpp's `-fa` reads them.
-pub fn parse_on_off(flag: LlamaFlag, text: &str) -> Result<bool, LlamaError> {
-    match text.trim().to_ascii_lowercase().as_str() {
-        "on" | "1" | "true" | "enabled" => Ok(true),
-        "off" | "0" | "false" | "disabled" => Ok(false),
-        _ => Err(unreadable(flag, text)),
-    }
-}
-
-/// A whole number within `min..=max` for `flag`.
-pub fn parse_count(flag: LlamaFlag, text: &str, min: u64, max: u64) -> Result<u64, LlamaError> {
-    let value: u64 = text.trim().parse().map_err(|_| unreadable(flag, text))?;
-    if value < min || value > max {
-        return Err(LlamaError::OutOfRange {
-            flag,
-            value,
-            min,
-            max,
-        });
-    }
-    Ok(value)
-}
-
-fn unreadable(flag: LlamaFlag, text: &str) -> LlamaError {
-    LlamaError::Unreadable {
-        flag,
-        text: text.chars().take(64).collect(),
     }
 }
