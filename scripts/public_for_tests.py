@@ -47,6 +47,13 @@ ALLOW = {
     "Look": "how a setting's control looks, part of Setting::place",
     "Place": "a setting's place on the page (panel, rank, look), returned by Setting::place",
     "estimate_stages": "memory per pipeline stage, for the property and pipeline tests",
+    "MAX_DEPTH": "the JSON reader's nesting cap, which its public error (JsonProblem::TooDeep) names",
+    "MAX_LISTING_BYTES": "the Hub listing's size cap, beside the public config and index caps",
+    "q_lora_rank": "a field of Mla, public data a caller fills to describe an MLA model",
+    "kv_lora_rank": "a field of Mla, public data a caller fills to describe an MLA model",
+    "rope_dim": "a field of Mla, public data a caller fills to describe an MLA model",
+    "nope_dim": "a field of Mla, public data a caller fills to describe an MLA model",
+    "v_head_dim": "a field of Mla, public data a caller fills to describe an MLA model",
 }
 
 ITEM = re.compile(
