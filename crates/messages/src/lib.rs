@@ -8,7 +8,9 @@
 //! sentences come in both of the page's languages, English then Chinese ([`Said`]), so the page
 //! follows its language toggle without asking again.
 
-use serde::{de::DeserializeOwned, Deserialize, Serialize};
+use serde::Deserialize;
+/// The traits a message's type has, for code generic over messages (the page's `call`).
+pub use serde::{de::DeserializeOwned, Serialize};
 
 /// One sentence per language of the page: English, then Chinese.
 pub type Said = [String; 2];
