@@ -9,7 +9,7 @@
 2. Names each on-demand module (crates/readers, crates/local-web, crates/zh; Trunk writes them unhashed, as
    it does any `data-type="worker"` build) by its content, e.g. `vram-readers-<sha256>.js` and its
    `..._bg.wasm`, and writes the name into its `<meta>` (`vram-readers`: the placeholder
-   READERS_MODULE; `vram-local`: LOCAL_MODULE; `vram-zh`: ZH_MODULE), where src/readers.rs finds it. A new build gets a new name, so a browser never
+   READERS_MODULE; `vram-local`: LOCAL_MODULE; `vram-zh`: ZH_MODULE), where src/modules.rs finds it. A new build gets a new name, so a browser never
    mixes a cached module with a new page.
 3. Allows exactly the inline scripts Trunk wrote, by their sha256, in the Content-Security-Policy:
    replaces the placeholder CSP_INLINE_SCRIPT_HASHES in index.html.

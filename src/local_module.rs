@@ -1,23 +1,16 @@
-//! The local job's on-demand module (`crates/local-web`, built by Trunk beside the page): the GGUF
-//! reader, the run's plan and its rendering. Imported the first time a local run is shown (or a
-//! file picked), never at start; its content-hashed name is in `<meta name="vram-local">`.
+//! What the page asks of the local job's module (`crates/local-web`, loaded through
+//! `crate::modules`): a picked file's GGUF header read, and the run's answer rendered.
 
-use js_sys::{Array, Uint8Array};
+use js_sys::Uint8Array;
 use vram_engine::{llamacpp::GgufSummary, llamacpp::Projector};
+use vram_messages::{GgufReply, LocalView};
 use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::JsFuture;
 
-use crate::page_js::load_module;
-use crate::readers::{call_in, refusal, Refused};
-
-/// The module's meta name.
-pub const LOCAL: &str = "vram-local";
+use crate::modules::{call, Module, Refused};
 
 /// The first slice of a picked file read; a header with a large vocabulary takes a few more.
 const FIRST_SLICE: f64 = 1_048_576.0;
-
-/// A local run's (results, chart) markup, English then Chinese.
-pub type LocalMarkup = [(String, String); 2];
 
 /// Why a picked file gave no model.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -26,11 +19,6 @@ pub enum PickProblem {
     Unreadable,
     /// The module's reason (not a GGUF header it takes, a header too long), or that it did not load.
     Refused(Refused),
-}
-
-/// Starts loading the module (the job became local).
-pub fn preload() {
-    let _ = load_module(LOCAL);
 }
 
 /// What a picked `.gguf` holds: a language model, or a multimodal projector.
@@ -42,21 +30,21 @@ pub enum Picked {
 /// The summary of a picked file's header: growing slices of its start (`File.slice`) go to the
 /// module until the header ends; the tensor data is never read.
 pub async fn read_picked(file: &web_sys::File) -> Result<Picked, PickProblem> {
-    let (kind, text) = read_header(file).await?;
     let unread = || PickProblem::Refused(Refused::NotLoaded);
-    match kind.as_str() {
-        "projector" => Projector::from_text(&text)
+    match read_header(file).await? {
+        GgufReply::Projector(text) => Projector::from_text(&text)
             .map(Picked::Projector)
             .ok_or_else(unread),
-        _ => GgufSummary::from_text(&text)
+        GgufReply::Gguf(text) => GgufSummary::from_text(&text)
             .map(Picked::Model)
             .map_err(|_| unread()),
+        _ => Err(unread()),
     }
 }
 
-/// Sends growing slices of `file`'s start to the module until it answers what the file is and
-/// its text (or refuses the file).
-async fn read_header(file: &web_sys::File) -> Result<(String, String), PickProblem> {
+/// Sends growing slices of `file`'s start to the module until it answers what the file is (or
+/// refuses the file).
+async fn read_header(file: &web_sys::File) -> Result<GgufReply, PickProblem> {
     let size = file.size();
     let mut want = FIRST_SLICE.min(size);
     loop {
@@ -66,31 +54,20 @@ async fn read_header(file: &web_sys::File) -> Result<(String, String), PickProbl
         let buffer = JsFuture::from(blob.array_buffer())
             .await
             .map_err(|_| PickProblem::Unreadable)?;
-        let args = Array::of2(&Uint8Array::new(&buffer), &JsValue::from_f64(size));
-        let parts = call_in(LOCAL, "read_gguf_header", &args)
+        let args = [Uint8Array::new(&buffer).into(), JsValue::from_f64(size)];
+        let reply = call(Module::Local, "read_gguf_header", &args)
             .await
             .map_err(PickProblem::Refused)?;
-        match parts.as_slice() {
-            [answered, text] if answered == "gguf" || answered == "projector" => {
-                return Ok((answered.clone(), text.clone()))
-            }
-            // the module writes a whole number of bytes: read as an integer, so the first load
-            // carries no float parser (core's dec2flt)
-            [answered, bytes] if answered == "more" => match bytes.parse::<u64>().map(|b| b as f64)
-            {
-                Ok(next) if next > want => want = next,
-                _ => return Err(PickProblem::Refused(Refused::NotLoaded)),
-            },
-            _ => return Err(PickProblem::Refused(refusal(parts))),
+        match reply {
+            GgufReply::More(next) if next as f64 > want => want = next as f64,
+            GgufReply::Error(said) => return Err(PickProblem::Refused(Refused::Said(said))),
+            GgufReply::Gguf(_) | GgufReply::Projector(_) => return Ok(reply),
+            _ => return Err(PickProblem::Refused(Refused::NotLoaded)),
         }
     }
 }
 
 /// The module's answer for the scenario in `query` (the page's link without its language).
-pub async fn local_view(query: &str) -> Result<LocalMarkup, Refused> {
-    let parts = call_in(LOCAL, "local_view", &Array::of1(&JsValue::from_str(query))).await?;
-    match <[String; 5]>::try_from(parts) {
-        Ok([kind, r_en, c_en, r_zh, c_zh]) if kind == "local" => Ok([(r_en, c_en), (r_zh, c_zh)]),
-        _ => Err(Refused::NotLoaded),
-    }
+pub async fn local_view(query: &str) -> Result<LocalView, Refused> {
+    call(Module::Local, "local_view", &[JsValue::from_str(query)]).await
 }

@@ -7,7 +7,7 @@ mod chart;
 mod components;
 mod i18n;
 mod local_module;
-mod page_js;
+mod modules;
 mod readers;
 mod state;
 mod zh;

@@ -1,31 +1,23 @@
-//! The Chinese of the largest tables, loaded on demand (`crates/zh`, built by Trunk beside the
-//! page; its content-hashed name is in `<meta name="vram-zh">`): the page's wasm is built with
-//! `vram-text`'s `zh-on-demand` feature, so the first load carries English only for those
-//! tables. The page asks for Chinese through [`switch_to`]; it switches once the table is in.
+//! The Chinese of the largest tables, loaded on demand (`crates/zh`, through `crate::modules`):
+//! the page's wasm is built with `vram-text`'s `zh-on-demand` feature, so the first load carries
+//! English only for those tables. The page asks for Chinese through [`switch_to`]; it switches
+//! once the table is in.
 
-use wasm_bindgen::JsValue;
+use vram_messages::ZhTable;
 
 use crate::i18n::Lang;
-use crate::readers::export;
+use crate::modules::{call, Module};
 use crate::state::AppState;
 use leptos::prelude::*;
-
-/// The module's meta name.
-const ZH: &str = "vram-zh";
 
 /// The language toggle's id: it says `data-failed` when the table did not load.
 const TOGGLE: &str = "lang-toggle";
 
 /// Imports the module and installs its table; whether Chinese can be shown.
 async fn load_table() -> bool {
-    let Ok(table) = export(ZH, "table").await else {
-        return false;
-    };
-    table
-        .call0(&JsValue::NULL)
-        .ok()
-        .and_then(|t| t.as_string())
-        .is_some_and(vram_text::install_zh)
+    call::<ZhTable>(Module::Zh, "table", &[])
+        .await
+        .is_ok_and(|table| vram_text::install_zh(table.0))
 }
 
 /// Marks the page while the table loads (`data-stale` on `<html>`, which exists before the

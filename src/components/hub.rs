@@ -8,17 +8,19 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use js_sys::{Array, Function};
+use js_sys::Function;
 use vram_engine::{
     hub::HubEndpoint, hub::HubSource, llamacpp::GgufSummary, model::decode_arch,
     scenario::GgufFile, Job, ModelChoice,
 };
+use vram_messages::{HubEvent, HubMessage};
 use wasm_bindgen::prelude::*;
 
 use leptos::prelude::*;
 
 use crate::components::{event_element, event_target_id};
 use crate::i18n::{t, Lang};
+use crate::modules::{self, Module};
 use crate::readers::{self, HUB_TIMEOUT_MS};
 use crate::state::AppState;
 
@@ -40,25 +42,34 @@ struct Shown {
     said: RwSignal<String>,
 }
 
-/// One message of the module (`panel.rs` lists them): shown, or applied to the budget.
-fn on_message(st: AppState, shown: Shown, alive: &AtomicBool, parts: Vec<String>) {
+/// One message of the module: shown, or applied to the budget.
+fn on_message(st: AppState, shown: Shown, alive: &AtomicBool, message: HubMessage) {
     let alive = || alive.load(Ordering::Relaxed);
     let read = |source: &str, read_on: &str| HubSource::from_link(source, read_on).ok();
-    match parts.as_slice() {
-        [kind, markup] if kind == "form" && alive() => shown.form.set(markup.clone()),
-        [kind, markup] if kind == "said" && alive() => shown.said.set(markup.clone()),
-        [kind, base] if kind == "endpoint" => st
+    match message {
+        HubMessage::Form(markup) if alive() => shown.form.set(markup),
+        HubMessage::Said(markup) if alive() => shown.said.set(markup),
+        HubMessage::Endpoint(base) => st
             .hub_endpoint
-            .set(HubEndpoint::parse(base).ok().filter(|_| !base.is_empty())),
-        [kind] if kind == "preload-local" => crate::local_module::preload(),
-        [kind, arch, source, read_on] if kind == "model" => {
-            if let (Ok(arch), Some(source)) = (decode_arch(arch), read(source, read_on)) {
+            .set(HubEndpoint::parse(&base).ok().filter(|_| !base.is_empty())),
+        HubMessage::PreloadLocal => modules::preload(Module::Local),
+        HubMessage::Model {
+            arch,
+            source,
+            read_on,
+        } => {
+            if let (Ok(arch), Some(source)) = (decode_arch(&arch), read(&source, &read_on)) {
                 use_model(&st, arch, source);
             }
         }
-        [kind, summary, source, read_on, name] if kind == "gguf" => {
+        HubMessage::Gguf {
+            summary,
+            source,
+            read_on,
+            name,
+        } => {
             if let (Ok(summary), Some(source)) =
-                (GgufSummary::from_text(summary), read(source, read_on))
+                (GgufSummary::from_text(&summary), read(&source, &read_on))
             {
                 st.edit(|s| {
                     s.job = Job::Local;
@@ -123,9 +134,10 @@ pub fn HubPicker() -> impl IntoView {
         let alive = alive.clone();
         on_cleanup(move || alive.store(false, Ordering::Relaxed));
     }
-    let sink: Function = Closure::<dyn Fn(Array)>::new(move |parts: Array| {
-        let parts = parts.iter().filter_map(|p| p.as_string()).collect();
-        on_message(st, shown, &alive, parts);
+    let sink: Function = Closure::<dyn Fn(JsValue)>::new(move |bytes: JsValue| {
+        if let Some(message) = modules::decode(&bytes) {
+            on_message(st, shown, &alive, message);
+        }
     })
     .into_js_value()
     .into();
@@ -151,15 +163,11 @@ pub fn HubPicker() -> impl IntoView {
         events.set_value(open.ok());
     });
     // hands the module an event of the box, with the request timeout
-    let forward = move |kind: &str, target: &str, value: &str, parts: &str| {
+    let forward = move |event: HubEvent| {
         events.with_value(|f| {
             if let Some(f) = f {
-                let args: Array = [kind, target, value, parts]
-                    .map(JsValue::from_str)
-                    .into_iter()
-                    .chain([JsValue::from_f64(timeout_ms())])
-                    .collect();
-                let _ = f.apply(&JsValue::NULL, &args);
+                let timeout = JsValue::from_f64(timeout_ms());
+                let _ = f.call2(&JsValue::NULL, &modules::bytes(&event), &timeout);
             }
         })
     };
@@ -167,7 +175,7 @@ pub fn HubPicker() -> impl IntoView {
     Effect::new(move |was: Option<Lang>| {
         let l = st.lang.get();
         if was.is_some_and(|w| w != l) {
-            forward("lang", "", l.key(), "");
+            forward(HubEvent::Lang(l.key().to_string()));
         }
         l
     });
@@ -176,14 +184,26 @@ pub fn HubPicker() -> impl IntoView {
     let clicked = move |ev: web_sys::MouseEvent| match event_element(&ev)
         .and_then(|e| e.get_attribute("data-parts"))
     {
-        Some(parts) => forward("click", "", "", &parts),
-        None if target(&ev) == "hub-read" => forward("click", "hub-read", "", ""),
+        Some(parts) => forward(HubEvent::Pick(parts)),
+        None if target(&ev) == "hub-read" => forward(HubEvent::Click {
+            target: target(&ev),
+        }),
         None => {}
     };
     let pressed = move |ev: web_sys::KeyboardEvent| {
         if ev.key() == "Enter" && target(&ev) == "hub-id" {
-            forward("enter", "hub-id", "", "")
+            forward(HubEvent::Enter {
+                target: target(&ev),
+            })
         }
+    };
+    let typed = move |ev: web_sys::Event| HubEvent::Input {
+        target: target(&ev),
+        value: event_target_value(&ev),
+    };
+    let committed = move |ev: web_sys::Event| HubEvent::Change {
+        target: target(&ev),
+        value: event_target_value(&ev),
     };
     view! {
         <div
@@ -192,8 +212,8 @@ pub fn HubPicker() -> impl IntoView {
             data-stale=move || opened.get().is_none().then_some("")
             on:click=clicked
             on:keydown=pressed
-            on:input=move |ev| forward("input", &target(&ev), &event_target_value(&ev), "")
-            on:change=move |ev| forward("change", &target(&ev), &event_target_value(&ev), "")
+            on:input=move |ev| forward(typed(ev))
+            on:change=move |ev| forward(committed(ev))
         >
             // the form and what the module says are markup the readers module writes
             <div id="hub-form" inner_html=move || shown.form.get()></div>

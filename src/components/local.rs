@@ -11,7 +11,8 @@ use wasm_bindgen::JsCast;
 use leptos::prelude::*;
 
 use crate::i18n::{t, Lang};
-use crate::local_module::{local_view, preload, read_picked, LocalMarkup, PickProblem, Picked};
+use crate::local_module::{local_view, read_picked, PickProblem, Picked};
+use crate::modules::{preload, Module};
 use crate::state::AppState;
 
 fn is_local(st: &AppState) -> bool {
@@ -150,7 +151,7 @@ pub fn LocalModelFile() -> impl IntoView {
 #[derive(Clone, PartialEq)]
 enum Shown {
     Loading,
-    Markup(LocalMarkup),
+    Markup(vram_messages::LocalView),
     NotLoaded,
 }
 
@@ -169,7 +170,7 @@ pub fn LocalResults() -> impl IntoView {
         }) else {
             return;
         };
-        preload();
+        preload(Module::Local);
         latest.set_value(query.clone());
         leptos::task::spawn_local(async move {
             let answer = local_view(&query).await;
@@ -181,12 +182,12 @@ pub fn LocalResults() -> impl IntoView {
     let part = move |chart: bool| -> String {
         let l = st.lang.get();
         shown.with(|s| match s {
-            Shown::Markup(m) => {
-                let (results, svg) = &m[usize::from(l == Lang::Zh)];
+            Shown::Markup(view) => {
+                let m = &view.0[usize::from(l == Lang::Zh)];
                 if chart {
-                    svg.clone()
+                    m.chart.clone()
                 } else {
-                    results.clone()
+                    m.results.clone()
                 }
             }
             Shown::Loading if !chart => format!(

@@ -5,31 +5,24 @@
 
 use leptos::prelude::*;
 use vram_engine::measured::Estimated;
+use vram_messages::MeasuredView;
 use wasm_bindgen::JsCast;
 
 use crate::components::ErrorAndStatus;
 use crate::i18n::t;
-use crate::readers::{self, Refused};
+use crate::modules::{call_now, export, preload, Module, Refused};
+use crate::readers;
 use crate::state::AppState;
-
-/// What the page shows of a measurement: the comparison's table and report (markup the readers
-/// module writes, escaped there) and the chart's marker (bytes, label).
-#[derive(Clone, Default, PartialEq)]
-pub struct Shown {
-    pub table: String,
-    pub report: String,
-    pub marker: Option<(u64, String)>,
-}
 
 /// The measurement compared with the estimate, following both: the readers module writes the
 /// comparison (loaded the first time a measurement is shown).
-pub fn shown(st: AppState) -> Memo<Shown> {
+pub fn shown(st: AppState) -> Memo<MeasuredView> {
     let writer = RwSignal::new_local(None::<js_sys::Function>);
     let unavailable = RwSignal::new(false);
     Effect::new(move |_| {
         if st.measured.with(Option::is_some) && writer.with_untracked(Option::is_none) {
             leptos::task::spawn_local(async move {
-                let f = readers::export(readers::READERS, "measured_view").await;
+                let f = export(Module::Readers, "measured_view").await;
                 unavailable.set(f.is_err());
                 writer.set(f.ok());
             });
@@ -37,7 +30,7 @@ pub fn shown(st: AppState) -> Memo<Shown> {
     });
     Memo::new(move |_| {
         let Some(m) = st.measured.get() else {
-            return Shown::default();
+            return MeasuredView::default();
         };
         let (lang, unit) = (st.lang.get(), st.scenario.with(|s| s.unit));
         if unavailable.get() {
@@ -45,9 +38,9 @@ pub fn shown(st: AppState) -> Memo<Shown> {
             let table = format!(
                 r#"<p class="input-error" id="measured-unavailable" role="alert">{said}</p>"#
             );
-            return Shown {
+            return MeasuredView {
                 table,
-                ..Shown::default()
+                ..MeasuredView::default()
             };
         }
         let estimated = st.computed.with(|c| {
@@ -57,18 +50,13 @@ pub fn shown(st: AppState) -> Memo<Shown> {
         let link = st.share_url();
         writer.with(|w| {
             let (Some(f), Some(estimated)) = (w, estimated) else {
-                return Shown::default();
+                return MeasuredView::default();
             };
             let args = [lang.key(), unit.key(), &link, &m.to_full_link(), &estimated];
-            let parts = readers::call_now(f, &args);
-            match <[String; 5]>::try_from(parts) {
-                Ok([kind, table, report, bytes, label]) if kind == "measured" => Shown {
-                    table,
-                    report,
-                    marker: bytes.parse().ok().map(|b| (b, label)),
-                },
-                _ => Shown::default(),
-            }
+            let args = args.map(wasm_bindgen::JsValue::from_str);
+            call_now::<Option<MeasuredView>>(f, &args)
+                .flatten()
+                .unwrap_or_default()
         })
     })
 }
@@ -77,7 +65,7 @@ pub fn shown(st: AppState) -> Memo<Shown> {
 #[component]
 pub fn MeasuredPanel() -> impl IntoView {
     let st = expect_context::<AppState>();
-    let shown = expect_context::<Memo<Shown>>();
+    let shown = expect_context::<Memo<MeasuredView>>();
     let text = RwSignal::new(String::new());
     let error = RwSignal::new(None::<Refused>);
     let reading = RwSignal::new(false);
@@ -149,7 +137,7 @@ pub fn MeasuredPanel() -> impl IntoView {
             class="panel"
             aria-labelledby="measured-h"
             id="measured"
-            on:focusin=|_| readers::preload()
+            on:focusin=|_| preload(Module::Readers)
         >
             <div id="measured-form">
                 <h2 id="measured-h">{move || t(lang(), "measured_h")}</h2>

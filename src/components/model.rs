@@ -13,7 +13,8 @@ use super::hub::HubPicker;
 use super::settings::Buttons;
 use super::ErrorAndStatus;
 use crate::i18n::{t, Lang};
-use crate::readers::{self, Refused};
+use crate::modules::{preload, Module, Refused};
+use crate::readers;
 use crate::state::AppState;
 
 /// Why a pasted or uploaded config.json was not used.
@@ -350,7 +351,7 @@ fn ConfigPicker() -> impl IntoView {
         error.with(|e| e.as_ref().map(|e| e.text(l)))
     });
     view! {
-        <div id="config-box" on:focusin=|_| readers::preload()>
+        <div id="config-box" on:focusin=|_| preload(Module::Readers)>
             <div id="config-form">
                 <div class="field">
                     <label for="config-name">{move || t(lang(), "config_name")}</label>

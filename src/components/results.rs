@@ -9,7 +9,6 @@ use vram_engine::{
 use vram_engine::{units::decimal, units::signed_decimal, units::thousands};
 
 use crate::chart;
-use crate::components::measured;
 use crate::components::moving::SlidersMoving;
 use crate::components::segment_label;
 use crate::i18n::{self, t, Lang};
@@ -288,7 +287,7 @@ pub fn selected_line(s: &Scenario) -> (u64, String) {
 #[component]
 pub fn Charts() -> impl IntoView {
     let st = expect_context::<AppState>();
-    let shown = expect_context::<Memo<measured::Shown>>();
+    let shown = expect_context::<Memo<vram_messages::MeasuredView>>();
     // while a slider moves the axes hold (they only grow) and fit again once input pauses: a
     // step then moves the bars, not the ticks, grid lines and labels
     let moving = expect_context::<SlidersMoving>().moving;

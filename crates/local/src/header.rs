@@ -5,7 +5,7 @@ use vram_engine::{
 };
 use vram_text::{llama_word, LlamaWord};
 
-use crate::{Reply, LANGS};
+use crate::{GgufReply, LANGS};
 
 /// The longest header read (vocabularies and chat templates stay far below).
 pub const MAX_HEADER: u64 = 268_435_456;
@@ -14,16 +14,16 @@ pub const MAX_HEADER: u64 = 268_435_456;
 /// how many bytes to send next, or why the file gives no model. A multimodal projector
 /// (`--mmproj`, architecture `clip`) answers with its `mp=` form, so that one picker takes both
 /// files of a vision model.
-pub fn header_reply(bytes: &[u8], file_size: u64) -> Reply {
+pub fn header_reply(bytes: &[u8], file_size: u64) -> GgufReply {
     let have = bytes.len() as u64;
     match read_gguf(bytes) {
         Ok(header) if header.architecture() == Some("clip") => match Projector::of(&header) {
-            Ok(p) => Reply::Projector(p.to_text()),
+            Ok(p) => GgufReply::Projector(p.to_text()),
             Err(_) => said(LlamaWord::NotAProjector),
         },
         Ok(header) => match GgufSummary::of(&header) {
             // what a link can carry, so that a shared link plans what the page shows
-            Ok(summary) => Reply::Gguf(summary.for_link().to_text()),
+            Ok(summary) => GgufReply::Gguf(summary.for_link().to_text()),
             Err(_) => said(LlamaWord::NotGguf),
         },
         Err(GgufError::NeedMoreBytes { needed }) if needed > MAX_HEADER => {
@@ -31,7 +31,7 @@ pub fn header_reply(bytes: &[u8], file_size: u64) -> Reply {
         }
         Err(GgufError::NeedMoreBytes { .. }) if have >= file_size => said(LlamaWord::NotGguf),
         Err(GgufError::NeedMoreBytes { needed }) => {
-            Reply::More(needed.max(2 * have).min(MAX_HEADER).min(file_size))
+            GgufReply::More(needed.max(2 * have).min(MAX_HEADER).min(file_size))
         }
         Err(_) => said(LlamaWord::NotGguf),
     }
@@ -44,7 +44,7 @@ const FIXED_HEADER: u64 = 24;
 /// holds the first bytes of part i, a file of `sizes[i]` bytes. The summary of all their headers
 /// together (the first part's metadata, every part's tensors), or which part to read to how many
 /// bytes next, or why the files give no model.
-pub fn parts_reply(parts: &[&[u8]], sizes: &[u64]) -> Reply {
+pub fn parts_reply(parts: &[&[u8]], sizes: &[u64]) -> GgufReply {
     let mut headers = Vec::with_capacity(parts.len());
     for (part, (bytes, &size)) in parts.iter().zip(sizes).enumerate() {
         let have = bytes.len() as u64;
@@ -58,7 +58,10 @@ pub fn parts_reply(parts: &[&[u8]], sizes: &[u64]) -> Reply {
             }
             Err(GgufError::NeedMoreBytes { needed }) => {
                 let next = needed.max(2 * have).max(FIXED_HEADER);
-                return Reply::MorePart(part, next.min(MAX_HEADER).min(size));
+                return GgufReply::MorePart {
+                    part: part as u32,
+                    bytes: next.min(MAX_HEADER).min(size),
+                };
             }
             Err(_) => return said(LlamaWord::NotGguf),
         }
@@ -69,11 +72,11 @@ pub fn parts_reply(parts: &[&[u8]], sizes: &[u64]) -> Reply {
         .and_then(|first| first.with_split_parts(&headers.collect::<Vec<_>>()));
     match joined.map(|h| GgufSummary::of(&h)) {
         // what a link can carry, as for a picked file
-        Some(Ok(summary)) => Reply::Gguf(summary.for_link().to_text()),
+        Some(Ok(summary)) => GgufReply::Gguf(summary.for_link().to_text()),
         _ => said(LlamaWord::NotGguf),
     }
 }
 
-fn said(word: LlamaWord) -> Reply {
-    Reply::Error(LANGS.map(|l| llama_word(l, word).to_string()))
+fn said(word: LlamaWord) -> GgufReply {
+    GgufReply::Error(LANGS.map(|l| llama_word(l, word).to_string()))
 }

@@ -8,11 +8,11 @@ use vram_engine::{
 use vram_text::{escape, llama_device, llama_error, llama_word, notice, Lang, LlamaWord as W};
 
 use crate::chart::speed_chart;
-use crate::{Reply, LANGS};
+use crate::{LocalMarkup, LocalView, LANGS};
 
 /// The answer for the scenario in the page's `query`, in every language. A `gg=` summary whose
 /// header does not read (the page checks only its form) is said in place of an answer.
-pub fn local_reply(query: &str) -> Reply {
+pub fn local_reply(query: &str) -> LocalView {
     let opened = vram_engine::link::decode(query);
     let s = &opened.scenario;
     let unread = opened.notices.iter().find(|n| {
@@ -25,7 +25,10 @@ pub fn local_reply(query: &str) -> Reply {
         )
     });
     if let Some(n) = unread {
-        return Reply::Local(LANGS.map(|l| (verdict_error(&notice(l, n)), String::new())));
+        return LocalView(LANGS.map(|l| LocalMarkup {
+            results: verdict_error(&notice(l, n)),
+            chart: String::new(),
+        }));
     }
     let file = s.gguf.as_ref().map_or("model.gguf", |f| f.name.as_str());
     let files = Files {
@@ -35,7 +38,7 @@ pub fn local_reply(query: &str) -> Reply {
     // a file too detailed for a link is kept as each layer's bytes: say so beside the answer
     let detail = opened.notices.iter().find(|n| n.is_information());
     let overview = LocalOverview::compute(s);
-    Reply::Local(LANGS.map(|l| match &overview {
+    LocalView(LANGS.map(|l| match &overview {
         Ok(o) => {
             let note = detail.map_or(String::new(), |n| {
                 format!(
@@ -43,13 +46,17 @@ pub fn local_reply(query: &str) -> Reply {
                     escape(&notice(l, n))
                 )
             });
-            (
-                note + &results_markup(o, l, s.unit, &files, &s.tensor_split)
+            LocalMarkup {
+                results: note
+                    + &results_markup(o, l, s.unit, &files, &s.tensor_split)
                     + &ollama_markup(query, s, &o.ollama, l),
-                chart_markup(o, l),
-            )
+                chart: chart_markup(o, l),
+            }
         }
-        Err(e) => (error_markup(e, l), String::new()),
+        Err(e) => LocalMarkup {
+            results: error_markup(e, l),
+            chart: String::new(),
+        },
     }))
 }
 

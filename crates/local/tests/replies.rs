@@ -4,7 +4,7 @@
 use vram_test_support::gguf_split;
 
 use vram_engine::{link::PageSettings, llamacpp::read_gguf, llamacpp::GgufSummary, Job, Scenario};
-use vram_local_run::{header_reply, local_reply, parts_reply, Reply};
+use vram_local_run::{header_reply, local_reply, parts_reply, GgufReply, LocalView};
 
 fn fixture() -> Vec<u8> {
     std::fs::read(concat!(
@@ -32,12 +32,17 @@ fn a_split_models_parts_are_asked_for_in_turn_and_summed_into_one_summary() {
     let sizes: Vec<u64> = parts.iter().map(|p| gguf_split::file_length(p)).collect();
     // nothing of the second part yet: its magic, version and counts first
     let first_only = [parts[0].as_slice(), &[]];
-    assert_eq!(parts_reply(&first_only, &sizes), Reply::MorePart(1, 24));
+    assert_eq!(
+        parts_reply(&first_only, &sizes),
+        GgufReply::MorePart { part: 1, bytes: 24 }
+    );
     // the second part cut inside its header: at least twice what it has
     let cut = [parts[0].as_slice(), &parts[1][..100]];
-    assert!(matches!(parts_reply(&cut, &sizes), Reply::MorePart(1, n) if n >= 200));
+    assert!(
+        matches!(parts_reply(&cut, &sizes), GgufReply::MorePart { part: 1, bytes } if bytes >= 200)
+    );
     let both = [parts[0].as_slice(), parts[1].as_slice()];
-    let Reply::Gguf(text) = parts_reply(&both, &sizes) else {
+    let GgufReply::Gguf(text) = parts_reply(&both, &sizes) else {
         panic!("both headers give a summary");
     };
     assert_eq!(GgufSummary::from_text(&text).unwrap(), whole);
@@ -46,7 +51,7 @@ fn a_split_models_parts_are_asked_for_in_turn_and_summed_into_one_summary() {
 #[test]
 fn a_whole_header_gives_the_summary_a_link_carries() {
     let bytes = fixture();
-    let Reply::Gguf(text) = header_reply(&bytes, bytes.len() as u64 + 1_000_000) else {
+    let GgufReply::Gguf(text) = header_reply(&bytes, bytes.len() as u64 + 1_000_000) else {
         panic!("no summary");
     };
     let summary = GgufSummary::from_text(&text).unwrap();
@@ -58,7 +63,7 @@ fn a_whole_header_gives_the_summary_a_link_carries() {
 fn a_slice_that_ends_inside_the_header_asks_for_more_of_the_file() {
     let bytes = fixture();
     let file_size = bytes.len() as u64 + 1_000_000;
-    let Reply::More(next) = header_reply(&bytes[..64], file_size) else {
+    let GgufReply::More(next) = header_reply(&bytes[..64], file_size) else {
         panic!("did not ask for more");
     };
     assert!(next > 64 && next <= file_size, "{next}");
@@ -67,7 +72,7 @@ fn a_slice_that_ends_inside_the_header_asks_for_more_of_the_file() {
 #[test]
 fn a_whole_file_that_ends_inside_its_header_is_refused_in_both_languages() {
     let bytes = fixture();
-    let Reply::Error([en, zh]) = header_reply(&bytes[..64], 64) else {
+    let GgufReply::Error([en, zh]) = header_reply(&bytes[..64], 64) else {
         panic!("not refused");
     };
     assert!(en.contains("GGUF") && zh.contains("GGUF"), "{en} / {zh}");
@@ -77,16 +82,13 @@ fn a_whole_file_that_ends_inside_its_header_is_refused_in_both_languages() {
 #[test]
 fn a_file_that_is_not_gguf_is_refused() {
     let reply = header_reply(b"this is not a model", 19);
-    assert!(matches!(reply, Reply::Error(_)), "{reply:?}");
+    assert!(matches!(reply, GgufReply::Error(_)), "{reply:?}");
 }
 
 #[test]
 fn a_local_run_answers_with_a_verdict_table_and_chart_in_english_and_chinese() {
-    let Reply::Local([(results_en, chart_en), (results_zh, chart_zh)]) =
-        local_reply(&local_query(""))
-    else {
-        panic!("no answer");
-    };
+    let LocalView([en, zh]) = local_reply(&local_query(""));
+    let (results_en, chart_en, results_zh, chart_zh) = (en.results, en.chart, zh.results, zh.chart);
     for results in [&results_en, &results_zh] {
         assert!(results.contains(r#"id="verdict""#));
         assert!(results.contains(r#"id="local-devices""#));
@@ -100,22 +102,22 @@ fn a_local_run_answers_with_a_verdict_table_and_chart_in_english_and_chinese() {
 #[test]
 fn a_summary_whose_header_does_not_read_is_said_in_place_of_the_answer() {
     let reply = local_reply(&local_query("&gg=llama~L1~x.weight,33,q4_0,"));
-    let Reply::Local([(en, chart_en), (zh, _)]) = reply else {
-        panic!("no reply");
-    };
-    assert!(en.contains("verdict error") && zh.contains("verdict error"));
-    assert!(!en.contains("local-devices"));
-    assert!(chart_en.is_empty());
+    let LocalView([en, zh]) = reply;
+    assert!(en.results.contains("verdict error") && zh.results.contains("verdict error"));
+    assert!(!en.results.contains("local-devices"));
+    assert!(en.chart.is_empty());
 }
 
 #[test]
-fn the_reply_reaches_the_page_as_its_kind_then_its_texts() {
-    assert_eq!(Reply::More(7).into_parts(), ["more", "7"]);
+fn the_reply_reaches_the_page_as_bytes_it_decodes_to_the_same_answer() {
+    let bytes = vram_local_run::read_gguf_header(b"this is not a model", 19.0);
+    let Some(GgufReply::Error([en, zh])) = vram_messages::decode(&bytes) else {
+        panic!("no refusal in {bytes:?}");
+    };
+    assert!(!en.is_empty() && en != zh);
+    let bytes = vram_local_run::local_view(&local_query(""));
     assert_eq!(
-        Reply::Error(["no".into(), "不".into()]).into_parts(),
-        ["error", "no", "不"]
+        vram_messages::decode::<LocalView>(&bytes),
+        Some(local_reply(&local_query("")))
     );
-    let parts = local_reply(&local_query("")).into_parts();
-    assert_eq!(parts.len(), 5);
-    assert_eq!(parts[0], "local");
 }

@@ -1,13 +1,14 @@
 //! "Your measurement" beside the estimate, written here rather than in the page: the comparison
 //! table, the mismatch report and the chart marker's label, with the measurement levels' words in
 //! both languages. A first visit has no measurement, so none of it is in the first load; the page
-//! calls [`measured_view_parts`] (through the `measured_view` export) once a measurement is
+//! calls [`measured_view_of`] (through the `measured_view` export) once a measurement is
 //! pasted or a link carries one (`ms=`).
 
 use vram_engine::{
     measured::Comparison, measured::Estimated, measured::Measurement, measured::Target, Component,
     Unit,
 };
+use vram_messages::MeasuredView;
 use vram_text::{
     component, escape, level_name, level_note, reading_note, report_text as t, source_name, Lang,
 };
@@ -22,64 +23,38 @@ fn mismatched(c: &Comparison) -> bool {
 
 /// What the page shows of a measurement: the table, the report (empty unless a figure is more
 /// than 10 % off) and the chart's marker.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct MeasuredView {
-    pub table: String,
-    pub report: String,
-    /// The figure the chart marks: its bytes and label ("PyTorch reserved (peak): 22.50 GiB").
-    pub marker: Option<(u64, String)>,
-}
-
-impl MeasuredView {
-    pub fn of(l: Lang, unit: Unit, link: &str, m: &Measurement, e: &Estimated) -> MeasuredView {
-        let all = m.compare_with(e);
-        let report = if all.iter().any(mismatched) {
-            report_box(l, &report_markdown(l, unit, link, m, e, &all))
-        } else {
-            String::new()
-        };
-        MeasuredView {
-            table: format!(
-                r#"<div class="table-wrap">{}</div>"#,
-                table_html(l, unit, m, &all)
-            ),
-            report,
-            marker: marker(l, unit, &all),
-        }
-    }
-
-    /// `["measured", table, report, marker bytes, marker label]` (the marker's two empty when
-    /// there is none).
-    pub fn into_parts(self) -> Vec<String> {
-        let (bytes, label) = match self.marker {
-            Some((b, label)) => (b.to_string(), label),
-            None => (String::new(), String::new()),
-        };
-        vec!["measured".into(), self.table, self.report, bytes, label]
+pub fn view(l: Lang, unit: Unit, link: &str, m: &Measurement, e: &Estimated) -> MeasuredView {
+    let all = m.compare_with(e);
+    let report = if all.iter().any(mismatched) {
+        report_box(l, &report_markdown(l, unit, link, m, e, &all))
+    } else {
+        String::new()
+    };
+    MeasuredView {
+        table: format!(
+            r#"<div class="table-wrap">{}</div>"#,
+            table_html(l, unit, m, &all)
+        ),
+        report,
+        marker: marker(l, unit, &all),
     }
 }
 
 /// The page's arguments read back and the view written: language and unit keys, the share link,
-/// the measurement in full link form and the estimate in `Estimated::to_link` form.
-pub fn measured_view_parts(
+/// the measurement in full link form and the estimate in `Estimated::to_link` form; None when
+/// one is not what the page writes.
+pub fn measured_view_of(
     lang: &str,
     unit: &str,
     link: &str,
     measurement: &str,
     estimated: &str,
-) -> Vec<String> {
-    let read = (
-        Lang::from_key(lang),
-        Unit::from_key(unit),
-        Measurement::from_full_link(measurement).ok(),
-        Estimated::from_link(estimated),
-    );
-    match read {
-        (Some(l), Some(unit), Some(m), Some(e)) => {
-            MeasuredView::of(l, unit, link, &m, &e).into_parts()
-        }
-        _ => Vec::new(),
-    }
+) -> Option<MeasuredView> {
+    let l = Lang::from_key(lang)?;
+    let unit = Unit::from_key(unit)?;
+    let m = Measurement::from_full_link(measurement).ok()?;
+    let e = Estimated::from_link(estimated)?;
+    Some(view(l, unit, link, &m, &e))
 }
 
 /// The first figure that counts the whole device or all tensors, else the first compared.
@@ -226,20 +201,14 @@ mod tests {
         let s = Scenario::default();
         let b = estimate(&s).unwrap();
         let m = vram_engine::measured::parse(text).unwrap();
-        let parts = measured_view_parts(
+        measured_view_of(
             l.key(),
             s.unit.key(),
             "https://x/?v=1&b=4",
             &m.to_full_link(),
             &Estimated::of(&b).to_link(),
-        );
-        let [kind, table, report, bytes, label] = <[String; 5]>::try_from(parts).unwrap();
-        assert_eq!(kind, "measured");
-        MeasuredView {
-            table,
-            report,
-            marker: bytes.parse().ok().map(|b| (b, label)),
-        }
+        )
+        .expect("the page's arguments give a view")
     }
 
     #[test]
@@ -277,7 +246,7 @@ mod tests {
 
     #[test]
     fn anything_the_page_did_not_write_gives_no_view() {
-        assert!(measured_view_parts("en", "gib", "", "nonsense", "1.2.3").is_empty());
-        assert!(measured_view_parts("fr", "gib", "", "", "").is_empty());
+        assert_eq!(measured_view_of("en", "gib", "", "nonsense", "1.2.3"), None);
+        assert_eq!(measured_view_of("fr", "gib", "", "", ""), None);
     }
 }

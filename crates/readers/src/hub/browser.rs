@@ -22,10 +22,10 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortController, Headers, RequestInit, Response};
 
 use super::{
-    gguf_reply, hub_reply, read_gguf_file, read_model, Fetch, Got, HubProblem, PartsAnswer,
+    gguf_reply, hub_reply, read_gguf_file, read_model, Fetch, Got, HubProblem, HubReply,
     PartsReader,
 };
-use crate::Reply;
+use vram_messages::{decode, GgufReply};
 
 /// How the page asks: the endpoint (empty: huggingface.co), the token (empty: none) and the
 /// milliseconds one request may take, its body included (the page passes its default, 30 s;
@@ -51,7 +51,7 @@ impl Request<'_> {
 }
 
 /// Reads a model (or lists a GGUF repository's files) in the browser: the reply for the page.
-pub async fn read_hub(id: &str, endpoint: &str, token: &str, timeout_ms: f64) -> Reply {
+pub async fn read_hub(id: &str, endpoint: &str, token: &str, timeout_ms: f64) -> HubReply {
     let request = Request {
         endpoint,
         token,
@@ -65,11 +65,12 @@ pub async fn read_hub(id: &str, endpoint: &str, token: &str, timeout_ms: f64) ->
     hub_reply(read_model(&fetch, &fetch.endpoint, id, &today).await)
 }
 
-/// The llama.cpp module's `read_gguf_parts(bytes, lengths, sizes)`, called synchronously.
+/// The llama.cpp module's `read_gguf_parts(bytes, lengths, sizes)`, called synchronously: a
+/// [`GgufReply`]'s bytes.
 struct JsReader(Function);
 
 impl PartsReader for JsReader {
-    fn read(&self, parts: &[Vec<u8>], sizes: &[u64]) -> PartsAnswer {
+    fn read(&self, parts: &[Vec<u8>], sizes: &[u64]) -> Option<GgufReply> {
         let bytes = Uint8Array::from(parts.concat().as_slice());
         let lengths: Vec<f64> = parts.iter().map(|p| p.len() as f64).collect();
         let sizes: Vec<f64> = sizes.iter().map(|&s| s as f64).collect();
@@ -79,11 +80,8 @@ impl PartsReader for JsReader {
             &Float64Array::from(lengths.as_slice()),
             &Float64Array::from(sizes.as_slice()),
         );
-        let parts = reply
-            .ok()
-            .and_then(|r| r.dyn_into::<js_sys::Array>().ok())
-            .map(|a| a.iter().filter_map(|v| v.as_string()).collect());
-        parts.map_or(PartsAnswer::Broken, PartsAnswer::from_parts)
+        let bytes = reply.ok()?.dyn_into::<Uint8Array>().ok()?.to_vec();
+        decode(&bytes)
     }
 }
 
@@ -94,7 +92,7 @@ pub async fn read_hub_gguf(
     parts: &str,
     request: &Request<'_>,
     reader: Function,
-) -> Reply {
+) -> HubReply {
     let fetch = match request.fetch() {
         Ok(f) => f,
         Err(p) => return gguf_reply(Err(p)),

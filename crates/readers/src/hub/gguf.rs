@@ -6,45 +6,15 @@
 
 use vram_engine::hub::{GgufPartsRead, GgufReadError, PartsNext};
 use vram_engine::{hub::HubEndpoint, hub::HubSource};
+use vram_messages::GgufReply;
 
 use super::read::{drive, HubProblem};
 use super::Fetch;
 
-/// What the GGUF reader answers for the prefixes it was given.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum PartsAnswer {
-    /// Every header read: the model's summary in `gg=` text form.
-    Summary(String),
-    /// Read part `.0` to its first `.1` bytes.
-    More(usize, u64),
-    /// Why the files give no model, English then Chinese.
-    Refused([String; 2]),
-    /// An answer that is none of these (the module did not load).
-    Broken,
-}
-
-impl PartsAnswer {
-    /// The llama.cpp module's reply parts (`["gguf", text]`, `["more", bytes, part]`,
-    /// `["error", en, zh]`).
-    pub fn from_parts(parts: Vec<String>) -> PartsAnswer {
-        match <[String; 3]>::try_from(parts) {
-            Ok([kind, bytes, part]) if kind == "more" => match (part.parse(), bytes.parse()) {
-                (Ok(part), Ok(bytes)) => PartsAnswer::More(part, bytes),
-                _ => PartsAnswer::Broken,
-            },
-            Ok([kind, en, zh]) if kind == "error" => PartsAnswer::Refused([en, zh]),
-            Ok(_) => PartsAnswer::Broken,
-            Err(parts) => match <[String; 2]>::try_from(parts) {
-                Ok([kind, text]) if kind == "gguf" => PartsAnswer::Summary(text),
-                _ => PartsAnswer::Broken,
-            },
-        }
-    }
-}
-
-/// The GGUF reader: each part's first bytes and each part's file size in, its answer out.
+/// The GGUF reader: each part's first bytes and each part's file size in, its answer out (None
+/// when it gave none: the module did not load).
 pub trait PartsReader {
-    fn read(&self, parts: &[Vec<u8>], sizes: &[u64]) -> PartsAnswer;
+    fn read(&self, parts: &[Vec<u8>], sizes: &[u64]) -> Option<GgufReply>;
 }
 
 /// A GGUF model read from the Hub.
@@ -71,10 +41,13 @@ pub async fn read_gguf_file<F: Fetch, R: PartsReader>(
 ) -> Result<GgufRead, HubProblem> {
     let unread = || HubProblem::GgufUnread(parts.first().cloned().unwrap_or_default());
     let next = |bytes: &[Vec<u8>], sizes: &[u64]| match reader.read(bytes, sizes) {
-        PartsAnswer::Summary(summary) => PartsNext::Done(summary),
-        PartsAnswer::More(part, upto) => PartsNext::More { part, upto },
-        PartsAnswer::Refused(said) => PartsNext::Refused(HubProblem::GgufRefused(said)),
-        PartsAnswer::Broken => PartsNext::Refused(unread()),
+        Some(GgufReply::Gguf(summary)) => PartsNext::Done(summary),
+        Some(GgufReply::MorePart { part, bytes }) => PartsNext::More {
+            part: part as usize,
+            upto: bytes,
+        },
+        Some(GgufReply::Error(said)) => PartsNext::Refused(HubProblem::GgufRefused(said)),
+        _ => PartsNext::Refused(unread()),
     };
     let read = GgufPartsRead::new(
         endpoint.clone(),

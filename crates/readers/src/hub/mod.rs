@@ -11,9 +11,9 @@ pub mod panel;
 mod read;
 mod reply;
 
-pub use gguf::{read_gguf_file, GgufRead, PartsAnswer, PartsReader};
+pub use gguf::{read_gguf_file, GgufRead, PartsReader};
 pub use read::{read_model, GgufRepo, HubAnswer, HubProblem, HubRead};
-pub use reply::{gguf_reply, hub_reply};
+pub use reply::{gguf_reply, hub_reply, HubReply};
 
 use vram_engine::hub::FetchFailure;
 pub use vram_engine::hub::Got;

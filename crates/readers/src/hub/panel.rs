@@ -1,20 +1,16 @@
 //! The Hub id box, run by this module: the page holds an empty box and forwards its events
-//! (`src/components/hub.rs`); the panel keeps what was typed, reads on request, and tells the
-//! page what to show and what was read as messages (arrays of strings, the first saying what the
-//! rest is):
-//!
-//! - `["form", markup]`: the id box, the Read button, the endpoint and the token (written when the
-//!   panel opens and when the language changes, with what was typed);
-//! - `["said", markup]`: the reading line, the refusal, what was read, the GGUF files to pick;
-//! - `["model", arch, owner/name@revision, YYYY-MM-DD]`: a model read (`decode_arch` form);
-//! - `["gguf", summary, owner/name@revision, YYYY-MM-DD, file]`: a GGUF file's header read;
-//! - `["endpoint", base]`: the endpoint typed, valid (empty: huggingface.co);
-//! - `["preload-local"]`: GGUF files are listed, so the llama.cpp module will be needed.
+//! (`src/components/hub.rs`, each a [`HubEvent`]); the panel keeps what was typed, reads on
+//! request, and tells the page what to show and what was read as [`HubMessage`]s: its form and
+//! what it says as markup, a model or a GGUF file read, a valid endpoint typed, and that the
+//! llama.cpp module will be needed.
 //!
 //! This file is pure (tested natively); the browser's glue is `browser.rs`.
 
 use vram_engine::{hub::HubEndpoint, hub::DEFAULT_ENDPOINT};
+use vram_messages::{HubEvent, HubMessage};
 use vram_text::{escape, hub_box_text as text, Lang};
+
+use super::HubReply;
 
 /// A GGUF repository's files, listed to pick from.
 struct Listed {
@@ -54,11 +50,7 @@ pub enum Asked {
         token: String,
     },
     /// Send these messages to the page.
-    Say(Vec<Vec<String>>),
-}
-
-fn message(parts: &[&str]) -> Vec<String> {
-    parts.iter().map(|p| p.to_string()).collect()
+    Say(Vec<HubMessage>),
 }
 
 impl Panel {
@@ -84,7 +76,7 @@ impl Panel {
     }
 
     /// The form, with what was typed.
-    pub fn form(&self) -> Vec<String> {
+    pub fn form(&self) -> HubMessage {
         let l = self.lang;
         let html = format!(
             r#"<label for="hub-id">{}</label><div class="row"><input type="text" id="hub-id" placeholder="Qwen/Qwen2.5-7B-Instruct" autocomplete="off" spellcheck="false" maxlength="300" value="{}"><button type="button" id="hub-read">{}</button></div><details id="hub-access"><summary>{}</summary><label for="hub-endpoint">{}</label><input type="url" id="hub-endpoint" spellcheck="false" maxlength="200" value="{}"><label for="hub-token">{}</label><input type="password" id="hub-token" autocomplete="off"><p class="note">{}</p></details>"#,
@@ -97,11 +89,11 @@ impl Panel {
             escape(text(l, "hub_token")),
             escape(text(l, "hub_token_note")),
         );
-        vec!["form".into(), html]
+        HubMessage::Form(html)
     }
 
     /// What the panel says under the form.
-    pub fn said(&self) -> Vec<String> {
+    pub fn said(&self) -> HubMessage {
         let l = self.lang;
         let pick = |pair: &[String; 2]| pair[usize::from(l == Lang::Zh)].clone();
         let mut out = String::new();
@@ -133,7 +125,7 @@ impl Panel {
         if let Some(listed) = &self.listed {
             out.push_str(&listed.markup);
         }
-        vec!["said".into(), out]
+        HubMessage::Said(out)
     }
 
     /// A read may start when none is pending and the endpoint is valid; what an earlier read said
@@ -148,38 +140,37 @@ impl Panel {
         true
     }
 
-    /// What the page's event asks: `kind` (`click`, `enter`, `input`, `change`, `lang`), the
-    /// target's id, its value, and a clicked button's `data-parts` (empty: none).
-    pub fn event(&mut self, kind: &str, target: &str, value: &str, parts: &str) -> Asked {
-        match (kind, target) {
-            ("lang", _) => {
-                self.lang = Lang::from_key(value).unwrap_or(Lang::En);
+    /// What the page's event asks.
+    pub fn event(&mut self, event: &HubEvent) -> Asked {
+        match event {
+            HubEvent::Lang(key) => {
+                self.lang = Lang::from_key(key).unwrap_or(Lang::En);
                 Asked::Say(vec![self.form(), self.said()])
             }
-            ("input", "hub-id") => {
-                self.id = value.to_string();
+            HubEvent::Input { target, value } if target == "hub-id" => {
+                self.id = value.clone();
                 Asked::Say(Vec::new())
             }
-            ("input", "hub-token") => {
-                self.token = value.to_string();
+            HubEvent::Input { target, value } if target == "hub-token" => {
+                self.token = value.clone();
                 Asked::Say(Vec::new())
             }
-            ("change", "hub-endpoint") => {
+            HubEvent::Change { target, value } if target == "hub-endpoint" => {
                 let endpoint = HubEndpoint::parse(value);
                 self.bad_endpoint = endpoint.is_err();
                 let mut say = vec![self.said()];
                 if let Ok(e) = endpoint {
-                    self.endpoint = value.to_string();
+                    self.endpoint = value.clone();
                     let base = if e == HubEndpoint::default() {
                         ""
                     } else {
                         e.base()
                     };
-                    say.insert(0, message(&["endpoint", base]));
+                    say.insert(0, HubMessage::Endpoint(base.to_string()));
                 }
                 Asked::Say(say)
             }
-            ("click", _) if !parts.is_empty() => {
+            HubEvent::Pick(parts) if !parts.is_empty() => {
                 let Some((source, read_on)) = self
                     .listed
                     .as_ref()
@@ -193,23 +184,27 @@ impl Panel {
                 Asked::Pick {
                     source,
                     read_on,
-                    parts: parts.to_string(),
+                    parts: parts.clone(),
                     endpoint: self.endpoint_asked(),
                     token: self.token.clone(),
                 }
             }
-            ("click", "hub-read") | ("enter", "hub-id") => {
-                if !self.start() {
-                    return Asked::Say(Vec::new());
-                }
-                self.listed = None;
-                Asked::Read {
-                    id: self.id.clone(),
-                    endpoint: self.endpoint_asked(),
-                    token: self.token.clone(),
-                }
-            }
+            HubEvent::Click { target } if target == "hub-read" => self.read(),
+            HubEvent::Enter { target } if target == "hub-id" => self.read(),
             _ => Asked::Say(Vec::new()),
+        }
+    }
+
+    /// A read of the typed id, unless one is pending.
+    fn read(&mut self) -> Asked {
+        if !self.start() {
+            return Asked::Say(Vec::new());
+        }
+        self.listed = None;
+        Asked::Read {
+            id: self.id.clone(),
+            endpoint: self.endpoint_asked(),
+            token: self.token.clone(),
         }
     }
 
@@ -221,45 +216,62 @@ impl Panel {
         }
     }
 
-    /// The Hub client's reply (its parts, `lib.rs`'s interface) to a read or a pick, as the
-    /// page's messages; the panel says what was read or why nothing was.
-    pub fn answered(&mut self, reply: Vec<String>) -> Vec<Vec<String>> {
+    /// The Hub client's reply to a read or a pick (None: the llama.cpp module's reader did not
+    /// load), as the page's messages; the panel says what was read or why nothing was.
+    pub fn answered(&mut self, reply: Option<HubReply>) -> Vec<HubMessage> {
         self.reading = false;
         let mut out = Vec::new();
-        match <[String; 6]>::try_from(reply) {
-            Ok([kind, arch, source, read_on, en, zh]) if kind == "hub" => {
-                out.push(vec!["model".into(), arch, source, read_on]);
-                self.lines = Some([en, zh]);
+        match reply {
+            Some(HubReply::Model {
+                arch,
+                source,
+                read_on,
+                lines,
+            }) => {
+                out.push(HubMessage::Model {
+                    arch,
+                    source,
+                    read_on,
+                });
+                self.lines = Some(lines);
             }
-            Ok([kind, source, read_on, en, zh, markup]) if kind == "gguf-list" => {
-                self.lines = Some([en, zh]);
+            Some(HubReply::GgufList {
+                source,
+                read_on,
+                said,
+                markup,
+            }) => {
+                self.lines = Some(said);
                 self.listed = Some(Listed {
                     source,
                     read_on,
                     markup,
                 });
-                out.push(message(&["preload-local"]));
+                out.push(HubMessage::PreloadLocal);
             }
-            Ok(other) => self.refused(other.to_vec()),
-            Err(reply) => match <[String; 7]>::try_from(reply) {
-                Ok([kind, summary, source, read_on, name, en, zh]) if kind == "hub-gguf" => {
-                    out.push(vec!["gguf".into(), summary, source, read_on, name]);
-                    self.lines = Some([en, zh]);
-                }
-                Ok(other) => self.refused(other.to_vec()),
-                Err(reply) => self.refused(reply),
-            },
+            Some(HubReply::Gguf {
+                summary,
+                source,
+                read_on,
+                name,
+                lines,
+            }) => {
+                out.push(HubMessage::Gguf {
+                    summary,
+                    source,
+                    read_on,
+                    name,
+                });
+                self.lines = Some(lines);
+            }
+            Some(HubReply::Error(said)) => self.error = Some(said),
+            None => {
+                self.error =
+                    Some([Lang::En, Lang::Zh].map(|l| text(l, "readers_failed").to_string()))
+            }
         }
         out.push(self.said());
         out
-    }
-
-    /// An `["error", en, zh]` reply said under the box; any other, that the reader failed.
-    fn refused(&mut self, reply: Vec<String>) {
-        self.error = Some(match <[String; 3]>::try_from(reply) {
-            Ok([kind, en, zh]) if kind == "error" => [en, zh],
-            _ => [Lang::En, Lang::Zh].map(|l| text(l, "readers_failed").to_string()),
-        });
     }
 }
 
@@ -268,29 +280,62 @@ mod tests {
     use super::*;
 
     fn said(p: &Panel) -> String {
-        p.said()[1].clone()
+        markup(p.said())
+    }
+
+    fn markup(m: HubMessage) -> String {
+        match m {
+            HubMessage::Form(html) | HubMessage::Said(html) => html,
+            other => panic!("not markup: {other:?}"),
+        }
+    }
+
+    fn input(target: &str, value: &str) -> HubEvent {
+        HubEvent::Input {
+            target: target.into(),
+            value: value.into(),
+        }
+    }
+
+    fn click_read() -> HubEvent {
+        HubEvent::Click {
+            target: "hub-read".into(),
+        }
+    }
+
+    fn change_endpoint(value: &str) -> HubEvent {
+        HubEvent::Change {
+            target: "hub-endpoint".into(),
+            value: value.into(),
+        }
+    }
+
+    fn both(en: &str, zh: &str) -> [String; 2] {
+        [en.into(), zh.into()]
     }
 
     #[test]
     fn the_form_keeps_what_was_typed_through_a_language_switch_and_escapes_it() {
         let mut p = Panel::new(Lang::En, "org/a<b>", "");
-        assert!(p.form()[1].contains(r#"value="org/a&lt;b&gt;""#));
-        assert!(p.form()[1].contains(&format!(r#"value="{DEFAULT_ENDPOINT}""#)));
-        p.event("input", "hub-id", "Qwen/Qwen2.5-7B", "");
-        let Asked::Say(said) = p.event("lang", "", "zh", "") else {
+        assert!(markup(p.form()).contains(r#"value="org/a&lt;b&gt;""#));
+        assert!(markup(p.form()).contains(&format!(r#"value="{DEFAULT_ENDPOINT}""#)));
+        p.event(&input("hub-id", "Qwen/Qwen2.5-7B"));
+        let Asked::Say(mut said) = p.event(&HubEvent::Lang("zh".into())) else {
             panic!("a language switch says the form again");
         };
-        assert_eq!(said[0][0], "form");
-        assert!(said[0][1].contains(r#"value="Qwen/Qwen2.5-7B""#));
-        assert!(said[0][1].contains(text(Lang::Zh, "hub_read")));
+        let HubMessage::Form(form) = said.remove(0) else {
+            panic!("the form comes first");
+        };
+        assert!(form.contains(r#"value="Qwen/Qwen2.5-7B""#));
+        assert!(form.contains(text(Lang::Zh, "hub_read")));
     }
 
     #[test]
     fn a_read_asks_for_the_typed_id_once_and_says_what_came_back() {
         let mut p = Panel::new(Lang::En, "", "");
-        p.event("input", "hub-id", "org/model", "");
-        p.event("input", "hub-token", "hf_secret", "");
-        let asked = p.event("click", "hub-read", "", "");
+        p.event(&input("hub-id", "org/model"));
+        p.event(&input("hub-token", "hf_secret"));
+        let asked = p.event(&click_read());
         assert_eq!(
             asked,
             Asked::Read {
@@ -300,60 +345,66 @@ mod tests {
             }
         );
         assert!(said(&p).contains(r#"id="hub-status""#));
-        // a second click while reading asks nothing
-        assert_eq!(p.event("enter", "hub-id", "", ""), Asked::Say(Vec::new()));
-        let reply = [
-            "hub",
-            "ARCH",
-            "org/model@abc",
-            "2026-12-02",
-            "read 1\nread 2",
-            "读 1",
-        ]
-        .map(String::from)
-        .to_vec();
-        let out = p.answered(reply);
-        assert_eq!(out[0], ["model", "ARCH", "org/model@abc", "2026-12-02"]);
-        assert!(!out[1][1].contains("hub-status"));
-        assert!(out[1][1].contains("<li>read 1</li><li>read 2</li>"));
+        // a second read while reading asks nothing
+        let enter = HubEvent::Enter {
+            target: "hub-id".into(),
+        };
+        assert_eq!(p.event(&enter), Asked::Say(Vec::new()));
+        let mut out = p.answered(Some(HubReply::Model {
+            arch: "ARCH".into(),
+            source: "org/model@abc".into(),
+            read_on: "2026-12-02".into(),
+            lines: both("read 1\nread 2", "读 1"),
+        }));
+        assert_eq!(
+            out[0],
+            HubMessage::Model {
+                arch: "ARCH".into(),
+                source: "org/model@abc".into(),
+                read_on: "2026-12-02".into()
+            }
+        );
+        let after = markup(out.remove(1));
+        assert!(!after.contains("hub-status"));
+        assert!(after.contains("<li>read 1</li><li>read 2</li>"));
     }
 
     #[test]
     fn a_refusal_a_bad_endpoint_and_a_gguf_pick_each_say_what_the_page_needs() {
         let mut p = Panel::new(Lang::En, "org/gated", "");
-        p.event("click", "hub-read", "", "");
-        let out = p.answered(["error", "gated <401>", "受限"].map(String::from).to_vec());
-        assert!(out[0][1].contains(r#"id="hub-error" role="alert">gated &lt;401&gt;</p>"#));
-        // a broken reply is the reader failing, not a crash
-        p.event("click", "hub-read", "", "");
-        let out = p.answered(vec!["nonsense".into()]);
-        assert!(out[0][1].contains(&escape(text(Lang::En, "readers_failed"))));
+        p.event(&click_read());
+        let out = p.answered(Some(HubReply::Error(both("gated <401>", "受限"))));
+        let said_now = markup(out[0].clone());
+        assert!(said_now.contains(r#"id="hub-error" role="alert">gated &lt;401&gt;</p>"#));
+        // a reader that did not load is said as the reader failing, not a crash
+        p.event(&click_read());
+        let out = p.answered(None);
+        assert!(markup(out[0].clone()).contains(&escape(text(Lang::En, "readers_failed"))));
         // an endpoint that is not one blocks reading; a good one goes to the page
-        let Asked::Say(said) = p.event("change", "hub-endpoint", "ftp://x", "") else {
+        let Asked::Say(said) = p.event(&change_endpoint("ftp://x")) else {
             panic!()
         };
         assert_eq!(said.len(), 1);
-        assert!(said[0][1].contains(text(Lang::En, "hub_bad_endpoint")));
-        assert_eq!(p.event("click", "hub-read", "", ""), Asked::Say(Vec::new()));
-        let Asked::Say(said) = p.event("change", "hub-endpoint", "https://hf-mirror.com", "")
-        else {
+        assert!(markup(said[0].clone()).contains(text(Lang::En, "hub_bad_endpoint")));
+        assert_eq!(p.event(&click_read()), Asked::Say(Vec::new()));
+        let Asked::Say(said) = p.event(&change_endpoint("https://hf-mirror.com")) else {
             panic!()
         };
-        assert_eq!(said[0], ["endpoint", "https://hf-mirror.com"]);
+        assert_eq!(
+            said[0],
+            HubMessage::Endpoint("https://hf-mirror.com".into())
+        );
         // a GGUF repository lists files; a pick reads one of them from that repository
-        p.event("click", "hub-read", "", "");
-        let listing = [
-            "gguf-list",
-            "org/m-GGUF@abc",
-            "2026-12-02",
-            "2 files",
-            "2 个文件",
-            "<ul id=\"l\"></ul>",
-        ];
-        let out = p.answered(listing.map(String::from).to_vec());
-        assert_eq!(out[0], ["preload-local"]);
-        assert!(out[1][1].ends_with("<ul id=\"l\"></ul>"));
-        let asked = p.event("click", "", "", "m-Q4_K_M.gguf");
+        p.event(&click_read());
+        let out = p.answered(Some(HubReply::GgufList {
+            source: "org/m-GGUF@abc".into(),
+            read_on: "2026-12-02".into(),
+            said: both("2 files", "2 个文件"),
+            markup: "<ul id=\"l\"></ul>".into(),
+        }));
+        assert_eq!(out[0], HubMessage::PreloadLocal);
+        assert!(markup(out[1].clone()).ends_with("<ul id=\"l\"></ul>"));
+        let asked = p.event(&HubEvent::Pick("m-Q4_K_M.gguf".into()));
         assert_eq!(
             asked,
             Asked::Pick {
@@ -364,27 +415,24 @@ mod tests {
                 token: String::new()
             }
         );
-        let read = [
-            "hub-gguf",
-            "SUMMARY",
-            "org/m-GGUF@abc",
-            "2026-12-02",
-            "m-Q4_K_M.gguf",
-            "header",
-            "文件头",
-        ];
-        let out = p.answered(read.map(String::from).to_vec());
+        let out = p.answered(Some(HubReply::Gguf {
+            summary: "SUMMARY".into(),
+            source: "org/m-GGUF@abc".into(),
+            read_on: "2026-12-02".into(),
+            name: "m-Q4_K_M.gguf".into(),
+            lines: both("header", "文件头"),
+        }));
         assert_eq!(
             out[0],
-            [
-                "gguf",
-                "SUMMARY",
-                "org/m-GGUF@abc",
-                "2026-12-02",
-                "m-Q4_K_M.gguf"
-            ]
+            HubMessage::Gguf {
+                summary: "SUMMARY".into(),
+                source: "org/m-GGUF@abc".into(),
+                read_on: "2026-12-02".into(),
+                name: "m-Q4_K_M.gguf".into()
+            }
         );
         // the list stays to pick another file from
-        assert!(out[1][1].contains("<li>header</li>") && out[1][1].contains("<ul id=\"l\">"));
+        let after = markup(out[1].clone());
+        assert!(after.contains("<li>header</li>") && after.contains("<ul id=\"l\">"));
     }
 }

@@ -9,31 +9,63 @@ use vram_text::{
 
 use super::gguf::GgufRead;
 use super::read::{HubAnswer, HubProblem, HubRead};
-use crate::{Reply, LANGS};
+use crate::LANGS;
+
+/// What the Hub client gives the Hub id box (`panel.rs`), which stays inside this module.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HubReply {
+    /// A model read: its architecture in link form, `owner/name@revision`, the day it was read,
+    /// and what was read (lines joined by `\n`), one text per [`LANGS`] entry.
+    Model {
+        arch: String,
+        source: String,
+        read_on: String,
+        lines: [String; 2],
+    },
+    /// A GGUF repository's model files, at the commit listed: what to say about them, and the
+    /// list to pick from as escaped markup.
+    GgufList {
+        source: String,
+        read_on: String,
+        said: [String; 2],
+        markup: String,
+    },
+    /// A GGUF file's header read from the Hub: its `gg=` summary, where and when it was read,
+    /// the file's name, and what was read.
+    Gguf {
+        summary: String,
+        source: String,
+        read_on: String,
+        name: String,
+        lines: [String; 2],
+    },
+    /// Why nothing was read: one sentence per entry of [`LANGS`].
+    Error([String; 2]),
+}
 
 /// The reply for a read (or its failure).
-pub fn hub_reply(read: Result<HubAnswer, HubProblem>) -> Reply {
+pub fn hub_reply(read: Result<HubAnswer, HubProblem>) -> HubReply {
     match read {
-        Ok(HubAnswer::Model(r)) => Reply::Hub {
+        Ok(HubAnswer::Model(r)) => HubReply::Model {
             arch: encode_arch(&r.arch),
             source: r.source.id(),
             read_on: r.source.read_on.clone(),
             lines: LANGS.map(|l| lines(l, &r)),
         },
-        Ok(HubAnswer::Gguf(repo)) => Reply::GgufList {
+        Ok(HubAnswer::Gguf(repo)) => HubReply::GgufList {
             source: repo.source.id(),
             read_on: repo.source.read_on.clone(),
             said: LANGS.map(|l| gguf_listed(l, &repo.source, repo.entries.len())),
             markup: options_markup(&repo.entries),
         },
-        Err(p) => Reply::Error(LANGS.map(|l| problem(l, &p))),
+        Err(p) => HubReply::Error(LANGS.map(|l| problem(l, &p))),
     }
 }
 
 /// The reply for a GGUF file's header read from the Hub (or its failure).
-pub fn gguf_reply(read: Result<GgufRead, HubProblem>) -> Reply {
+pub fn gguf_reply(read: Result<GgufRead, HubProblem>) -> HubReply {
     match read {
-        Ok(r) => Reply::HubGguf {
+        Ok(r) => HubReply::Gguf {
             lines: LANGS.map(|l| {
                 let name = &r.parts[0];
                 gguf_read(l, &r.source, name, r.parts.len(), r.fetched, r.requests)
@@ -43,7 +75,7 @@ pub fn gguf_reply(read: Result<GgufRead, HubProblem>) -> Reply {
             read_on: r.source.read_on,
             summary: r.summary,
         },
-        Err(p) => Reply::Error(LANGS.map(|l| problem(l, &p))),
+        Err(p) => HubReply::Error(LANGS.map(|l| problem(l, &p))),
     }
 }
 

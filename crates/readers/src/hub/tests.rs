@@ -12,8 +12,8 @@ use std::path::PathBuf;
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
+use super::HubReply;
 use super::{hub_reply, read_model, Fetch, Got, HubAnswer, HubProblem, HubRead};
-use crate::Reply;
 use vram_engine::{hub::FetchFailure, hub::HubEndpoint, model::decode_arch, WeightFormat};
 
 pub(super) const SHA: &str = "0123456789abcdef0123456789abcdef01234567";
@@ -199,7 +199,7 @@ fn a_gptq_checkpoint_keeps_its_exact_bytes_in_the_architecture_the_link_carries(
     let stored = r.arch.stored.expect("GPTQ files have a format");
     assert_eq!(stored.format, WeightFormat::Gptq4);
     assert_eq!(stored.bytes, spec_bytes("llama-2-7b-gptq"));
-    let Reply::Hub {
+    let HubReply::Model {
         arch,
         source,
         read_on,
@@ -227,7 +227,7 @@ fn a_gated_repository_says_so_in_both_languages_and_reads_nothing_more() {
     let mut hub = stand_in("llama-3-8b");
     let listing = format!("{ENDPOINT}/api/models/org/llama-3-8b?blobs=true");
     hub.statuses.insert(listing, 401);
-    let Reply::Error([en, zh]) = hub_reply(answer(&hub, "org/llama-3-8b")) else {
+    let HubReply::Error([en, zh]) = hub_reply(answer(&hub, "org/llama-3-8b")) else {
         panic!("a gated repository is refused");
     };
     assert!(en.contains("gated or private (HTTP 401)"), "{en}");

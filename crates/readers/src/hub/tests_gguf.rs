@@ -7,11 +7,10 @@ use vram_test_support::gguf_split;
 use std::path::PathBuf;
 
 use super::tests::{answer, now, File, StandIn, ENDPOINT, SHA};
-use super::{
-    gguf_reply, read_gguf_file, GgufRead, HubAnswer, HubProblem, PartsAnswer, PartsReader,
-};
-use crate::Reply;
+use super::HubReply;
+use super::{gguf_reply, read_gguf_file, GgufRead, HubAnswer, HubProblem, PartsReader};
 use vram_engine::{hub::HubEndpoint, hub::HubSource, llamacpp::read_gguf, llamacpp::GgufSummary};
+use vram_messages::GgufReply;
 
 const REPO: &str = "org/m-GGUF";
 
@@ -24,9 +23,9 @@ fn fixture(name: &str) -> Vec<u8> {
 struct LocalModule;
 
 impl PartsReader for LocalModule {
-    fn read(&self, parts: &[Vec<u8>], sizes: &[u64]) -> PartsAnswer {
+    fn read(&self, parts: &[Vec<u8>], sizes: &[u64]) -> Option<GgufReply> {
         let parts: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
-        PartsAnswer::from_parts(vram_local_run::parts_reply(&parts, sizes).into_parts())
+        Some(vram_local_run::parts_reply(&parts, sizes))
     }
 }
 
@@ -155,7 +154,7 @@ fn a_split_file_reads_every_parts_header_and_plans_all_their_tensors() {
         .map(|p| hub.seen.borrow().iter().any(|(url, _)| url.contains(p)))
         .collect();
     assert_eq!(parts, [true, true]);
-    let Reply::HubGguf { lines, name, .. } = gguf_reply(Ok(r)) else {
+    let HubReply::Gguf { lines, name, .. } = gguf_reply(Ok(r)) else {
         panic!("a read file replies with its summary");
     };
     assert_eq!(name, "m-Q8_0-00001-of-00002.gguf");
@@ -166,7 +165,7 @@ fn a_split_file_reads_every_parts_header_and_plans_all_their_tensors() {
 #[test]
 fn a_file_that_is_not_gguf_is_refused_in_both_languages_after_its_first_24_bytes() {
     let hub = gguf_hub();
-    let Reply::Error([en, zh]) = gguf_reply(read_file(&hub, &["README.md"])) else {
+    let HubReply::Error([en, zh]) = gguf_reply(read_file(&hub, &["README.md"])) else {
         panic!("a README is not a GGUF file");
     };
     assert!(!en.is_empty() && en != zh, "{en} / {zh}");
