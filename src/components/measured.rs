@@ -6,8 +6,8 @@
 use leptos::prelude::*;
 use vram_engine::measured::Estimated;
 use vram_messages::MeasuredView;
-use wasm_bindgen::JsCast;
 
+use crate::components::paste_box::{FileProblem, PasteBox};
 use crate::components::ErrorAndStatus;
 use crate::i18n::t;
 use crate::modules::{call_now, export, preload, Module, Refused};
@@ -83,29 +83,12 @@ pub fn MeasuredPanel() -> impl IntoView {
             }
         });
     };
-    let on_file = move |ev: web_sys::Event| {
-        let Some(file) = ev
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
-            .and_then(|i| i.files())
-            .and_then(|f| f.get(0))
-        else {
-            return;
-        };
-        if file.size() > vram_engine::measured::MAX_INPUT_BYTES as f64 {
-            let bytes = file.size();
-            leptos::task::spawn_local(async move {
-                error.set(Some(readers::measurement_too_large(bytes).await));
-            });
-            return;
-        }
-        let promise = file.text();
-        leptos::task::spawn_local(async move {
-            let body = wasm_bindgen_futures::JsFuture::from(promise).await;
-            let body = body.ok().and_then(|v| v.as_string()).unwrap_or_default();
-            text.set(body.clone());
-            apply(body);
-        });
+    let on_refused = move |problem| match problem {
+        FileProblem::TooLarge(bytes) => leptos::task::spawn_local(async move {
+            error.set(Some(readers::measurement_too_large(bytes).await));
+        }),
+        // as before: an empty text, which the reader refuses with its own sentence
+        FileProblem::Unreadable => apply(String::new()),
     };
     let lang = move || st.lang.get();
     let said = Signal::derive(move || {
@@ -142,32 +125,18 @@ pub fn MeasuredPanel() -> impl IntoView {
             <div id="measured-form">
                 <h2 id="measured-h">{move || t(lang(), "measured_h")}</h2>
                 <label class="note" for="measured-text">{move || t(lang(), "measured_help")}</label>
-                <textarea
-                    id="measured-text"
-                    rows="5"
-                    spellcheck="false"
+                <PasteBox
+                    id="measured"
+                    rows=5
                     placeholder="Loading model weights took 14.99 GB · 21.3 GiB allocated · …"
-                    prop:value=move || text.get()
-                    on:input=move |ev| text.set(event_target_value(&ev))
-                ></textarea>
-                <div class="row">
-                    <button
-                        type="button"
-                        id="measured-apply"
-                        on:click=move |_| apply(text.get_untracked())
-                    >
-                        {move || t(lang(), "measured_apply")}
-                    </button>
-                    <label class="file">
-                        {move || t(lang(), "upload_config")}
-                        <input
-                            type="file"
-                            id="measured-file"
-                            accept=".txt,.log,.json,text/plain,application/json"
-                            on:change=on_file
-                        />
-                    </label>
-                </div>
+                    accept=".txt,.log,.json,text/plain,application/json"
+                    apply_label="measured_apply"
+                    max_bytes=vram_engine::measured::MAX_INPUT_BYTES
+                    text=text
+                    on_apply=Callback::new(apply)
+                    on_pick=Callback::new(|_| ())
+                    on_refused=Callback::new(on_refused)
+                />
             </div>
             <div id="measured-said">
                 <ErrorAndStatus id="measured" error=said reading/>

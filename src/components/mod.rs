@@ -7,6 +7,7 @@ pub mod local;
 pub mod measured;
 pub mod model;
 pub mod moving;
+pub mod paste_box;
 pub mod results;
 pub mod segment_label;
 pub mod settings;

@@ -7,9 +7,9 @@ use vram_engine::hub::MAX_CONFIG_BYTES;
 use vram_engine::link::parse_param_count;
 use vram_engine::{model::PartFormats, Architecture, ModelChoice};
 use vram_engine::{units::short_count, units::thousands};
-use wasm_bindgen::JsCast;
 
 use super::hub::HubPicker;
+use super::paste_box::{FileProblem, PasteBox};
 use super::settings::Buttons;
 use super::ErrorAndStatus;
 use crate::i18n::{t, Lang};
@@ -319,32 +319,14 @@ fn ConfigPicker() -> impl IntoView {
             }
         });
     };
-    let on_file = move |ev: web_sys::Event| {
-        let Some(input) = ev
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
-        else {
-            return;
-        };
-        let Some(file) = input.files().and_then(|f| f.get(0)) else {
-            return;
-        };
-        if file.size() > MAX_CONFIG_BYTES as f64 {
-            error.set(Some(ConfigProblem::TooBig));
-            return;
-        }
+    let on_pick = move |file: web_sys::File| {
         name.set(file.name().trim_end_matches(".json").to_string());
-        let promise = file.text();
-        leptos::task::spawn_local(async move {
-            match wasm_bindgen_futures::JsFuture::from(promise).await {
-                Ok(v) => {
-                    let body = v.as_string().unwrap_or_default();
-                    text.set(body.clone());
-                    apply(body);
-                }
-                Err(_) => error.set(Some(ConfigProblem::Unreadable)),
-            }
-        });
+    };
+    let on_refused = move |problem| {
+        error.set(Some(match problem {
+            FileProblem::TooLarge(_) => ConfigProblem::TooBig,
+            FileProblem::Unreadable => ConfigProblem::Unreadable,
+        }))
     };
     let said = Signal::derive(move || {
         let l = lang();
@@ -365,32 +347,18 @@ fn ConfigPicker() -> impl IntoView {
                 </div>
                 <div class="field">
                     <label for="config-text">{move || t(lang(), "paste_config")}</label>
-                    <textarea
-                        id="config-text"
-                        rows="6"
-                        spellcheck="false"
+                    <PasteBox
+                        id="config"
+                        rows=6
                         placeholder="{\"hidden_size\": 4096, …}"
-                        prop:value=move || text.get()
-                        on:input=move |ev| text.set(event_target_value(&ev))
-                    ></textarea>
-                    <div class="row">
-                        <button
-                            type="button"
-                            id="config-apply"
-                            on:click=move |_| apply(text.get_untracked())
-                        >
-                            {move || t(lang(), "use_config")}
-                        </button>
-                        <label class="file">
-                            {move || t(lang(), "upload_config")}
-                            <input
-                                type="file"
-                                id="config-file"
-                                accept=".json,application/json"
-                                on:change=on_file
-                            />
-                        </label>
-                    </div>
+                        accept=".json,application/json"
+                        apply_label="use_config"
+                        max_bytes=MAX_CONFIG_BYTES
+                        text=text
+                        on_apply=Callback::new(apply)
+                        on_pick=Callback::new(on_pick)
+                        on_refused=Callback::new(on_refused)
+                    />
                 </div>
             </div>
             <div id="config-said">
