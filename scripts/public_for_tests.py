@@ -54,6 +54,8 @@ ALLOW = {
     "rope_dim": "a field of Mla, public data a caller fills to describe an MLA model",
     "nope_dim": "a field of Mla, public data a caller fills to describe an MLA model",
     "v_head_dim": "a field of Mla, public data a caller fills to describe an MLA model",
+    "shared": "a field of a plan's public breakdown: the bytes a GPU buffer and the host count once",
+    "DEFAULT_HOST_BANDWIDTH": "the host bandwidth a caller gives Machine::Gpus when it knows none",
 }
 
 ITEM = re.compile(

@@ -124,7 +124,7 @@ impl Mac {
             .collect()
     }
 
-    pub fn memory_bytes(&self) -> u64 {
+    pub(crate) fn memory_bytes(&self) -> u64 {
         self.memory_gib * GIB
     }
 

@@ -127,7 +127,7 @@ impl UmaBox {
 
     /// What the host may allocate beside a GPU that needs `gpu_need`: the OS's memory, less the
     /// GPU's buffers when they come out of it.
-    pub fn host_limit(&self, gpu_need: u64) -> u64 {
+    pub(crate) fn host_limit(&self, gpu_need: u64) -> u64 {
         if self.gpu_draws_on_os_memory() {
             self.os_bytes().saturating_sub(gpu_need)
         } else {

@@ -104,7 +104,7 @@ impl Scenario {
     }
 
     /// The pipeline stages that apply (a llama.cpp run places its layers its own way).
-    pub fn pipeline_stages(&self) -> u64 {
+    pub(crate) fn pipeline_stages(&self) -> u64 {
         if self.job == Job::Local {
             1
         } else {

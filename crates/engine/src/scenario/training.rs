@@ -18,7 +18,7 @@ named_enum! {
 
 impl Optimizer {
     /// Whether bitsandbytes has a paged variant (PagedAdamW, PagedAdamW8bit, PagedLion).
-    pub fn can_page(self) -> bool {
+    pub(crate) fn can_page(self) -> bool {
         matches!(
             self,
             Optimizer::AdamW | Optimizer::AdamW8bit | Optimizer::Lion

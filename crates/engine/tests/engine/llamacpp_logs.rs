@@ -6,7 +6,7 @@
 use vram_test_support::cases;
 
 use cases::llamacpp::{load, LlamaCase, LlamaRow, FILE};
-use vram_engine::{llamacpp::LlamaDevice, llamacpp::Mac, llamacpp::Machine, measured::Level};
+use vram_engine::{llamacpp::LlamaDevice, llamacpp::Mac, llamacpp::Machine, measured::Level, GIB};
 
 /// How many logs the repository's set holds: a removed or truncated file changes it.
 const IN_REPO_LOGS: usize = 11;
@@ -213,7 +213,10 @@ fn a_macs_memory_counts_the_pages_a_metal_span_shares_with_the_host_once() {
         .and_then(|f| f.limit)
         .unwrap();
     assert!(gpu.shared > 0);
-    assert_eq!(host_limit, mac.memory_bytes() - (gpu.total() - gpu.shared));
+    assert_eq!(
+        host_limit,
+        mac.memory_gib * GIB - (gpu.total() - gpu.shared)
+    );
     assert_eq!(plan.total(), plan.host().total() + gpu.total() - gpu.shared);
 }
 

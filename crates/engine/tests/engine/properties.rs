@@ -306,7 +306,7 @@ proptest! {
         // from two data-parallel ranks up: with one, ZeRO-3 shards nothing, gathers nothing and
         // gradients need not outlive the step, so the second GPU adds the gathered layers and a
         // persistent gradient buffer (a real cost, not an error)
-        let gpus = s.gpus.max(2 * s.tp * s.pipeline_stages()).min(2_048);
+        let gpus = s.gpus.max(2 * s.tp * s.pp.max(1)).min(2_048);
         // Unsloth's loss sizes its chunks to half the memory left free (up to 4 GiB of logits
         // each): a GPU the sharding frees spends more on the loss, by design
         let loss = if s.loss == Loss::Unsloth { Loss::Fused } else { s.loss };
@@ -326,7 +326,7 @@ proptest! {
     ) {
         // every framework, strategy and way of loading: its buffers do not grow with the ranks,
         // its shards shrink; a shard group caps the sharding, so leave it to all ranks
-        let gpus = s.gpus.max(2 * s.tp * s.pipeline_stages()).min(2_048);
+        let gpus = s.gpus.max(2 * s.tp * s.pp.max(1)).min(2_048);
         let s = without_free_memory_sized_loss(Scenario {
             job, zero, gpus, dp_framework: framework, weights_load: load, shard_group: 0,
             global_batch: 0, ..s
@@ -343,7 +343,8 @@ proptest! {
         job in proptest::sample::select(vec![Job::Full, Job::Lora, Job::Qlora]),
     ) {
         let s = without_free_memory_sized_loss(Scenario { job, paged_optimizer: false, ..s });
-        prop_assume!(s.optimizer.can_page());
+        // the optimizers bitsandbytes can page: where the registry offers the switch
+        prop_assume!((Setting::by_key("po").unwrap().applies)(&s));
         // bitsandbytes' 32-bit optimizers keep fp32 states, small tensors' included, where torch's
         // AdamW over 16-bit values keeps 16-bit ones: compare paged with unpaged at the same
         // state width (fp32 master weights or adapters, fp32 weights, or 8-bit states)
