@@ -118,6 +118,8 @@ test_all() {
   local t0=$SECONDS
   say "cargo fmt --check"
   cargo fmt --all -- --check
+  say "the engine's public API: nothing in it that only tests use"
+  python3 scripts/public_for_tests.py --check
   say "clippy (native, -D warnings)"
   cargo clippy --workspace --all-targets -- -D warnings
   ensure_wasm_target

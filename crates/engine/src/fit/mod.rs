@@ -328,6 +328,8 @@ pub fn verdicts(s: &Scenario, arch: &Architecture) -> Result<Vec<Verdict>, Engin
 }
 
 #[cfg(test)]
+mod solve_tests;
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::scenario::ModelChoice;

@@ -134,7 +134,8 @@ impl Answer {
     /// One step past the answer: one more of a largest, the next count below a fewest, the next
     /// format above the best. `None` when nothing is past it (or for accumulation, which is
     /// arithmetic rather than a limit).
-    pub fn beyond(&self, s: &Scenario) -> Option<Scenario> {
+    #[cfg(test)]
+    pub(crate) fn beyond(&self, s: &Scenario) -> Option<Scenario> {
         let Reach::Set(v) = self.reach else {
             return None;
         };

@@ -501,46 +501,6 @@ proptest! {
     }
 
     #[test]
-    fn every_answer_of_the_solver_fits_and_one_step_past_it_does_not(s in arb_scenario()) {
-        let arch = s.model.architecture().unwrap();
-        let fits_on = |t: &Scenario| estimate_with(t, &arch, false).is_ok_and(|b| fits(t, &b, t.gpu));
-        for a in solve(&s, &arch) {
-            let setting = Setting::by_key(a.question.setting()).unwrap();
-            let max = setting.range().map(|(_, max)| max);
-            match a.reach {
-                Reach::Set(v) => {
-                    let t = a.apply(&s).unwrap();
-                    prop_assert!(fits_on(&t), "{a:?} does not fit: {s:?}");
-                    if let Some(past) = a.beyond(&s) {
-                        prop_assert!(!fits_on(&past), "{a:?} but one step past fits: {s:?}");
-                    }
-                    let largest = !matches!(a.question, Question::FewestGpus
-                        | Question::FewestGpusForRequests | Question::GradAccum | Question::Format);
-                    if largest {
-                        prop_assert!(a.beyond(&s).is_some(), "{a:?} at the limit is not said so");
-                        prop_assert_ne!(Some(v), max.map(SettingValue::Number), "{:?}", a);
-                    }
-                }
-                Reach::UpToLimit(n) => {
-                    // a server's max_model_len stops at the model's own context
-                    let limit = match a.question {
-                        Question::MaxModelLen => max.map(|m| m.min(arch.max_context)),
-                        _ => max,
-                    };
-                    prop_assert_eq!(Some(n), limit);
-                    let mut t = s.clone();
-                    for (key, v) in &a.with {
-                        Setting::by_key(key).unwrap().set(&mut t, *v);
-                    }
-                    setting.set(&mut t, SettingValue::Number(n));
-                    prop_assert!(fits_on(&t), "{a:?}: the limit does not fit: {s:?}");
-                }
-                Reach::Nothing => {}
-            }
-        }
-    }
-
-    #[test]
     fn the_accumulation_the_solver_gives_is_the_fewest_that_reaches_the_global_batch(
         s in arb_scenario()
     ) {
