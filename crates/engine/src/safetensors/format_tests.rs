@@ -21,10 +21,11 @@
 //!   `input_scale` per tensor.
 
 use super::size_weights;
+use super::sizing::tests::header;
 use crate::{
-    estimate, hub::parse_quantization, hub::read_header_json, hub::QuantScheme, hub::Quantization,
-    hub::TensorRole, model::PartFormats, model::WeightPart, Architecture, Component, Job,
-    ModelChoice, Scenario, WeightFormat,
+    estimate, hub::parse_quantization, hub::QuantScheme, hub::Quantization, hub::TensorRole,
+    model::PartFormats, model::WeightPart, Architecture, Component, Job, ModelChoice, Scenario,
+    WeightFormat,
 };
 
 /// Llama-3-8B's q_proj: 4096 inputs, 4096 outputs.
@@ -34,24 +35,7 @@ const Q_WEIGHTS: u64 = Q_IN * Q_OUT;
 
 /// Bytes of a checkpoint laid out as (name, dtype, shape), and what the engine reads of it.
 fn files(tensors: &[(&str, &str, &[u64])], packed_bits: u64) -> crate::hub::FileWeights {
-    let mut offset = 0;
-    let entries: Vec<String> = tensors
-        .iter()
-        .map(|(name, dtype, shape)| {
-            let bits = crate::hub::SafeDtype::from_key(dtype).unwrap().bits();
-            let end = offset + (shape.iter().product::<u64>() * bits).div_ceil(8);
-            let dims: Vec<String> = shape.iter().map(u64::to_string).collect();
-            let e = format!(
-                "{name:?}:{{\"dtype\":{dtype:?},\"shape\":[{}],\"data_offsets\":[{offset},{end}]}}",
-                dims.join(",")
-            );
-            offset = end;
-            e
-        })
-        .collect();
-    let json = format!("{{{}}}", entries.join(","));
-    let header = read_header_json(json.as_bytes()).unwrap();
-    size_weights(header.tensors().iter(), packed_bits)
+    size_weights(header(tensors).iter(), packed_bits)
 }
 
 /// A bitsandbytes 4-bit q_proj as transformers saves it, `quant_type` "nf4" or "fp4".

@@ -244,18 +244,18 @@ fn present<T: Copy>(all: &[T], tallies: Vec<Tally>) -> Vec<(T, Tally)> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::safetensors::header::read_header_json;
 
-    /// A header of (name, dtype, shape) laid end to end.
-    fn header(tensors: &[(&str, &str, &[u64])]) -> Vec<SafeTensor> {
+    /// A header of (name, dtype, shape) laid end to end, each tensor in whole bytes.
+    pub(in crate::safetensors) fn header(tensors: &[(&str, &str, &[u64])]) -> Vec<SafeTensor> {
         let mut offset = 0;
         let entries: Vec<String> = tensors
             .iter()
             .map(|(name, dtype, shape)| {
                 let bits = SafeDtype::from_header(dtype).unwrap().bits();
-                let end = offset + shape.iter().product::<u64>() * bits / 8;
+                let end = offset + (shape.iter().product::<u64>() * bits).div_ceil(8);
                 let dims: Vec<String> = shape.iter().map(u64::to_string).collect();
                 let e = format!(
                     "{name:?}:{{\"dtype\":{dtype:?},\"shape\":[{}],\"data_offsets\":[{offset},{end}]}}",
