@@ -162,7 +162,7 @@ fn granite_hybrid(f: &Fields, a: &mut Architecture) -> Result<Recurrent, EngineE
         ],
     )?;
     let expand = f.uint(&["mamba_expand"])?.unwrap_or(2);
-    r.inner = within("mamba_expand", expand, 1, 64)? * a.hidden;
+    r.inner = within("mamba_expand", expand, 1, 64)?.saturating_mul(a.hidden);
     r.conv_bias = f.boolean(&["mamba_conv_bias"]).unwrap_or(true);
     r.proj_bias = f.boolean(&["mamba_proj_bias"]).unwrap_or(false);
     r.out_bias = r.proj_bias;
@@ -207,7 +207,8 @@ fn jamba(f: &Fields, a: &mut Architecture) -> Result<Recurrent, EngineError> {
         f.uint(&["mamba_expand"])?.unwrap_or(2),
         1,
         64,
-    )? * a.hidden;
+    )?
+    .saturating_mul(a.hidden);
     // "auto" (or absent) is ceil(hidden / 16)
     r.dt_rank = match f.get(&["mamba_dt_rank"]).and_then(Value::as_u64) {
         Some(n) => within("mamba_dt_rank", n, 1, 1 << 20)?,
@@ -326,7 +327,7 @@ fn zamba2(f: &Fields, a: &mut Architecture) -> Result<Recurrent, EngineError> {
         1,
         64,
     )?;
-    r.inner = expand * a.hidden;
+    r.inner = expand.saturating_mul(a.hidden);
     r.heads = within(
         "n_mamba_heads",
         f.uint(&["n_mamba_heads"])?.unwrap_or(8),
@@ -370,7 +371,7 @@ fn zamba2(f: &Fields, a: &mut Architecture) -> Result<Recurrent, EngineError> {
     r.attention_adapters = f
         .boolean(&["use_shared_attention_adapter"])
         .unwrap_or(false);
-    a.head_dim = 2 * a.hidden / a.heads;
+    a.head_dim = a.hidden.saturating_mul(2) / a.heads;
     a.norms_per_layer = 1;
     a.mlp_bias = r.proj_bias;
     a.tied = f.boolean(&["tie_word_embeddings"]).unwrap_or(true);

@@ -187,6 +187,20 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_hidden_size_near_u64s_limit_is_refused_in_every_presets_family_without_overflow() {
+        for preset in crate::model::presets::all() {
+            let mut config: Value = serde_json::from_str(preset.config()).expect("preset JSON");
+            // the configs that name it so at the top (not T5's d_model or a nested text_config)
+            if config.get("hidden_size").is_none() {
+                continue;
+            }
+            config["hidden_size"] = Value::from(1u64 << 63);
+            let text = config.to_string();
+            assert!(parse_config(&text).is_err(), "{} read", preset.id);
+        }
+    }
+
+    #[test]
     fn a_llama_config_json_reads_into_the_exact_parameter_count() {
         let cfg = r#"{"model_type":"llama","vocab_size":32000,"hidden_size":4096,"intermediate_size":11008,
             "num_hidden_layers":32,"num_attention_heads":32,"num_key_value_heads":32,"tie_word_embeddings":false,
