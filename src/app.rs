@@ -61,20 +61,25 @@ pub fn App() -> impl IntoView {
             <Header/>
             <Notices/>
             <main class="layout">
+                // the settings follow one frame after the first result: the verdict and the bars
+                // reach the screen without waiting for some forty controls to be built (their
+                // column keeps its width, so nothing moves when they come)
                 <div class="controls">
-                    <ModelPicker/>
-                    <LocalModelFile/>
-                    <PanelSection heading="job-h" key="job" host="job-settings" panel=Panel::Job/>
-                    <PanelSection
-                        heading="hw-h"
-                        key="gpu"
-                        host="hardware-settings"
-                        panel=Panel::Hardware
-                    />
-                    <details class="panel advanced" id="advanced">
-                        <summary>{move || t(st.lang.get(), "advanced")}</summary>
-                        <SettingsList host="advanced-settings" panel=Panel::Advanced/>
-                    </details>
+                    <Show when=move || painted.get()>
+                        <ModelPicker/>
+                        <LocalModelFile/>
+                        <PanelSection heading="job-h" key="job" host="job-settings" panel=Panel::Job/>
+                        <PanelSection
+                            heading="hw-h"
+                            key="gpu"
+                            host="hardware-settings"
+                            panel=Panel::Hardware
+                        />
+                        <details class="panel advanced" id="advanced">
+                            <summary>{move || t(st.lang.get(), "advanced")}</summary>
+                            <SettingsList host="advanced-settings" panel=Panel::Advanced/>
+                        </details>
+                    </Show>
                 </div>
                 <div class="results" data-stale=move || (!painted.get()).then_some("")>
                     <Show when=move || !local.get() fallback=LocalResults>
@@ -97,9 +102,9 @@ pub fn App() -> impl IntoView {
     }
 }
 
-/// Whether the page's first frame has been drawn: the parts below the first result (the solver,
-/// the GPU table, the formulas, the growth chart) wait for it, so the verdict and the bars reach
-/// the screen without them. Also a context ([`FirstPaint`]).
+/// Whether the page's first frame has been drawn: the settings and the parts below the first
+/// result (the solver, the GPU table, the formulas, the growth chart) wait for it, so the verdict
+/// and the bars reach the screen without them. Also a context ([`FirstPaint`]).
 fn after_first_paint() -> RwSignal<bool> {
     let painted = RwSignal::new(false);
     // an animation frame comes before the paint; a task queued from it runs after

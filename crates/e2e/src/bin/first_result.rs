@@ -4,7 +4,9 @@
 //!
 //! Usage: cargo run -p e2e --release --bin first-result [-- LOADS]   (default 6)
 //! Serves dist/ (or $VRAM_E2E_DIST); needs chromium and chromedriver on PATH. Prints each load
-//! and the medians.
+//! and the medians. VRAM_FIRST_PROFILE=file records V8's CPU profile of the page's first load
+//! into file (a `wasm-opt -g` build keeps the wasm's function names) and prints where its time
+//! went up to the first rect.
 
 use e2e::{dist_dir, Driver, Session, StaticServer};
 use serde_json::json;
@@ -21,9 +23,14 @@ new MutationObserver((_, o) => {
 
 /// One load of `url` in a fresh browser: milliseconds from navigation start to the first rect,
 /// and to the end of the page's wasm download (NaN for a page without one).
-fn one_load(url: &str) -> (f64, f64) {
+fn one_load(url: &str, profile: Option<&std::ffi::OsStr>) -> (f64, f64) {
     let driver = Driver::start();
     let session = Session::new(&driver, 1280, 1000);
+    if profile.is_some() {
+        session.cdp("Profiler.enable", json!({}));
+        session.cdp("Profiler.setSamplingInterval", json!({ "interval": 100 }));
+        session.cdp("Profiler.start", json!({}));
+    }
     session.cdp("Network.enable", json!({}));
     session.cdp("Network.setCacheDisabled", json!({ "cacheDisabled": true }));
     session.cdp(
@@ -38,7 +45,27 @@ fn one_load(url: &str) -> (f64, f64) {
         vec![],
     );
     let at = |i: usize| seen[i].as_f64().unwrap_or(f64::NAN);
+    if let Some(path) = profile {
+        let profile = session.cdp("Profiler.stop", json!({}))["profile"].clone();
+        let _ = std::fs::write(path, profile.to_string());
+        report_profile(&profile);
+    }
     (at(0), at(1))
+}
+
+/// The functions with the most script time in one load's profile, inclusive and their own.
+fn report_profile(profile: &serde_json::Value) {
+    let (times, _) = e2e::profile::function_times(profile);
+    let ms_per_sample = e2e::profile::sample_interval_us(profile) / 1000.0;
+    println!("CPU profile of one load, ms within / own:");
+    for f in times.iter().take(40) {
+        println!(
+            "  {:8.2} / {:7.2}  {}",
+            f.within as f64 * ms_per_sample,
+            f.own as f64 * ms_per_sample,
+            f.name
+        );
+    }
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -53,12 +80,14 @@ fn main() {
         .and_then(|a| a.parse().ok())
         .unwrap_or(6);
     let server = StaticServer::start_with(dist_dir(), &[("trivial.html", TRIVIAL)]);
+    let profile = std::env::var_os("VRAM_FIRST_PROFILE");
     let (mut page, mut trivial) = (Vec::new(), Vec::new());
     for i in 0..loads {
-        // alternated, so that both see the same machine
-        let (first, wasm) = one_load(&server.url("/"));
+        // alternated, so that both see the same machine; only the first load is profiled
+        let profiled = profile.as_deref().filter(|_| i == 0);
+        let (first, wasm) = one_load(&server.url("/"), profiled);
         page.push(first);
-        trivial.push(one_load(&server.url("/trivial.html")).0);
+        trivial.push(one_load(&server.url("/trivial.html"), None).0);
         println!(
             "load {}: page {first:.1} ms (its wasm downloaded at {wasm:.1} ms), trivial page {:.1} ms",
             i + 1,
