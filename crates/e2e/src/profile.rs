@@ -3,8 +3,47 @@
 //! only when its name section survives (`wasm-opt -g`), which the benchmark's profile build does.
 
 use std::collections::{HashMap, HashSet};
+use std::ffi::OsStr;
 
-use serde_json::Value;
+use serde_json::{json, Value};
+
+use crate::Session;
+
+/// Starts V8's CPU profiler in `session`, a sample every 100 µs.
+pub fn start(session: &Session) {
+    session.cdp("Profiler.enable", json!({}));
+    session.cdp("Profiler.setSamplingInterval", json!({ "interval": 100 }));
+    session.cdp("Profiler.start", json!({}));
+}
+
+/// Stops the profiler [`start`] started, writes its profile to `path` and returns it.
+pub fn stop_into(session: &Session, path: &OsStr) -> Value {
+    let profile = session.cdp("Profiler.stop", json!({}))["profile"].clone();
+    let _ = std::fs::write(path, profile.to_string());
+    profile
+}
+
+/// Prints the `top` functions with the most script time in `profile` (inclusive, then own), in
+/// ms per one of the `count` things profiled: `of` names them all ("page presses"), `each` one
+/// ("a press").
+pub fn print_top(profile: &Value, count: usize, of: &str, each: &str, top: usize) {
+    let (times, script) = function_times(profile);
+    let ms_per_sample = sample_interval_us(profile) / 1000.0;
+    let per_one = |samples: usize| samples as f64 * ms_per_sample / count.max(1) as f64;
+    println!(
+        "CPU profile of {count} {of}: script {:.2} ms {each} ({script} samples of {:.3} ms); by function, ms {each} within / own:",
+        per_one(script),
+        ms_per_sample
+    );
+    for t in times.iter().take(top) {
+        println!(
+            "  {:>6.3} / {:>6.3}  {}",
+            per_one(t.within),
+            per_one(t.own),
+            t.name
+        );
+    }
+}
 
 /// One function's share of a profile, in samples.
 #[derive(Debug, Clone, PartialEq)]

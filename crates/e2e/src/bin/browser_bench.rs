@@ -188,15 +188,13 @@ fn next_paint(
     let sliders = chosen_sliders();
     let profiled = std::env::var_os("VRAM_BENCH_PROFILE");
     if profiled.is_some() {
-        session.cdp("Profiler.enable", json!({}));
-        session.cdp("Profiler.setSamplingInterval", json!({"interval": 100}));
-        session.cdp("Profiler.start", json!({}));
+        e2e::profile::start(session);
     }
     let page = frames::run_steps(session, &sliders, steps_each, "#total");
     if let Some(path) = profiled {
-        let profile = session.cdp("Profiler.stop", json!({}))["profile"].clone();
-        let _ = std::fs::write(&path, profile.to_string());
-        report_profile(&profile, sliders.len() * steps_each);
+        let profile = e2e::profile::stop_into(session, &path);
+        let presses = sliders.len() * steps_each;
+        e2e::profile::print_top(&profile, presses, "page presses", "a press", 60);
     }
     if let Some(path) = traced {
         let events = session.timeline();
@@ -280,27 +278,6 @@ fn chosen_sliders() -> Vec<Slider> {
         .filter_map(|name| PAGE_SLIDERS.iter().find(|s| s.css == *name))
         .copied()
         .collect()
-}
-
-/// The functions with the most script time in the page's presses (inclusive, then own), in ms
-/// per press.
-fn report_profile(profile: &serde_json::Value, presses: usize) {
-    let (times, script) = e2e::profile::function_times(profile);
-    let ms_per_sample = e2e::profile::sample_interval_us(profile) / 1000.0;
-    let per_press = |samples: usize| samples as f64 * ms_per_sample / presses.max(1) as f64;
-    println!(
-        "CPU profile of {presses} page presses: script {:.2} ms a press ({script} samples of {:.3} ms); by function, ms a press within / own:",
-        per_press(script),
-        ms_per_sample
-    );
-    for t in times.iter().take(60) {
-        println!(
-            "  {:>6.3} / {:>6.3}  {}",
-            per_press(t.within),
-            per_press(t.own),
-            t.name
-        );
-    }
 }
 
 /// Chromium's `Paint` events of the trace by the element each painted (a panel on a layer of its

@@ -27,9 +27,7 @@ fn one_load(url: &str, profile: Option<&std::ffi::OsStr>) -> (f64, f64) {
     let driver = Driver::start();
     let session = Session::new(&driver, 1280, 1000);
     if profile.is_some() {
-        session.cdp("Profiler.enable", json!({}));
-        session.cdp("Profiler.setSamplingInterval", json!({ "interval": 100 }));
-        session.cdp("Profiler.start", json!({}));
+        e2e::profile::start(&session);
     }
     session.cdp("Network.enable", json!({}));
     session.cdp("Network.setCacheDisabled", json!({ "cacheDisabled": true }));
@@ -46,26 +44,10 @@ fn one_load(url: &str, profile: Option<&std::ffi::OsStr>) -> (f64, f64) {
     );
     let at = |i: usize| seen[i].as_f64().unwrap_or(f64::NAN);
     if let Some(path) = profile {
-        let profile = session.cdp("Profiler.stop", json!({}))["profile"].clone();
-        let _ = std::fs::write(path, profile.to_string());
-        report_profile(&profile);
+        let profile = e2e::profile::stop_into(&session, path);
+        e2e::profile::print_top(&profile, 1, "page load", "a load", 40);
     }
     (at(0), at(1))
-}
-
-/// The functions with the most script time in one load's profile, inclusive and their own.
-fn report_profile(profile: &serde_json::Value) {
-    let (times, _) = e2e::profile::function_times(profile);
-    let ms_per_sample = e2e::profile::sample_interval_us(profile) / 1000.0;
-    println!("CPU profile of one load, ms within / own:");
-    for f in times.iter().take(40) {
-        println!(
-            "  {:8.2} / {:7.2}  {}",
-            f.within as f64 * ms_per_sample,
-            f.own as f64 * ms_per_sample,
-            f.name
-        );
-    }
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
