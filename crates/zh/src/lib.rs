@@ -1,7 +1,8 @@
 //! The on-demand Chinese module: one export, `table`, the Chinese of the tables the page's wasm
 //! leaves out (`vram_text::zh_table`: every English text of those tables and its Chinese, sorted
-//! by the English) as a `vram_messages::ZhTable`'s bytes, which the page installs with `vram_text::install_zh` before it switches to
-//! Chinese (`src/zh.rs`). `scripts/size_budget.py` gates it apart from the first load.
+//! by the English) as a `vram_messages::ZhTable`'s bytes, which the page installs with
+//! `vram_text::install_zh` before it switches to Chinese (`src/zh.rs`). `scripts/size_budget.py`
+//! gates it apart from the first load.
 
 use vram_messages::{encode, ZhTable};
 use wasm_bindgen::prelude::*;
